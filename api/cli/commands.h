@@ -1,0 +1,21 @@
+// The `topoplace` subcommands. Each Register* adds its subcommands to `app`; their
+// callbacks run the command and leave the exit code in `ctx`. The registry in
+// commands.cc lists them all explicitly.
+#ifndef TOPOPLACE_API_CLI_COMMANDS_H_
+#define TOPOPLACE_API_CLI_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+
+#include "api/cli/cli_context.h"
+
+namespace topoplace::cli {
+
+// Adds every subcommand below to `app`.
+void RegisterAllCommands(CLI::App& app, CliContext& ctx);
+
+// `fabric generate`, `fabric show` (api/cli/fabric_commands.cc).
+void RegisterFabricCommands(CLI::App& fabric, CliContext& ctx);
+
+}  // namespace topoplace::cli
+
+#endif  // TOPOPLACE_API_CLI_COMMANDS_H_

@@ -1,0 +1,23 @@
+// `topoplace`: the command-line tool for people and scripts.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "api/cli/cli_context.h"
+#include "api/cli/commands.h"
+
+int main(int argc, char** argv) {
+  using topoplace::cli::CliContext;
+  CliContext ctx{std::cout, std::cerr};
+  CLI::App app{"topoplace: topology-aware placement for GPU training clusters"};
+  app.require_subcommand(1);
+  topoplace::cli::RegisterAllCommands(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Usage errors are bad input (exit 2); --help is a success.
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : topoplace::cli::kExitBadInput;
+  }
+  return ctx.exit_code;
+}

@@ -1,0 +1,429 @@
+#include "topology/io/fabric_file.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "topology/base/status_macros.h"
+#include "topology/generate/reference_fabrics.h"
+#include "topology/io/json_lines.h"
+#include "topology/model/fabric_builder.h"
+
+namespace topoplace {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr absl::string_view kFormat = "topoplace.fabric/v1";
+constexpr absl::string_view kPresetPrefix = "preset:";
+
+// Where a record came from, for errors: "fabric.json:12: links[3].b: ...".
+class RecordContext {
+ public:
+  RecordContext(absl::string_view source, absl::string_view section, size_t index, int line)
+      : source_(source), section_(section), index_(index), line_(line) {}
+
+  absl::Status Error(absl::string_view field, absl::string_view problem) const {
+    std::string where = line_ > 0 ? absl::StrCat(source_, ":", line_) : std::string(source_);
+    std::string path = absl::StrCat(section_, "[", index_, "]");
+    if (!field.empty()) absl::StrAppend(&path, ".", field);
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", path, ": ", problem));
+  }
+  // Prefixes an error the builder returned (its message names the field) with this
+  // record's location.
+  absl::Status Wrap(const absl::Status& status) const {
+    if (status.ok()) return status;
+    return Error("", status.message());
+  }
+
+ private:
+  absl::string_view source_;
+  absl::string_view section_;
+  size_t index_;
+  int line_;
+};
+
+// Typed, checked access to the fields of one JSON object record.
+class RecordReader {
+ public:
+  RecordReader(const Json& record, const RecordContext& ctx) : record_(record), ctx_(ctx) {}
+
+  absl::Status CheckShape(std::initializer_list<absl::string_view> known) const {
+    if (!record_.is_object()) return ctx_.Error("", "expected an object");
+    for (const auto& [key, value] : record_.items()) {
+      bool ok = false;
+      for (absl::string_view k : known) ok = ok || k == key;
+      if (!ok) {
+        return ctx_.Error(key, absl::StrCat("unknown field; expected one of: ",
+                                            absl::StrJoin(known, ", ")));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> String(absl::string_view key, bool required) const {
+    auto it = record_.find(key);
+    if (it == record_.end()) {
+      if (required) return ctx_.Error(key, "missing required field (a string)");
+      return std::string();
+    }
+    if (!it->is_string()) return ctx_.Error(key, "expected a string");
+    std::string value = it->get<std::string>();
+    if (required && value.empty()) return ctx_.Error(key, "must not be empty");
+    return value;
+  }
+
+  absl::StatusOr<int64_t> Integer(absl::string_view key, int64_t fallback, bool required) const {
+    auto it = record_.find(key);
+    if (it == record_.end()) {
+      if (required) return ctx_.Error(key, "missing required field (an integer)");
+      return fallback;
+    }
+    if (!it->is_number_integer()) return ctx_.Error(key, "expected an integer");
+    return it->get<int64_t>();
+  }
+
+  absl::StatusOr<double> Number(absl::string_view key, bool required) const {
+    auto it = record_.find(key);
+    if (it == record_.end()) {
+      if (required) return ctx_.Error(key, "missing required field (a number)");
+      return 0.0;
+    }
+    if (!it->is_number()) return ctx_.Error(key, "expected a number");
+    return it->get<double>();
+  }
+
+ private:
+  const Json& record_;
+  const RecordContext& ctx_;
+};
+
+absl::StatusOr<int32_t> ToInt32(const RecordContext& ctx, absl::string_view field, int64_t v) {
+  if (v < INT32_MIN || v > INT32_MAX) return ctx.Error(field, "integer out of range");
+  return static_cast<int32_t>(v);
+}
+
+absl::StatusOr<LinkState> ParseLinkState(const RecordContext& ctx, const std::string& s) {
+  for (LinkState state : {LinkState::kUp, LinkState::kDegraded, LinkState::kDown}) {
+    if (s == LinkStateName(state)) return state;
+  }
+  return ctx.Error("state", absl::StrCat("unknown link state '", s,
+                                         "'; expected up, degraded or down"));
+}
+
+// Parses the document into `builder`; any error leaves nothing behind because the
+// caller discards the builder.
+class FabricJsonReader {
+ public:
+  FabricJsonReader(absl::string_view text, absl::string_view source)
+      : text_(text), source_(source) {}
+
+  absl::StatusOr<FabricPtr> Read() {
+    Json doc;
+    try {
+      doc = Json::parse(text_);
+    } catch (const Json::parse_error& e) {
+      TextPosition pos = PositionOf(text_, e.byte == 0 ? 0 : e.byte - 1);
+      std::string what = e.what();
+      if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
+      return absl::InvalidArgumentError(
+          absl::StrCat(source_, ":", pos.line, ":", pos.column, ": not valid JSON: ", what));
+    }
+    if (!doc.is_object()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source_, ": expected a JSON object with \"format\": \"", kFormat, "\""));
+    }
+    lines_ = RecordLines(text_);
+    TP_RETURN_IF_ERROR(ReadHeader(doc));
+    FabricBuilder builder(name_, version_);
+    TP_RETURN_IF_ERROR(ForEach(doc, "hosts", [&](const Json& r, const RecordContext& ctx) {
+      RecordReader in(r, ctx);
+      TP_RETURN_IF_ERROR(in.CheckShape({"name", "nvlink_domain"}));
+      TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
+      TP_ASSIGN_OR_RETURN(std::string domain, in.String("nvlink_domain", false));
+      return ctx.Wrap(builder.AddHost(std::move(name), std::move(domain)).status());
+    }));
+    TP_RETURN_IF_ERROR(ForEach(doc, "nics", [&](const Json& r, const RecordContext& ctx) {
+      RecordReader in(r, ctx);
+      TP_RETURN_IF_ERROR(in.CheckShape({"host", "name", "speed_gbps"}));
+      TP_ASSIGN_OR_RETURN(HostId host, FindHost(builder, in, ctx));
+      TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
+      TP_ASSIGN_OR_RETURN(double speed, in.Number("speed_gbps", true));
+      return ctx.Wrap(builder.AddNic(host, std::move(name), speed).status());
+    }));
+    TP_RETURN_IF_ERROR(ForEach(doc, "gpus", [&](const Json& r, const RecordContext& ctx) {
+      RecordReader in(r, ctx);
+      TP_RETURN_IF_ERROR(in.CheckShape({"host", "index", "nic", "numa"}));
+      TP_ASSIGN_OR_RETURN(HostId host, FindHost(builder, in, ctx));
+      TP_ASSIGN_OR_RETURN(int64_t index64, in.Integer("index", 0, true));
+      TP_ASSIGN_OR_RETURN(int32_t index, ToInt32(ctx, "index", index64));
+      TP_ASSIGN_OR_RETURN(int64_t numa64, in.Integer("numa", -1, false));
+      TP_ASSIGN_OR_RETURN(int32_t numa, ToInt32(ctx, "numa", numa64));
+      TP_ASSIGN_OR_RETURN(std::string nic_name, in.String("nic", false));
+      NicId nic = -1;
+      if (!nic_name.empty()) {
+        const std::string full = absl::StrCat(r["host"].get<std::string>(), "/", nic_name);
+        std::optional<NicId> found = builder.FindNic(full);
+        if (!found) return ctx.Error("nic", absl::StrCat("no NIC '", full, "' (declare it in nics)"));
+        nic = *found;
+      }
+      return ctx.Wrap(builder.AddGpu(host, index, nic, numa).status());
+    }));
+    TP_RETURN_IF_ERROR(ForEach(doc, "switches", [&](const Json& r, const RecordContext& ctx) {
+      RecordReader in(r, ctx);
+      TP_RETURN_IF_ERROR(in.CheckShape({"name", "tier"}));
+      TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
+      TP_ASSIGN_OR_RETURN(int64_t tier64, in.Integer("tier", 0, false));
+      TP_ASSIGN_OR_RETURN(int32_t tier, ToInt32(ctx, "tier", tier64));
+      return ctx.Wrap(builder.AddSwitch(std::move(name), tier).status());
+    }));
+    TP_RETURN_IF_ERROR(ForEach(doc, "links", [&](const Json& r, const RecordContext& ctx) {
+      RecordReader in(r, ctx);
+      TP_RETURN_IF_ERROR(in.CheckShape({"a", "b", "speed_gbps", "lanes", "count", "state"}));
+      TP_ASSIGN_OR_RETURN(Endpoint a, FindEndpoint(builder, in, ctx, "a"));
+      TP_ASSIGN_OR_RETURN(Endpoint b, FindEndpoint(builder, in, ctx, "b"));
+      LinkAttrs attrs;
+      TP_ASSIGN_OR_RETURN(attrs.speed_gbps, in.Number("speed_gbps", true));
+      TP_ASSIGN_OR_RETURN(int64_t lanes, in.Integer("lanes", 4, false));
+      TP_ASSIGN_OR_RETURN(attrs.lanes, ToInt32(ctx, "lanes", lanes));
+      TP_ASSIGN_OR_RETURN(int64_t count, in.Integer("count", 1, false));
+      TP_ASSIGN_OR_RETURN(attrs.count, ToInt32(ctx, "count", count));
+      TP_ASSIGN_OR_RETURN(std::string state, in.String("state", false));
+      if (!state.empty()) {
+        TP_ASSIGN_OR_RETURN(attrs.state, ParseLinkState(ctx, state));
+      }
+      return ctx.Wrap(builder.AddLink(a, b, attrs).status());
+    }));
+    return std::move(builder).Build();
+  }
+
+ private:
+  absl::Status ReadHeader(const Json& doc) {
+    static constexpr absl::string_view kTopLevel[] = {"format", "name",  "version", "hosts",
+                                                     "nics",   "gpus",  "switches", "links"};
+    for (const auto& [key, value] : doc.items()) {
+      bool known = false;
+      for (absl::string_view k : kTopLevel) known = known || k == key;
+      if (!known) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(source_, ": unknown top-level field '", key,
+                         "'; expected format, name, version, hosts, nics, gpus, switches, links"));
+      }
+    }
+    auto format = doc.find("format");
+    if (format == doc.end() || !format->is_string() || format->get<std::string>() != kFormat) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source_, ": format: expected \"", kFormat, "\""));
+    }
+    auto name = doc.find("name");
+    if (name != doc.end()) {
+      if (!name->is_string()) return absl::InvalidArgumentError(absl::StrCat(source_, ": name: expected a string"));
+      name_ = name->get<std::string>();
+    }
+    auto version = doc.find("version");
+    if (version != doc.end()) {
+      if (!version->is_number_unsigned()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(source_, ": version: expected a non-negative integer"));
+      }
+      version_ = version->get<uint64_t>();
+    }
+    return absl::OkStatus();
+  }
+
+  template <typename Fn>
+  absl::Status ForEach(const Json& doc, const std::string& section, Fn&& fn) {
+    auto it = doc.find(section);
+    if (it == doc.end()) return absl::OkStatus();
+    if (!it->is_array()) {
+      return absl::InvalidArgumentError(absl::StrCat(source_, ": ", section, ": expected an array"));
+    }
+    const std::vector<int>& lines = lines_[section];
+    for (size_t i = 0; i < it->size(); ++i) {
+      RecordContext ctx(source_, section, i, i < lines.size() ? lines[i] : 0);
+      TP_RETURN_IF_ERROR(fn((*it)[i], ctx));
+    }
+    return absl::OkStatus();
+  }
+
+  static absl::StatusOr<HostId> FindHost(const FabricBuilder& builder, const RecordReader& in,
+                                         const RecordContext& ctx) {
+    TP_ASSIGN_OR_RETURN(std::string name, in.String("host", true));
+    std::optional<HostId> host = builder.FindHost(name);
+    if (!host) return ctx.Error("host", absl::StrCat("no host named '", name, "' (declare it in hosts)"));
+    return *host;
+  }
+
+  static absl::StatusOr<Endpoint> FindEndpoint(const FabricBuilder& builder,
+                                               const RecordReader& in, const RecordContext& ctx,
+                                               absl::string_view field) {
+    TP_ASSIGN_OR_RETURN(std::string name, in.String(field, true));
+    if (name.find('/') != std::string::npos) {
+      if (std::optional<NicId> nic = builder.FindNic(name)) return NicEnd(*nic);
+    } else if (std::optional<SwitchId> sw = builder.FindSwitch(name)) {
+      return SwitchEnd(*sw);
+    }
+    return ctx.Error(field, absl::StrCat("no NIC or switch named '", name,
+                                         "'; expected \"host/nic\" from nics or a switch name"));
+  }
+
+  absl::string_view text_;
+  absl::string_view source_;
+  std::string name_;
+  uint64_t version_ = 1;
+  absl::flat_hash_map<std::string, std::vector<int>> lines_;
+};
+
+// JSON string literal for `s`.
+void AppendQuoted(std::string& out, absl::string_view s) {
+  out.push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+// Shortest text that reads back as the same double; integers without a fraction.
+void AppendNumber(std::string& out, double v) {
+  if (std::abs(v) < 1e15 && v == std::floor(v)) {
+    absl::StrAppend(&out, static_cast<int64_t>(v));
+    return;
+  }
+  out += Json(v).dump();
+}
+
+// Writes `"key": value` pairs of one record on one line.
+class RecordWriter {
+ public:
+  explicit RecordWriter(std::string& out) : out_(out) { out_ += "    {"; }
+  RecordWriter& Str(absl::string_view key, absl::string_view value) {
+    Key(key);
+    AppendQuoted(out_, value);
+    return *this;
+  }
+  RecordWriter& Num(absl::string_view key, double value) {
+    Key(key);
+    AppendNumber(out_, value);
+    return *this;
+  }
+  void End(bool last) { out_ += last ? "}\n" : "},\n"; }
+
+ private:
+  void Key(absl::string_view key) {
+    if (!first_) out_ += ", ";
+    first_ = false;
+    AppendQuoted(out_, key);
+    out_ += ": ";
+  }
+  std::string& out_;
+  bool first_ = true;
+};
+
+template <typename T, typename Fn>
+void WriteSection(std::string& out, absl::string_view name, const std::vector<T>& items,
+                  bool last_section, Fn&& write_fields) {
+  out += "  ";
+  AppendQuoted(out, name);
+  out += ": [";
+  if (!items.empty()) out += "\n";
+  for (size_t i = 0; i < items.size(); ++i) {
+    RecordWriter w(out);
+    write_fields(w, items[i]);
+    w.End(i + 1 == items.size());
+  }
+  out += items.empty() ? "]" : "  ]";
+  out += last_section ? "\n" : ",\n";
+}
+
+}  // namespace
+
+absl::StatusOr<FabricPtr> ParseFabricJson(absl::string_view text, absl::string_view source_name) {
+  return FabricJsonReader(text, source_name).Read();
+}
+
+absl::StatusOr<FabricPtr> LoadFabricFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read fabric file '", path, "'"));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return ParseFabricJson(buffer.str(), path);
+}
+
+std::string FabricToJson(const Fabric& f) {
+  std::string out;
+  out.reserve(128 * (f.hosts().size() + f.nics().size() + f.gpus().size() + f.links().size()));
+  out += "{\n  \"format\": ";
+  AppendQuoted(out, kFormat);
+  out += ",\n  \"name\": ";
+  AppendQuoted(out, f.name());
+  absl::StrAppend(&out, ",\n  \"version\": ", f.version(), ",\n");
+  WriteSection(out, "hosts", f.hosts(), false, [](RecordWriter& w, const Host& h) {
+    w.Str("name", h.name);
+    if (!h.nvlink_domain.empty()) w.Str("nvlink_domain", h.nvlink_domain);
+  });
+  WriteSection(out, "nics", f.nics(), false, [&f](RecordWriter& w, const Nic& n) {
+    w.Str("host", f.hosts()[n.host].name).Str("name", n.name).Num("speed_gbps", n.speed_gbps);
+  });
+  WriteSection(out, "gpus", f.gpus(), false, [&f](RecordWriter& w, const Gpu& g) {
+    w.Str("host", f.hosts()[g.host].name).Num("index", g.index);
+    if (g.nic >= 0) w.Str("nic", f.nics()[g.nic].name);
+    if (g.numa >= 0) w.Num("numa", g.numa);
+  });
+  WriteSection(out, "switches", f.switches(), false, [](RecordWriter& w, const Switch& s) {
+    w.Str("name", s.name);
+    const int32_t tier = s.tier != 0 ? s.tier : s.declared_tier;
+    if (tier != 0) w.Num("tier", tier);
+  });
+  WriteSection(out, "links", f.links(), true, [&f](RecordWriter& w, const Link& l) {
+    w.Str("a", f.EndpointName(l.a)).Str("b", f.EndpointName(l.b)).Num("speed_gbps", l.speed_gbps);
+    w.Num("lanes", l.lanes).Num("count", l.count).Str("state", LinkStateName(l.state));
+  });
+  out += "}\n";
+  return out;
+}
+
+absl::Status SaveFabricFile(const Fabric& fabric, const std::string& path) {
+  const std::string tmp = absl::StrCat(path, ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write '", tmp, "'"));
+    out << FabricToJson(fabric);
+    out.flush();
+    if (!out) return absl::DataLossError(absl::StrCat("short write to '", tmp, "'"));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::PermissionDeniedError(absl::StrCat("cannot rename '", tmp, "' to '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FabricPtr> LoadFabricSpec(const std::string& spec) {
+  if (absl::StartsWith(spec, kPresetPrefix)) {
+    return GeneratePreset(absl::string_view(spec).substr(kPresetPrefix.size()));
+  }
+  return LoadFabricFile(spec);
+}
+
+}  // namespace topoplace

@@ -1,0 +1,61 @@
+#include "topology/io/json_lines.h"
+
+namespace topoplace {
+
+absl::flat_hash_map<std::string, std::vector<int>> RecordLines(absl::string_view text) {
+  absl::flat_hash_map<std::string, std::vector<int>> lines;
+  int depth = 0;
+  int line = 1;
+  bool in_string = false;
+  bool escaped = false;
+  size_t string_start = 0;
+  std::string last_key;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+        if (depth == 1) last_key = std::string(text.substr(string_start, i - string_start));
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        string_start = i + 1;
+        break;
+      case '{':
+      case '[':
+        if (depth == 2) lines[last_key].push_back(line);
+        ++depth;
+        break;
+      case '}':
+      case ']':
+        --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return lines;
+}
+
+TextPosition PositionOf(absl::string_view text, size_t offset) {
+  TextPosition pos;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++pos.line;
+      pos.column = 1;
+    } else {
+      ++pos.column;
+    }
+  }
+  return pos;
+}
+
+}  // namespace topoplace
