@@ -1,0 +1,161 @@
+// Inference derives tiers, rails, blocks and pods from the graph alone: these fabrics use
+// names that say nothing about roles ("sw-a", "x1") so nothing can come from naming.
+#include "topology/model/hierarchy_inference.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "topology/generate/reference_fabrics.h"
+#include "topology/model/fabric_builder.h"
+
+namespace topoplace {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// 2 blocks x 2 rails x 2 hosts, one GPU per NIC; the 4 leaves all reach 2 spines.
+// Switch names are deliberately meaningless.
+struct SmallFabric {
+  FabricBuilder builder{"small"};
+  std::vector<SwitchId> leaves;  // block-major: b0r0, b0r1, b1r0, b1r1
+  std::vector<SwitchId> spines;
+
+  explicit SmallFabric(bool drop_one_nic_link = false) {
+    for (int s = 0; s < 2; ++s) spines.push_back(*builder.AddSwitch("x" + std::to_string(s)));
+    for (int l = 0; l < 4; ++l) {
+      leaves.push_back(*builder.AddSwitch("sw-" + std::string(1, static_cast<char>('a' + l))));
+      for (SwitchId s : spines) {
+        EXPECT_TRUE(builder.AddLink(SwitchEnd(leaves[l]), SwitchEnd(s), {.speed_gbps = 400}).ok());
+      }
+    }
+    for (int b = 0; b < 2; ++b) {
+      for (int n = 0; n < 2; ++n) {
+        HostId h = *builder.AddHost("h" + std::to_string(b) + std::to_string(n));
+        for (int r = 0; r < 2; ++r) {
+          NicId nic = *builder.AddNic(h, "nic" + std::to_string(r), 200);
+          EXPECT_TRUE(builder.AddGpu(h, r, nic).ok());
+          if (drop_one_nic_link && b == 1 && n == 1 && r == 1) continue;
+          EXPECT_TRUE(
+              builder.AddLink(NicEnd(nic), SwitchEnd(leaves[b * 2 + r]), {.speed_gbps = 200}).ok());
+        }
+      }
+    }
+  }
+  FabricPtr Build() && { return *std::move(builder).Build(); }
+};
+
+TEST(HierarchyInference, Tiers_ComeFromDistanceToHosts) {
+  FabricPtr f = SmallFabric().Build();
+  for (SwitchId s = 0; s < 2; ++s) EXPECT_EQ(f->switches()[s].tier, 2) << f->switches()[s].name;
+  for (SwitchId s = 2; s < 6; ++s) EXPECT_EQ(f->switches()[s].tier, 1) << f->switches()[s].name;
+  EXPECT_EQ(f->max_tier(), 2);
+  EXPECT_THAT(f->warnings(), IsEmpty());
+}
+
+TEST(HierarchyInference, RailsAndBlocks_FollowNicIndexAndLeafSets) {
+  SmallFabric sf;
+  std::vector<SwitchId> leaves = sf.leaves;
+  FabricPtr f = std::move(sf).Build();
+  EXPECT_TRUE(f->rail_optimized());
+  ASSERT_EQ(f->rails().size(), 2u);
+  EXPECT_THAT(f->rails()[0].leaves, ElementsAre(leaves[0], leaves[2]));
+  EXPECT_THAT(f->rails()[1].leaves, ElementsAre(leaves[1], leaves[3]));
+  ASSERT_EQ(f->blocks().size(), 2u);
+  EXPECT_THAT(f->blocks()[0].hosts, ElementsAre(0, 1));
+  EXPECT_THAT(f->blocks()[1].hosts, ElementsAre(2, 3));
+  EXPECT_EQ(f->switches()[leaves[3]].block, 1);
+  ASSERT_EQ(f->pods().size(), 1u);  // every leaf meets every other at the spines
+  EXPECT_THAT(f->pods()[0].blocks, ElementsAre(0, 1));
+}
+
+TEST(HierarchyInference, GpuTier_IsNvlinkLeafOrSpineByCoordinates) {
+  FabricPtr f = SmallFabric().Build();
+  auto gpu = [&](int host, int index) { return f->hosts()[host].gpus[index]; };
+  EXPECT_EQ(f->GpuTier(gpu(0, 0), gpu(0, 1)), Tier::kNvlink);  // same host
+  EXPECT_EQ(f->GpuTier(gpu(0, 0), gpu(1, 0)), Tier::kLeaf);    // same block, same rail
+  EXPECT_EQ(f->GpuTier(gpu(0, 0), gpu(1, 1)), Tier::kSpine);   // same block, other rail
+  EXPECT_EQ(f->GpuTier(gpu(0, 1), gpu(3, 1)), Tier::kSpine);   // other block
+  EXPECT_EQ(f->GpuHops(gpu(0, 0), gpu(1, 0)), 1);
+  EXPECT_EQ(f->GpuHops(gpu(0, 1), gpu(3, 1)), 3);
+  EXPECT_EQ(f->GpuHops(gpu(0, 0), gpu(0, 1)), 0);
+}
+
+TEST(HierarchyInference, HostMissingANicLink_StillJoinsItsBlockWithAWarning) {
+  FabricPtr f = SmallFabric(/*drop_one_nic_link=*/true).Build();
+  ASSERT_EQ(f->blocks().size(), 2u);
+  EXPECT_THAT(f->blocks()[1].hosts, ElementsAre(2, 3));
+  EXPECT_THAT(f->warnings(), testing::Contains(HasSubstr("h11 (1 of 2 leaves)")));
+  EXPECT_THAT(f->warnings(), testing::Contains(HasSubstr("not cabled to any switch: h11/nic1")));
+  // Its uncabled GPU has no network path.
+  EXPECT_EQ(f->GpuTier(f->hosts()[3].gpus[1], f->hosts()[0].gpus[1]), Tier::kUnreachable);
+}
+
+TEST(HierarchyInference, DeclaredTierThatContradictsTheGraph_IsAWarning) {
+  FabricBuilder b("t");
+  HostId h = *b.AddHost("h");
+  NicId nic = *b.AddNic(h, "nic0", 100);
+  SwitchId leaf = *b.AddSwitch("declared-spine", 2);
+  SwitchId lonely = *b.AddSwitch("lonely");
+  ASSERT_TRUE(b.AddLink(NicEnd(nic), SwitchEnd(leaf), {.speed_gbps = 100}).ok());
+  FabricPtr f = *std::move(b).Build();
+  EXPECT_EQ(f->switches()[leaf].tier, 1);
+  EXPECT_EQ(f->switches()[lonely].tier, 0);
+  EXPECT_THAT(f->warnings(),
+              testing::Contains(HasSubstr("declared-spine (declared 2, inferred 1)")));
+  EXPECT_THAT(f->warnings(), testing::Contains(HasSubstr("reach no host and are left out")));
+}
+
+TEST(HierarchyInference, RailPlanes_MakeCrossRailNetworkPathsUnreachable) {
+  ClosParams p;
+  p.blocks_per_pod = 2;
+  p.nodes_per_block = 2;
+  p.gpus_per_node = 2;
+  p.rails = 2;
+  p.spines_per_pod = 2;
+  p.rail_planes = true;
+  FabricPtr f = *GenerateClos(p);
+  auto gpu = [&](int host, int index) { return f->hosts()[host].gpus[index]; };
+  EXPECT_EQ(f->GpuTier(gpu(0, 0), gpu(2, 0)), Tier::kSpine);  // rail 0 plane
+  // Rail 0 of one block and rail 1 of another share no switch: only forwarding over
+  // NVLink to the right rail first (PXN, modelled in scheduler/) connects them.
+  EXPECT_EQ(f->GpuTier(gpu(0, 0), gpu(2, 1)), Tier::kUnreachable);
+  EXPECT_EQ(f->pods().size(), 1u);
+}
+
+TEST(HierarchyInference, ThreeTiers_SplitPodsAtTheSpines) {
+  ClosParams p;
+  p.tiers = 3;
+  p.pods = 2;
+  p.blocks_per_pod = 2;
+  p.nodes_per_block = 2;
+  p.gpus_per_node = 2;
+  p.rails = 2;
+  p.spines_per_pod = 2;
+  p.cores = 2;
+  FabricPtr f = *GenerateClos(p);
+  ASSERT_EQ(f->pods().size(), 2u);
+  EXPECT_THAT(f->pods()[1].blocks, ElementsAre(2, 3));
+  auto gpu = [&](int host, int index) { return f->hosts()[host].gpus[index]; };
+  EXPECT_EQ(f->GpuTier(gpu(0, 0), gpu(2, 0)), Tier::kSpine);  // same pod, other block
+  EXPECT_EQ(f->GpuTier(gpu(0, 0), gpu(4, 0)), Tier::kCore);   // other pod
+  EXPECT_EQ(f->GpuHops(gpu(0, 0), gpu(4, 0)), 5);
+  EXPECT_EQ(f->hosts()[5].pod, 1);
+}
+
+TEST(HierarchyInference, NvlinkDomain_SpansHostsThatDeclareIt) {
+  FabricBuilder b("nvl");
+  HostId a = *b.AddHost("a", "rack1");
+  HostId c = *b.AddHost("c", "rack1");
+  HostId d = *b.AddHost("d");
+  for (HostId h : {a, c, d}) ASSERT_TRUE(b.AddGpu(h, 0).ok());
+  FabricPtr f = *std::move(b).Build();
+  ASSERT_EQ(f->nvlink_domains().size(), 2u);
+  EXPECT_THAT(f->nvlink_domains()[0], ElementsAre(a, c));
+  EXPECT_EQ(f->GpuTier(f->hosts()[a].gpus[0], f->hosts()[c].gpus[0]), Tier::kNvlink);
+  EXPECT_EQ(f->GpuTier(f->hosts()[a].gpus[0], f->hosts()[d].gpus[0]), Tier::kUnreachable);
+}
+
+}  // namespace
+}  // namespace topoplace
