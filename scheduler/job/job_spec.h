@@ -1,0 +1,79 @@
+// The job spec of the DESIGN.md contract: PTD-P degrees, GPUs per node, the model shape or
+// explicit bytes, and placement constraints, parsed from one string:
+//
+//   TP_ASSIGN_OR_RETURN(JobSpec job, ParseJobSpec("tp=8,pp=4,dp=16,model=70b,max_tier=pod"));
+//
+// Keys: tp pp dp cp ep (degrees, default 1), gpus (total, optional cross-check),
+// gpus_per_node (default 8), tp_across_nodes=0|1, order=tp-cp-ep-dp-pp|tp-cp-ep-pp-dp,
+// model=<preset> or h= s= b= layers= params= (e.g. 70e9 or 70b) mb= dtype=bf16|fp16|fp32|fp8,
+// explicit per-device bytes per iteration tp_bytes= cp_bytes= ep_bytes= dp_bytes= pp_bytes=,
+// max_tier=leaf|block|pod|cluster, mode=hard|soft, exclude=host[,host...]
+// (every comma-separated token without '=' after `exclude` is another excluded host).
+// Every error is InvalidArgument naming the field and what was expected.
+#ifndef TOPOPLACE_SCHEDULER_JOB_JOB_SPEC_H_
+#define TOPOPLACE_SCHEDULER_JOB_JOB_SPEC_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scheduler/job/model_presets.h"
+
+namespace topoplace::sched {
+
+// Order in which ranks enumerate the parallel dimensions, fastest first. Megatron-LM's
+// default puts TP fastest and PP slowest, so one pipeline stage is a contiguous rank range.
+enum class RankOrder : uint8_t { kTpCpEpDpPp, kTpCpEpPpDp };
+absl::string_view RankOrderName(RankOrder order);
+
+// The largest network domain the job may span. `leaf`: one block with every network pair
+// at most one leaf hop; `block`: one block; `pod`: one pod; `cluster`: anywhere.
+enum class MaxTier : uint8_t { kLeaf = 0, kBlock = 1, kPod = 2, kCluster = 3 };
+absl::string_view MaxTierName(MaxTier tier);
+
+// Hard constraints fail the placement when they cannot hold; soft ones are relaxed with a
+// note on the plan.
+enum class ConstraintMode : uint8_t { kHard, kSoft };
+
+// Bytes each device sends per iteration inside one group, given explicitly instead of a
+// model shape. Unset fields fall back to the model-derived volume.
+struct ExplicitBytes {
+  std::optional<double> tp, cp, ep, dp, pp;
+  bool any() const { return tp || cp || ep || dp || pp; }
+};
+
+struct JobSpec {
+  int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
+  int gpus_per_node = 8;
+  bool tp_across_nodes = false;  // allow tp > gpus_per_node (TP leaves the NVLink domain)
+  RankOrder order = RankOrder::kTpCpEpDpPp;
+  ModelShape model;
+  ExplicitBytes bytes;
+  MaxTier max_tier = MaxTier::kCluster;
+  ConstraintMode mode = ConstraintMode::kHard;
+  std::vector<std::string> exclude;  // host names
+
+  // tp * cp * ep * dp * pp.
+  int64_t world_size() const { return int64_t{tp} * cp * ep * dp * pp; }
+  // Number of nodes (hosts) the job occupies: world_size / gpus_per_node.
+  int64_t nodes() const { return world_size() / gpus_per_node; }
+};
+
+// Parses and validates `spec`. InvalidArgument names the field, e.g.
+// "job spec field 'tp': expected an integer >= 1, got 'x'".
+absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec);
+
+// Checks the cross-field rules: degrees >= 1, world size a multiple of gpus_per_node,
+// tp divides gpus_per_node (unless tp_across_nodes), sizes in range. ParseJobSpec calls it;
+// callers that build a JobSpec by hand should too.
+absl::Status ValidateJobSpec(const JobSpec& job);
+
+// The canonical spec string of `job` (parses back to the same JobSpec).
+std::string FormatJobSpec(const JobSpec& job);
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_JOB_JOB_SPEC_H_

@@ -1,0 +1,33 @@
+#include "scheduler/mapping/rank_map.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace topoplace::sched {
+
+absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSpec& job,
+                                               std::span<const HostId> node_hosts,
+                                               const Occupancy& occupancy) {
+  const int g = job.gpus_per_node;
+  std::vector<RankSlot> slots(node_hosts.size() * static_cast<size_t>(g));
+  for (size_t k = 0; k < node_hosts.size(); ++k) {
+    const Host& host = fabric.hosts()[node_hosts[k]];
+    int local = 0;
+    for (GpuId gpu : host.gpus) {
+      if (local == g) break;
+      if (occupancy.busy(gpu)) continue;
+      NicId nic = fabric.gpus()[gpu].nic;
+      if (nic < 0 && !host.nics.empty()) {
+        nic = host.nics[fabric.gpus()[gpu].index % host.nics.size()];
+      }
+      slots[k * g + local] = RankSlot{node_hosts[k], gpu, nic};
+      ++local;
+    }
+    if (local < g) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "host ", host.name, " has ", local, " free GPUs, the job needs ", g, " per node"));
+    }
+  }
+  return slots;
+}
+
+}  // namespace topoplace::sched

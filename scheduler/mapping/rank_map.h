@@ -1,0 +1,33 @@
+// Rank -> (host, GPU, NIC). A plan lists one host per node slot in rank order; node k runs
+// ranks [k*g, (k+1)*g) on the host's first g free GPUs in local index order, and each GPU
+// talks through the NIC under its PCIe switch (GPUDirect RDMA), which lands on its rail.
+#ifndef TOPOPLACE_SCHEDULER_MAPPING_RANK_MAP_H_
+#define TOPOPLACE_SCHEDULER_MAPPING_RANK_MAP_H_
+
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/placement/occupancy.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::sched {
+
+struct RankSlot {
+  HostId host = -1;
+  GpuId gpu = -1;
+  NicId nic = -1;  // -1 if the host has no NIC at all
+};
+
+// Maps every rank of `job` onto `node_hosts` (one host per node, rank order).
+// FailedPrecondition if a host has fewer than gpus_per_node free GPUs in `occupancy`.
+// A GPU without a declared affine NIC uses the host NIC whose index is the GPU's local
+// index modulo the NIC count (the rail-optimised cabling convention).
+absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSpec& job,
+                                               std::span<const HostId> node_hosts,
+                                               const Occupancy& occupancy);
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_MAPPING_RANK_MAP_H_

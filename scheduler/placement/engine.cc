@@ -1,0 +1,156 @@
+#include "scheduler/placement/engine.h"
+
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/mapping/rank_layout.h"
+#include "scheduler/placement/footprint.h"
+#include "scheduler/placement/inventory.h"
+#include "scheduler/placement/lower_bound.h"
+#include "scheduler/policies/registry.h"
+#include "scheduler/traffic/traffic_report.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::sched {
+namespace {
+
+// Why a candidate breaks the job's max_tier, or nullopt if it does not.
+std::optional<std::string> MaxTierViolation(const JobSpec& job, const PlanFootprint& fp,
+                                            const TrafficReport& traffic) {
+  switch (job.max_tier) {
+    case MaxTier::kLeaf:
+      if (fp.blocks_used > 1 || traffic.max_hops > SwitchHops(Tier::kLeaf)) {
+        return absl::StrCat("max_tier=leaf: plan spans ", fp.blocks_used,
+                            " block(s) with paths of ", traffic.max_hops, " switches");
+      }
+      return std::nullopt;
+    case MaxTier::kBlock:
+      if (fp.blocks_used > 1) {
+        return absl::StrCat("max_tier=block: plan spans ", fp.blocks_used, " blocks");
+      }
+      return std::nullopt;
+    case MaxTier::kPod:
+      if (fp.pods_used > 1) {
+        return absl::StrCat("max_tier=pod: plan spans ", fp.pods_used, " pods");
+      }
+      return std::nullopt;
+    case MaxTier::kCluster:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The evaluated state of one candidate, kept for the winner.
+struct Evaluated {
+  size_t index = 0;
+  std::vector<RankSlot> slots;
+  TrafficReport traffic;
+  PlanFootprint footprint;
+  std::vector<ScoreResult> scores;
+  double cost = 0;
+  std::optional<std::string> relaxed;
+};
+
+}  // namespace
+
+PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health)
+    : fabric_(std::move(fabric)), health_(*fabric_, health) {}
+
+absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& request,
+                                                     const Occupancy& occupancy) const {
+  const Fabric& fabric = *fabric_;
+  const JobSpec& job = request.job;
+  TP_RETURN_IF_ERROR(ValidateJobSpec(job));
+  TP_ASSIGN_OR_RETURN(PlacementPolicyPtr policy, MakePolicy(request.policy));
+  TP_ASSIGN_OR_RETURN(std::vector<WeightedScorer> scorers, MakeScorers(request.weights));
+  TP_ASSIGN_OR_RETURN(Inventory inv, Inventory::Build(fabric, occupancy, health_, job));
+  const int nodes = static_cast<int>(job.nodes());
+  if (inv.total_free() < nodes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "does not fit: the job needs ", nodes, " nodes with ", job.gpus_per_node,
+        " free GPUs each; ", inv.total_free(), " of ", fabric.hosts().size(),
+        " hosts qualify (", inv.busy_hosts(), " busy, ", inv.unhealthy_hosts(),
+        " unhealthy, ", inv.excluded_hosts(), " excluded)"));
+  }
+  const RankLayout layout(job);
+  const TrafficModel traffic = BuildTrafficModel(job);
+  const PlacementContext ctx{fabric, job, layout, traffic, inv, nodes, request.seed};
+  TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy->Propose(ctx));
+
+  const Router router(fabric, request.routing);
+  std::optional<Evaluated> best;
+  std::vector<std::string> rejections;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& cand = candidates[i];
+    if (static_cast<int>(cand.node_hosts.size()) != nodes) {
+      return absl::InternalError(absl::StrCat("policy ", policy->name(), " proposed ",
+                                              cand.node_hosts.size(), " hosts for ", nodes,
+                                              " nodes"));
+    }
+    absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, job, cand.node_hosts,
+                                                           occupancy);
+    if (!slots.ok()) {
+      return absl::InternalError(absl::StrCat("policy ", policy->name(),
+                                              " chose an unusable host: ",
+                                              slots.status().message()));
+    }
+    Evaluated ev;
+    ev.index = i;
+    ev.slots = *std::move(slots);
+    ev.traffic = EvaluateTraffic(fabric, layout, traffic, ev.slots, router);
+    if (ev.traffic.unreachable_bytes > 0) {
+      rejections.push_back(absl::StrCat(
+          cand.how, ": ", ev.traffic.unreachable_bytes,
+          " bytes/iteration between GPUs with no network path (cross-rail traffic on a "
+          "rail-plane fabric needs rail-local forwarding, --rail-local)"));
+      continue;
+    }
+    ev.footprint = ComputeFootprint(inv, health_, ev.slots);
+    ev.relaxed = MaxTierViolation(job, ev.footprint, ev.traffic);
+    if (ev.relaxed && job.mode == ConstraintMode::kHard) {
+      rejections.push_back(absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)"));
+      continue;
+    }
+    const ScoreInput in{ctx, ev.traffic, ev.footprint};
+    for (const WeightedScorer& ws : scorers) {
+      ev.scores.push_back(ws.scorer->Score(in));
+      ev.cost += ws.weight * ev.scores.back().normalized;
+    }
+    // A plan that keeps max_tier always beats one that had to relax it.
+    if (ev.relaxed) ev.cost += 1e6;
+    if (!best || ev.cost < best->cost) best = std::move(ev);
+  }
+  if (!best) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("does not fit under policy ", policy->name(), ": ",
+                     absl::StrJoin(rejections, "; ")));
+  }
+
+  PlacementPlan plan;
+  plan.policy = std::string(policy->name());
+  plan.fabric = fabric.name();
+  plan.job = job;
+  plan.routing = request.routing;
+  plan.how = candidates[best->index].how;
+  plan.node_hosts = std::move(candidates[best->index].node_hosts);
+  plan.ranks = std::move(best->slots);
+  plan.traffic_model = traffic;
+  plan.traffic = best->traffic;
+  plan.footprint = best->footprint;
+  plan.spine_bytes_lower_bound = SpineBytesLowerBound(layout, traffic, inv, nodes);
+  plan.candidates_considered = static_cast<int>(candidates.size());
+  for (size_t s = 0; s < scorers.size(); ++s) {
+    const ScoreResult& r = best->scores[s];
+    plan.explain.push_back({std::string(scorers[s].scorer->name()),
+                            std::string(scorers[s].scorer->unit()), r.raw, r.normalized,
+                            scorers[s].weight, scorers[s].weight * r.normalized});
+    plan.cost += plan.explain.back().weighted;
+  }
+  if (best->relaxed) plan.notes.push_back(absl::StrCat("relaxed (soft): ", *best->relaxed));
+  return plan;
+}
+
+}  // namespace topoplace::sched

@@ -1,0 +1,55 @@
+// The placement engine: takes a job and a policy name, and returns the cheapest plan the
+// policy proposes, scored by the weighted scorers and explained.
+//
+//   PlacementEngine engine(fabric);                   // no health problems
+//   PlacementRequest req{.job = job, .policy = "topoplace"};
+//   TP_ASSIGN_OR_RETURN(PlacementPlan plan, engine.Place(req, occupancy));
+//
+// Errors: InvalidArgument for a bad request (unknown policy, excluded host, weights);
+// ResourceExhausted when the job does not fit (the message says why: capacity, excluded
+// or unhealthy hosts, a hard max_tier, or no network path); Internal otherwise.
+// Thread-safe: Place may run concurrently; the engine itself is immutable.
+#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_ENGINE_H_
+#define TOPOPLACE_SCHEDULER_PLACEMENT_ENGINE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/placement/health.h"
+#include "scheduler/placement/occupancy.h"
+#include "scheduler/placement/plan.h"
+#include "scheduler/scorers/registry.h"
+#include "scheduler/traffic/routing.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::sched {
+
+struct PlacementRequest {
+  JobSpec job;
+  std::string policy = "topoplace";
+  RoutingOptions routing;
+  ScorerWeights weights;  // overrides of the registry defaults
+  uint64_t seed = 1;      // for the random baseline
+};
+
+class PlacementEngine {
+ public:
+  // Precomputes the health view. `fabric` must not be null.
+  explicit PlacementEngine(FabricPtr fabric, const FabricHealth& health = {});
+
+  absl::StatusOr<PlacementPlan> Place(const PlacementRequest& request,
+                                      const Occupancy& occupancy) const;
+
+  const Fabric& fabric() const { return *fabric_; }
+  const HealthView& health() const { return health_; }
+
+ private:
+  FabricPtr fabric_;
+  HealthView health_;
+};
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_ENGINE_H_

@@ -1,0 +1,33 @@
+// What a candidate occupies, beyond its traffic: how many leaves, blocks and pods it
+// touches, how it changes the number of partly used blocks, and how many of its hosts or
+// block uplinks are unhealthy. Computed once per candidate and read by the scorers.
+#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_FOOTPRINT_H_
+#define TOPOPLACE_SCHEDULER_PLACEMENT_FOOTPRINT_H_
+
+#include <span>
+
+#include "scheduler/mapping/rank_map.h"
+#include "scheduler/placement/health.h"
+#include "scheduler/placement/inventory.h"
+
+namespace topoplace::sched {
+
+struct PlanFootprint {
+  int nodes = 0;
+  int leaves_used = 0, blocks_used = 0, pods_used = 0;
+  // Blocks that are partly used (some but not all GPUs free), before and after the plan.
+  // A plan that starts a fresh block raises the count; one that completes a partly used
+  // block lowers it.
+  int partial_blocks_before = 0, partial_blocks_after = 0;
+  int degraded_hosts = 0;
+  int blocks_with_bad_uplinks = 0;  // among the blocks used
+  int fragmentation_delta() const { return partial_blocks_after - partial_blocks_before; }
+};
+
+// Preconditions: `slots` come from MapRanks over hosts of `inv.fabric()`.
+PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
+                               std::span<const RankSlot> slots);
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_FOOTPRINT_H_

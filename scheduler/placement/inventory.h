@@ -1,0 +1,62 @@
+// Per-request view of free capacity: which hosts can take one node of this job (healthy,
+// not excluded, at least gpus_per_node free GPUs), counted per block and per pod, so that
+// policies choose domains from counters instead of scanning hosts.
+//
+//   TP_ASSIGN_OR_RETURN(Inventory inv, Inventory::Build(fabric, occ, health, job));
+//   if (inv.block_free(b) >= job.nodes()) ...
+//
+// Immutable after Build; thread-safe for readers. Holds references to its inputs.
+#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_INVENTORY_H_
+#define TOPOPLACE_SCHEDULER_PLACEMENT_INVENTORY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/placement/health.h"
+#include "scheduler/placement/occupancy.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::sched {
+
+class Inventory {
+ public:
+  // InvalidArgument if an excluded host is unknown or no host has gpus_per_node GPUs.
+  static absl::StatusOr<Inventory> Build(const Fabric& fabric, const Occupancy& occupancy,
+                                         const HealthView& health, const JobSpec& job);
+
+  const Fabric& fabric() const { return *fabric_; }
+  const Occupancy& occupancy() const { return *occupancy_; }
+  // True if `host` can run one node of the job.
+  bool eligible(HostId host) const { return eligible_[host] != 0; }
+  // Eligible hosts per block / pod / in total.
+  int block_free(int32_t block) const { return block_free_[block]; }
+  int pod_free(int32_t pod) const { return pod_free_[pod]; }
+  int total_free() const { return total_free_; }
+  // Free GPUs of a block (any host), for the fragmentation score.
+  int block_free_gpus(int32_t block) const { return block_free_gpus_[block]; }
+  int block_total_gpus(int32_t block) const { return block_total_gpus_[block]; }
+  // Why hosts were left out, for "cannot place" messages.
+  int excluded_hosts() const { return excluded_; }
+  int unhealthy_hosts() const { return unhealthy_; }
+  int busy_hosts() const { return busy_; }
+
+  // Appends the first `count` eligible hosts of `block`, in host order, skipping hosts
+  // already in `taken` (a per-host flag array the caller owns, updated here).
+  // Returns how many it appended.
+  int TakeHosts(int32_t block, int count, std::vector<uint8_t>& taken,
+                std::vector<HostId>& out) const;
+
+ private:
+  Inventory() = default;
+  const Fabric* fabric_ = nullptr;
+  const Occupancy* occupancy_ = nullptr;
+  std::vector<uint8_t> eligible_;
+  std::vector<int> block_free_, pod_free_, block_free_gpus_, block_total_gpus_;
+  int total_free_ = 0, excluded_ = 0, unhealthy_ = 0, busy_ = 0;
+};
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_INVENTORY_H_

@@ -1,0 +1,95 @@
+#include "scheduler/policies/domain_select.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace topoplace::sched {
+
+DomainLevel MaxLevelFor(MaxTier tier) {
+  switch (tier) {
+    case MaxTier::kLeaf:
+    case MaxTier::kBlock: return DomainLevel::kBlock;
+    case MaxTier::kPod: return DomainLevel::kPod;
+    case MaxTier::kCluster: return DomainLevel::kCluster;
+  }
+  return DomainLevel::kCluster;
+}
+
+std::vector<Domain> FittingDomains(const Inventory& inv, DomainLevel level, int nodes) {
+  std::vector<Domain> out;
+  const Fabric& fabric = inv.fabric();
+  switch (level) {
+    case DomainLevel::kBlock:
+      for (int32_t b = 0; b < static_cast<int32_t>(fabric.blocks().size()); ++b) {
+        if (inv.block_free(b) >= nodes) out.push_back({level, b, inv.block_free(b)});
+      }
+      break;
+    case DomainLevel::kPod:
+      if (fabric.pods().size() <= 1) break;
+      for (int32_t p = 0; p < static_cast<int32_t>(fabric.pods().size()); ++p) {
+        if (inv.pod_free(p) >= nodes) out.push_back({level, p, inv.pod_free(p)});
+      }
+      break;
+    case DomainLevel::kCluster:
+      if (inv.total_free() >= nodes) out.push_back({level, 0, inv.total_free()});
+      break;
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Domain& a, const Domain& b) { return a.free < b.free; });
+  return out;
+}
+
+std::vector<int32_t> BlocksOf(const Fabric& fabric, const Domain& domain) {
+  switch (domain.level) {
+    case DomainLevel::kBlock: return {domain.id};
+    case DomainLevel::kPod: return fabric.pods()[domain.id].blocks;
+    case DomainLevel::kCluster: {
+      std::vector<int32_t> all(fabric.blocks().size());
+      std::iota(all.begin(), all.end(), 0);
+      return all;
+    }
+  }
+  return {};
+}
+
+std::vector<Take> GreedyBestFit(std::span<const int> capacity, int need) {
+  std::vector<int32_t> order(capacity.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return capacity[a] > capacity[b]; });
+  std::vector<Take> takes;
+  int remaining = need;
+  for (size_t i = 0; i < order.size() && remaining > 0; ++i) {
+    if (capacity[order[i]] <= 0) break;
+    if (capacity[order[i]] >= remaining) {
+      // Best fit for the last piece: the smallest not-yet-chosen domain that covers it.
+      // Everything after position i is no larger, so scan from the back.
+      int32_t best = order[i];
+      for (size_t j = order.size(); j-- > i;) {
+        if (capacity[order[j]] >= remaining) {
+          best = order[j];
+          break;
+        }
+      }
+      // Among equal capacities prefer the lowest index, for determinism.
+      for (size_t j = i; j < order.size(); ++j) {
+        if (capacity[order[j]] == capacity[best] && order[j] < best) best = order[j];
+      }
+      takes.push_back({best, remaining});
+      remaining = 0;
+      break;
+    }
+    takes.push_back({order[i], capacity[order[i]]});
+    remaining -= capacity[order[i]];
+  }
+  if (remaining > 0) return {};
+  return takes;
+}
+
+void TakeFromBlocks(const Inventory& inv, std::span<const int32_t> blocks,
+                    std::span<const Take> takes, std::vector<HostId>& out) {
+  std::vector<uint8_t> taken(inv.fabric().hosts().size(), 0);
+  for (const Take& t : takes) inv.TakeHosts(blocks[t.index], t.amount, taken, out);
+}
+
+}  // namespace topoplace::sched

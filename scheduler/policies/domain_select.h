@@ -1,0 +1,55 @@
+// Building blocks shared by the topology-aware policy and the baselines: the domain
+// levels (block, pod, cluster), which domains of a level can hold a job, and the
+// "fewest domains, last one best-fit" choice that Slurm's tree plugin, Kueue's BestFit and
+// our own packing all use in some form.
+#ifndef TOPOPLACE_SCHEDULER_POLICIES_DOMAIN_SELECT_H_
+#define TOPOPLACE_SCHEDULER_POLICIES_DOMAIN_SELECT_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "scheduler/job/job_spec.h"
+#include "scheduler/placement/inventory.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::sched {
+
+enum class DomainLevel : uint8_t { kBlock = 0, kPod = 1, kCluster = 2 };
+
+// A block, a pod or the whole cluster, with its eligible free hosts.
+struct Domain {
+  DomainLevel level = DomainLevel::kCluster;
+  int32_t id = 0;  // block or pod index; 0 for the cluster
+  int free = 0;
+};
+
+// The largest level a job may use under `tier` (leaf and block both mean one block).
+DomainLevel MaxLevelFor(MaxTier tier);
+
+// Domains of `level` with at least `nodes` eligible hosts, fewest free first (best fit),
+// ties by id. The pod level is empty on fabrics with a single pod (it equals the cluster).
+std::vector<Domain> FittingDomains(const Inventory& inv, DomainLevel level, int nodes);
+
+// The blocks inside `domain`, in id order.
+std::vector<int32_t> BlocksOf(const Fabric& fabric, const Domain& domain);
+
+// Amount taken from one domain.
+struct Take {
+  int32_t index = 0;  // position in the capacity array
+  int amount = 0;
+};
+
+// Chooses as few domains as possible to cover `need`: largest capacity first, and for the
+// last one the smallest domain that still covers the remainder (best fit). Ties go to the
+// lower index. Returns the takes in selection order, or empty if the total is short.
+std::vector<Take> GreedyBestFit(std::span<const int> capacity, int need);
+
+// Takes `count` hosts from `blocks` following `takes` (amounts in hosts) into `out`.
+// Precondition: the amounts fit the inventory.
+void TakeFromBlocks(const Inventory& inv, std::span<const int32_t> blocks,
+                    std::span<const Take> takes, std::vector<HostId>& out);
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_POLICIES_DOMAIN_SELECT_H_

@@ -1,0 +1,52 @@
+// The node-selection extension point. A policy looks at free capacity and proposes one or
+// more candidate host lists; the engine maps ranks onto each, evaluates the traffic,
+// scores it and keeps the cheapest. topoplace's own policy proposes a few topology-aware
+// candidates; each baseline proposes exactly the one its documented algorithm picks.
+#ifndef TOPOPLACE_SCHEDULER_POLICIES_PLACEMENT_POLICY_H_
+#define TOPOPLACE_SCHEDULER_POLICIES_PLACEMENT_POLICY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/mapping/rank_layout.h"
+#include "scheduler/placement/inventory.h"
+#include "scheduler/traffic/traffic_model.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::sched {
+
+// Everything a policy may read. All references outlive the Propose call.
+struct PlacementContext {
+  const Fabric& fabric;
+  const JobSpec& job;
+  const RankLayout& layout;
+  const TrafficModel& traffic;
+  const Inventory& inventory;
+  int nodes = 0;      // hosts the job needs (job.nodes())
+  uint64_t seed = 1;  // for randomised policies
+};
+
+// One proposal: node_hosts[k] runs ranks [k*g, (k+1)*g).
+struct Candidate {
+  std::vector<HostId> node_hosts;
+  std::string how;  // one line on how it was chosen, shown by `explain`
+};
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  virtual absl::string_view name() const = 0;
+  // Returns at least one candidate, or ResourceExhausted saying why nothing fits under the
+  // policy's rules. Preconditions: ctx.inventory.total_free() >= ctx.nodes.
+  virtual absl::StatusOr<std::vector<Candidate>> Propose(const PlacementContext& ctx) const = 0;
+};
+using PlacementPolicyPtr = std::unique_ptr<PlacementPolicy>;
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_POLICIES_PLACEMENT_POLICY_H_

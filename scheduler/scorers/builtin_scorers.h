@@ -1,0 +1,37 @@
+// The built-in scorers: name constants and factories. The registry (registry.h) lists them
+// all in one place with their default weights.
+#ifndef TOPOPLACE_SCHEDULER_SCORERS_BUILTIN_SCORERS_H_
+#define TOPOPLACE_SCHEDULER_SCORERS_BUILTIN_SCORERS_H_
+
+#include "absl/strings/string_view.h"
+
+#include "scheduler/scorers/scorer.h"
+
+namespace topoplace::sched {
+
+inline constexpr absl::string_view kSpineBytesScorerName = "spine-bytes";
+inline constexpr absl::string_view kMaxHopsScorerName = "max-hops";
+inline constexpr absl::string_view kSpreadScorerName = "spread";
+inline constexpr absl::string_view kFragmentationScorerName = "fragmentation";
+inline constexpr absl::string_view kLinkHealthScorerName = "link-health";
+inline constexpr absl::string_view kRailAlignmentScorerName = "rail-alignment";
+
+// Bytes per iteration that climb to the spine or above, relative to every byte that
+// could leave a node.
+ScorerPtr MakeSpineBytesScorer();
+// The most switches any communicating pair crosses, relative to 5 (a core path).
+ScorerPtr MakeMaxHopsScorer();
+// Blocks touched per group of each multi-member dimension beyond the first, relative to
+// the group size.
+ScorerPtr MakeSpreadScorer();
+// Change in the number of partly used blocks: prefers finishing partly used blocks over
+// opening whole free ones, which stay available for big jobs.
+ScorerPtr MakeFragmentationScorer();
+// Hosts with degraded NIC links, and blocks with bad uplinks when traffic leaves them.
+ScorerPtr MakeLinkHealthScorer();
+// Network bytes between GPUs on different rails (they leave the rail's leaf, or need PXN).
+ScorerPtr MakeRailAlignmentScorer();
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_SCORERS_BUILTIN_SCORERS_H_

@@ -1,0 +1,41 @@
+// The scoring extension point, shaped like kube-scheduler's Score plugins: one small
+// interface, each plugin answers its name, returns a raw value in its own unit and a
+// normalised cost in [0, 1] (0 best), and the engine multiplies by the configured weight.
+// Costs add up; the candidate with the lowest total wins. Scorers are pure functions of
+// their input and thread-safe.
+#ifndef TOPOPLACE_SCHEDULER_SCORERS_SCORER_H_
+#define TOPOPLACE_SCHEDULER_SCORERS_SCORER_H_
+
+#include <memory>
+#include "absl/strings/string_view.h"
+
+#include "scheduler/placement/footprint.h"
+#include "scheduler/policies/placement_policy.h"
+#include "scheduler/traffic/traffic_report.h"
+
+namespace topoplace::sched {
+
+struct ScoreInput {
+  const PlacementContext& ctx;
+  const TrafficReport& traffic;
+  const PlanFootprint& footprint;
+};
+
+struct ScoreResult {
+  double raw = 0;         // in the scorer's unit (bytes, hops, blocks, ...)
+  double normalized = 0;  // cost in [0, 1]; 0 is best
+};
+
+class Scorer {
+ public:
+  virtual ~Scorer() = default;
+  virtual absl::string_view name() const = 0;
+  // One line on what `raw` measures, for `explain`.
+  virtual absl::string_view unit() const = 0;
+  virtual ScoreResult Score(const ScoreInput& in) const = 0;
+};
+using ScorerPtr = std::unique_ptr<Scorer>;
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_SCORERS_SCORER_H_

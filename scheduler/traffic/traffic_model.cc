@@ -1,0 +1,77 @@
+#include "scheduler/traffic/traffic_model.h"
+
+namespace topoplace::sched {
+
+Pattern PatternOf(Dim dim) {
+  switch (dim) {
+    case Dim::kEp: return Pattern::kAllToAll;
+    case Dim::kPp: return Pattern::kChain;
+    default: return Pattern::kRing;
+  }
+}
+
+namespace {
+
+// Converts "bytes one rank sends in dimension d" to "bytes to one peer" for d's pattern.
+double PairFromPerRank(Dim d, int size, double per_rank) {
+  if (size <= 1) return 0;
+  switch (PatternOf(d)) {
+    case Pattern::kRing: return per_rank;  // everything goes to the ring successor
+    case Pattern::kAllToAll: return per_rank / (size - 1);
+    case Pattern::kChain:
+      // On average a rank has 2(p-1)/p neighbouring stages (the ends have one).
+      return per_rank * size / (2.0 * (size - 1));
+  }
+  return 0;
+}
+
+}  // namespace
+
+TrafficModel BuildTrafficModel(const JobSpec& job) {
+  const ModelShape& m = job.model;
+  const double e = m.dtype_bytes;
+  const double t = job.tp, p = job.pp, d = job.dp, c = job.cp, x = job.ep;
+  const double b = static_cast<double>(m.micro_batch);
+  const double s = static_cast<double>(m.seq) / c;  // tokens per CP rank
+  const double h = static_cast<double>(m.hidden);
+  const double mb = static_cast<double>(m.micro_batches);
+  const double layers_per_stage = static_cast<double>(m.layers) / p;
+  const double bsh = b * s * h;
+
+  std::array<double, kNumDims> per_rank{};
+  // TP (SC'21 sec. 3.3): 2 all-reduces forward + 2 backward per layer per micro-batch, each
+  // over b*s*h elements; a ring all-reduce sends 2(t-1)/t of it per device, so
+  // 8*b*s*h*(t-1)/t elements per layer per micro-batch.
+  per_rank[static_cast<int>(Dim::kTp)] = mb * layers_per_stage * 8 * bsh * (t - 1) / t * e;
+  // CP (ring attention, not in SC'21): each of the c-1 ring steps passes the K and V shard
+  // (2*b*(s/c)*h/t elements) forward; backward passes K, V and their gradients (about twice
+  // that), hence 3*(c-1)*2*b*(s/c)*h/t per layer per micro-batch. Assumes no GQA.
+  per_rank[static_cast<int>(Dim::kCp)] = mb * layers_per_stage * 3 * (c - 1) * 2 * bsh / t * e;
+  // EP (MoE, not in SC'21): dispatch and combine all-to-alls forward and backward (4 per
+  // layer per micro-batch) of the rank's b*(s/c)*h/t tokens, of which (x-1)/x leave the rank.
+  // Assumes top-1 routing and an MoE block in every layer.
+  per_rank[static_cast<int>(Dim::kEp)] = mb * layers_per_stage * 4 * bsh / t * (x - 1) / x * e;
+  // DP (SC'21 sec. 3.2/3.5): ring all-reduce of the gradient shard, about P/(t*p)
+  // parameters per device, sends 2(d-1)/d of it once per iteration.
+  per_rank[static_cast<int>(Dim::kDp)] = 2 * (d - 1) / d * m.params / (t * p) * e;
+  // PP (SC'21 sec. 4.1 scatter/gather): per micro-batch b*s*h/t elements per direction
+  // between a rank and its counterpart in the adjacent stage (b*s*h without the
+  // optimisation); an average rank has 2(p-1)/p such (stage, direction) pairs.
+  per_rank[static_cast<int>(Dim::kPp)] = mb * bsh / t * e * 2 * (p - 1) / p;
+
+  const std::array<std::optional<double>, kNumDims> given = {
+      job.bytes.tp, job.bytes.cp, job.bytes.ep, job.bytes.dp, job.bytes.pp};
+  RankLayout layout(job);
+  TrafficModel model;
+  for (Dim dim : kAllDims) {
+    const int i = static_cast<int>(dim);
+    const int size = layout.size(dim);
+    const double v = size <= 1 ? 0 : given[i].value_or(per_rank[i]);
+    model.per_rank_bytes[i] = v;
+    model.pair_bytes[i] = PairFromPerRank(dim, size, v);
+    model.total_bytes += v * layout.world_size();
+  }
+  return model;
+}
+
+}  // namespace topoplace::sched

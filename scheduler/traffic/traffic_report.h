@@ -1,0 +1,64 @@
+// Where a mapped job's bytes go: per tier, per parallel dimension, the hottest leaf
+// uplink, and how far each group spreads. Walks only the pairs that communicate (ring
+// successors, adjacent stages, all-to-all peers), so the cost is O(ranks * ep) rather than
+// O(ranks^2).
+//
+//   TrafficReport r = EvaluateTraffic(fabric, layout, traffic, slots, router);
+//   double spine = r.spine_bytes();
+#ifndef TOPOPLACE_SCHEDULER_TRAFFIC_TRAFFIC_REPORT_H_
+#define TOPOPLACE_SCHEDULER_TRAFFIC_TRAFFIC_REPORT_H_
+
+#include <array>
+#include <span>
+
+#include "scheduler/mapping/rank_layout.h"
+#include "scheduler/mapping/rank_map.h"
+#include "scheduler/traffic/routing.h"
+#include "scheduler/traffic/traffic_model.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::sched {
+
+inline constexpr int kNumTiers = 4;  // nvlink, leaf, spine, core
+
+// How many distinct leaves/blocks/pods the groups of one dimension touch.
+struct GroupSpread {
+  int groups = 0;
+  double mean_leaves = 0, mean_blocks = 0, mean_pods = 0;
+  int max_leaves = 0, max_blocks = 0, max_pods = 0;
+};
+
+struct TrafficReport {
+  // Bytes per iteration by highest tier crossed; index = static_cast<int>(Tier).
+  std::array<double, kNumTiers> tier_bytes{};
+  // The same split per parallel dimension.
+  std::array<std::array<double, kNumTiers>, kNumDims> dim_tier_bytes{};
+  // Bytes between GPUs that have no network path (e.g. cross-rail on rail planes).
+  double unreachable_bytes = 0;
+  // Network bytes whose two GPUs sit on different rails.
+  double cross_rail_bytes = 0;
+  // Largest number of bytes leaving any single leaf upwards.
+  double max_leaf_uplink_bytes = 0;
+  // Most switches any communicating pair crosses (0 if all traffic is on NVLink).
+  int max_hops = 0;
+  std::array<GroupSpread, kNumDims> spread{};
+
+  // Bytes that climb to the spine or above.
+  double spine_bytes() const {
+    return tier_bytes[static_cast<int>(Tier::kSpine)] + tier_bytes[static_cast<int>(Tier::kCore)];
+  }
+  // Bytes that use the network at all.
+  double network_bytes() const {
+    return tier_bytes[static_cast<int>(Tier::kLeaf)] + spine_bytes();
+  }
+};
+
+// Classifies every communicating pair of the job. Preconditions: slots.size() ==
+// layout.world_size(); every slot names a host of `fabric`.
+TrafficReport EvaluateTraffic(const Fabric& fabric, const RankLayout& layout,
+                              const TrafficModel& traffic, std::span<const RankSlot> slots,
+                              const Router& router);
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_TRAFFIC_TRAFFIC_REPORT_H_
