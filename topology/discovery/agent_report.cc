@@ -1,0 +1,237 @@
+#include "topology/discovery/agent_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "topology/base/status_macros.h"
+#include "topology/discovery/grouped_warning.h"
+#include "topology/discovery/read_file.h"
+
+namespace topoplace::discovery {
+namespace {
+
+using nlohmann::json;
+
+absl::string_view RoleText(NodeRole role) {
+  switch (role) {
+    case NodeRole::kHost:
+      return "host";
+    case NodeRole::kSwitch:
+      return "switch";
+    case NodeRole::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+// Typed, exception-free access to one JSON object, with errors that name the field.
+class Fields {
+ public:
+  Fields(const json& object, absl::string_view source, std::string path)
+      : object_(object), source_(source), path_(std::move(path)) {}
+
+  absl::Status Expect(bool ok, absl::string_view key, absl::string_view what) const {
+    if (ok) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_, ": field ", path_, path_.empty() ? "" : ".", key, ": expected ",
+                     what));
+  }
+  absl::Status String(const char* key, std::string& out, bool required = false) const {
+    auto it = object_.find(key);
+    if (it == object_.end()) return Expect(!required, key, "a string (required)");
+    TP_RETURN_IF_ERROR(Expect(it->is_string(), key, "a string"));
+    out = it->get<std::string>();
+    return absl::OkStatus();
+  }
+  absl::Status Number(const char* key, double& out) const {
+    auto it = object_.find(key);
+    if (it == object_.end()) return absl::OkStatus();
+    TP_RETURN_IF_ERROR(Expect(it->is_number(), key, "a number"));
+    out = it->get<double>();
+    return absl::OkStatus();
+  }
+  absl::Status Integer(const char* key, int32_t& out) const {
+    auto it = object_.find(key);
+    if (it == object_.end()) return absl::OkStatus();
+    TP_RETURN_IF_ERROR(Expect(it->is_number_integer() && it->get<int64_t>() >= -1 &&
+                                  it->get<int64_t>() < (1 << 20),
+                              key, "an integer in -1..1048575"));
+    out = it->get<int32_t>();
+    return absl::OkStatus();
+  }
+  // Calls `each(Fields)` for every object of the array `key` (absent: none).
+  template <typename Fn>
+  absl::Status Array(const char* key, Fn each) const {
+    auto it = object_.find(key);
+    if (it == object_.end()) return absl::OkStatus();
+    TP_RETURN_IF_ERROR(Expect(it->is_array(), key, "an array"));
+    for (size_t i = 0; i < it->size(); ++i) {
+      const std::string path = absl::StrCat(path_, path_.empty() ? "" : ".", key, "[", i, "]");
+      if (!(*it)[i].is_object()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(source_, ": field ", path, ": expected an object"));
+      }
+      TP_RETURN_IF_ERROR(each(Fields((*it)[i], source_, path)));
+    }
+    return absl::OkStatus();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  const json& object_;
+  absl::string_view source_;
+  std::string path_;
+};
+
+}  // namespace
+
+std::string AgentReportToJson(const AgentReport& report) {
+  json j = json::object();
+  j["format"] = std::string(kAgentReportFormat);
+  j["host"] = report.host;
+  j["nvlink_domain"] = report.nvlink_domain;
+  j["nics"] = json::array();
+  for (const AgentNic& nic : report.nics) {
+    j["nics"].push_back({{"name", nic.name},
+                         {"speed_gbps", nic.speed_gbps},
+                         {"state", nic.state},
+                         {"pci", nic.pci},
+                         {"numa", nic.numa},
+                         {"rdma_device", nic.rdma_device},
+                         {"link_layer", nic.link_layer}});
+  }
+  j["gpus"] = json::array();
+  for (const AgentGpu& gpu : report.gpus) {
+    j["gpus"].push_back(
+        {{"index", gpu.index}, {"pci", gpu.pci}, {"numa", gpu.numa}, {"nic", gpu.nic}});
+  }
+  j["lldp"] = json::array();
+  for (const LldpNeighbor& n : report.lldp) {
+    j["lldp"].push_back({{"local_port", n.local_port},
+                         {"system_name", n.system_name},
+                         {"port", n.port},
+                         {"role", std::string(RoleText(n.role))},
+                         {"speed_gbps", n.speed_gbps}});
+  }
+  j["warnings"] = report.warnings;
+  return j.dump(2) + "\n";
+}
+
+absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view text,
+                                             absl::string_view source_name) {
+  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return absl::InvalidArgumentError(absl::StrCat(source_name, ": not valid JSON"));
+  }
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_name, ": expected a JSON object (an agent report)"));
+  }
+  AgentReport report;
+  const Fields top(j, source_name, "");
+  std::string format;
+  TP_RETURN_IF_ERROR(top.String("format", format, /*required=*/true));
+  TP_RETURN_IF_ERROR(top.Expect(format == kAgentReportFormat, "format",
+                                absl::StrCat("\"", kAgentReportFormat, "\"")));
+  TP_RETURN_IF_ERROR(top.String("host", report.host, /*required=*/true));
+  TP_RETURN_IF_ERROR(top.Expect(!report.host.empty(), "host", "a non-empty host name"));
+  TP_RETURN_IF_ERROR(top.String("nvlink_domain", report.nvlink_domain));
+  TP_RETURN_IF_ERROR(top.Array("nics", [&report](const Fields& f) -> absl::Status {
+    AgentNic& nic = report.nics.emplace_back();
+    TP_RETURN_IF_ERROR(f.String("name", nic.name, /*required=*/true));
+    TP_RETURN_IF_ERROR(f.Expect(!nic.name.empty() && nic.name.find('/') == std::string::npos,
+                                "name", "a non-empty name without '/'"));
+    TP_RETURN_IF_ERROR(f.Number("speed_gbps", nic.speed_gbps));
+    TP_RETURN_IF_ERROR(f.String("state", nic.state));
+    TP_RETURN_IF_ERROR(f.String("pci", nic.pci));
+    TP_RETURN_IF_ERROR(f.Integer("numa", nic.numa));
+    TP_RETURN_IF_ERROR(f.String("rdma_device", nic.rdma_device));
+    return f.String("link_layer", nic.link_layer);
+  }));
+  TP_RETURN_IF_ERROR(top.Array("gpus", [&report](const Fields& f) -> absl::Status {
+    AgentGpu& gpu = report.gpus.emplace_back();
+    TP_RETURN_IF_ERROR(f.Integer("index", gpu.index));
+    TP_RETURN_IF_ERROR(f.Expect(gpu.index >= 0, "index", "a GPU index >= 0"));
+    TP_RETURN_IF_ERROR(f.String("pci", gpu.pci));
+    TP_RETURN_IF_ERROR(f.Integer("numa", gpu.numa));
+    return f.String("nic", gpu.nic);
+  }));
+  TP_RETURN_IF_ERROR(top.Array("lldp", [&report, source_name](const Fields& f) -> absl::Status {
+    LldpNeighbor& n = report.lldp.emplace_back();
+    TP_RETURN_IF_ERROR(f.String("local_port", n.local_port, /*required=*/true));
+    TP_RETURN_IF_ERROR(f.String("system_name", n.system_name, /*required=*/true));
+    TP_RETURN_IF_ERROR(f.String("port", n.port, /*required=*/true));
+    std::string role;
+    TP_RETURN_IF_ERROR(f.String("role", role));
+    TP_RETURN_IF_ERROR(f.Expect(role.empty() || role == "host" || role == "switch" ||
+                                    role == "unknown",
+                                "role", "\"host\", \"switch\" or \"unknown\""));
+    n.role = role == "host" ? NodeRole::kHost
+             : role == "switch" ? NodeRole::kSwitch
+                                : NodeRole::kUnknown;
+    TP_RETURN_IF_ERROR(f.Number("speed_gbps", n.speed_gbps));
+    TP_RETURN_IF_ERROR(f.Expect(!n.local_port.empty() && !n.system_name.empty() &&
+                                    !n.port.empty(),
+                                "local_port/system_name/port", "non-empty names"));
+    n.origin = absl::StrCat(source_name, ": ", f.path());
+    return absl::OkStatus();
+  }));
+  if (auto w = j.find("warnings"); w != j.end()) {
+    TP_RETURN_IF_ERROR(top.Expect(w->is_array(), "warnings", "an array of strings"));
+    for (const json& item : *w) {
+      TP_RETURN_IF_ERROR(top.Expect(item.is_string(), "warnings", "an array of strings"));
+      report.warnings.push_back(item.get<std::string>());
+    }
+  }
+  return report;
+}
+
+absl::StatusOr<AgentReport> LoadAgentReportFile(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(const std::string text, ReadWholeFile(path));
+  return ParseAgentReport(text, path);
+}
+
+FabricFacts AgentReportToFacts(const AgentReport& report, absl::string_view origin) {
+  FabricFacts facts;
+  HostFact& host = facts.hosts.emplace_back();
+  host.name = report.host;
+  host.nvlink_domain = report.nvlink_domain;
+  host.origin = std::string(origin);
+  for (const AgentNic& nic : report.nics) {
+    NicFact& fact = host.nics.emplace_back();
+    fact.name = nic.name;
+    fact.speed_gbps = nic.speed_gbps;
+  }
+  for (const AgentGpu& gpu : report.gpus) {
+    host.gpus.push_back(GpuFact{.index = gpu.index, .nic = gpu.nic, .numa = gpu.numa});
+  }
+  LldpView view;
+  view.local_name = report.host;
+  view.local_role = NodeRole::kHost;
+  view.neighbors = report.lldp;
+  FabricFacts links = LldpViewToFacts(view);
+  facts.links = std::move(links.links);
+
+  std::vector<std::string> down, silent;
+  for (const AgentNic& nic : report.nics) {
+    bool has_neighbor = false;
+    for (const LldpNeighbor& n : report.lldp) has_neighbor = has_neighbor || n.local_port == nic.name;
+    if (has_neighbor) continue;
+    const std::string name = absl::StrCat(report.host, "/", nic.name);
+    if (!nic.state.empty() && nic.state != "up" && nic.state != "active") {
+      down.push_back(absl::StrCat(name, " (", nic.state, ")"));
+    } else if (nic.link_layer != "InfiniBand") {  // IB ports speak no LLDP
+      silent.push_back(name);
+    }
+  }
+  AddGroupedWarning(facts.warnings, absl::StrCat("NICs are down, no LLDP neighbor (", origin, ")"),
+                    down);
+  AddGroupedWarning(facts.warnings,
+                    absl::StrCat("NICs are up but have no LLDP neighbor (", origin, ")"), silent);
+  for (const std::string& w : report.warnings) {
+    facts.warnings.push_back(absl::StrCat(report.host, ": ", w));
+  }
+  return facts;
+}
+
+}  // namespace topoplace::discovery

@@ -1,0 +1,62 @@
+// The report `topoplace-agent` makes about its host: NICs/HCAs, GPUs with their PCIe
+// affinity, NVLink domain and LLDP neighbors. Written as JSON (format
+// "topoplace.agent-report/v1") by `topoplace-agent --once --json` and read by
+// `topoplace fabric import --agent-report`.
+#ifndef TOPOPLACE_TOPOLOGY_DISCOVERY_AGENT_REPORT_H_
+#define TOPOPLACE_TOPOLOGY_DISCOVERY_AGENT_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "topology/discovery/facts.h"
+#include "topology/discovery/lldp.h"
+
+namespace topoplace::discovery {
+
+struct AgentNic {
+  std::string name = {};         // netdev ("eth0") or RDMA device ("mlx5_0") name
+  double speed_gbps = 0;    // 0: unknown
+  std::string state = {};        // "up", "down", ... (operstate or port state, lower case)
+  std::string pci = {};          // "0000:17:00.0", empty if virtual
+  int32_t numa = -1;
+  std::string rdma_device = {};  // "mlx5_0" if the netdev belongs to an RDMA device
+  std::string link_layer = {};   // "InfiniBand", "Ethernet" or empty
+};
+
+struct AgentGpu {
+  int32_t index = 0;
+  std::string pci = {};
+  int32_t numa = -1;
+  std::string nic = {};  // the NIC under the same PCIe switch, empty if none
+};
+
+struct AgentReport {
+  std::string host = {};
+  std::string nvlink_domain = {};
+  std::vector<AgentNic> nics = {};
+  std::vector<AgentGpu> gpus = {};
+  std::vector<LldpNeighbor> lldp = {};  // as seen by this host
+  std::vector<std::string> warnings = {};
+};
+
+inline constexpr absl::string_view kAgentReportFormat = "topoplace.agent-report/v1";
+
+// Serialises `report` as pretty-printed JSON ending in a newline.
+std::string AgentReportToJson(const AgentReport& report);
+
+// Parses a report. InvalidArgument naming `source_name` and the field on malformed JSON,
+// a wrong format tag, a missing host name or a field of the wrong type.
+absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view text, absl::string_view source_name);
+// Reads and parses a report file. NotFound if it cannot be read.
+absl::StatusOr<AgentReport> LoadAgentReportFile(const std::string& path);
+
+// The host with its NICs and GPUs, and one link per LLDP neighbor. A NIC that is down or
+// has no neighbor is kept (uncabled) and named in a warning, so a dead link is visible.
+FabricFacts AgentReportToFacts(const AgentReport& report, absl::string_view origin);
+
+}  // namespace topoplace::discovery
+
+#endif  // TOPOPLACE_TOPOLOGY_DISCOVERY_AGENT_REPORT_H_

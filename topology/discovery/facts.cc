@@ -1,0 +1,192 @@
+#include "topology/discovery/facts.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::discovery {
+namespace {
+
+// Prefixes a builder error with the fact's origin ("dump.txt:42: duplicate host 'x'").
+template <typename T>
+absl::StatusOr<T> WithOrigin(absl::StatusOr<T> result, absl::string_view origin) {
+  if (result.ok()) return result;
+  return absl::Status(result.status().code(),
+                      absl::StrCat(origin, ": ", result.status().message()));
+}
+
+template <typename T>
+std::vector<const T*> SortedByName(const std::vector<T>& items) {
+  std::vector<const T*> sorted;
+  sorted.reserve(items.size());
+  for (const T& item : items) sorted.push_back(&item);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const T* a, const T* b) { return NaturalLess(a->name, b->name); });
+  return sorted;
+}
+
+// Speed of a link end: the link's own, else the NIC's, else the default.
+double EffectiveSpeed(double link_speed, double nic_speed) {
+  if (link_speed > 0) return link_speed;
+  if (nic_speed > 0) return nic_speed;
+  return kDefaultSpeedGbps;
+}
+
+}  // namespace
+
+bool NaturalLess(absl::string_view a, absl::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = std::isdigit(static_cast<unsigned char>(a[i]));
+    const bool db = std::isdigit(static_cast<unsigned char>(b[j]));
+    if (da && db) {
+      size_t ei = i, ej = j;
+      while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) ++ei;
+      while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) ++ej;
+      // Compare digit runs by value: strip leading zeros, then length, then digits.
+      size_t si = i, sj = j;
+      while (si + 1 < ei && a[si] == '0') ++si;
+      while (sj + 1 < ej && b[sj] == '0') ++sj;
+      if (ei - si != ej - sj) return ei - si < ej - sj;
+      const int cmp = a.substr(si, ei - si).compare(b.substr(sj, ej - sj));
+      if (cmp != 0) return cmp < 0;
+      i = ei;
+      j = ej;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  if (a.size() - i != b.size() - j) return a.size() - i < b.size() - j;
+  return a < b;  // equal by value ("n01" vs "n1"): fall back to a total order
+}
+
+absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
+  std::map<std::string, double, std::less<>> nic_speed;  // "host/nic" -> Gb/s
+  for (const HostFact* host : SortedByName(facts.hosts)) {
+    TP_ASSIGN_OR_RETURN(const HostId h,
+                        WithOrigin(builder.AddHost(host->name, host->nvlink_domain),
+                                   host->origin));
+    for (const NicFact& nic : host->nics) {
+      const double speed = EffectiveSpeed(0, nic.speed_gbps);
+      TP_RETURN_IF_ERROR(WithOrigin(builder.AddNic(h, nic.name, speed), host->origin).status());
+      nic_speed[absl::StrCat(host->name, "/", nic.name)] = nic.speed_gbps;
+    }
+    for (const GpuFact& gpu : host->gpus) {
+      NicId nic = -1;
+      if (!gpu.nic.empty()) {
+        nic = builder.FindNic(absl::StrCat(host->name, "/", gpu.nic)).value_or(-1);
+      }
+      TP_RETURN_IF_ERROR(
+          WithOrigin(builder.AddGpu(h, gpu.index, nic, gpu.numa), host->origin).status());
+    }
+  }
+  for (const SwitchFact* sw : SortedByName(facts.switches)) {
+    TP_RETURN_IF_ERROR(
+        WithOrigin(builder.AddSwitch(sw->name, sw->declared_tier), sw->origin).status());
+  }
+
+  // Parallel switch-switch cables with equal attributes become one link with a count.
+  using BundleKey = std::tuple<std::string, std::string, double, int32_t, LinkState>;
+  std::map<BundleKey, std::pair<int32_t, std::string>> bundles;
+  std::vector<BundleKey> bundle_order;
+  for (const LinkFact& link : facts.links) {
+    const bool a_nic = link.a.role == NodeRole::kHost;
+    const bool b_nic = link.b.role == NodeRole::kHost;
+    if (a_nic || b_nic) {
+      const PortRef& nic_end = a_nic ? link.a : link.b;
+      const PortRef& sw_end = a_nic ? link.b : link.a;
+      const std::string nic_name = absl::StrCat(nic_end.node, "/", nic_end.port);
+      const std::optional<NicId> nic = builder.FindNic(nic_name);
+      const std::optional<SwitchId> sw = builder.FindSwitch(sw_end.node);
+      if (!nic.has_value() || !sw.has_value() || (a_nic && b_nic)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            link.origin, ": link ", nic_name, " - ", sw_end.node,
+            " does not join a known NIC to a known switch"));
+      }
+      const auto speed = nic_speed.find(nic_name);
+      const double nic_gbps = speed == nic_speed.end() ? 0 : speed->second;
+      LinkAttrs attrs{.speed_gbps = EffectiveSpeed(link.speed_gbps, nic_gbps),
+                      .lanes = link.lanes,
+                      .count = link.count,
+                      .state = link.state};
+      TP_RETURN_IF_ERROR(
+          WithOrigin(builder.AddLink(NicEnd(*nic), SwitchEnd(*sw), attrs), link.origin).status());
+      continue;
+    }
+    std::string x = link.a.node, y = link.b.node;
+    if (y < x) std::swap(x, y);
+    BundleKey key{x, y, EffectiveSpeed(link.speed_gbps, 0), link.lanes, link.state};
+    auto [it, inserted] = bundles.try_emplace(key, 0, link.origin);
+    if (inserted) bundle_order.push_back(key);
+    it->second.first += link.count;
+  }
+  for (const BundleKey& key : bundle_order) {
+    const auto& [count, origin] = bundles[key];
+    const std::optional<SwitchId> a = builder.FindSwitch(std::get<0>(key));
+    const std::optional<SwitchId> b = builder.FindSwitch(std::get<1>(key));
+    if (!a.has_value() || !b.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": link ", std::get<0>(key), " - ",
+                                                     std::get<1>(key),
+                                                     " names an unknown switch"));
+    }
+    LinkAttrs attrs{.speed_gbps = std::get<2>(key),
+                    .lanes = std::get<3>(key),
+                    .count = count,
+                    .state = std::get<4>(key)};
+    TP_RETURN_IF_ERROR(
+        WithOrigin(builder.AddLink(SwitchEnd(*a), SwitchEnd(*b), attrs), origin).status());
+  }
+  for (const std::string& warning : facts.warnings) builder.AddWarning(warning);
+  return absl::OkStatus();
+}
+
+FabricFacts FactsFromFabric(const Fabric& fabric, absl::string_view origin) {
+  FabricFacts facts;
+  const std::string where(origin);
+  for (const Host& host : fabric.hosts()) {
+    HostFact& h = facts.hosts.emplace_back();
+    h.name = host.name;
+    h.nvlink_domain = host.nvlink_domain;
+    h.origin = where;
+    for (NicId n : host.nics) {
+      h.nics.push_back(NicFact{.name = fabric.nics()[n].name,
+                               .speed_gbps = fabric.nics()[n].speed_gbps});
+    }
+    for (GpuId g : host.gpus) {
+      const Gpu& gpu = fabric.gpus()[g];
+      h.gpus.push_back(GpuFact{.index = gpu.index,
+                               .nic = gpu.nic >= 0 ? fabric.nics()[gpu.nic].name : "",
+                               .numa = gpu.numa});
+    }
+  }
+  for (const Switch& sw : fabric.switches()) {
+    facts.switches.push_back(
+        SwitchFact{.name = sw.name, .declared_tier = sw.declared_tier, .origin = where});
+  }
+  auto port_ref = [&fabric](Endpoint e) {
+    if (e.kind == Endpoint::Kind::kSwitch) {
+      return PortRef{.node = fabric.switches()[e.id].name, .port = "", .role = NodeRole::kSwitch};
+    }
+    const Nic& nic = fabric.nics()[e.id];
+    return PortRef{.node = fabric.hosts()[nic.host].name, .port = nic.name,
+                   .role = NodeRole::kHost};
+  };
+  for (const Link& link : fabric.links()) {
+    facts.links.push_back(LinkFact{.a = port_ref(link.a),
+                                   .b = port_ref(link.b),
+                                   .speed_gbps = link.speed_gbps,
+                                   .lanes = link.lanes,
+                                   .count = link.count,
+                                   .state = link.state,
+                                   .origin = where});
+  }
+  return facts;
+}
+
+}  // namespace topoplace::discovery
