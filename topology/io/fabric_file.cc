@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "topology/base/status_macros.h"
 #include "topology/generate/reference_fabrics.h"
+#include "topology/io/flat_json.h"
 #include "topology/io/json_lines.h"
 #include "topology/model/fabric_builder.h"
 
@@ -51,65 +52,63 @@ class RecordContext {
   int line_;
 };
 
-// Typed, checked access to the fields of one JSON object record.
+// Typed, checked access to the fields of one record.
 class RecordReader {
  public:
-  RecordReader(const Json& record, const RecordContext& ctx) : record_(record), ctx_(ctx) {}
+  RecordReader(const FlatRecord& record, const RecordContext& ctx) : record_(record), ctx_(ctx) {}
 
   absl::Status CheckShape(std::initializer_list<absl::string_view> known) const {
-    if (!record_.is_object()) return ctx_.Error("", "expected an object");
-    for (const auto& [key, value] : record_.items()) {
+    if (!record_.is_object) return ctx_.Error("", "expected an object");
+    for (size_t i = 0; i < record_.fields.size(); ++i) {
+      const std::string& key = record_.fields[i].first;
       bool ok = false;
       for (absl::string_view k : known) ok = ok || k == key;
       if (!ok) {
         return ctx_.Error(key, absl::StrCat("unknown field; expected one of: ",
                                             absl::StrJoin(known, ", ")));
       }
+      for (size_t j = 0; j < i; ++j) {
+        if (record_.fields[j].first == key) return ctx_.Error(key, "field given twice");
+      }
     }
     return absl::OkStatus();
   }
 
   absl::StatusOr<std::string> String(absl::string_view key, bool required) const {
-    auto it = record_.find(key);
-    if (it == record_.end()) {
+    const JsonValue* v = record_.Find(key);
+    if (v == nullptr) {
       if (required) return ctx_.Error(key, "missing required field (a string)");
       return std::string();
     }
-    if (!it->is_string()) return ctx_.Error(key, "expected a string");
-    std::string value = it->get<std::string>();
-    if (required && value.empty()) return ctx_.Error(key, "must not be empty");
-    return value;
+    if (v->kind != JsonValue::Kind::kString) return ctx_.Error(key, "expected a string");
+    if (required && v->string.empty()) return ctx_.Error(key, "must not be empty");
+    return v->string;
   }
 
-  absl::StatusOr<int64_t> Integer(absl::string_view key, int64_t fallback, bool required) const {
-    auto it = record_.find(key);
-    if (it == record_.end()) {
+  absl::StatusOr<int32_t> Int32(absl::string_view key, int32_t fallback, bool required) const {
+    const JsonValue* v = record_.Find(key);
+    if (v == nullptr) {
       if (required) return ctx_.Error(key, "missing required field (an integer)");
       return fallback;
     }
-    if (!it->is_number_integer()) return ctx_.Error(key, "expected an integer");
-    return it->get<int64_t>();
+    if (!v->is_integer()) return ctx_.Error(key, "expected an integer");
+    if (v->integer < INT32_MIN || v->integer > INT32_MAX) {
+      return ctx_.Error(key, "integer out of range");
+    }
+    return static_cast<int32_t>(v->integer);
   }
 
-  absl::StatusOr<double> Number(absl::string_view key, bool required) const {
-    auto it = record_.find(key);
-    if (it == record_.end()) {
-      if (required) return ctx_.Error(key, "missing required field (a number)");
-      return 0.0;
-    }
-    if (!it->is_number()) return ctx_.Error(key, "expected a number");
-    return it->get<double>();
+  absl::StatusOr<double> Number(absl::string_view key) const {
+    const JsonValue* v = record_.Find(key);
+    if (v == nullptr) return ctx_.Error(key, "missing required field (a number)");
+    if (!v->is_number()) return ctx_.Error(key, "expected a number");
+    return v->number;
   }
 
  private:
-  const Json& record_;
+  const FlatRecord& record_;
   const RecordContext& ctx_;
 };
-
-absl::StatusOr<int32_t> ToInt32(const RecordContext& ctx, absl::string_view field, int64_t v) {
-  if (v < INT32_MIN || v > INT32_MAX) return ctx.Error(field, "integer out of range");
-  return static_cast<int32_t>(v);
-}
 
 absl::StatusOr<LinkState> ParseLinkState(const RecordContext& ctx, const std::string& s) {
   for (LinkState state : {LinkState::kUp, LinkState::kDegraded, LinkState::kDown}) {
@@ -119,83 +118,60 @@ absl::StatusOr<LinkState> ParseLinkState(const RecordContext& ctx, const std::st
                                          "'; expected up, degraded or down"));
 }
 
-// Parses the document into `builder`; any error leaves nothing behind because the
-// caller discards the builder.
+// Parses the document into a builder; any error leaves nothing behind because the
+// builder is discarded.
 class FabricJsonReader {
  public:
   FabricJsonReader(absl::string_view text, absl::string_view source)
       : text_(text), source_(source) {}
 
   absl::StatusOr<FabricPtr> Read() {
-    Json doc;
-    try {
-      doc = Json::parse(text_);
-    } catch (const Json::parse_error& e) {
-      TextPosition pos = PositionOf(text_, e.byte == 0 ? 0 : e.byte - 1);
-      std::string what = e.what();
-      if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
-      return absl::InvalidArgumentError(
-          absl::StrCat(source_, ":", pos.line, ":", pos.column, ": not valid JSON: ", what));
-    }
-    if (!doc.is_object()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source_, ": expected a JSON object with \"format\": \"", kFormat, "\""));
-    }
+    TP_ASSIGN_OR_RETURN(FlatDocument doc, ParseFlatJson(text_, source_));
     lines_ = RecordLines(text_);
     TP_RETURN_IF_ERROR(ReadHeader(doc));
     FabricBuilder builder(name_, version_);
-    TP_RETURN_IF_ERROR(ForEach(doc, "hosts", [&](const Json& r, const RecordContext& ctx) {
-      RecordReader in(r, ctx);
+    TP_RETURN_IF_ERROR(ForEach(doc, "hosts", [&](const RecordReader& in, const RecordContext& ctx) {
       TP_RETURN_IF_ERROR(in.CheckShape({"name", "nvlink_domain"}));
       TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
       TP_ASSIGN_OR_RETURN(std::string domain, in.String("nvlink_domain", false));
       return ctx.Wrap(builder.AddHost(std::move(name), std::move(domain)).status());
     }));
-    TP_RETURN_IF_ERROR(ForEach(doc, "nics", [&](const Json& r, const RecordContext& ctx) {
-      RecordReader in(r, ctx);
+    TP_RETURN_IF_ERROR(ForEach(doc, "nics", [&](const RecordReader& in, const RecordContext& ctx) {
       TP_RETURN_IF_ERROR(in.CheckShape({"host", "name", "speed_gbps"}));
       TP_ASSIGN_OR_RETURN(HostId host, FindHost(builder, in, ctx));
       TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
-      TP_ASSIGN_OR_RETURN(double speed, in.Number("speed_gbps", true));
+      TP_ASSIGN_OR_RETURN(double speed, in.Number("speed_gbps"));
       return ctx.Wrap(builder.AddNic(host, std::move(name), speed).status());
     }));
-    TP_RETURN_IF_ERROR(ForEach(doc, "gpus", [&](const Json& r, const RecordContext& ctx) {
-      RecordReader in(r, ctx);
+    TP_RETURN_IF_ERROR(ForEach(doc, "gpus", [&](const RecordReader& in, const RecordContext& ctx) {
       TP_RETURN_IF_ERROR(in.CheckShape({"host", "index", "nic", "numa"}));
       TP_ASSIGN_OR_RETURN(HostId host, FindHost(builder, in, ctx));
-      TP_ASSIGN_OR_RETURN(int64_t index64, in.Integer("index", 0, true));
-      TP_ASSIGN_OR_RETURN(int32_t index, ToInt32(ctx, "index", index64));
-      TP_ASSIGN_OR_RETURN(int64_t numa64, in.Integer("numa", -1, false));
-      TP_ASSIGN_OR_RETURN(int32_t numa, ToInt32(ctx, "numa", numa64));
+      TP_ASSIGN_OR_RETURN(int32_t index, in.Int32("index", 0, true));
+      TP_ASSIGN_OR_RETURN(int32_t numa, in.Int32("numa", -1, false));
       TP_ASSIGN_OR_RETURN(std::string nic_name, in.String("nic", false));
       NicId nic = -1;
       if (!nic_name.empty()) {
-        const std::string full = absl::StrCat(r["host"].get<std::string>(), "/", nic_name);
+        const std::string full = absl::StrCat(*in.String("host", true), "/", nic_name);
         std::optional<NicId> found = builder.FindNic(full);
         if (!found) return ctx.Error("nic", absl::StrCat("no NIC '", full, "' (declare it in nics)"));
         nic = *found;
       }
       return ctx.Wrap(builder.AddGpu(host, index, nic, numa).status());
     }));
-    TP_RETURN_IF_ERROR(ForEach(doc, "switches", [&](const Json& r, const RecordContext& ctx) {
-      RecordReader in(r, ctx);
+    TP_RETURN_IF_ERROR(ForEach(doc, "switches", [&](const RecordReader& in, const RecordContext& ctx) {
       TP_RETURN_IF_ERROR(in.CheckShape({"name", "tier"}));
       TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
-      TP_ASSIGN_OR_RETURN(int64_t tier64, in.Integer("tier", 0, false));
-      TP_ASSIGN_OR_RETURN(int32_t tier, ToInt32(ctx, "tier", tier64));
+      TP_ASSIGN_OR_RETURN(int32_t tier, in.Int32("tier", 0, false));
       return ctx.Wrap(builder.AddSwitch(std::move(name), tier).status());
     }));
-    TP_RETURN_IF_ERROR(ForEach(doc, "links", [&](const Json& r, const RecordContext& ctx) {
-      RecordReader in(r, ctx);
+    TP_RETURN_IF_ERROR(ForEach(doc, "links", [&](const RecordReader& in, const RecordContext& ctx) {
       TP_RETURN_IF_ERROR(in.CheckShape({"a", "b", "speed_gbps", "lanes", "count", "state"}));
       TP_ASSIGN_OR_RETURN(Endpoint a, FindEndpoint(builder, in, ctx, "a"));
       TP_ASSIGN_OR_RETURN(Endpoint b, FindEndpoint(builder, in, ctx, "b"));
       LinkAttrs attrs;
-      TP_ASSIGN_OR_RETURN(attrs.speed_gbps, in.Number("speed_gbps", true));
-      TP_ASSIGN_OR_RETURN(int64_t lanes, in.Integer("lanes", 4, false));
-      TP_ASSIGN_OR_RETURN(attrs.lanes, ToInt32(ctx, "lanes", lanes));
-      TP_ASSIGN_OR_RETURN(int64_t count, in.Integer("count", 1, false));
-      TP_ASSIGN_OR_RETURN(attrs.count, ToInt32(ctx, "count", count));
+      TP_ASSIGN_OR_RETURN(attrs.speed_gbps, in.Number("speed_gbps"));
+      TP_ASSIGN_OR_RETURN(attrs.lanes, in.Int32("lanes", 4, false));
+      TP_ASSIGN_OR_RETURN(attrs.count, in.Int32("count", 1, false));
       TP_ASSIGN_OR_RETURN(std::string state, in.String("state", false));
       if (!state.empty()) {
         TP_ASSIGN_OR_RETURN(attrs.state, ParseLinkState(ctx, state));
@@ -206,50 +182,59 @@ class FabricJsonReader {
   }
 
  private:
-  absl::Status ReadHeader(const Json& doc) {
-    static constexpr absl::string_view kTopLevel[] = {"format", "name",  "version", "hosts",
-                                                     "nics",   "gpus",  "switches", "links"};
-    for (const auto& [key, value] : doc.items()) {
-      bool known = false;
-      for (absl::string_view k : kTopLevel) known = known || k == key;
-      if (!known) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(source_, ": unknown top-level field '", key,
-                         "'; expected format, name, version, hosts, nics, gpus, switches, links"));
+  absl::Status HeaderError(absl::string_view problem) const {
+    return absl::InvalidArgumentError(absl::StrCat(source_, ": ", problem));
+  }
+
+  absl::Status ReadHeader(const FlatDocument& doc) {
+    static constexpr absl::string_view kScalars[] = {"format", "name", "version"};
+    static constexpr absl::string_view kSections[] = {"hosts", "nics", "gpus", "switches",
+                                                      "links"};
+    constexpr absl::string_view kExpected =
+        "expected format, name, version, hosts, nics, gpus, switches, links";
+    auto check_known = [&](const std::string& key, auto& names, absl::string_view kind)
+        -> absl::Status {
+      for (absl::string_view k : names) {
+        if (k == key) return absl::OkStatus();
       }
-    }
-    auto format = doc.find("format");
-    if (format == doc.end() || !format->is_string() || format->get<std::string>() != kFormat) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source_, ": format: expected \"", kFormat, "\""));
-    }
-    auto name = doc.find("name");
-    if (name != doc.end()) {
-      if (!name->is_string()) return absl::InvalidArgumentError(absl::StrCat(source_, ": name: expected a string"));
-      name_ = name->get<std::string>();
-    }
-    auto version = doc.find("version");
-    if (version != doc.end()) {
-      if (!version->is_number_unsigned()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(source_, ": version: expected a non-negative integer"));
+      return HeaderError(absl::StrCat("unknown top-level ", kind, " '", key, "'; ", kExpected));
+    };
+    for (const auto& [key, value] : doc.scalars) {
+      if (check_known(key, kSections, "").ok()) {
+        return HeaderError(absl::StrCat(key, ": expected an array of records"));
       }
-      version_ = version->get<uint64_t>();
+      TP_RETURN_IF_ERROR(check_known(key, kScalars, "field"));
+    }
+    for (const auto& [key, records] : doc.sections) {
+      TP_RETURN_IF_ERROR(check_known(key, kSections, "array"));
+    }
+    const JsonValue* format = doc.Scalar("format");
+    if (format == nullptr || format->kind != JsonValue::Kind::kString ||
+        format->string != kFormat) {
+      return HeaderError(absl::StrCat("format: expected \"", kFormat, "\""));
+    }
+    if (const JsonValue* name = doc.Scalar("name")) {
+      if (name->kind != JsonValue::Kind::kString) return HeaderError("name: expected a string");
+      name_ = name->string;
+    }
+    if (const JsonValue* version = doc.Scalar("version")) {
+      if (!version->is_integer() || version->integer < 0) {
+        return HeaderError("version: expected a non-negative integer");
+      }
+      version_ = version->kind == JsonValue::Kind::kUint ? version->unsigned_integer
+                                                         : static_cast<uint64_t>(version->integer);
     }
     return absl::OkStatus();
   }
 
   template <typename Fn>
-  absl::Status ForEach(const Json& doc, const std::string& section, Fn&& fn) {
-    auto it = doc.find(section);
-    if (it == doc.end()) return absl::OkStatus();
-    if (!it->is_array()) {
-      return absl::InvalidArgumentError(absl::StrCat(source_, ": ", section, ": expected an array"));
-    }
+  absl::Status ForEach(const FlatDocument& doc, const std::string& section, Fn&& fn) {
+    const std::vector<FlatRecord>* records = doc.Section(section);
+    if (records == nullptr) return absl::OkStatus();
     const std::vector<int>& lines = lines_[section];
-    for (size_t i = 0; i < it->size(); ++i) {
+    for (size_t i = 0; i < records->size(); ++i) {
       RecordContext ctx(source_, section, i, i < lines.size() ? lines[i] : 0);
-      TP_RETURN_IF_ERROR(fn((*it)[i], ctx));
+      TP_RETURN_IF_ERROR(fn(RecordReader((*records)[i], ctx), ctx));
     }
     return absl::OkStatus();
   }

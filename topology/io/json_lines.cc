@@ -8,6 +8,7 @@ absl::flat_hash_map<std::string, std::vector<int>> RecordLines(absl::string_view
   int line = 1;
   bool in_string = false;
   bool escaped = false;
+  bool expect_element = false;  // inside a top-level array, before its next element
   size_t string_start = 0;
   std::string last_key;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -24,6 +25,9 @@ absl::flat_hash_map<std::string, std::vector<int>> RecordLines(absl::string_view
       }
       continue;
     }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    if (expect_element && c != ']') lines[last_key].push_back(line);
+    expect_element = false;
     switch (c) {
       case '"':
         in_string = true;
@@ -31,12 +35,15 @@ absl::flat_hash_map<std::string, std::vector<int>> RecordLines(absl::string_view
         break;
       case '{':
       case '[':
-        if (depth == 2) lines[last_key].push_back(line);
         ++depth;
+        expect_element = c == '[' && depth == 2;
         break;
       case '}':
       case ']':
         --depth;
+        break;
+      case ',':
+        expect_element = depth == 2;
         break;
       default:
         break;

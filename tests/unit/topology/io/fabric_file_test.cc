@@ -134,7 +134,15 @@ TEST(FabricFile, WrongTypes_SayWhatWasExpected) {
   EXPECT_THAT(ParseError(Tiny(R"("state": "down")", R"("state": "flaky")")),
               HasSubstr("unknown link state 'flaky'; expected up, degraded or down"));
   EXPECT_THAT(ParseError(Tiny(R"("hosts": [)", R"("hosts": 5, "x": [)")),
-              HasSubstr("unknown top-level field 'x'"));
+              HasSubstr("bad.json: hosts: expected an array of records"));
+  EXPECT_THAT(ParseError(Tiny(R"("hosts": [)", R"("x": [)")),
+              HasSubstr("unknown top-level array 'x'"));
+  EXPECT_THAT(ParseError(Tiny(R"({"name": "n2"})", R"({"name": {"first": "n2"}})")),
+              HasSubstr("hosts[1].name: expected a string"));
+  EXPECT_THAT(ParseError(Tiny(R"({"name": "n2"})", R"({"name": "n2", "name": "n3"})")),
+              HasSubstr("hosts[1].name: field given twice"));
+  EXPECT_THAT(ParseError(Tiny(R"({"name": "n2"})", R"("n2")")),
+              HasSubstr("bad.json:7: hosts[1]: expected an object"));
   EXPECT_THAT(ParseError("[1,2]"), HasSubstr("expected a JSON object"));
   EXPECT_THAT(ParseError(Tiny("topoplace.fabric/v1", "v0")),
               HasSubstr("format: expected \"topoplace.fabric/v1\""));

@@ -16,6 +16,11 @@ TEST(RecordLines, FindsTheStartLineOfEveryTopLevelArrayElement) {
   EXPECT_FALSE(lines.contains("d"));  // nested deeper than the top level
 }
 
+TEST(RecordLines, CountsScalarElementsSoLaterLinesStayRight) {
+  auto lines = RecordLines("{\"a\": [\n\"x\",\n 5,\n {}\n]}");
+  EXPECT_THAT(lines["a"], ElementsAre(2, 3, 4));
+}
+
 TEST(PositionOf, CountsLinesAndColumnsFromOne) {
   TextPosition p = PositionOf("ab\ncd", 4);
   EXPECT_EQ(p.line, 2);
