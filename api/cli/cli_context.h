@@ -5,6 +5,7 @@
 #define TOPOPLACE_API_CLI_CLI_CONTEXT_H_
 
 #include <ostream>
+#include <string>
 
 #include "absl/status/status.h"
 
@@ -25,6 +26,9 @@ struct CliContext {
   std::ostream& out;
   std::ostream& err;
   int exit_code = kExitOk;
+  // Global `--server ADDR`: when set, commands that have a remote form ask the daemon
+  // at ADDR instead of working on local files.
+  std::string server;
 
   // Prints "topoplace: <message>" to `err`, records and returns its exit code.
   int Fail(const absl::Status& status);

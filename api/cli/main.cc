@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   CliContext ctx{std::cout, std::cerr};
   CLI::App app{"topoplace: topology-aware placement for GPU training clusters"};
   app.require_subcommand(1);
+  app.add_option("--server", ctx.server, "Address of a running topoplaced (host:port)");
   topoplace::cli::RegisterAllCommands(app, ctx);
   try {
     app.parse(argc, argv);
