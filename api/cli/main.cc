@@ -8,7 +8,7 @@
 
 int main(int argc, char** argv) {
   using topoplace::cli::CliContext;
-  CliContext ctx{std::cout, std::cerr};
+  CliContext ctx{.out = std::cout, .err = std::cerr, .exit_code = 0, .server = ""};
   CLI::App app{"topoplace: topology-aware placement for GPU training clusters"};
   app.require_subcommand(1);
   app.add_option("--server", ctx.server, "Address of a running topoplaced (host:port)");
