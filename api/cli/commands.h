@@ -15,6 +15,10 @@ void RegisterAllCommands(CLI::App& app, CliContext& ctx);
 
 // `fabric generate`, `fabric show` (api/cli/fabric_commands.cc).
 void RegisterFabricCommands(CLI::App& fabric, CliContext& ctx);
+void RegisterPlaceCommand(CLI::App& app, CliContext& ctx);  // `place` (api/cli/place_command.cc)
+// `fabric import` (api/cli/import_command.cc) and `fabric render` (api/cli/render_command.cc).
+void RegisterImportCommand(CLI::App& fabric, CliContext& ctx);
+void RegisterRenderCommand(CLI::App& fabric, CliContext& ctx);
 
 }  // namespace topoplace::cli
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <span>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/policies/domain_select.h"
@@ -16,74 +18,223 @@ constexpr int kBlockCandidates = 3;
 // Pods tried at the pod level, best fit first.
 constexpr int kPodCandidates = 2;
 
-// How nodes are grouped into the units that must not be split across blocks.
+// How node slots are laid out over the chosen blocks. Units are the node groups that
+// should not be split across blocks; node_order lists node slots in packing order.
 struct Cut {
-  Dim dim;            // the dimension whose groups may cross blocks
-  int unit = 1;       // nodes per unit
-  std::vector<int> node_order;  // node slots in packing order
   std::string name;
+  int unit = 1;
+  std::vector<int> node_order;
 };
 
-// Units = nodes sharing one coordinate of `dim`, so block boundaries cut only `dim`'s
-// groups (pipeline stages for pp: the cut crosses PP boundaries; DP columns for dp).
-// Needs every node to hold a single coordinate of `dim`.
+// Units = nodes sharing one coordinate of `dim`, so that block boundaries cut only `dim`'s
+// groups (pp: pipeline stages, the boundary crosses PP links; dp: DP-index columns, the
+// boundary crosses DP rings). Needs each node to hold a single coordinate of `dim`.
 std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
   const RankLayout& layout = ctx.layout;
   const int g = ctx.job.gpus_per_node;
   if (layout.size(dim) <= 1 || layout.stride(dim) % g != 0) return std::nullopt;
-  Cut cut{dim, ctx.nodes / layout.size(dim), std::vector<int>(ctx.nodes), ""};
+  Cut cut{absl::StrCat(DimName(dim), "-aligned"), ctx.nodes / layout.size(dim),
+          std::vector<int>(ctx.nodes)};
   std::iota(cut.node_order.begin(), cut.node_order.end(), 0);
   std::stable_sort(cut.node_order.begin(), cut.node_order.end(), [&](int a, int b) {
     return layout.Coord(a * g, dim) < layout.Coord(b * g, dim);
   });
-  cut.name = absl::StrCat(DimName(dim), "-aligned");
   return cut;
 }
 
+// Nodes in rank order, no unit: what a rank-order launcher does with a host list.
 Cut PlainCut(const PlacementContext& ctx) {
-  Cut cut{Dim::kPp, 1, std::vector<int>(ctx.nodes), "node-packed"};
+  Cut cut{"node-order", 1, std::vector<int>(ctx.nodes)};
   std::iota(cut.node_order.begin(), cut.node_order.end(), 0);
   return cut;
 }
 
-// Packs the job's units into `blocks` with as few blocks (and pods) as possible.
-std::optional<Candidate> Pack(const PlacementContext& ctx, const Domain& domain,
-                              const Cut& cut) {
-  const Fabric& fabric = ctx.fabric;
-  const Inventory& inv = ctx.inventory;
-  const int need = ctx.nodes / cut.unit;
-  std::vector<int32_t> blocks = BlocksOf(fabric, domain);
-  // Choose pods first (at the cluster level of a multi-pod fabric), then blocks within
-  // each chosen pod, so that core crossings are as few as the spine crossings.
+// (block, hosts) in packing order.
+using BlockSequence = std::vector<std::pair<int32_t, int>>;
+
+enum class Amounts { kGreedy, kUnitTrimmed };
+enum class Order { kSelection, kBlockId, kResidueChain };
+
+// Spends the slack of a greedy selection (full capacity of the chosen blocks minus the
+// need) on trimming each block's amount to a multiple of `unit`, smallest remainders
+// first, so that more block boundaries fall between units.
+void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, int unit) {
+  int slack = -need;
+  for (Take& t : takes) {
+    t.amount = cap[t.index];
+    slack += t.amount;
+  }
+  std::vector<Take*> order;
+  for (Take& t : takes) order.push_back(&t);
+  std::stable_sort(order.begin(), order.end(), [unit](const Take* a, const Take* b) {
+    return a->amount % unit < b->amount % unit;
+  });
+  for (Take* t : order) {
+    const int r = t->amount % unit;
+    if (r > 0 && r <= slack) {
+      t->amount -= r;
+      slack -= r;
+    }
+  }
+  // What is left is whole units or cannot be made clean: drop it from the smallest.
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Take* a, const Take* b) { return a->amount < b->amount; });
+  for (Take* t : order) {
+    const int d = std::min(slack, t->amount);
+    t->amount -= d;
+    slack -= d;
+  }
+  std::erase_if(takes, [](const Take& t) { return t.amount == 0; });
+}
+
+// Clean blocks (whole units) first; then each next block is one whose remainder closes
+// the open unit exactly, else the one with the largest remainder.
+void ChainResidues(std::vector<Take>& takes, int unit) {
+  std::vector<Take> ordered, dirty;
+  for (const Take& t : takes) (t.amount % unit == 0 ? ordered : dirty).push_back(t);
+  int prefix = 0;
+  while (!dirty.empty()) {
+    const int want = (unit - prefix % unit) % unit;
+    size_t pick = 0;
+    for (size_t i = 0; i < dirty.size(); ++i) {
+      const int r = dirty[i].amount % unit;
+      if (want != 0 && r == want) {
+        pick = i;
+        break;
+      }
+      if (r > dirty[pick].amount % unit) pick = i;
+    }
+    prefix += dirty[pick].amount;
+    ordered.push_back(dirty[pick]);
+    dirty.erase(dirty.begin() + static_cast<std::ptrdiff_t>(pick));
+  }
+  takes = std::move(ordered);
+}
+
+// The blocks of `domain` grouped by pod on a multi-pod fabric (pods are chosen first, so
+// core crossings are as few as spine crossings), else one group.
+std::vector<std::vector<int32_t>> GroupsOf(const Fabric& fabric, const Domain& domain) {
   std::vector<std::vector<int32_t>> groups;
   if (domain.level == DomainLevel::kCluster && fabric.pods().size() > 1) {
     for (const Pod& pod : fabric.pods()) groups.push_back(pod.blocks);
   } else {
-    groups.push_back(blocks);
+    groups.push_back(BlocksOf(fabric, domain));
   }
-  std::vector<int> group_units(groups.size(), 0);
+  return groups;
+}
+
+// Chooses blocks for the job in `domain`. With `granule` > 1 only whole granules are
+// taken from a block (aligned packing); otherwise amounts and order follow the variant.
+std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Domain& domain,
+                                          int granule, int unit, Amounts amounts,
+                                          Order order) {
+  const Inventory& inv = ctx.inventory;
+  const std::vector<std::vector<int32_t>> groups = GroupsOf(ctx.fabric, domain);
+  std::vector<int> group_cap(groups.size(), 0);
   for (size_t i = 0; i < groups.size(); ++i) {
-    for (int32_t b : groups[i]) group_units[i] += inv.block_free(b) / cut.unit;
+    for (int32_t b : groups[i]) group_cap[i] += inv.block_free(b) / granule;
   }
-  const std::vector<Take> group_takes = GreedyBestFit(group_units, need);
+  const std::vector<Take> group_takes = GreedyBestFit(group_cap, ctx.nodes / granule);
   if (group_takes.empty()) return std::nullopt;
-  std::vector<HostId> sequence;
-  sequence.reserve(ctx.nodes);
+  BlockSequence seq;
   for (const Take& gt : group_takes) {
     const std::vector<int32_t>& group = groups[gt.index];
-    std::vector<int> units(group.size());
-    for (size_t j = 0; j < group.size(); ++j) units[j] = inv.block_free(group[j]) / cut.unit;
-    std::vector<Take> takes = GreedyBestFit(units, gt.amount);
-    for (Take& t : takes) t.amount *= cut.unit;
-    TakeFromBlocks(inv, group, takes, sequence);
+    std::vector<int> cap(group.size());
+    for (size_t j = 0; j < group.size(); ++j) cap[j] = inv.block_free(group[j]) / granule;
+    std::vector<Take> takes = GreedyBestFit(cap, gt.amount);
+    if (amounts == Amounts::kUnitTrimmed && unit > 1) TrimToUnits(takes, cap, gt.amount, unit);
+    if (order == Order::kBlockId) {
+      std::sort(takes.begin(), takes.end(),
+                [](const Take& a, const Take& b) { return a.index < b.index; });
+    } else if (order == Order::kResidueChain && unit > 1) {
+      ChainResidues(takes, unit);
+    }
+    for (const Take& t : takes) seq.emplace_back(group[t.index], t.amount * granule);
   }
+  return seq;
+}
+
+// Bytes per iteration that would cross blocks if `seq` were laid out along `cut`, counted
+// at node level over the dimensions whose peers sit on other nodes at a fixed node
+// distance (stride a multiple of gpus_per_node). Dimensions that stay inside a node, or
+// straddle nodes irregularly, are left out: this only ranks layouts, the engine's full
+// evaluation gives the real numbers.
+double CrossBlockBytes(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
+                       std::vector<int32_t>& node_block) {
+  node_block.assign(ctx.nodes, -1);
+  int i = 0;
+  for (const auto& [block, count] : seq) {
+    for (int c = 0; c < count; ++c) node_block[cut.node_order[i++]] = block;
+  }
+  const RankLayout& layout = ctx.layout;
+  const int g = ctx.job.gpus_per_node;
+  double bytes = 0;
+  for (Dim d : kAllDims) {
+    const int size = layout.size(d);
+    const double pair = ctx.traffic.pair(d);
+    if (size <= 1 || pair <= 0 || layout.stride(d) % g != 0) continue;
+    for (int k = 0; k < ctx.nodes; ++k) {
+      const int rank = k * g;
+      const int coord = layout.Coord(rank, d);
+      switch (PatternOf(d)) {
+        case Pattern::kRing:
+          if (node_block[layout.Neighbor(rank, d) / g] != node_block[k]) bytes += g * pair;
+          break;
+        case Pattern::kChain:
+          if (coord + 1 < size && node_block[layout.Neighbor(rank, d) / g] != node_block[k]) {
+            bytes += 2 * g * pair;
+          }
+          break;
+        case Pattern::kAllToAll:
+          for (int c = 0; c < size; ++c) {
+            if (c != coord && node_block[layout.WithCoord(rank, d, c) / g] != node_block[k]) {
+              bytes += g * pair;
+            }
+          }
+          break;
+      }
+    }
+  }
+  return bytes;
+}
+
+Candidate Materialize(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
+                      std::string how) {
+  std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
+  std::vector<HostId> hosts;
+  hosts.reserve(ctx.nodes);
+  for (const auto& [block, count] : seq) ctx.inventory.TakeHosts(block, count, taken, hosts);
   Candidate c;
   c.node_hosts.assign(ctx.nodes, -1);
-  for (int i = 0; i < ctx.nodes; ++i) c.node_hosts[cut.node_order[i]] = sequence[i];
-  c.how = absl::StrCat(cut.name, " packing in ",
-                       domain.level == DomainLevel::kPod ? absl::StrCat("pod ", domain.id)
-                                                         : std::string("the cluster"));
+  for (int i = 0; i < ctx.nodes; ++i) c.node_hosts[cut.node_order[i]] = hosts[i];
+  c.how = std::move(how);
   return c;
+}
+
+std::string DomainName(const Domain& d) {
+  return d.level == DomainLevel::kPod ? absl::StrCat("pod ", d.id) : "the cluster";
+}
+
+// The layout of `cut` over `domain` with the fewest cross-block bytes among the amount
+// and order variants, or nullopt if the domain cannot hold the job.
+std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const Domain& domain,
+                                    const Cut& cut) {
+  std::optional<BlockSequence> best;
+  double best_bytes = 0;
+  std::vector<int32_t> scratch;
+  for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
+    for (Order order : {Order::kSelection, Order::kBlockId, Order::kResidueChain}) {
+      std::optional<BlockSequence> seq = ChooseBlocks(ctx, domain, 1, cut.unit, amounts, order);
+      if (!seq) return std::nullopt;
+      const double bytes = CrossBlockBytes(ctx, *seq, cut, scratch);
+      if (!best || bytes < best_bytes) {
+        best = std::move(seq);
+        best_bytes = bytes;
+      }
+    }
+  }
+  return Materialize(ctx, *best, cut, absl::StrCat(cut.name, " packing across blocks of ",
+                                                   DomainName(domain)));
 }
 
 }  // namespace
@@ -117,9 +268,10 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
         " nodes in one block, the freest block has ", largest));
   }
 
-  // 2. Several blocks of one pod, then of the whole cluster. Stage- or column-aligned
-  // packings stop the search at the smallest domain that admits one; unaligned packings
-  // are kept as fallbacks in case no domain admits an aligned one.
+  // 2. Several blocks of one pod, else of the whole cluster. In the smallest domain that
+  // fits, every layout competes (which dimension is cheaper to cut depends on the model);
+  // larger domains are tried only for an aligned layout (no unit split) when the smallest
+  // admits none.
   std::vector<Cut> cuts;
   for (Dim dim : {Dim::kPp, Dim::kDp}) {
     if (std::optional<Cut> cut = MakeCut(ctx, dim)) cuts.push_back(std::move(*cut));
@@ -132,19 +284,26 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
       domains.push_back(d);
     }
   }
-  std::vector<Candidate> fallbacks;
-  for (const Domain& domain : domains) {
+  bool aligned_found = false;
+  for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
+    const Domain& domain = domains[i];
     for (const Cut& cut : cuts) {
-      if (std::optional<Candidate> c = Pack(ctx, domain, cut)) out.push_back(std::move(*c));
+      std::optional<BlockSequence> seq = ChooseBlocks(
+          ctx, domain, cut.unit, cut.unit, Amounts::kGreedy, Order::kSelection);
+      if (!seq) continue;
+      out.push_back(Materialize(ctx, *seq, cut,
+                                absl::StrCat(cut.name, " packing, whole units per block, in ",
+                                             DomainName(domain))));
+      aligned_found = true;
     }
-    if (fallbacks.empty()) {
-      if (std::optional<Candidate> c = Pack(ctx, domain, PlainCut(ctx))) {
-        fallbacks.push_back(std::move(*c));
-      }
+    if (i > 0) continue;
+    for (const Cut& cut : cuts) {
+      if (std::optional<Candidate> c = BestHybrid(ctx, domain, cut)) out.push_back(*std::move(c));
     }
-    if (!out.empty()) break;
+    if (std::optional<Candidate> c = BestHybrid(ctx, domain, PlainCut(ctx))) {
+      out.push_back(*std::move(c));
+    }
   }
-  for (Candidate& c : fallbacks) out.push_back(std::move(c));
   if (!out.empty()) return out;
   return absl::ResourceExhaustedError(absl::StrCat(
       "max_tier=", MaxTierName(ctx.job.max_tier), " (hard): no ",

@@ -1,0 +1,173 @@
+// `topoplace place`: places one job on a fabric with a policy (topoplace's own or a
+// baseline) around a background occupancy, and prints the plan (table or JSON).
+// `--compare` places it with every policy on the same background and prints one row each.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "api/cli/commands.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/placement/engine.h"
+#include "scheduler/placement/occupancy.h"
+#include "scheduler/policies/registry.h"
+#include "scheduler/report/plan_report.h"
+#include "topology/base/status_macros.h"
+#include "topology/io/fabric_file.h"
+
+namespace topoplace::cli {
+namespace {
+
+using sched::FormatBytes;
+
+struct PlaceOptions {
+  std::string fabric;
+  std::string job;
+  std::string policy = "topoplace";
+  std::string occupied;
+  double load = -1;
+  uint64_t seed = 1;
+  bool json = false;
+  bool rail_local = false;
+  bool compare = false;
+  std::string weights;
+  std::string unhealthy;
+  int rank_rows = 16;
+};
+
+absl::StatusOr<sched::Occupancy> LoadBackground(const Fabric& fabric, const PlaceOptions& opt) {
+  if (!opt.occupied.empty()) return sched::LoadOccupancyFile(fabric, opt.occupied);
+  if (opt.load >= 0) {
+    if (opt.load > 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--load: expected a fraction in [0, 1], got ", opt.load));
+    }
+    return sched::RandomBackgroundLoad(fabric, opt.load, opt.seed);
+  }
+  return sched::Occupancy(fabric);
+}
+
+absl::StatusOr<sched::FabricHealth> ParseHealth(const Fabric& fabric, const std::string& list) {
+  sched::FabricHealth health;
+  if (list.empty()) return health;
+  for (absl::string_view name : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+    std::optional<HostId> h = fabric.FindHost(name);
+    if (!h) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--unhealthy: expected host names of '", fabric.name(), "', got '", name,
+                       "'"));
+    }
+    health.unhealthy_hosts.insert(*h);
+  }
+  return health;
+}
+
+void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
+                     const std::vector<absl::StatusOr<sched::PlacementPlan>>& plans, bool json) {
+  if (json) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < policies.size(); ++i) {
+      nlohmann::ordered_json row{{"policy", policies[i]}};
+      if (!plans[i].ok()) {
+        row["error"] = std::string(plans[i].status().message());
+      } else {
+        const sched::PlacementPlan& p = *plans[i];
+        row["spine_bytes"] = p.traffic.spine_bytes();
+        row["spine_bytes_lower_bound"] = p.spine_bytes_lower_bound;
+        row["max_switch_hops"] = p.traffic.max_hops;
+        row["blocks"] = p.footprint.blocks_used;
+        row["pods"] = p.footprint.pods_used;
+        row["fragmentation_delta"] = p.footprint.fragmentation_delta();
+        row["cost"] = p.cost;
+      }
+      rows.push_back(std::move(row));
+    }
+    ctx.out << rows.dump(2) << "\n";
+    return;
+  }
+  ctx.out << absl::StrFormat("%-14s %14s %14s %5s %7s %5s %6s\n", "policy", "spine bytes",
+                             "lower bound", "hops", "blocks", "pods", "frag");
+  for (size_t i = 0; i < policies.size(); ++i) {
+    if (!plans[i].ok()) {
+      ctx.out << absl::StrFormat("%-14s %s\n", policies[i], plans[i].status().message());
+      continue;
+    }
+    const sched::PlacementPlan& p = *plans[i];
+    ctx.out << absl::StrFormat("%-14s %14s %14s %5d %7d %5d %+6d\n", policies[i],
+                               FormatBytes(p.traffic.spine_bytes()),
+                               FormatBytes(p.spine_bytes_lower_bound), p.traffic.max_hops,
+                               p.footprint.blocks_used, p.footprint.pods_used,
+                               p.footprint.fragmentation_delta());
+  }
+}
+
+absl::Status RunPlace(CliContext& ctx, const PlaceOptions& opt) {
+  TP_ASSIGN_OR_RETURN(sched::JobSpec job, sched::ParseJobSpec(opt.job));
+  TP_ASSIGN_OR_RETURN(sched::ScorerWeights weights, sched::ParseScorerWeights(opt.weights));
+  TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
+  TP_ASSIGN_OR_RETURN(sched::Occupancy background, LoadBackground(*fabric, opt));
+  TP_ASSIGN_OR_RETURN(sched::FabricHealth health, ParseHealth(*fabric, opt.unhealthy));
+  sched::PlacementEngine engine(fabric, health);
+  sched::PlacementRequest request;
+  request.job = job;
+  request.routing.rail_local = opt.rail_local;
+  request.weights = weights;
+  request.seed = opt.seed;
+  if (opt.compare) {
+    const std::vector<std::string> policies = sched::PolicyNames();
+    std::vector<absl::StatusOr<sched::PlacementPlan>> plans;
+    for (const std::string& name : policies) {
+      request.policy = name;
+      plans.push_back(engine.Place(request, background));
+      // Bad input is bad for every policy; report it once as such.
+      if (!plans.back().ok() &&
+          plans.back().status().code() == absl::StatusCode::kInvalidArgument) {
+        return plans.back().status();
+      }
+    }
+    PrintComparison(ctx, policies, plans, opt.json);
+    return plans.front().status();
+  }
+  request.policy = opt.policy;
+  TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan, engine.Place(request, background));
+  if (opt.json) {
+    ctx.out << sched::PlanToJson(*fabric, plan) << "\n";
+  } else {
+    sched::PrintPlanTable(*fabric, plan, ctx.out, opt.rank_rows);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
+  auto opt = std::make_shared<PlaceOptions>();
+  CLI::App* place = app.add_subcommand("place", "Place a training job on a fabric");
+  place->add_option("--fabric", opt->fabric, "Fabric file, or preset:NAME")->required();
+  place->add_option("--job", opt->job, "Job spec, e.g. tp=8,pp=4,dp=16,model=70b")->required();
+  place->add_option("--policy", opt->policy,
+                    "Policy: " + absl::StrJoin(sched::PolicyNames(), ", "));
+  CLI::Option* occupied =
+      place->add_option("--occupied", opt->occupied,
+                        "Busy GPUs: lines 'HOST' or 'HOST GPU[,GPU]' ('#' comments)");
+  CLI::Option* load = place->add_option("--load", opt->load,
+                                        "Random background load, fraction of GPUs busy");
+  occupied->excludes(load);
+  place->add_option("--seed", opt->seed, "Seed for --load and the random policy");
+  place->add_flag("--json", opt->json, "Print stable JSON instead of tables");
+  place->add_flag("--rail-local", opt->rail_local,
+                  "Assume rail-local (PXN) forwarding: cross-rail traffic hops over NVLink");
+  place->add_flag("--compare", opt->compare, "Place with every policy and compare");
+  place->add_option("--weights", opt->weights, "Scorer weights, e.g. spine-bytes=10,spread=0");
+  place->add_option("--unhealthy", opt->unhealthy, "Comma-separated unhealthy hosts");
+  place->add_option("--rank-rows", opt->rank_rows, "Rank-map rows in the table");
+  place->callback([&ctx, opt] {
+    if (absl::Status s = RunPlace(ctx, *opt); !s.ok()) ctx.Fail(s);
+  });
+}
+
+}  // namespace topoplace::cli
