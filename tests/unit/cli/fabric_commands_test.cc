@@ -1,0 +1,83 @@
+// `topoplace fabric generate|show`, run as a user runs them.
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/run_command.h"
+
+namespace topoplace {
+namespace {
+
+using ::testing::HasSubstr;
+using ::topoplace::testing::RunCommand;
+using ::topoplace::testing::ShellQuote;
+
+std::string Cli(const std::string& args) { return std::string(TOPOPLACE_CLI) + " " + args; }
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::path(::testing::TempDir()) / name).string();
+}
+
+TEST(FabricShow, Json_HasTheDocumentedStableKeys) {
+  auto r = RunCommand(Cli("fabric show --fabric preset:rail-28k --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);  // keeps key order
+  std::vector<std::string> keys;
+  for (auto& [k, v] : j.items()) keys.push_back(k);
+  EXPECT_THAT(keys, ::testing::ElementsAre("name", "version", "hosts", "gpus", "nics", "links",
+                                           "switches", "tiers", "rails", "blocks", "pods",
+                                           "nvlink_domains", "rail_optimized", "warnings"));
+  EXPECT_EQ(j["hosts"], 3584);
+  EXPECT_EQ(j["gpus"], 28672);
+  EXPECT_EQ(j["blocks"], 32);
+  EXPECT_EQ(j["tiers"][0]["switches"], 256);
+  EXPECT_EQ(j["tiers"][0]["oversubscription"], 7.0);
+  EXPECT_TRUE(j["tiers"][1]["oversubscription"].is_null());
+}
+
+TEST(FabricShow, Table_IsTheDefault) {
+  auto r = RunCommand(Cli("fabric show --fabric preset:superpod-4su"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("hosts 128   gpus 1024"));
+  EXPECT_THAT(r.out, HasSubstr("blocks 4   pods 1"));
+}
+
+TEST(FabricGenerate, WritesAFileThatShowReadsBack) {
+  const std::string path = TempPath("gen.json");
+  auto gen = RunCommand(Cli("fabric generate --preset rail-512 --out " + ShellQuote(path)));
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  auto show = RunCommand(Cli("fabric show --json --fabric " + ShellQuote(path)));
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(nlohmann::json::parse(show.out)["gpus"], 512);
+  std::filesystem::remove(path);
+}
+
+TEST(FabricShow, MalformedFile_ExitsTwoNamingFileLineAndField) {
+  const std::string path = TempPath("bad.json");
+  std::ofstream(path) << "{\n\"format\": \"topoplace.fabric/v1\",\n"
+                         "\"nics\": [\n{\"host\": \"ghost\", \"name\": \"e0\", \"speed_gbps\": 1}\n]}\n";
+  auto r = RunCommand(Cli("fabric show --fabric " + ShellQuote(path)));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr(path + ":4: nics[0].host: no host named 'ghost'"));
+  EXPECT_TRUE(r.out.empty());
+  std::filesystem::remove(path);
+}
+
+TEST(FabricShow, MissingFileOrPreset_ExitsTwo) {
+  EXPECT_EQ(RunCommand(Cli("fabric show --fabric /nonexistent.json")).exit_code, 2);
+  auto r = RunCommand(Cli("fabric show --fabric preset:nope"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("known presets: rail-512"));
+}
+
+TEST(Cli, UsageErrors_ExitTwo) {
+  EXPECT_EQ(RunCommand(Cli("fabric show")).exit_code, 2);  // --fabric is required
+  EXPECT_EQ(RunCommand(Cli("no-such-command")).exit_code, 2);
+  EXPECT_EQ(RunCommand(Cli("--help")).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace topoplace
