@@ -1,0 +1,52 @@
+// `topoplace fabric import`: merge discovery sources into one fabric, print its summary
+// (the same as `fabric show`, warnings included) and optionally save it.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/cli/commands.h"
+#include "topology/base/status_macros.h"
+#include "topology/discovery/fabric_import.h"
+#include "topology/io/fabric_file.h"
+#include "topology/model/fabric_summary.h"
+
+namespace topoplace::cli {
+namespace {
+
+struct ImportOptions {
+  discovery::ImportSources sources;
+  std::string name = "imported";
+  std::string out;
+  bool json = false;
+};
+
+absl::Status RunImport(CliContext& ctx, const ImportOptions& opt) {
+  TP_ASSIGN_OR_RETURN(const FabricPtr fabric, discovery::ImportFabric(opt.sources, opt.name));
+  if (!opt.out.empty()) TP_RETURN_IF_ERROR(SaveFabricFile(*fabric, opt.out));
+  ctx.out << (opt.json ? FabricSummaryJson(*fabric) : FabricSummaryTable(*fabric));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterImportCommand(CLI::App& fabric, CliContext& ctx) {
+  auto opt = std::make_shared<ImportOptions>();
+  CLI::App* cmd = fabric.add_subcommand(
+      "import", "Build a fabric from ibnetdiscover, LLDP, agent reports and a spec file");
+  cmd->add_option("--ibnetdiscover", opt->sources.ibnetdiscover, "ibnetdiscover dump file(s)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--lldp", opt->sources.lldp,
+                  "lldpcli -f json0 neighbor file(s), or directories of them");
+  cmd->add_option("--agent-report", opt->sources.agent_reports,
+                  "topoplace-agent --once --json output file(s)");
+  cmd->add_option("--spec", opt->sources.spec,
+                  "Fabric spec file (or preset:NAME) describing what cannot be discovered");
+  cmd->add_option("--name", opt->name, "Name of the merged fabric");
+  cmd->add_option("--out", opt->out, "Save the merged fabric file here");
+  cmd->add_flag("--json", opt->json, "Print stable JSON instead of a table");
+  cmd->callback([&ctx, opt] {
+    if (absl::Status s = RunImport(ctx, *opt); !s.ok()) ctx.Fail(s);
+  });
+}
+
+}  // namespace topoplace::cli
