@@ -1,0 +1,409 @@
+#include "scheduler/ledger/allocation_ledger.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "topology/base/status_macros.h"
+#include "topology/store/migrations.h"
+
+namespace topoplace::ledger {
+namespace {
+
+using store::SqliteStatement;
+
+constexpr store::Migration kMigrations[] = {
+    {1,
+     "CREATE TABLE allocations ("
+     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+     " state TEXT NOT NULL,"
+     " external_id TEXT NOT NULL DEFAULT '',"
+     " job_spec TEXT NOT NULL,"
+     " policy TEXT NOT NULL,"
+     " fabric_version INTEGER NOT NULL,"
+     " plan_json TEXT NOT NULL,"
+     " created_us INTEGER NOT NULL,"
+     " expires_us INTEGER,"
+     " finished_us INTEGER);"
+     "CREATE INDEX allocations_live ON allocations(state) "
+     " WHERE state IN ('reserved', 'committed');"
+     // One row per GPU an allocation took; `live` rows are the GPUs held now, and the
+     // partial UNIQUE index makes SQLite itself refuse a double booking.
+     "CREATE TABLE allocation_gpus ("
+     " allocation_id INTEGER NOT NULL REFERENCES allocations(id),"
+     " host TEXT NOT NULL,"
+     " gpu_index INTEGER NOT NULL,"
+     " live INTEGER NOT NULL);"
+     "CREATE INDEX allocation_gpus_by_allocation ON allocation_gpus(allocation_id);"
+     "CREATE UNIQUE INDEX held_gpus ON allocation_gpus(host, gpu_index) WHERE live = 1;"
+     "CREATE TABLE events ("
+     " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+     " at_us INTEGER NOT NULL,"
+     " allocation_id INTEGER NOT NULL,"
+     " kind TEXT NOT NULL,"
+     " detail TEXT NOT NULL);"},
+};
+
+constexpr char kSelectAllocation[] =
+    "SELECT id, state, external_id, job_spec, policy, fabric_version, plan_json, created_us,"
+    " expires_us, finished_us FROM allocations";
+
+int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
+
+void BindTime(SqliteStatement& s, int index, absl::Time t) {
+  if (t == absl::InfiniteFuture()) {
+    s.BindNull(index);
+  } else {
+    s.BindInt(index, ToMicros(t));
+  }
+}
+
+absl::Time ColumnTime(const SqliteStatement& s, int index) {
+  if (s.ColumnIsNull(index)) return absl::InfiniteFuture();
+  return absl::FromUnixMicros(s.ColumnInt(index));
+}
+
+absl::StatusOr<Allocation> RowToAllocation(const SqliteStatement& row) {
+  Allocation a;
+  a.id = FormatAllocationId(row.ColumnInt(0));
+  std::optional<AllocationState> state = ParseAllocationState(row.ColumnText(1));
+  if (!state) {
+    return absl::DataLossError(
+        absl::StrCat("ledger row ", a.id, ": unknown state '", row.ColumnText(1), "'"));
+  }
+  a.state = *state;
+  a.external_id = row.ColumnText(2);
+  a.job_spec = row.ColumnText(3);
+  a.policy = row.ColumnText(4);
+  a.fabric_version = static_cast<uint64_t>(row.ColumnInt(5));
+  a.plan_json = row.ColumnText(6);
+  a.created_at = absl::FromUnixMicros(row.ColumnInt(7));
+  a.expires_at = ColumnTime(row, 8);
+  a.finished_at = ColumnTime(row, 9);
+  return a;
+}
+
+absl::Status LoadGpus(store::SqliteDb& db, int64_t n, Allocation& a) {
+  TP_ASSIGN_OR_RETURN(SqliteStatement q,
+                      db.Prepare("SELECT host, gpu_index FROM allocation_gpus "
+                                 "WHERE allocation_id = ?1 ORDER BY rowid"));
+  q.BindInt(1, n);
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) return absl::OkStatus();
+    a.gpus.push_back({q.ColumnText(0), static_cast<int32_t>(q.ColumnInt(1))});
+  }
+}
+
+}  // namespace
+
+AllocationLedger::AllocationLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric,
+                                   const Clock& clock)
+    : db_(std::move(db)),
+      fabric_(std::move(fabric)),
+      clock_(clock),
+      holder_(fabric_->gpus().size(), 0) {}
+
+absl::StatusOr<std::unique_ptr<AllocationLedger>> AllocationLedger::Open(
+    const std::string& path, FabricPtr fabric, const Clock& clock, store::Durability durability) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
+                      store::SqliteDb::Open(path, durability));
+  TP_RETURN_IF_ERROR(store::ApplyMigrations(*db, "ledger", kMigrations));
+  std::unique_ptr<AllocationLedger> ledger(
+      new AllocationLedger(std::move(db), std::move(fabric), clock));
+  absl::MutexLock lock(&ledger->mu_);
+  TP_RETURN_IF_ERROR(ledger->Rebuild());
+  TP_RETURN_IF_ERROR(ledger->ReclaimExpiredLocked().status());
+  return ledger;
+}
+
+std::optional<GpuId> AllocationLedger::ResolveGpu(const GpuRef& ref) const {
+  std::optional<HostId> host = fabric_->FindHost(ref.host);
+  if (!host) return std::nullopt;
+  for (GpuId g : fabric_->hosts()[*host].gpus) {
+    if (fabric_->gpus()[g].index == ref.index) return g;
+  }
+  return std::nullopt;
+}
+
+absl::Status AllocationLedger::Rebuild() {
+  TP_ASSIGN_OR_RETURN(
+      SqliteStatement q,
+      db_->Prepare(absl::StrCat(kSelectAllocation,
+                                " WHERE state IN ('reserved', 'committed') ORDER BY id")));
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    TP_ASSIGN_OR_RETURN(Allocation a, RowToAllocation(q));
+    live_.emplace(q.ColumnInt(0), std::move(a));
+  }
+  for (auto& [n, a] : live_) {
+    TP_RETURN_IF_ERROR(LoadGpus(*db_, n, a));
+    for (const GpuRef& ref : a.gpus) {
+      std::optional<GpuId> gpu = ResolveGpu(ref);
+      if (!gpu) {
+        warnings_.push_back(absl::StrCat(a.id, ": GPU ", ref.host, "/gpu", ref.index,
+                                         " is not in fabric '", fabric_->name(), "'"));
+        continue;
+      }
+      // The UNIQUE index on held GPUs makes this impossible short of a corrupt file.
+      if (holder_[*gpu] != 0) {
+        return absl::DataLossError(absl::StrCat("ledger: GPU ", ref.host, "/gpu", ref.index,
+                                                " held by both ", FormatAllocationId(holder_[*gpu]),
+                                                " and ", a.id));
+      }
+      holder_[*gpu] = n;
+      ++held_;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AllocationLedger::AppendEvent(int64_t n, absl::string_view kind,
+                                           absl::string_view detail) {
+  TP_ASSIGN_OR_RETURN(SqliteStatement insert,
+                      db_->Prepare("INSERT INTO events (at_us, allocation_id, kind, detail) "
+                                   "VALUES (?1, ?2, ?3, ?4)"));
+  insert.BindInt(1, ToMicros(clock_.Now()));
+  insert.BindInt(2, n);
+  insert.BindText(3, kind);
+  insert.BindText(4, detail);
+  return insert.Run();
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& request) {
+  if (request.ttl <= absl::ZeroDuration() || request.ttl > kMaxReservationTtl) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ttl: expected a duration in (0, ", absl::FormatDuration(kMaxReservationTtl),
+                     "], got ", absl::FormatDuration(request.ttl)));
+  }
+  if (request.gpus.empty()) return absl::InvalidArgumentError("gpus: expected at least one GPU");
+  absl::flat_hash_set<GpuId> seen;
+  for (GpuId g : request.gpus) {
+    if (g < 0 || g >= static_cast<GpuId>(fabric_->gpus().size())) {
+      return absl::InvalidArgumentError(absl::StrCat("gpus: unknown GPU id ", g));
+    }
+    if (!seen.insert(g).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("gpus: ", fabric_->GpuName(g), " listed twice"));
+    }
+  }
+
+  absl::MutexLock lock(&mu_);
+  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  for (GpuId g : request.gpus) {
+    if (holder_[g] != 0) {
+      return absl::AbortedError(absl::StrCat("GPU ", fabric_->GpuName(g), " is already held by ",
+                                             FormatAllocationId(holder_[g]),
+                                             "; place again and retry"));
+    }
+  }
+  Allocation a;
+  a.state = AllocationState::kReserved;
+  a.job_spec = request.job_spec;
+  a.policy = request.policy;
+  a.fabric_version = request.fabric_version;
+  a.plan_json = request.plan_json;
+  a.created_at = clock_.Now();
+  a.expires_at = a.created_at + request.ttl;
+  for (GpuId g : request.gpus) {
+    const Gpu& gpu = fabric_->gpus()[g];
+    a.gpus.push_back({fabric_->hosts()[gpu.host].name, gpu.index});
+  }
+  int64_t n = 0;
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(SqliteStatement insert,
+                        db_->Prepare("INSERT INTO allocations (state, job_spec, policy,"
+                                     " fabric_version, plan_json, created_us, expires_us)"
+                                     " VALUES ('reserved', ?1, ?2, ?3, ?4, ?5, ?6)"));
+    insert.BindText(1, a.job_spec);
+    insert.BindText(2, a.policy);
+    insert.BindInt(3, static_cast<int64_t>(a.fabric_version));
+    insert.BindText(4, a.plan_json);
+    insert.BindInt(5, ToMicros(a.created_at));
+    BindTime(insert, 6, a.expires_at);
+    TP_RETURN_IF_ERROR(insert.Run());
+    n = db_->LastInsertRowId();
+    TP_ASSIGN_OR_RETURN(SqliteStatement hold,
+                        db_->Prepare("INSERT INTO allocation_gpus VALUES (?1, ?2, ?3, 1)"));
+    for (const GpuRef& ref : a.gpus) {
+      hold.BindInt(1, n);
+      hold.BindText(2, ref.host);
+      hold.BindInt(3, ref.index);
+      TP_RETURN_IF_ERROR(hold.Run());
+      TP_RETURN_IF_ERROR(hold.Reset());
+    }
+    return AppendEvent(n, "reserve",
+                       absl::StrCat(a.gpus.size(), " GPUs until ", absl::FormatTime(a.expires_at)));
+  }));
+  a.id = FormatAllocationId(n);
+  for (GpuId g : request.gpus) holder_[g] = n;
+  held_ += static_cast<int64_t>(request.gpus.size());
+  live_.emplace(n, a);
+  return a;
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Commit(const std::string& id,
+                                                    const std::string& external_id) {
+  if (external_id.empty()) {
+    return absl::InvalidArgumentError("external_id: expected a Slurm job id or pod group");
+  }
+  std::optional<int64_t> n = ParseAllocationId(id);
+  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  absl::MutexLock lock(&mu_);
+  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  auto it = live_.find(*n);
+  if (it == live_.end()) {
+    TP_ASSIGN_OR_RETURN(Allocation finished, LoadFinished(*n));
+    return absl::FailedPreconditionError(
+        absl::StrCat(id, " is ", AllocationStateName(finished.state), "; reserve again"));
+  }
+  Allocation& a = it->second;
+  if (a.state == AllocationState::kCommitted) {
+    if (a.external_id == external_id) return a;
+    return absl::FailedPreconditionError(
+        absl::StrCat(id, " is already committed to '", a.external_id, "'"));
+  }
+  for (const auto& [other_n, other] : live_) {
+    if (other.state == AllocationState::kCommitted && other.external_id == external_id) {
+      return absl::AlreadyExistsError(absl::StrCat("external_id: '", external_id,
+                                                   "' is already bound to ", other.id));
+    }
+  }
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(SqliteStatement update,
+                        db_->Prepare("UPDATE allocations SET state = 'committed',"
+                                     " external_id = ?2, expires_us = NULL WHERE id = ?1"));
+    update.BindInt(1, *n);
+    update.BindText(2, external_id);
+    TP_RETURN_IF_ERROR(update.Run());
+    return AppendEvent(*n, "commit", external_id);
+  }));
+  a.state = AllocationState::kCommitted;
+  a.external_id = external_id;
+  a.expires_at = absl::InfiniteFuture();
+  return a;
+}
+
+absl::Status AllocationLedger::Finish(Allocation& a, AllocationState state,
+                                      absl::string_view event_detail) {
+  const int64_t n = *ParseAllocationId(a.id);
+  const absl::Time now = clock_.Now();
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(SqliteStatement update,
+                        db_->Prepare("UPDATE allocations SET state = ?2, finished_us = ?3"
+                                     " WHERE id = ?1"));
+    update.BindInt(1, n);
+    update.BindText(2, AllocationStateName(state));
+    update.BindInt(3, ToMicros(now));
+    TP_RETURN_IF_ERROR(update.Run());
+    TP_ASSIGN_OR_RETURN(SqliteStatement free,
+                        db_->Prepare("UPDATE allocation_gpus SET live = 0"
+                                     " WHERE allocation_id = ?1"));
+    free.BindInt(1, n);
+    TP_RETURN_IF_ERROR(free.Run());
+    return AppendEvent(n, AllocationStateName(state), event_detail);
+  }));
+  for (GpuId g = 0; g < static_cast<GpuId>(holder_.size()); ++g) {
+    if (holder_[g] == n) {
+      holder_[g] = 0;
+      --held_;
+    }
+  }
+  a.state = state;
+  a.finished_at = now;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Release(const std::string& id) {
+  std::optional<int64_t> n = ParseAllocationId(id);
+  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  absl::MutexLock lock(&mu_);
+  auto it = live_.find(*n);
+  if (it == live_.end()) return LoadFinished(*n);
+  Allocation a = it->second;
+  TP_RETURN_IF_ERROR(Finish(a, AllocationState::kReleased, a.external_id));
+  live_.erase(it);
+  return a;
+}
+
+absl::StatusOr<Allocation> AllocationLedger::LoadFinished(int64_t n) {
+  TP_ASSIGN_OR_RETURN(SqliteStatement q,
+                      db_->Prepare(absl::StrCat(kSelectAllocation, " WHERE id = ?1")));
+  q.BindInt(1, n);
+  TP_ASSIGN_OR_RETURN(bool row, q.Step());
+  if (!row) {
+    return absl::NotFoundError(
+        absl::StrCat("allocation_id: unknown allocation '", FormatAllocationId(n), "'"));
+  }
+  TP_ASSIGN_OR_RETURN(Allocation a, RowToAllocation(q));
+  TP_RETURN_IF_ERROR(LoadGpus(*db_, n, a));
+  return a;
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Get(const std::string& id) {
+  std::optional<int64_t> n = ParseAllocationId(id);
+  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  absl::MutexLock lock(&mu_);
+  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  auto it = live_.find(*n);
+  if (it != live_.end()) return it->second;
+  return LoadFinished(*n);
+}
+
+absl::StatusOr<Allocation> AllocationLedger::GetByExternalId(const std::string& external_id) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [n, a] : live_) {
+    if (a.state == AllocationState::kCommitted && a.external_id == external_id) return a;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("external_id: no live allocation is committed to '", external_id, "'"));
+}
+
+absl::StatusOr<std::vector<Allocation>> AllocationLedger::ListLive() {
+  absl::MutexLock lock(&mu_);
+  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  std::vector<Allocation> out;
+  out.reserve(live_.size());
+  for (const auto& [n, a] : live_) out.push_back(a);
+  return out;
+}
+
+absl::StatusOr<int> AllocationLedger::ReclaimExpired() {
+  absl::MutexLock lock(&mu_);
+  return ReclaimExpiredLocked();
+}
+
+absl::StatusOr<int> AllocationLedger::ReclaimExpiredLocked() {
+  const absl::Time now = clock_.Now();
+  int reclaimed = 0;
+  for (auto it = live_.begin(); it != live_.end();) {
+    Allocation& a = it->second;
+    if (a.state != AllocationState::kReserved || a.expires_at > now) {
+      ++it;
+      continue;
+    }
+    TP_RETURN_IF_ERROR(Finish(a, AllocationState::kExpired, "reservation not committed in time"));
+    it = live_.erase(it);
+    ++reclaimed;
+  }
+  return reclaimed;
+}
+
+sched::Occupancy AllocationLedger::Occupancy() {
+  sched::Occupancy occupancy(*fabric_);
+  absl::MutexLock lock(&mu_);
+  // Expired reservations still count here until the next reclaim: conservative, never
+  // hands out a GPU twice.
+  for (GpuId g = 0; g < static_cast<GpuId>(holder_.size()); ++g) {
+    if (holder_[g] != 0) occupancy.Set(g, true);
+  }
+  return occupancy;
+}
+
+int64_t AllocationLedger::held_gpus() {
+  absl::MutexLock lock(&mu_);
+  return held_;
+}
+
+}  // namespace topoplace::ledger

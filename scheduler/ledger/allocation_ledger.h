@@ -1,0 +1,113 @@
+// The allocation ledger: the single source of truth for which GPUs are taken. Every change
+// (reserve, commit, release, expiry) is one SQLite transaction that also appends an event;
+// memory is updated only after the transaction committed, so a failed write changes
+// nothing. On open, the live allocations are read back and free capacity is rebuilt from
+// them; reservations that expired while the daemon was down are reclaimed.
+//
+//   TP_ASSIGN_OR_RETURN(auto ledger, AllocationLedger::Open(path, fabric, RealClock()));
+//   TP_ASSIGN_OR_RETURN(Allocation a, ledger->Reserve({.gpus = ..., .ttl = absl::Seconds(60)}));
+//   TP_ASSIGN_OR_RETURN(a, ledger->Commit(a.id, "slurm:4242"));
+//   TP_RETURN_IF_ERROR(ledger->Release(a.id).status());
+//
+// No GPU is ever held by two live allocations: Reserve checks and records under one lock,
+// and the SQLite table of held GPUs has a UNIQUE key on (host, gpu) as a second guard.
+// Thread-safe: every method may be called concurrently.
+#ifndef TOPOPLACE_SCHEDULER_LEDGER_ALLOCATION_LEDGER_H_
+#define TOPOPLACE_SCHEDULER_LEDGER_ALLOCATION_LEDGER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "scheduler/ledger/allocation.h"
+#include "scheduler/ledger/clock.h"
+#include "scheduler/placement/occupancy.h"
+#include "topology/model/fabric.h"
+#include "topology/store/sqlite_db.h"
+
+namespace topoplace::ledger {
+
+// Upper bound on a reservation's time to live; longer holds must be commits.
+inline constexpr absl::Duration kMaxReservationTtl = absl::Hours(24);
+
+struct ReserveRequest {
+  std::vector<GpuId> gpus;  // GPUs of the ledger's fabric; non-empty, no duplicates
+  std::string job_spec;
+  std::string policy;
+  uint64_t fabric_version = 0;
+  std::string plan_json;
+  absl::Duration ttl = absl::Seconds(60);  // in (0, kMaxReservationTtl]
+};
+
+class AllocationLedger {
+ public:
+  // Opens (creating or migrating) the ledger tables in the database at `path` and rebuilds
+  // the live allocations. GPUs of hosts that `fabric` no longer has are dropped from the
+  // in-memory view with a warning (the rows stay). `clock` must outlive the ledger.
+  static absl::StatusOr<std::unique_ptr<AllocationLedger>> Open(
+      const std::string& path, FabricPtr fabric, const Clock& clock,
+      store::Durability durability = store::Durability::kFull);
+
+  // Holds `request.gpus` until now + ttl. InvalidArgument for a bad ttl, an empty,
+  // duplicated or unknown GPU list; Aborted (retry with a fresh placement) if any GPU is
+  // already held, naming the GPU and its holder.
+  absl::StatusOr<Allocation> Reserve(const ReserveRequest& request);
+  // Binds a reservation to `external_id` and makes it permanent until released.
+  // Idempotent for the same external id. NotFound for an unknown id; FailedPrecondition if
+  // the reservation expired, was released, or is committed to another external id;
+  // InvalidArgument for an empty external id; AlreadyExists if another live allocation is
+  // committed to that external id.
+  absl::StatusOr<Allocation> Commit(const std::string& id, const std::string& external_id);
+  // Frees the GPUs of a reserved or committed allocation. Releasing a finished allocation
+  // returns it unchanged (idempotent). NotFound for an unknown id.
+  absl::StatusOr<Allocation> Release(const std::string& id);
+  // Any allocation, live or finished. NotFound for an unknown id.
+  absl::StatusOr<Allocation> Get(const std::string& id);
+  // The allocation committed to `external_id`, if live. NotFound otherwise.
+  absl::StatusOr<Allocation> GetByExternalId(const std::string& external_id);
+  // Live allocations (reserved or committed), by id. Expired ones are reclaimed first.
+  absl::StatusOr<std::vector<Allocation>> ListLive();
+
+  // Marks reservations past their expiry as expired and frees their GPUs. Returns how many.
+  absl::StatusOr<int> ReclaimExpired();
+
+  // The busy GPUs as the placement engine wants them (reserved + committed).
+  sched::Occupancy Occupancy();
+  // Number of GPUs held now.
+  int64_t held_gpus();
+
+  const Fabric& fabric() const { return *fabric_; }
+  // Problems found while rebuilding (e.g. hosts missing from the fabric).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  AllocationLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric, const Clock& clock);
+  absl::Status Rebuild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<int> ReclaimExpiredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves a live allocation to a finished state in SQLite and then in memory.
+  absl::Status Finish(Allocation& a, AllocationState state, absl::string_view event_detail)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<Allocation> LoadFinished(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AppendEvent(int64_t n, absl::string_view kind, absl::string_view detail)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::optional<GpuId> ResolveGpu(const GpuRef& ref) const;
+
+  absl::Mutex mu_;
+  std::unique_ptr<store::SqliteDb> db_ ABSL_GUARDED_BY(mu_);
+  const FabricPtr fabric_;
+  const Clock& clock_;
+  std::map<int64_t, Allocation> live_ ABSL_GUARDED_BY(mu_);
+  std::vector<int64_t> holder_ ABSL_GUARDED_BY(mu_);  // per GpuId: allocation number, 0 free
+  int64_t held_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace topoplace::ledger
+
+#endif  // TOPOPLACE_SCHEDULER_LEDGER_ALLOCATION_LEDGER_H_
