@@ -111,11 +111,17 @@ void ChainResidues(std::vector<Take>& takes, int unit) {
   takes = std::move(ordered);
 }
 
-// The blocks of `domain` grouped by pod on a multi-pod fabric (pods are chosen first, so
-// core crossings are as few as spine crossings), else one group.
-std::vector<std::vector<int32_t>> GroupsOf(const Fabric& fabric, const Domain& domain) {
+// True if `domain` spans several pods, so blocks may be chosen pod by pod.
+bool MultiPod(const Fabric& fabric, const Domain& domain) {
+  return domain.level == DomainLevel::kCluster && fabric.pods().size() > 1;
+}
+
+// The blocks of `domain`, grouped by pod when `by_pod` (pods are chosen first, which keeps
+// core crossings few, possibly at the price of more blocks), else one group.
+std::vector<std::vector<int32_t>> GroupsOf(const Fabric& fabric, const Domain& domain,
+                                           bool by_pod) {
   std::vector<std::vector<int32_t>> groups;
-  if (domain.level == DomainLevel::kCluster && fabric.pods().size() > 1) {
+  if (by_pod && MultiPod(fabric, domain)) {
     for (const Pod& pod : fabric.pods()) groups.push_back(pod.blocks);
   } else {
     groups.push_back(BlocksOf(fabric, domain));
@@ -126,10 +132,10 @@ std::vector<std::vector<int32_t>> GroupsOf(const Fabric& fabric, const Domain& d
 // Chooses blocks for the job in `domain`. With `granule` > 1 only whole granules are
 // taken from a block (aligned packing); otherwise amounts and order follow the variant.
 std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Domain& domain,
-                                          int granule, int unit, Amounts amounts,
-                                          Order order) {
+                                          int granule, int unit, bool by_pod,
+                                          Amounts amounts, Order order) {
   const Inventory& inv = ctx.inventory;
-  const std::vector<std::vector<int32_t>> groups = GroupsOf(ctx.fabric, domain);
+  const std::vector<std::vector<int32_t>> groups = GroupsOf(ctx.fabric, domain, by_pod);
   std::vector<int> group_cap(groups.size(), 0);
   for (size_t i = 0; i < groups.size(); ++i) {
     for (int32_t b : groups[i]) group_cap[i] += inv.block_free(b) / granule;
@@ -222,14 +228,18 @@ std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const Domain& d
   std::optional<BlockSequence> best;
   double best_bytes = 0;
   std::vector<int32_t> scratch;
-  for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
-    for (Order order : {Order::kSelection, Order::kBlockId, Order::kResidueChain}) {
-      std::optional<BlockSequence> seq = ChooseBlocks(ctx, domain, 1, cut.unit, amounts, order);
-      if (!seq) return std::nullopt;
-      const double bytes = CrossBlockBytes(ctx, *seq, cut, scratch);
-      if (!best || bytes < best_bytes) {
-        best = std::move(seq);
-        best_bytes = bytes;
+  for (bool by_pod : {true, false}) {
+    if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
+    for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
+      for (Order order : {Order::kSelection, Order::kBlockId, Order::kResidueChain}) {
+        std::optional<BlockSequence> seq =
+            ChooseBlocks(ctx, domain, 1, cut.unit, by_pod, amounts, order);
+        if (!seq) return std::nullopt;
+        const double bytes = CrossBlockBytes(ctx, *seq, cut, scratch);
+        if (!best || bytes < best_bytes) {
+          best = std::move(seq);
+          best_bytes = bytes;
+        }
       }
     }
   }
@@ -288,13 +298,17 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
   for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
     const Domain& domain = domains[i];
     for (const Cut& cut : cuts) {
-      std::optional<BlockSequence> seq = ChooseBlocks(
-          ctx, domain, cut.unit, cut.unit, Amounts::kGreedy, Order::kSelection);
-      if (!seq) continue;
-      out.push_back(Materialize(ctx, *seq, cut,
-                                absl::StrCat(cut.name, " packing, whole units per block, in ",
-                                             DomainName(domain))));
-      aligned_found = true;
+      for (bool by_pod : {true, false}) {
+        if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
+        std::optional<BlockSequence> seq = ChooseBlocks(
+            ctx, domain, cut.unit, cut.unit, by_pod, Amounts::kGreedy, Order::kSelection);
+        if (!seq) continue;
+        out.push_back(Materialize(
+            ctx, *seq, cut,
+            absl::StrCat(cut.name, " packing, whole units per block, in ", DomainName(domain),
+                         by_pod && MultiPod(ctx.fabric, domain) ? ", pods first" : "")));
+        aligned_found = true;
+      }
     }
     if (i > 0) continue;
     for (const Cut& cut : cuts) {

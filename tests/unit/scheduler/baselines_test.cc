@@ -1,0 +1,139 @@
+#include "scheduler/baselines/baseline_policies.h"
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "scheduler/placement/engine.h"
+#include "scheduler/policies/registry.h"
+#include "topology/generate/reference_fabrics.h"
+
+namespace topoplace::sched {
+namespace {
+
+// superpod-4su with free nodes per block: b0 10, b1 20, b2 32, b3 5.
+class BaselinesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    absl::StatusOr<FabricPtr> f = GeneratePreset("superpod-4su");
+    ASSERT_TRUE(f.ok()) << f.status();
+    fabric_ = new FabricPtr(*f);
+  }
+  static void TearDownTestSuite() { delete fabric_; }
+
+  Occupancy Background() const {
+    Occupancy occ(**fabric_);
+    const int busy[] = {22, 12, 0, 27};
+    for (int b = 0; b < 4; ++b) {
+      for (int i = 0; i < busy[b]; ++i) occ.SetHost((*fabric_)->blocks()[b].hosts[i], true);
+    }
+    return occ;
+  }
+
+  // Hosts taken per block, and the block of the host running rank 0.
+  struct Choice {
+    std::map<int, int> per_block;
+    int first_block = -1;
+  };
+  Choice Run(const std::string& policy, const std::string& spec) {
+    PlacementEngine engine(*fabric_);
+    PlacementRequest req;
+    absl::StatusOr<JobSpec> job = ParseJobSpec(spec);
+    EXPECT_TRUE(job.ok()) << job.status();
+    req.job = *job;
+    req.policy = policy;
+    absl::StatusOr<PlacementPlan> plan = engine.Place(req, Background());
+    EXPECT_TRUE(plan.ok()) << policy << ": " << plan.status();
+    Choice c;
+    if (!plan.ok()) return c;
+    for (HostId h : plan->node_hosts) ++c.per_block[(*fabric_)->hosts()[h].block];
+    c.first_block = (*fabric_)->hosts()[plan->node_hosts[0]].block;
+    return c;
+  }
+
+  static FabricPtr* fabric_;
+};
+FabricPtr* BaselinesTest::fabric_ = nullptr;
+
+using PerBlock = std::map<int, int>;
+
+// 40 nodes (tp=8, pp=5, dp=8): no block holds it.
+constexpr const char* kSpanningJob = "tp=8,pp=5,dp=8";
+// 16 nodes (tp=8, pp=2, dp=8): blocks 1 and 2 can hold it.
+constexpr const char* kSmallJob = "tp=8,pp=2,dp=8";
+
+TEST_F(BaselinesTest, FirstFitTakesHostsInFabricOrder) {
+  // 10 from b0, 20 from b1, then 10 from b2.
+  EXPECT_EQ(Run("first-fit", kSpanningJob).per_block, (PerBlock{{0, 10}, {1, 20}, {2, 10}}));
+  EXPECT_EQ(Run("first-fit", kSmallJob).per_block, (PerBlock{{0, 10}, {1, 6}}));
+}
+
+TEST_F(BaselinesTest, SlurmTreeTakesTheLargestLeafThenTheBestFitLeaf) {
+  // Root switch: b2 (32, the most free), remainder 8 -> b0 (10 is the smallest >= 8).
+  // Ranks follow the sorted host list, so rank 0 lands in b0.
+  const auto c = Run("slurm-tree", kSpanningJob);
+  EXPECT_EQ(c.per_block, (PerBlock{{0, 8}, {2, 32}}));
+  EXPECT_EQ(c.first_block, 0);
+  // A leaf that fits alone: the one with the fewest free nodes, b1 (20).
+  EXPECT_EQ(Run("slurm-tree", kSmallJob).per_block, (PerBlock{{1, 16}}));
+}
+
+TEST_F(BaselinesTest, SlurmBlockUsesTheSmallestPowerOfTwoAggregate) {
+  // Aggregates of 2: {b0,b1} = 30, {b2,b3} = 37 < 40; of 4: everything -> b2 + 8 from b0.
+  EXPECT_EQ(Run("slurm-block", kSpanningJob).per_block, (PerBlock{{0, 8}, {2, 32}}));
+  EXPECT_EQ(Run("slurm-block", kSmallJob).per_block, (PerBlock{{1, 16}}));
+}
+
+TEST_F(BaselinesTest, KueueBestFitGivesRanksInDomainSelectionOrder) {
+  // Same domains as slurm-tree, but rank 0 goes to the first domain chosen, b2.
+  const auto c = Run("kueue-bestfit", kSpanningJob);
+  EXPECT_EQ(c.per_block, (PerBlock{{0, 8}, {2, 32}}));
+  EXPECT_EQ(c.first_block, 2);
+  EXPECT_EQ(Run("kueue-bestfit", kSmallJob).per_block, (PerBlock{{1, 16}}));
+}
+
+TEST_F(BaselinesTest, VolcanoBinpacksTheLowestTierHyperNode) {
+  // No block-tier HyperNode fits 40, the cluster does; all free hosts are equally empty,
+  // so binpack ties fall back to node order, like first-fit.
+  EXPECT_EQ(Run("volcano", kSpanningJob).per_block, (PerBlock{{0, 10}, {1, 20}, {2, 10}}));
+  // A block-tier HyperNode fits 16: the most utilised one, b1.
+  EXPECT_EQ(Run("volcano", kSmallJob).per_block, (PerBlock{{1, 16}}));
+}
+
+TEST_F(BaselinesTest, RandomIsSeededAndUsesOnlyFreeHosts) {
+  const auto a = Run("random", kSpanningJob);
+  const auto b = Run("random", kSpanningJob);
+  EXPECT_EQ(a.per_block, b.per_block);
+  int total = 0;
+  const int free[] = {10, 20, 32, 5};
+  for (const auto& [block, n] : a.per_block) {
+    EXPECT_LE(n, free[block]);
+    total += n;
+  }
+  EXPECT_EQ(total, 40);
+}
+
+TEST_F(BaselinesTest, TopoplacePacksWholeStagesIntoBlocks) {
+  // Stages are 8 nodes: two blocks, each holding whole stages (b2 takes 4 of the 5), so no
+  // DP ring is split and only one PP boundary crosses the spine.
+  const auto c = Run("topoplace", kSpanningJob);
+  int stages_split = 0;
+  for (const auto& [block, n] : c.per_block) stages_split += n % 8 != 0;
+  EXPECT_EQ(stages_split, 0);
+  EXPECT_EQ(c.per_block.size(), 2u);
+}
+
+TEST(PolicyRegistry, ListsEveryPolicyOnceAndRejectsUnknownNames) {
+  const std::vector<std::string> names = PolicyNames();
+  EXPECT_EQ(names, (std::vector<std::string>{"topoplace", "first-fit", "random", "slurm-tree",
+                                             "slurm-block", "kueue-bestfit", "volcano"}));
+  for (const std::string& name : names) {
+    absl::StatusOr<PlacementPolicyPtr> p = MakePolicy(name);
+    ASSERT_TRUE(p.ok());
+    EXPECT_EQ((*p)->name(), name);
+  }
+  EXPECT_EQ(MakePolicy("best").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace topoplace::sched

@@ -1,0 +1,110 @@
+#include "scheduler/job/job_spec.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace topoplace::sched {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(JobSpec, ParsesTheDesignExampleWithDefaults) {
+  absl::StatusOr<JobSpec> job = ParseJobSpec("tp=8,pp=4,dp=16");
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->tp, 8);
+  EXPECT_EQ(job->pp, 4);
+  EXPECT_EQ(job->dp, 16);
+  EXPECT_EQ(job->cp, 1);
+  EXPECT_EQ(job->ep, 1);
+  EXPECT_EQ(job->gpus_per_node, 8);
+  EXPECT_EQ(job->world_size(), 512);  // 8 * 4 * 16
+  EXPECT_EQ(job->nodes(), 64);        // 512 / 8
+  EXPECT_EQ(job->model.name, "70b");  // kDefaultModelPreset
+  EXPECT_EQ(job->order, RankOrder::kTpCpEpDpPp);
+  EXPECT_EQ(job->max_tier, MaxTier::kCluster);
+  EXPECT_EQ(job->mode, ConstraintMode::kHard);
+}
+
+TEST(JobSpec, ParsesEveryKey) {
+  absl::StatusOr<JobSpec> job = ParseJobSpec(
+      "tp=4,pp=2,dp=2,cp=2,ep=1,gpus=32,gpus_per_node=4,order=tp-cp-ep-pp-dp,"
+      "h=4096,s=8192,b=2,layers=32,params=6.7b,mb=16,dtype=fp32,dp_bytes=1e9,"
+      "max_tier=pod,mode=soft,exclude=b00-n000,b00-n001");
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->world_size(), 32);
+  EXPECT_EQ(job->order, RankOrder::kTpCpEpPpDp);
+  EXPECT_EQ(job->model.name, "custom");
+  EXPECT_EQ(job->model.hidden, 4096);
+  EXPECT_EQ(job->model.seq, 8192);
+  EXPECT_EQ(job->model.micro_batch, 2);
+  EXPECT_DOUBLE_EQ(job->model.params, 6.7e9);
+  EXPECT_EQ(job->model.micro_batches, 16);
+  EXPECT_EQ(job->model.dtype_bytes, 4);
+  EXPECT_DOUBLE_EQ(*job->bytes.dp, 1e9);
+  EXPECT_EQ(job->max_tier, MaxTier::kPod);
+  EXPECT_EQ(job->mode, ConstraintMode::kSoft);
+  EXPECT_THAT(job->exclude, ::testing::ElementsAre("b00-n000", "b00-n001"));
+}
+
+TEST(JobSpec, PresetFieldsCanBeOverridden) {
+  absl::StatusOr<JobSpec> job = ParseJobSpec("tp=8,pp=1,dp=1,model=405b,s=4096");
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->model.hidden, 16384);
+  EXPECT_EQ(job->model.seq, 4096);
+  EXPECT_EQ(job->model.name, "405b+custom");
+}
+
+struct BadSpec {
+  const char* spec;
+  const char* field;  // the error must name it
+};
+
+class JobSpecRejects : public ::testing::TestWithParam<BadSpec> {};
+
+TEST_P(JobSpecRejects, WithInvalidArgumentNamingTheField) {
+  absl::StatusOr<JobSpec> job = ParseJobSpec(GetParam().spec);
+  ASSERT_FALSE(job.ok()) << GetParam().spec;
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(job.status().message()),
+              HasSubstr(absl::StrCat("'", GetParam().field, "'")));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadSpecs, JobSpecRejects,
+    ::testing::Values(BadSpec{"tp=0,pp=1,dp=1", "tp"},            // degree < 1
+                      BadSpec{"tp=x,pp=1,dp=1", "tp"},            // not a number
+                      BadSpec{"tp=3,pp=1,dp=1", "tp"},            // 8 % 3 != 0
+                      BadSpec{"tp=8,pp=1", "dp"},                 // dp missing
+                      BadSpec{"tp=8,pp=1,dp=2,gpus=8", "gpus"},   // 8*1*2 = 16 != 8
+                      BadSpec{"tp=8,pp=1,dp=1,foo=1", "foo"},     // unknown key
+                      BadSpec{"tp=8,pp=1,dp=1,model=13b", "model"},
+                      BadSpec{"tp=8,pp=1,dp=1,dtype=int4", "dtype"},
+                      BadSpec{"tp=8,pp=1,dp=1,max_tier=rack", "max_tier"},
+                      BadSpec{"tp=8,pp=1,dp=1,mode=maybe", "mode"},
+                      BadSpec{"tp=8,pp=1,dp=1,order=pp-dp", "order"},
+                      BadSpec{"tp=8,pp=1,dp=1,h=4096", "s"},      // shape incomplete
+                      BadSpec{"tp=8,pp=100,dp=1,model=7b", "pp"},  // 100 stages > 32 layers
+                      BadSpec{"tp=1,pp=1,dp=3,gpus_per_node=8", "gpus_per_node"},  // 3 % 8
+                      BadSpec{"tp=8,pp=1,dp=1,params=0", "params"},
+                      BadSpec{"", "spec"}));
+
+TEST(JobSpec, TpAcrossNodesAllowsTpLargerThanANode) {
+  EXPECT_FALSE(ParseJobSpec("tp=16,pp=1,dp=1").ok());
+  EXPECT_TRUE(ParseJobSpec("tp=16,pp=1,dp=1,tp_across_nodes=1").ok());
+}
+
+TEST(JobSpec, FormatParsesBackToTheSameJob) {
+  absl::StatusOr<JobSpec> job =
+      ParseJobSpec("tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,exclude=a,b");
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<JobSpec> again = ParseJobSpec(FormatJobSpec(*job));
+  ASSERT_TRUE(again.ok()) << again.status() << " for " << FormatJobSpec(*job);
+  EXPECT_EQ(FormatJobSpec(*again), FormatJobSpec(*job));
+  EXPECT_EQ(again->cp, 2);
+  EXPECT_EQ(again->exclude, job->exclude);
+}
+
+}  // namespace
+}  // namespace topoplace::sched

@@ -1,0 +1,93 @@
+// `topoplace place` end to end through the CLI registry: exit codes and output shape.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "api/cli/cli_context.h"
+#include "api/cli/commands.h"
+#include "nlohmann/json.hpp"
+
+namespace topoplace::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+Result RunCli(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  CliContext ctx{.out = out, .err = err, .exit_code = kExitOk, .server = ""};
+  CLI::App app{"topoplace"};
+  app.require_subcommand(1);
+  RegisterPlaceCommand(app, ctx);
+  args.insert(args.begin(), "topoplace");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+  } catch (const CLI::ParseError& e) {
+    return {kExitBadInput, out.str(), e.what()};
+  }
+  return {ctx.exit_code, out.str(), err.str()};
+}
+
+TEST(PlaceCommand, PrintsATableWithBytesPerTierAndExplain) {
+  Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=4,dp=8"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("spine bytes        0 B"));
+  EXPECT_THAT(r.out, HasSubstr("spine-bytes"));
+  EXPECT_THAT(r.out, HasSubstr("rail-alignment"));
+}
+
+TEST(PlaceCommand, JsonIsStableAndComplete) {
+  Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=8,dp=8",
+                  "--policy", "slurm-tree", "--json"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "topoplace.plan/v1");
+  EXPECT_EQ(j["policy"], "slurm-tree");
+  EXPECT_EQ(j["hosts"].size(), 64u);
+  EXPECT_EQ(j["ranks"].size(), 512u);
+  EXPECT_EQ(j["explain"].size(), 6u);
+  EXPECT_TRUE(j["bytes_per_tier"].contains("spine"));
+  EXPECT_TRUE(j.contains("spine_bytes_lower_bound"));
+  // Same input, same bytes.
+  EXPECT_EQ(RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=8,dp=8",
+                 "--policy", "slurm-tree", "--json"})
+                .out,
+            r.out);
+}
+
+TEST(PlaceCommand, BadSpecExitsTwoNamingTheField) {
+  Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=3,pp=1,dp=1"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("'tp'"));
+}
+
+TEST(PlaceCommand, JobThatCannotFitExitsThreeSayingWhy) {
+  Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=8,dp=32"});
+  EXPECT_EQ(r.exit_code, kExitCannotPlace);
+  EXPECT_THAT(r.err, HasSubstr("does not fit"));
+}
+
+TEST(PlaceCommand, BackgroundLoadAndCompare) {
+  Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=4,dp=8",
+                  "--load", "0.5", "--seed", "3", "--compare"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.err;
+  for (const char* policy : {"topoplace", "first-fit", "slurm-tree", "volcano"}) {
+    EXPECT_THAT(r.out, HasSubstr(policy));
+  }
+  EXPECT_EQ(RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=1,dp=1",
+                 "--load", "1.5"})
+                .exit_code,
+            kExitBadInput);
+}
+
+}  // namespace
+}  // namespace topoplace::cli

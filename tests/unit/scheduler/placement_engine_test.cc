@@ -1,0 +1,237 @@
+#include "scheduler/placement/engine.h"
+
+#include <set>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "scheduler/scorers/registry.h"
+#include "topology/generate/reference_fabrics.h"
+#include "topology/model/fabric_builder.h"
+
+namespace topoplace::sched {
+namespace {
+
+using ::testing::HasSubstr;
+
+// superpod-4su: 4 blocks x 32 nodes x 8 GPUs, 8 rail leaves per block, shared spines.
+const FabricPtr& Superpod() {
+  static const FabricPtr* fabric = [] {
+    absl::StatusOr<FabricPtr> f = GeneratePreset("superpod-4su");
+    EXPECT_TRUE(f.ok()) << f.status();
+    return new FabricPtr(*f);
+  }();
+  return *fabric;
+}
+
+JobSpec Job(const std::string& spec) {
+  absl::StatusOr<JobSpec> job = ParseJobSpec(spec);
+  EXPECT_TRUE(job.ok()) << job.status();
+  return *job;
+}
+
+absl::StatusOr<PlacementPlan> Place(const PlacementEngine& engine, const std::string& spec,
+                                    const Occupancy& occ, const std::string& policy = "topoplace") {
+  PlacementRequest req;
+  req.job = Job(spec);
+  req.policy = policy;
+  return engine.Place(req, occ);
+}
+
+double DimTierBytes(const PlacementPlan& plan, Dim d, Tier t) {
+  return plan.traffic.dim_tier_bytes[static_cast<int>(d)][static_cast<int>(t)];
+}
+
+TEST(Placement, EmptySuperpodTp8Pp4Dp8HasZeroSpineBytes) {
+  PlacementEngine engine(Superpod());
+  absl::StatusOr<PlacementPlan> plan =
+      Place(engine, "tp=8,pp=4,dp=8,model=70b", Occupancy(*Superpod()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // 256 GPUs = 32 nodes = exactly one block: DP and PP stay on the block's rail leaves.
+  EXPECT_EQ(plan->footprint.blocks_used, 1);
+  EXPECT_EQ(plan->traffic.spine_bytes(), 0);
+  EXPECT_EQ(plan->spine_bytes_lower_bound, 0);
+  EXPECT_EQ(plan->traffic.max_hops, 1);
+  // TP never leaves the node: 256 ranks x 75,161,927,680 B (see traffic_model_test).
+  EXPECT_DOUBLE_EQ(DimTierBytes(*plan, Dim::kTp, Tier::kNvlink), 256 * 75161927680.0);
+  EXPECT_EQ(plan->traffic.cross_rail_bytes, 0);
+}
+
+TEST(Placement, JobLargerThanABlockCrossesBlocksOnlyAtPpBoundaries) {
+  PlacementEngine engine(Superpod());
+  // 175B, tp=8, pp=8, dp=8: 512 GPUs = 64 nodes = 2 blocks; a stage is 8 nodes.
+  absl::StatusOr<PlacementPlan> plan =
+      Place(engine, "tp=8,pp=8,dp=8,model=175b", Occupancy(*Superpod()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->footprint.blocks_used, 2);
+  EXPECT_EQ(DimTierBytes(*plan, Dim::kDp, Tier::kSpine), 0);
+  EXPECT_EQ(DimTierBytes(*plan, Dim::kTp, Tier::kSpine), 0);
+  // Exactly one stage boundary crosses: 8 nodes x 8 GPUs = 64 pairs, both directions, each
+  // m * b*s*h/t * 2 B = 8 * 2048 * 12288 / 8 * 2 = 50,331,648 B.
+  EXPECT_DOUBLE_EQ(DimTierBytes(*plan, Dim::kPp, Tier::kSpine), 64 * 2 * 50331648.0);
+  EXPECT_DOUBLE_EQ(plan->traffic.spine_bytes(), 64 * 2 * 50331648.0);
+  // ... which is also the lower bound: 2 blocks needed, lambda = one stage cut.
+  EXPECT_DOUBLE_EQ(plan->spine_bytes_lower_bound, plan->traffic.spine_bytes());
+  // Every DP group is inside one block; PP groups touch at most 2.
+  EXPECT_EQ(plan->traffic.spread[static_cast<int>(Dim::kDp)].max_blocks, 1);
+  EXPECT_EQ(plan->traffic.spread[static_cast<int>(Dim::kPp)].max_blocks, 2);
+}
+
+TEST(Placement, KeepsDpGroupsInBlockUnderBackgroundLoad) {
+  PlacementEngine engine(Superpod());
+  // Blocks 0 and 1 keep 24 and 20 free nodes; 2 and 3 are full. tp=8,pp=5,dp=8 = 40 nodes,
+  // stages of 8 nodes: 3 stages fit block 0, 2 fit block 1 -> no DP ring is split.
+  Occupancy occ(*Superpod());
+  for (int b = 0; b < 4; ++b) {
+    const std::vector<HostId>& hosts = Superpod()->blocks()[b].hosts;
+    const int busy = b == 0 ? 8 : b == 1 ? 12 : 32;
+    for (int i = 0; i < busy; ++i) occ.SetHost(hosts[i], true);
+  }
+  absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=8,pp=5,dp=8,model=70b", occ);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->traffic.spread[static_cast<int>(Dim::kDp)].max_blocks, 1);
+  EXPECT_EQ(DimTierBytes(*plan, Dim::kDp, Tier::kSpine), 0);
+  EXPECT_GT(DimTierBytes(*plan, Dim::kPp, Tier::kSpine), 0);
+}
+
+TEST(Placement, ExcludedHostsAreNeverChosen) {
+  PlacementEngine engine(Superpod());
+  // Exclude 3 hosts of block 0; a 32-node job can then not use block 0 at all.
+  absl::StatusOr<PlacementPlan> plan = Place(
+      engine, "tp=8,pp=4,dp=8,exclude=b00-n000,b00-n007,b00-n031", Occupancy(*Superpod()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (HostId h : plan->node_hosts) {
+    EXPECT_NE(Superpod()->hosts()[h].block, 0) << Superpod()->hosts()[h].name;
+  }
+  EXPECT_EQ(plan->traffic.spine_bytes(), 0);
+}
+
+TEST(Placement, UnhealthyHostsSwitchesAndLinksAreNeverChosen) {
+  const Fabric& f = *Superpod();
+  FabricHealth health;
+  health.unhealthy_hosts.insert(*f.FindHost("b01-n005"));
+  health.unhealthy_switches.insert(*f.FindSwitch("leaf-b02-r3"));  // all of block 2
+  // The cable of b3-n010's rail-0 NIC is down.
+  const NicId nic = *f.FindNic("b03-n010/mlx5_0");
+  for (LinkId l = 0; l < static_cast<LinkId>(f.links().size()); ++l) {
+    const Link& link = f.links()[l];
+    if (link.a == NicEnd(nic) || link.b == NicEnd(nic)) health.unhealthy_links.insert(l);
+  }
+  PlacementEngine engine(Superpod(), health);
+  // 120 nodes: every healthy host except 5 (128 - 1 - 32 - 1 = 94 < 120 -> cannot fit).
+  absl::StatusOr<PlacementPlan> too_big = Place(engine, "tp=8,pp=15,dp=8", Occupancy(f));
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(too_big.status().message()), HasSubstr("34 unhealthy"));
+  // 88 nodes fit in the 94 healthy hosts; none of the bad ones is used.
+  absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=8,pp=11,dp=8", Occupancy(f));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::set<HostId> used(plan->node_hosts.begin(), plan->node_hosts.end());
+  EXPECT_FALSE(used.contains(*f.FindHost("b01-n005")));
+  EXPECT_FALSE(used.contains(*f.FindHost("b03-n010")));
+  for (HostId h : used) EXPECT_NE(f.hosts()[h].block, 2) << f.hosts()[h].name;
+}
+
+TEST(Placement, AvoidsABlockWithADegradedLinkWhenAnotherFits) {
+  const Fabric& f = *Superpod();
+  FabricHealth health;
+  const NicId nic = *f.FindNic("b00-n004/mlx5_2");
+  for (LinkId l = 0; l < static_cast<LinkId>(f.links().size()); ++l) {
+    if (f.links()[l].a == NicEnd(nic) || f.links()[l].b == NicEnd(nic)) {
+      health.degraded_links.insert(l);
+    }
+  }
+  PlacementEngine engine(Superpod(), health);
+  absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=8,pp=4,dp=8", Occupancy(f));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // Block 0 would be first by id; its degraded host costs link-health 5 * 1/32.
+  EXPECT_NE(f.hosts()[plan->node_hosts[0]].block, 0);
+}
+
+TEST(Placement, PrefersThePartlyUsedBlock) {
+  PlacementEngine engine(Superpod());
+  Occupancy occ(*Superpod());
+  for (int i = 0; i < 16; ++i) occ.SetHost(Superpod()->blocks()[2].hosts[i], true);
+  // 16 nodes fit anywhere; block 2 has exactly 16 free (best fit), and filling it leaves
+  // blocks 0, 1 and 3 whole: fragmentation -1 instead of +1.
+  absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=8,pp=2,dp=8", occ);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (HostId h : plan->node_hosts) EXPECT_EQ(Superpod()->hosts()[h].block, 2);
+  EXPECT_EQ(plan->footprint.fragmentation_delta(), -1);
+}
+
+TEST(Placement, JobThatCannotFitIsResourceExhaustedSayingWhy) {
+  PlacementEngine engine(Superpod());
+  // 2048 GPUs = 256 nodes on a 128-node fabric.
+  absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=8,pp=8,dp=32", Occupancy(*Superpod()));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("needs 256 nodes"));
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("128 of 128 hosts qualify"));
+}
+
+TEST(Placement, HardMaxTierFailsAndSoftMaxTierRelaxesWithANote) {
+  PlacementEngine engine(Superpod());
+  absl::StatusOr<PlacementPlan> hard =
+      Place(engine, "tp=8,pp=8,dp=8,max_tier=block", Occupancy(*Superpod()));
+  ASSERT_FALSE(hard.ok());
+  EXPECT_EQ(hard.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(hard.status().message()), HasSubstr("max_tier=block"));
+  absl::StatusOr<PlacementPlan> soft =
+      Place(engine, "tp=8,pp=8,dp=8,max_tier=block,mode=soft", Occupancy(*Superpod()));
+  ASSERT_TRUE(soft.ok()) << soft.status();
+  ASSERT_EQ(soft->notes.size(), 1u);
+  EXPECT_THAT(soft->notes[0], HasSubstr("relaxed"));
+}
+
+TEST(Placement, BadRequestsAreInvalidArgument) {
+  PlacementEngine engine(Superpod());
+  EXPECT_EQ(Place(engine, "tp=8,pp=1,dp=1,exclude=nope", Occupancy(*Superpod())).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Place(engine, "tp=8,pp=1,dp=1", Occupancy(*Superpod()), "best").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Place(engine, "tp=8,pp=1,dp=2,gpus_per_node=16", Occupancy(*Superpod()))
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);  // hosts have 8 GPUs
+}
+
+TEST(Placement, RankMapKeepsTpInANodeAndEachGpuOnItsRailNic) {
+  PlacementEngine engine(Superpod());
+  absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=8,pp=2,dp=2", Occupancy(*Superpod()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const Fabric& f = *Superpod();
+  ASSERT_EQ(plan->ranks.size(), 32u);
+  for (int r = 0; r < 32; ++r) {
+    const RankSlot& s = plan->ranks[r];
+    EXPECT_EQ(s.host, plan->node_hosts[r / 8]);
+    EXPECT_EQ(f.gpus()[s.gpu].index, r % 8);
+    EXPECT_EQ(f.nics()[s.nic].rail, r % 8) << "rank " << r;
+  }
+}
+
+TEST(Placement, ExplainListsEveryScorerAndAddsUpToTheCost) {
+  PlacementEngine engine(Superpod());
+  PlacementRequest req;
+  req.job = Job("tp=8,pp=8,dp=8");
+  req.weights = {{"fragmentation", 0.0}};
+  absl::StatusOr<PlacementPlan> plan = engine.Place(req, Occupancy(*Superpod()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->explain.size(), ScorerRegistry().size());
+  double sum = 0;
+  for (size_t i = 0; i < plan->explain.size(); ++i) {
+    const ScorerContribution& c = plan->explain[i];
+    EXPECT_EQ(c.scorer, ScorerRegistry()[i].name);
+    EXPECT_GE(c.normalized, 0);
+    EXPECT_LE(c.normalized, 1);
+    EXPECT_DOUBLE_EQ(c.weighted, c.weight * c.normalized);
+    sum += c.weighted;
+  }
+  EXPECT_DOUBLE_EQ(plan->cost, sum);
+  EXPECT_EQ(plan->explain[3].scorer, "fragmentation");
+  EXPECT_EQ(plan->explain[3].weight, 0);
+  EXPECT_DOUBLE_EQ(plan->explain[0].raw, plan->traffic.spine_bytes());
+}
+
+}  // namespace
+}  // namespace topoplace::sched

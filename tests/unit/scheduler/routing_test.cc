@@ -1,0 +1,56 @@
+#include "scheduler/traffic/routing.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/traffic/traffic_report.h"
+#include "topology/generate/reference_fabrics.h"
+
+namespace topoplace::sched {
+namespace {
+
+// Two blocks of 2 nodes x 2 GPUs, one leaf per rail per block, rail-plane spines: a rail-r
+// leaf only reaches rail-r spines, like rail-28k.
+FabricPtr RailPlaneFabric() {
+  ClosParams p;
+  p.name = "rail-planes";
+  p.blocks_per_pod = 2;
+  p.nodes_per_block = 2;
+  p.gpus_per_node = 2;
+  p.rails = 2;
+  p.spines_per_pod = 2;
+  p.rail_planes = true;
+  absl::StatusOr<FabricPtr> f = GenerateClos(p);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return *f;
+}
+
+RankSlot Slot(const Fabric& f, HostId host, int gpu_index) {
+  const GpuId g = f.hosts()[host].gpus[gpu_index];
+  return RankSlot{host, g, f.gpus()[g].nic};
+}
+
+TEST(Router, ClassifiesByHighestTierOnRailOptimisedFabric) {
+  FabricPtr f = RailPlaneFabric();
+  const Router router(*f, {});
+  const HostId b0n0 = *f->FindHost("b00-n000"), b0n1 = *f->FindHost("b00-n001");
+  const HostId b1n0 = *f->FindHost("b01-n000");
+  EXPECT_EQ(router.Classify(Slot(*f, b0n0, 0), Slot(*f, b0n0, 1)), Tier::kNvlink);
+  EXPECT_EQ(router.Classify(Slot(*f, b0n0, 0), Slot(*f, b0n1, 0)), Tier::kLeaf);   // same rail
+  EXPECT_EQ(router.Classify(Slot(*f, b0n0, 0), Slot(*f, b1n0, 0)), Tier::kSpine);  // rail plane
+  // Cross-rail without PXN: rail-0 leaf and rail-1 leaf share no spine on rail planes.
+  EXPECT_EQ(router.Classify(Slot(*f, b0n0, 0), Slot(*f, b1n0, 1)), Tier::kUnreachable);
+}
+
+TEST(Router, RailLocalForwardingKeepsCrossRailTrafficOnTheDestinationRail) {
+  FabricPtr f = RailPlaneFabric();
+  const Router pxn(*f, {.rail_local = true});
+  const HostId b0n0 = *f->FindHost("b00-n000"), b0n1 = *f->FindHost("b00-n001");
+  const HostId b1n0 = *f->FindHost("b01-n000");
+  // GPU 0 -> remote GPU 1 leaves through the local rail-1 NIC: one leaf inside the block,
+  // the rail-1 spine plane across blocks.
+  EXPECT_EQ(pxn.Classify(Slot(*f, b0n0, 0), Slot(*f, b0n1, 1)), Tier::kLeaf);
+  EXPECT_EQ(pxn.Classify(Slot(*f, b0n0, 0), Slot(*f, b1n0, 1)), Tier::kSpine);
+}
+
+}  // namespace
+}  // namespace topoplace::sched
