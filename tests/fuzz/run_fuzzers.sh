@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang in their own build directory and runs each
+# for N seconds, seeded with the recorded fixtures.
+#
+#   tests/fuzz/run_fuzzers.sh [SECONDS (default 20)] [BUILD_DIR (default build-fuzz)]
+#
+# Needs: clang, libclang-rt-14-dev (deploy/install-deps.sh installs both).
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+seconds=${1:-20}
+build=${2:-$src/build-fuzz}
+shared=$src/../shared/fixtures
+ours=$src/tests/fixtures/discovery
+
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DTOPOPLACE_FUZZ=ON -DTOPOPLACE_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" >/dev/null
+ninja -C "$build" ibnetdiscover_fuzzer lldp_fuzzer agent_report_fuzzer
+
+seed() {  # CORPUS_DIR FILES...
+  local dir=$1
+  shift
+  mkdir -p "$dir"
+  for f in "$@"; do [[ -f $f ]] && cp "$f" "$dir/"; done
+  return 0
+}
+seed "$build/corpus/ibnetdiscover" "$shared"/ibnetdiscover/* "$ours"/ibnetdiscover/*
+seed "$build/corpus/lldp" "$shared"/lldp/*
+seed "$build/corpus/agent_report" "$ours"/agent-reports/*
+
+status=0
+for target in ibnetdiscover lldp agent_report; do
+  echo "== ${target}_fuzzer for ${seconds}s"
+  "$build/tests/fuzz/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$build/${target}-" "$build/corpus/$target" || status=1
+done
+exit $status

@@ -1,0 +1,109 @@
+// Specification of the topoplaced binary as operators run it: embedded default, health,
+// reflection, clean shutdown on SIGTERM.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <set>
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+
+#include "api/client/topoplace_client.h"
+#include "grpc/health_probe.grpc.pb.h"
+#include "grpc/reflection_probe.grpc.pb.h"
+#include "gtest/gtest.h"
+#include "tests/integration/service/support/daemon_process.h"
+#include "tests/integration/service/support/temp_dir.h"
+
+namespace topoplace::testing {
+namespace {
+
+std::unique_ptr<client::TopoplaceClient> Connect(const DaemonProcess& daemon) {
+  client::ClientOptions options;
+  options.server = daemon.address();
+  options.timeout = absl::Seconds(20);
+  return *client::TopoplaceClient::Connect(options);
+}
+
+TEST(DaemonTest, Daemon_WithNoConfigurationServesTheReferenceFabricFromALocalDatabase) {
+  TempDir dir;
+  DaemonProcess daemon(TopoplacedPath(), {}, dir.path());
+  ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
+  auto summary = Connect(daemon)->GetFabricSummary();
+  ASSERT_TRUE(summary.ok()) << summary.status() << daemon.log();
+  EXPECT_EQ(summary->name(), "superpod-4su");
+  EXPECT_EQ(summary->gpus(), 1024);
+  EXPECT_TRUE(std::filesystem::exists(dir.File("topoplace-data/topoplaced.db")));
+}
+
+TEST(DaemonTest, Daemon_ServesHealthAndReflection) {
+  TempDir dir;
+  DaemonProcess daemon(TopoplacedPath(), {"--db", dir.File("t.db")}, dir.path());
+  ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
+  auto channel = grpc::CreateChannel(daemon.address(), grpc::InsecureChannelCredentials());
+  {
+    auto health = grpc::health::v1::Health::NewStub(channel);
+    grpc::ClientContext ctx;
+    grpc::health::v1::HealthCheckRequest request;
+    grpc::health::v1::HealthCheckResponse response;
+    grpc::Status s = health->Check(&ctx, request, &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  }
+  {
+    auto reflection = grpc::reflection::v1alpha::ServerReflection::NewStub(channel);
+    grpc::ClientContext ctx;
+    auto stream = reflection->ServerReflectionInfo(&ctx);
+    grpc::reflection::v1alpha::ServerReflectionRequest request;
+    request.set_list_services("");
+    ASSERT_TRUE(stream->Write(request));
+    stream->WritesDone();
+    grpc::reflection::v1alpha::ServerReflectionResponse response;
+    ASSERT_TRUE(stream->Read(&response));
+    std::set<std::string> services;
+    for (const auto& s : response.list_services_response().service()) services.insert(s.name());
+    EXPECT_TRUE(services.count("topoplace.v1.Placement")) << response.DebugString();
+    EXPECT_TRUE(services.count("topoplace.v1.Topology"));
+    EXPECT_TRUE(services.count("topoplace.v1.Telemetry"));
+    EXPECT_TRUE(services.count("grpc.health.v1.Health"));
+    while (stream->Read(&response)) {
+    }
+    EXPECT_TRUE(stream->Finish().ok());
+  }
+}
+
+TEST(DaemonTest, Daemon_SigtermStopsCleanlyAndCommitsSurviveTheRestart) {
+  TempDir dir;
+  const std::vector<std::string> args = {"--db", dir.File("t.db")};
+  std::string id;
+  {
+    DaemonProcess daemon(TopoplacedPath(), args, dir.path());
+    ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
+    auto client = Connect(daemon);
+    auto reserved = client->Reserve("tp=8,dp=2", "", 0);
+    ASSERT_TRUE(reserved.ok()) << reserved.status();
+    id = reserved->allocation().allocation_id();
+    ASSERT_TRUE(client->Commit(id, "slurm:77").ok());
+    int status = daemon.Kill(SIGTERM);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << daemon.log();
+  }
+  DaemonProcess daemon(TopoplacedPath(), args, dir.path());
+  ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
+  auto a = Connect(daemon)->GetAllocation(id);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->state(), v1::ALLOCATION_STATE_COMMITTED);
+  EXPECT_EQ(a->external_id(), "slurm:77");
+}
+
+TEST(DaemonTest, Daemon_BadFlagsExitWithBadInputAndAClearMessage) {
+  TempDir dir;
+  DaemonProcess daemon(TopoplacedPath(), {"--durability", "sometimes"}, dir.path());
+  absl::Status s = daemon.Start();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(daemon.log().find("durability: expected full or normal"), std::string::npos)
+      << daemon.log();
+}
+
+}  // namespace
+}  // namespace topoplace::testing

@@ -1,0 +1,356 @@
+// Specification of the topoplace service over real loopback gRPC (port 0) and a real
+// SQLite file: an in-process TopoplaceServer and the client library the CLI uses.
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/client_context.h>
+
+#include "api/client/topoplace_client.h"
+#include "api/server/topoplace_server.h"
+#include "gtest/gtest.h"
+#include "scheduler/ledger/clock.h"
+#include "tests/integration/service/support/temp_dir.h"
+
+namespace topoplace::server {
+namespace {
+
+using client::ClientOptions;
+using client::TopoplaceClient;
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  ServiceTest() : clock_(absl::Now()) {
+    config_.listen = "127.0.0.1:0";
+    config_.db_path = dir_.File("topoplaced.db");
+    config_.fabric = "preset:superpod-4su";
+    config_.reservation_ttl = absl::Seconds(30);
+  }
+
+  void StartServer() {
+    auto server = TopoplaceServer::Start(config_, clock_);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+  }
+
+  std::unique_ptr<TopoplaceClient> Client(const std::string& token = "") {
+    ClientOptions options;
+    options.server = absl::StrCat("127.0.0.1:", server_->port());
+    options.token = token;
+    return *TopoplaceClient::Connect(options);
+  }
+
+  void WriteToken(const std::string& token) {
+    config_.token_file = dir_.File("token");
+    std::ofstream(config_.token_file) << token << "\n";
+  }
+
+  testing::TempDir dir_;
+  ledger::FakeClock clock_;
+  ServerConfig config_;
+  std::unique_ptr<TopoplaceServer> server_;
+};
+
+std::set<std::string> GpuNames(const v1::Allocation& a) {
+  std::set<std::string> out;
+  for (const v1::GpuSlot& g : a.gpus()) out.insert(absl::StrCat(g.host(), "/gpu", g.gpu()));
+  return out;
+}
+
+TEST_F(ServiceTest, Service_PlaceIsADryRunThatHoldsNothing) {
+  StartServer();
+  auto client = Client();
+  auto first = client->Place("tp=8,pp=2,dp=4", "");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->plan().ranks_size(), 64);
+  EXPECT_EQ(first->plan().hosts_size(), 8);
+  EXPECT_EQ(first->fabric_version(), 1u);
+  EXPECT_NE(first->plan().json().find("\"schema\": \"topoplace.plan/v1\""), std::string::npos);
+  auto second = client->Place("tp=8,pp=2,dp=4", "");
+  ASSERT_TRUE(second.ok());
+  // Nothing was held, so the same job lands on the same hosts again.
+  EXPECT_EQ(first->plan().json(), second->plan().json());
+  EXPECT_EQ(client->ListAllocations()->allocations_size(), 0);
+}
+
+TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
+  StartServer();
+  auto client = Client();
+  auto reserved = client->Reserve("tp=8,dp=2", "", 0);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  const v1::Allocation& a = reserved->allocation();
+  EXPECT_EQ(a.state(), v1::ALLOCATION_STATE_RESERVED);
+  EXPECT_EQ(a.gpus_size(), 16);
+  EXPECT_EQ(a.expires_unix_ms(), absl::ToUnixMillis(clock_.Now() + absl::Seconds(30)));
+
+  // A second job never gets the reserved GPUs.
+  auto other = client->Reserve("tp=8,dp=2", "", 0);
+  ASSERT_TRUE(other.ok()) << other.status();
+  for (const std::string& gpu : GpuNames(other->allocation())) {
+    EXPECT_EQ(GpuNames(a).count(gpu), 0u) << gpu;
+  }
+
+  auto committed = client->Commit(a.allocation_id(), "slurm:1001");
+  ASSERT_TRUE(committed.ok()) << committed.status();
+  EXPECT_EQ(committed->state(), v1::ALLOCATION_STATE_COMMITTED);
+  EXPECT_EQ(committed->expires_unix_ms(), 0);
+
+  auto explained = client->Explain(a.allocation_id());
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  EXPECT_EQ(explained->plan_json(), reserved->plan().json());
+
+  auto list = client->ListAllocations();
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->allocations_size(), 2);
+
+  auto released = client->Release(a.allocation_id());
+  ASSERT_TRUE(released.ok()) << released.status();
+  EXPECT_EQ(released->state(), v1::ALLOCATION_STATE_RELEASED);
+  EXPECT_EQ(client->ListAllocations()->allocations_size(), 1);
+  EXPECT_EQ(client->GetAllocation(a.allocation_id())->state(), v1::ALLOCATION_STATE_RELEASED);
+}
+
+TEST_F(ServiceTest, Service_ConcurrentReservesNeverShareAGpu) {
+  StartServer();
+  // 6 clients x 12 jobs of 2 nodes: 144 nodes wanted, 128 exist, so the fabric fills up
+  // and late reservations must be refused rather than doubled up.
+  std::vector<std::thread> clients;
+  std::mutex mu;
+  std::vector<v1::Allocation> granted;
+  size_t refused = 0;
+  for (int c = 0; c < 6; ++c) {
+    clients.emplace_back([&] {
+      auto client = Client();
+      for (int i = 0; i < 12; ++i) {
+        auto r = client->Reserve("tp=8,dp=2", "", 0);
+        std::lock_guard<std::mutex> lock(mu);
+        if (r.ok()) {
+          granted.push_back(r->allocation());
+        } else {
+          EXPECT_TRUE(r.status().code() == absl::StatusCode::kResourceExhausted ||
+                      r.status().code() == absl::StatusCode::kAborted)
+              << r.status();
+          ++refused;
+        }
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  std::set<std::string> held;
+  for (const v1::Allocation& a : granted) {
+    for (const std::string& gpu : GpuNames(a)) EXPECT_TRUE(held.insert(gpu).second) << gpu;
+  }
+  EXPECT_EQ(granted.size() + refused, 72u);
+  // Whatever lost a race was refused, not doubled up: filling the rest one at a time ends
+  // at exactly 128 nodes / 2 per job.
+  auto client = Client();
+  size_t total = granted.size();
+  while (client->Reserve("tp=8,dp=2", "", 0).ok()) ++total;
+  EXPECT_EQ(total, 64u);
+}
+
+TEST_F(ServiceTest, Service_ExpiredReservationIsReclaimedAndCannotBeCommitted) {
+  StartServer();
+  auto client = Client();
+  auto reserved = client->Reserve("tp=8", "", 10);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  clock_.Advance(absl::Seconds(11));
+  auto commit = client->Commit(reserved->allocation().allocation_id(), "slurm:5");
+  EXPECT_EQ(commit.status().code(), absl::StatusCode::kFailedPrecondition) << commit.status();
+  EXPECT_EQ(client->ListAllocations()->allocations_size(), 0);
+}
+
+TEST_F(ServiceTest, Service_RestartRebuildsAllocationsFromTheDatabase) {
+  StartServer();
+  std::string id;
+  std::set<std::string> gpus;
+  {
+    auto client = Client();
+    auto reserved = client->Reserve("tp=8,dp=4", "", 0);
+    ASSERT_TRUE(reserved.ok()) << reserved.status();
+    id = reserved->allocation().allocation_id();
+    gpus = GpuNames(reserved->allocation());
+    ASSERT_TRUE(client->Commit(id, "pg/train-7").ok());
+  }
+  server_->Shutdown();
+  server_.reset();
+  StartServer();
+  auto client = Client();
+  auto a = client->GetAllocation(id);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->state(), v1::ALLOCATION_STATE_COMMITTED);
+  EXPECT_EQ(a->external_id(), "pg/train-7");
+  EXPECT_EQ(GpuNames(*a), gpus);
+  // The rebuilt ledger still keeps those GPUs out of new plans.
+  auto next = client->Reserve("tp=8,dp=4", "", 0);
+  ASSERT_TRUE(next.ok()) << next.status();
+  for (const std::string& gpu : GpuNames(next->allocation())) EXPECT_EQ(gpus.count(gpu), 0u);
+}
+
+TEST_F(ServiceTest, Service_BadRequestsGetPreciseCodesAndTheDaemonStaysUp) {
+  StartServer();
+  auto client = Client();
+  auto unknown = client->Commit("alloc-999", "slurm:1");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(unknown.status().message().find("alloc-999"), std::string::npos);
+
+  auto negative_ttl = client->Reserve("tp=8", "", -5);
+  EXPECT_EQ(negative_ttl.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(negative_ttl.status().message().find("ttl_seconds"), std::string::npos);
+
+  auto bad_degrees = client->Place("tp=3,dp=5", "");
+  EXPECT_EQ(bad_degrees.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_degrees.status().message().find("job_spec"), std::string::npos)
+      << bad_degrees.status();
+
+  auto too_big = client->Place("tp=8,dp=4096", "");
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kResourceExhausted) << too_big.status();
+
+  auto long_spec = client->Place(std::string(5000, 'x'), "");
+  EXPECT_EQ(long_spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(long_spec.status().message().find("job_spec: at most 4096 bytes"), std::string::npos)
+      << long_spec.status();
+
+  auto missing = client->Commit("", "slurm:1");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(missing.status().message().find("allocation_id"), std::string::npos);
+
+  // A 100 MB message is refused by gRPC before it reaches a handler.
+  auto huge = client->Place(std::string(100 << 20, 'x'), "");
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted) << huge.status();
+
+  // Still serving, and nothing was half-applied.
+  EXPECT_TRUE(client->Place("tp=8", "").ok());
+  EXPECT_EQ(client->ListAllocations()->allocations_size(), 0);
+}
+
+TEST_F(ServiceTest, Service_MutationsNeedTheBearerTokenWhileReadsStayOpen) {
+  WriteToken("s3cret-token");
+  StartServer();
+  auto anonymous = Client();
+  EXPECT_TRUE(anonymous->Place("tp=8", "").ok());
+  EXPECT_TRUE(anonymous->ListAllocations().ok());
+  EXPECT_EQ(anonymous->Reserve("tp=8", "", 0).status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(Client("wrong")->Reserve("tp=8", "", 0).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  auto allowed = Client("s3cret-token")->Reserve("tp=8", "", 0);
+  ASSERT_TRUE(allowed.ok()) << allowed.status();
+  EXPECT_EQ(anonymous->Release(allowed->allocation().allocation_id()).status().code(),
+            absl::StatusCode::kUnauthenticated);
+}
+
+TEST_F(ServiceTest, Service_AuthenticatedReadAccessClosesReadsToo) {
+  WriteToken("s3cret-token");
+  config_.read_access = "authenticated";
+  StartServer();
+  EXPECT_EQ(Client()->ListAllocations().status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(Client()->GetFabricSummary().status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_TRUE(Client("s3cret-token")->ListAllocations().ok());
+}
+
+TEST_F(ServiceTest, Service_TopologyAnswersHostsPathsAndFreeCapacity) {
+  StartServer();
+  auto client = Client();
+  auto summary = client->GetFabricSummary();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->name(), "superpod-4su");
+  EXPECT_EQ(summary->gpus(), 1024);
+  EXPECT_EQ(summary->blocks(), 4);
+  ASSERT_TRUE(client->Reserve("tp=8", "", 0).ok());
+
+  auto stub = v1::Topology::NewStub(client->channel());
+  {
+    grpc::ClientContext ctx;
+    v1::ListDomainsRequest request;
+    v1::ListDomainsResponse domains;
+    ASSERT_TRUE(stub->ListDomains(&ctx, request, &domains).ok());
+    int block_free = 0;
+    for (const v1::Domain& d : domains.domains()) {
+      if (d.kind() == v1::Domain::KIND_BLOCK) block_free += d.free_gpus();
+    }
+    EXPECT_EQ(block_free, 1024 - 8);
+  }
+  {
+    grpc::ClientContext ctx;
+    v1::GetPathRequest request;
+    request.set_gpu_a("b00-n000/gpu0");
+    request.set_gpu_b("b00-n001/gpu0");
+    v1::GetPathResponse path;
+    grpc::Status s = stub->GetPath(&ctx, request, &path);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(path.tier(), v1::TIER_LEAF);
+    EXPECT_EQ(path.switch_hops(), 1);
+    EXPECT_EQ(path.leaf_a(), path.leaf_b());
+  }
+  {
+    grpc::ClientContext ctx;
+    v1::GetPathRequest request;
+    request.set_gpu_a("b00-n000");
+    v1::GetPathResponse path;
+    grpc::Status s = stub->GetPath(&ctx, request, &path);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(s.error_message().find("gpu_a"), std::string::npos);
+  }
+  {
+    grpc::ClientContext ctx;
+    v1::WatchFabricRequest request;
+    auto reader = stub->WatchFabric(&ctx, request);
+    v1::FabricSummary first;
+    ASSERT_TRUE(reader->Read(&first));
+    EXPECT_EQ(first.version(), 1u);
+    ctx.TryCancel();
+    v1::FabricSummary ignored;
+    while (reader->Read(&ignored)) {
+    }
+    EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  }
+}
+
+TEST_F(ServiceTest, Service_TelemetryReportsAreStoredAndCounted) {
+  StartServer();
+  auto client = Client();
+  auto stub = v1::Telemetry::NewStub(client->channel());
+  v1::ReportPortCountersRequest report;
+  report.set_reporter("b00-n000");
+  v1::PortCounters* c = report.add_counters();
+  c->set_endpoint("b00-n000/mlx5_0");
+  c->set_rx_errors(3);
+  {
+    grpc::ClientContext ctx;
+    v1::ReportResponse response;
+    ASSERT_TRUE(stub->ReportPortCounters(&ctx, report, &response).ok());
+    EXPECT_EQ(response.accepted(), 1);
+  }
+  {
+    grpc::ClientContext ctx;
+    v1::GetLinkHealthRequest request;
+    request.set_endpoint("b00-n000/mlx5_0");
+    v1::GetLinkHealthResponse health;
+    ASSERT_TRUE(stub->GetLinkHealth(&ctx, request, &health).ok());
+    ASSERT_EQ(health.links_size(), 1);
+    EXPECT_EQ(health.links(0).reports(), 1);
+    EXPECT_EQ(health.links(0).state(), "up");
+  }
+  {
+    report.mutable_counters(0)->clear_endpoint();
+    grpc::ClientContext ctx;
+    v1::ReportResponse response;
+    grpc::Status s = stub->ReportPortCounters(&ctx, report, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(s.error_message().find("counters[0].endpoint"), std::string::npos);
+  }
+}
+
+TEST_F(ServiceTest, Service_BadConfigurationIsRefusedBeforeServing) {
+  config_.tls_cert_file = dir_.File("cert.pem");  // key missing
+  auto server = TopoplaceServer::Start(config_, clock_);
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
+  config_.tls_cert_file.clear();
+  config_.token_file = dir_.File("no-such-token");
+  EXPECT_EQ(TopoplaceServer::Start(config_, clock_).status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace topoplace::server

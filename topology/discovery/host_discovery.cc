@@ -1,0 +1,167 @@
+#include "topology/discovery/host_discovery.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace topoplace::discovery {
+namespace {
+
+std::string ReadOr(const SysfsEnv& env, const std::string& path, std::string fallback = "") {
+  absl::StatusOr<std::string> text = env.ReadFile(path);
+  return text.ok() ? *text : fallback;
+}
+
+int32_t ReadInt(const SysfsEnv& env, const std::string& path, int32_t fallback) {
+  const std::string text = ReadOr(env, path);
+  int32_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end != text.data() ? value : fallback;
+}
+
+// "0000:17:00.0" from a resolved device path ".../0000:17:00.0".
+std::string PciAddress(const std::string& real_path) {
+  return real_path.substr(real_path.find_last_of('/') + 1);
+}
+
+// "400 Gb/sec (4X NDR)" -> 400.
+double RateGbps(const std::string& rate) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(rate.data(), rate.data() + rate.size(), value);
+  return ec == std::errc() && end != rate.data() ? value : 0;
+}
+
+// "4: ACTIVE" -> "active"; "up" -> "up".
+std::string PortState(const std::string& state) {
+  const size_t colon = state.find(':');
+  std::string word(absl::StripAsciiWhitespace(
+      colon == std::string::npos ? state : state.substr(colon + 1)));
+  absl::AsciiStrToLower(&word);
+  return word;
+}
+
+struct PciNic {
+  size_t nic;             // index into report.nics
+  std::string real_path;  // resolved sysfs device path
+};
+
+void AddRdmaDevices(const SysfsEnv& env, AgentReport& report, std::vector<PciNic>& pci_nics,
+                    std::vector<std::string>& claimed_netdevs) {
+  for (const std::string& dev : env.ListDir("sys/class/infiniband")) {
+    const std::string base = absl::StrCat("sys/class/infiniband/", dev);
+    const std::string device = env.RealPath(base + "/device");
+    const std::vector<std::string> netdevs = env.ListDir(base + "/device/net");
+    for (const std::string& port : env.ListDir(base + "/ports")) {
+      const std::string port_dir = absl::StrCat(base, "/ports/", port);
+      AgentNic nic;
+      nic.rdma_device = dev;
+      nic.link_layer = ReadOr(env, port_dir + "/link_layer");
+      nic.speed_gbps = RateGbps(ReadOr(env, port_dir + "/rate"));
+      nic.state = PortState(ReadOr(env, port_dir + "/state"));
+      nic.numa = device.empty() ? -1 : ReadInt(env, base + "/device/numa_node", -1);
+      nic.pci = device.empty() ? "" : PciAddress(device);
+      const bool roce = nic.link_layer == "Ethernet" && !netdevs.empty();
+      nic.name = roce ? netdevs.front() : dev;
+      if (env.ListDir(base + "/ports").size() > 1) absl::StrAppend(&nic.name, roce ? "" : "-p" + port);
+      if (roce) claimed_netdevs.push_back(netdevs.front());
+      if (!device.empty()) pci_nics.push_back({report.nics.size(), device});
+      report.nics.push_back(std::move(nic));
+    }
+  }
+}
+
+void AddNetdevs(const SysfsEnv& env, const HostDiscoveryOptions& options, AgentReport& report,
+                std::vector<PciNic>& pci_nics, const std::vector<std::string>& claimed) {
+  for (const std::string& dev : env.ListDir("sys/class/net")) {
+    if (std::find(claimed.begin(), claimed.end(), dev) != claimed.end()) continue;
+    const std::string base = absl::StrCat("sys/class/net/", dev);
+    if (ReadOr(env, base + "/type") == "772") continue;  // ARPHRD_LOOPBACK
+    const std::string device = env.RealPath(base + "/device");
+    const bool matches = !options.netdev_pattern.empty() &&
+                         fnmatch(options.netdev_pattern.c_str(), dev.c_str(), 0) == 0;
+    if (device.empty() && !matches) continue;
+    AgentNic nic;
+    nic.name = dev;
+    nic.link_layer = "Ethernet";
+    const int32_t mbps = ReadInt(env, base + "/speed", -1);
+    nic.speed_gbps = mbps > 0 ? mbps / 1000.0 : 0;
+    nic.state = PortState(ReadOr(env, base + "/operstate", "unknown"));
+    if (!device.empty()) {
+      nic.pci = PciAddress(device);
+      nic.numa = ReadInt(env, base + "/device/numa_node", -1);
+      pci_nics.push_back({report.nics.size(), device});
+    }
+    report.nics.push_back(std::move(nic));
+  }
+}
+
+void AddGpus(const SysfsEnv& env, AgentReport& report, const std::vector<PciNic>& pci_nics) {
+  int32_t index = 0;
+  for (const std::string& bdf : env.ListDir("sys/bus/pci/devices")) {  // sorted: PCI order
+    const std::string base = absl::StrCat("sys/bus/pci/devices/", bdf);
+    if (ReadOr(env, base + "/vendor") != "0x10de") continue;
+    const std::string cls = ReadOr(env, base + "/class");
+    if (!absl::StartsWith(cls, "0x0300") && !absl::StartsWith(cls, "0x0302")) continue;
+    AgentGpu gpu;
+    gpu.index = index++;
+    gpu.pci = bdf;
+    gpu.numa = ReadInt(env, base + "/numa_node", -1);
+    const std::string real = env.RealPath(base);
+    int best = 1;  // sharing only the root port is not enough for GPUDirect RDMA
+    for (const PciNic& nic : pci_nics) {
+      const int depth = SharedPciDepth(real, nic.real_path);
+      if (depth > best) {
+        best = depth;
+        gpu.nic = report.nics[nic.nic].name;
+      }
+    }
+    report.gpus.push_back(std::move(gpu));
+  }
+}
+
+}  // namespace
+
+int SharedPciDepth(const std::string& real_path_a, const std::string& real_path_b) {
+  auto below_root = [](const std::string& path) {
+    std::vector<std::string> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
+    auto root = std::find_if(parts.begin(), parts.end(),
+                             [](const std::string& p) { return absl::StartsWith(p, "pci"); });
+    if (root == parts.end()) return std::vector<std::string>();
+    // Keep the root complex itself: devices under different root complexes share nothing.
+    return std::vector<std::string>(root, parts.end());
+  };
+  const std::vector<std::string> a = below_root(real_path_a), b = below_root(real_path_b);
+  if (a.empty() || b.empty() || a.front() != b.front()) return 0;
+  int depth = 0;
+  // The last component is the device itself; two devices never share it.
+  for (size_t i = 1; i + 1 < a.size() && i + 1 < b.size() && a[i] == b[i]; ++i) ++depth;
+  return depth;
+}
+
+absl::StatusOr<AgentReport> DiscoverHost(const SysfsEnv& env, const HostDiscoveryOptions& options) {
+  AgentReport report;
+  std::vector<PciNic> pci_nics;
+  std::vector<std::string> claimed;
+  AddRdmaDevices(env, report, pci_nics, claimed);
+  AddNetdevs(env, options, report, pci_nics, claimed);
+  AddGpus(env, report, pci_nics);
+  if (!options.nvlink_domain_file.empty()) {
+    absl::StatusOr<std::string> domain = env.ReadFile(options.nvlink_domain_file);
+    if (domain.ok()) {
+      report.nvlink_domain = *domain;
+    } else {
+      report.warnings.push_back(absl::StrCat("NVLink domain file ", options.nvlink_domain_file,
+                                             " not readable; host is its own domain"));
+    }
+  }
+  return report;
+}
+
+}  // namespace topoplace::discovery
