@@ -1,0 +1,74 @@
+#include "scheduler/sim/comm_model.h"
+
+namespace topoplace::sched::sim {
+namespace {
+
+constexpr int kNv = static_cast<int>(Tier::kNvlink);
+constexpr int kLeaf = static_cast<int>(Tier::kLeaf);
+constexpr int kSpine = static_cast<int>(Tier::kSpine);
+constexpr int kCore = static_cast<int>(Tier::kCore);
+
+double Oversubscription(const Fabric& fabric, int tier) {
+  const auto& stats = fabric.tier_stats();
+  if (tier < 1 || tier > static_cast<int>(stats.size())) return 1.0;
+  const std::optional<double> os = stats[tier - 1].oversubscription();
+  return os && *os > 1.0 ? *os : 1.0;
+}
+
+double NicGbps(const Fabric& fabric) {
+  for (const Nic& nic : fabric.nics()) {
+    if (nic.leaf >= 0 && nic.speed_gbps > 0) return nic.speed_gbps;
+  }
+  return 0;
+}
+
+}  // namespace
+
+CommModel CommModel::ForFabric(const Fabric& fabric, const CommModelOptions& options) {
+  CommModel m;
+  m.options_ = options;
+  const double nic = NicGbps(fabric) * 1e9 / 8;
+  const double os1 = Oversubscription(fabric, 1);
+  const double os2 = Oversubscription(fabric, 2);
+  m.bytes_per_s_[kNv] = options.nvlink_gbps * 1e9 / 8;
+  m.bytes_per_s_[kLeaf] = nic;
+  m.bytes_per_s_[kSpine] = nic / os1;
+  m.bytes_per_s_[kCore] = nic / (os1 * os2);
+  return m;
+}
+
+double CommModel::ComputeSeconds(const JobSpec& job) const {
+  const ModelShape& m = job.model;
+  const double tokens_per_replica =
+      static_cast<double>(m.seq) * static_cast<double>(m.micro_batch) *
+      static_cast<double>(m.micro_batches);
+  const double flops_per_gpu =
+      6.0 * m.params * tokens_per_replica * job.dp / static_cast<double>(job.world_size());
+  return options_.gpu_flops > 0 ? flops_per_gpu / options_.gpu_flops : 0;
+}
+
+double CommModel::StepSeconds(const JobSpec& job, const TrafficReport& traffic) const {
+  const double world = static_cast<double>(job.world_size());
+  double t = ComputeSeconds(job);
+  for (int tier = 0; tier < kNumTiers; ++tier) {
+    if (bytes_per_s_[tier] > 0) t += traffic.tier_bytes[tier] / world / bytes_per_s_[tier];
+  }
+  return t;
+}
+
+double CommModel::ReferenceStepSeconds(const JobSpec& job, const TrafficReport& traffic) const {
+  const double world = static_cast<double>(job.world_size());
+  double t = ComputeSeconds(job);
+  if (bytes_per_s_[kNv] > 0) t += traffic.tier_bytes[kNv] / world / bytes_per_s_[kNv];
+  if (bytes_per_s_[kLeaf] > 0) t += traffic.network_bytes() / world / bytes_per_s_[kLeaf];
+  return t;
+}
+
+double CommModel::Slowdown(const JobSpec& job, const TrafficReport& traffic) const {
+  const double ref = ReferenceStepSeconds(job, traffic);
+  if (!(ref > 0)) return 1.0;
+  const double slowdown = StepSeconds(job, traffic) / ref;
+  return slowdown > 1.0 ? slowdown : 1.0;
+}
+
+}  // namespace topoplace::sched::sim

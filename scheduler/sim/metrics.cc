@@ -1,0 +1,129 @@
+#include "scheduler/sim/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace topoplace::sched::sim {
+namespace {
+
+double Mean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+// Integral of the busy step function over [from, to].
+double BusyIntegral(const std::vector<BusyStep>& steps, double from, double to) {
+  double area = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const double a = std::max(steps[i].time_s, from);
+    const double b = std::min(i + 1 < steps.size() ? steps[i + 1].time_s : to, to);
+    if (b > a) area += static_cast<double>(steps[i].busy) * (b - a);
+  }
+  return area;
+}
+
+}  // namespace
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
+  const size_t index = static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
+  return values[index];
+}
+
+std::vector<std::pair<double, double>> EmpiricalCdf(std::vector<double> values, int max_points) {
+  std::vector<std::pair<double, double>> cdf;
+  if (values.empty() || max_points < 1) return cdf;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  const size_t points = std::min(n, static_cast<size_t>(max_points));
+  for (size_t k = 1; k <= points; ++k) {
+    const size_t rank = (k * n + points - 1) / points;  // ceil(k*n/points), last is n
+    cdf.emplace_back(values[rank - 1], static_cast<double>(rank) / static_cast<double>(n));
+  }
+  return cdf;
+}
+
+std::vector<std::pair<double, double>> UtilisationSeries(const SimResult& result, int buckets) {
+  std::vector<std::pair<double, double>> series;
+  const auto& steps = result.busy_steps;
+  if (steps.size() < 2 || buckets < 1 || result.total_gpus == 0) return series;
+  const double from = steps.front().time_s, to = steps.back().time_s;
+  if (!(to > from)) return series;
+  const double width = (to - from) / buckets;
+  for (int b = 0; b < buckets; ++b) {
+    const double lo = from + b * width, hi = lo + width;
+    series.emplace_back(lo + width / 2, BusyIntegral(steps, lo, hi) / width /
+                                            static_cast<double>(result.total_gpus));
+  }
+  return series;
+}
+
+PolicyMetrics Summarize(const SimResult& result) {
+  PolicyMetrics m;
+  m.policy = result.policy;
+  m.jobs = static_cast<int64_t>(result.jobs.size());
+  m.place_calls = result.place_calls;
+  m.wall_seconds = result.wall_seconds;
+  std::vector<double> queue, jct, place_us, slowdown;
+  std::vector<double> dp_blocks, dp_leaves, pp_blocks, pp_leaves;
+  double first_arrival = result.jobs.empty() ? 0 : result.jobs.front().arrival_s;
+  double last_end = first_arrival;
+  int64_t cross_block = 0, cross_pod = 0;
+  double spine_per_iter_sum = 0;
+  for (const JobRecord& r : result.jobs) {
+    first_arrival = std::min(first_arrival, r.arrival_s);
+    if (r.outcome == JobOutcome::kRejected) {
+      ++m.rejected;
+      continue;
+    }
+    ++m.completed;
+    last_end = std::max(last_end, r.end_s);
+    queue.push_back(r.queue_s());
+    jct.push_back(r.jct_s());
+    place_us.push_back(r.place_us);
+    slowdown.push_back(r.slowdown);
+    m.total_spine_bytes += r.spine_bytes_total();
+    spine_per_iter_sum += r.spine_bytes_per_iter;
+    m.max_spine_bytes_per_iter = std::max(m.max_spine_bytes_per_iter, r.spine_bytes_per_iter);
+    if (r.blocks > 1) ++cross_block;
+    if (r.pods > 1) ++cross_pod;
+    if (r.nodes > 1) {
+      ++m.multi_node_jobs;
+      dp_blocks.push_back(r.dp_blocks);
+      dp_leaves.push_back(r.dp_leaves);
+      pp_blocks.push_back(r.pp_blocks);
+      pp_leaves.push_back(r.pp_leaves);
+    }
+  }
+  if (m.completed > 0) {
+    const double n = static_cast<double>(m.completed);
+    m.mean_spine_bytes_per_iter = spine_per_iter_sum / n;
+    m.frac_cross_block = static_cast<double>(cross_block) / n;
+    m.frac_cross_pod = static_cast<double>(cross_pod) / n;
+  }
+  m.dp_mean_blocks = Mean(dp_blocks);
+  m.dp_mean_leaves = Mean(dp_leaves);
+  m.pp_mean_blocks = Mean(pp_blocks);
+  m.pp_mean_leaves = Mean(pp_leaves);
+  m.mean_queue_s = Mean(queue);
+  m.p95_queue_s = Percentile(queue, 95);
+  m.mean_jct_s = Mean(jct);
+  m.p95_jct_s = Percentile(jct, 95);
+  m.mean_slowdown = slowdown.empty() ? 1 : Mean(slowdown);
+  m.max_slowdown = slowdown.empty() ? 1 : *std::max_element(slowdown.begin(), slowdown.end());
+  m.place_mean_us = Mean(place_us);
+  m.place_p95_us = Percentile(place_us, 95);
+  m.makespan_s = last_end - first_arrival;
+  if (m.makespan_s > 0 && result.total_gpus > 0) {
+    const double capacity = static_cast<double>(result.total_gpus) * m.makespan_s;
+    m.utilisation = BusyIntegral(result.busy_steps, first_arrival, last_end) / capacity;
+    m.mean_fragmented_gpus = result.fragmented_gpu_seconds / m.makespan_s;
+  }
+  return m;
+}
+
+}  // namespace topoplace::sched::sim

@@ -1,0 +1,57 @@
+// The per-policy summary of a simulation run: the numbers the report's tables show.
+//
+//   PolicyMetrics m = Summarize(result);
+//
+// Queueing delay, JCT and slowdown are over completed jobs; spine bytes, block/pod
+// crossing and spread over completed jobs too, spread only over multi-node jobs (a single
+// node touches no leaf at all). Utilisation is busy GPU-seconds over
+// total GPUs x makespan (first arrival to last completion).
+#ifndef TOPOPLACE_SCHEDULER_SIM_METRICS_H_
+#define TOPOPLACE_SCHEDULER_SIM_METRICS_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "scheduler/sim/sim_result.h"
+
+namespace topoplace::sched::sim {
+
+struct PolicyMetrics {
+  std::string policy;
+  int64_t jobs = 0, completed = 0, rejected = 0, multi_node_jobs = 0;
+  double total_spine_bytes = 0;          // over every job's whole run
+  double mean_spine_bytes_per_iter = 0;  // per job, per iteration
+  double max_spine_bytes_per_iter = 0;
+  double frac_cross_block = 0, frac_cross_pod = 0;  // of completed jobs
+  double dp_mean_blocks = 0, dp_mean_leaves = 0;    // multi-node jobs
+  double pp_mean_blocks = 0, pp_mean_leaves = 0;
+  double mean_queue_s = 0, p95_queue_s = 0;
+  double mean_jct_s = 0, p95_jct_s = 0;
+  double mean_slowdown = 1, max_slowdown = 1;
+  double utilisation = 0;           // 0..1
+  double mean_fragmented_gpus = 0;  // time-weighted
+  double makespan_s = 0;
+  double place_mean_us = 0, place_p95_us = 0;  // successful Place calls
+  int64_t place_calls = 0;
+  double wall_seconds = 0;
+};
+
+PolicyMetrics Summarize(const SimResult& result);
+
+// The p-th percentile (0..100) of `values` by the nearest-rank method; 0 when empty.
+// Sorts a copy.
+double Percentile(std::vector<double> values, double p);
+
+// Empirical CDF points (value, fraction <= value) of `values`, at most `max_points` of them
+// (evenly spaced ranks, always including the maximum).
+std::vector<std::pair<double, double>> EmpiricalCdf(std::vector<double> values, int max_points);
+
+// Utilisation over time: the busy fraction averaged over `buckets` equal time slices of
+// [first step, last step]. Pairs of (bucket midpoint, fraction).
+std::vector<std::pair<double, double>> UtilisationSeries(const SimResult& result, int buckets);
+
+}  // namespace topoplace::sched::sim
+
+#endif  // TOPOPLACE_SCHEDULER_SIM_METRICS_H_

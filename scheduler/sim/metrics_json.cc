@@ -1,0 +1,55 @@
+#include "scheduler/sim/metrics_json.h"
+
+#include "nlohmann/json.hpp"
+
+namespace topoplace::sched::sim {
+
+std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetrics>& metrics) {
+  nlohmann::ordered_json root;
+  root["schema"] = "topoplace.simulation/v1";
+  root["fabric"] = info.fabric;
+  root["fabric_gpus"] = info.fabric_gpus;
+  root["trace"] = info.trace;
+  root["jobs"] = info.jobs;
+  root["load_scale"] = info.load_scale;
+  root["seed"] = info.seed;
+  root["scheduling"] = "fifo+easy-backfill";
+  root["backfill_window"] = info.backfill_window;
+  root["rail_local"] = info.rail_local;
+  nlohmann::ordered_json policies = nlohmann::ordered_json::array();
+  for (const PolicyMetrics& m : metrics) {
+    nlohmann::ordered_json p;
+    p["policy"] = m.policy;
+    p["jobs"] = m.jobs;
+    p["completed"] = m.completed;
+    p["rejected"] = m.rejected;
+    p["multi_node_jobs"] = m.multi_node_jobs;
+    p["total_spine_bytes"] = m.total_spine_bytes;
+    p["mean_spine_bytes_per_iter"] = m.mean_spine_bytes_per_iter;
+    p["max_spine_bytes_per_iter"] = m.max_spine_bytes_per_iter;
+    p["frac_jobs_cross_block"] = m.frac_cross_block;
+    p["frac_jobs_cross_pod"] = m.frac_cross_pod;
+    p["dp_group_mean_blocks"] = m.dp_mean_blocks;
+    p["dp_group_mean_leaves"] = m.dp_mean_leaves;
+    p["pp_group_mean_blocks"] = m.pp_mean_blocks;
+    p["pp_group_mean_leaves"] = m.pp_mean_leaves;
+    p["mean_queue_s"] = m.mean_queue_s;
+    p["p95_queue_s"] = m.p95_queue_s;
+    p["mean_jct_s"] = m.mean_jct_s;
+    p["p95_jct_s"] = m.p95_jct_s;
+    p["mean_slowdown"] = m.mean_slowdown;
+    p["max_slowdown"] = m.max_slowdown;
+    p["gpu_utilisation"] = m.utilisation;
+    p["mean_fragmented_gpus"] = m.mean_fragmented_gpus;
+    p["makespan_s"] = m.makespan_s;
+    p["place_calls"] = m.place_calls;
+    p["place_mean_us"] = m.place_mean_us;
+    p["place_p95_us"] = m.place_p95_us;
+    p["wall_seconds"] = m.wall_seconds;
+    policies.push_back(std::move(p));
+  }
+  root["policies"] = std::move(policies);
+  return root.dump(2);
+}
+
+}  // namespace topoplace::sched::sim

@@ -1,0 +1,63 @@
+// What one simulation run produces: one record per trace job and the cluster's busy-GPU
+// step function over time. Plain data; metrics.h summarises it.
+#ifndef TOPOPLACE_SCHEDULER_SIM_SIM_RESULT_H_
+#define TOPOPLACE_SCHEDULER_SIM_SIM_RESULT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace topoplace::sched::sim {
+
+enum class JobOutcome : uint8_t {
+  kCompleted,
+  // Never placeable on this fabric under this policy (larger than the fabric, or refused
+  // by the policy on an empty cluster); dropped so that it does not block the queue.
+  kRejected,
+};
+
+struct JobRecord {
+  int64_t id = 0;
+  int64_t gpus = 0;
+  int64_t nodes = 0;
+  double arrival_s = 0;
+  double start_s = -1;   // -1 if never started
+  double end_s = -1;
+  JobOutcome outcome = JobOutcome::kCompleted;
+  std::string reject_reason;
+  double slowdown = 1;                 // run time / trace duration (comm_model.h)
+  double spine_bytes_per_iter = 0;     // from the plan
+  double iterations = 0;               // trace duration / reference step time
+  int leaves = 0, blocks = 0, pods = 0;
+  // Mean leaves / blocks touched by one DP group and by one PP group (TrafficReport spread).
+  double dp_leaves = 0, dp_blocks = 0, pp_leaves = 0, pp_blocks = 0;
+  double place_us = 0;                 // wall time of the successful Place call
+
+  double queue_s() const { return start_s - arrival_s; }
+  double jct_s() const { return end_s - arrival_s; }
+  double spine_bytes_total() const { return spine_bytes_per_iter * iterations; }
+};
+
+// One step of the busy-GPU function: from time_s on, `busy` GPUs are allocated.
+struct BusyStep {
+  double time_s = 0;
+  int64_t busy = 0;
+};
+
+struct SimResult {
+  std::string policy;
+  std::string fabric;
+  std::string trace;
+  int64_t total_gpus = 0;
+  std::vector<JobRecord> jobs;       // trace order
+  std::vector<BusyStep> busy_steps;  // time-ordered
+  // Integral over time of the fragmented free GPUs (see simulator.h), GPU-seconds.
+  double fragmented_gpu_seconds = 0;
+  int64_t place_calls = 0;           // including failed attempts
+  double place_seconds_total = 0;    // wall time inside PlacementEngine::Place
+  double wall_seconds = 0;           // wall time of the whole run
+};
+
+}  // namespace topoplace::sched::sim
+
+#endif  // TOPOPLACE_SCHEDULER_SIM_SIM_RESULT_H_

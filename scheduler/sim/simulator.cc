@@ -1,0 +1,285 @@
+#include "scheduler/sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <list>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/policies/registry.h"
+#include "scheduler/sim/cluster_state.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::sched::sim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One replay of a trace under one policy: the mutable state of the event loop.
+class Replay {
+ public:
+  Replay(const PlacementEngine& engine, const CommModel& comm, const SimOptions& options,
+         const Trace& trace, const std::string& policy)
+      : engine_(engine),
+        comm_(comm),
+        options_(options),
+        trace_(trace),
+        state_(engine.fabric()),
+        allocations_(trace.jobs.size()),
+        failed_epoch_(trace.jobs.size(), -1) {
+    result_.policy = policy;
+    result_.fabric = engine.fabric().name();
+    result_.trace = trace.source;
+    result_.total_gpus = state_.total_gpus();
+    result_.jobs.resize(trace.jobs.size());
+    for (size_t j = 0; j < trace.jobs.size(); ++j) {
+      const TraceJob& tj = trace.jobs[j];
+      JobRecord& r = result_.jobs[j];
+      r.id = tj.id;
+      r.gpus = tj.spec.world_size();
+      r.nodes = tj.spec.nodes();
+      r.arrival_s = tj.arrival_s;
+    }
+    request_.policy = policy;
+    request_.routing.rail_local = options.rail_local;
+  }
+
+  absl::StatusOr<SimResult> Run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    const size_t n = trace_.jobs.size();
+    size_t next_arrival = 0;
+    result_.busy_steps.push_back({n > 0 ? trace_.jobs[0].arrival_s : 0, 0});
+    while (next_arrival < n || !running_.empty()) {
+      const double t_arrival = next_arrival < n ? trace_.jobs[next_arrival].arrival_s : kInf;
+      const double t_end = running_.empty() ? kInf : running_.begin()->first;
+      const double now = std::min(t_arrival, t_end);
+      AdvanceClock(now);
+      while (!running_.empty() && running_.begin()->first <= now) Finish(now);
+      while (next_arrival < n && trace_.jobs[next_arrival].arrival_s <= now) {
+        Arrive(next_arrival++);
+      }
+      TP_RETURN_IF_ERROR(SchedulePass(now));
+      fragmented_now_ = FragmentedGpus();
+    }
+    result_.wall_seconds = SecondsSince(t0);
+    return std::move(result_);
+  }
+
+ private:
+  // Integrates the fragmentation sample of the previous pass up to `now`.
+  void AdvanceClock(double now) {
+    if (clock_ >= 0 && now > clock_) result_.fragmented_gpu_seconds += fragmented_now_ * (now - clock_);
+    clock_ = now;
+  }
+
+  void RecordBusy(double now) {
+    const int64_t busy = state_.busy_gpus();
+    if (!result_.busy_steps.empty() && result_.busy_steps.back().time_s == now) {
+      result_.busy_steps.back().busy = busy;
+    } else {
+      result_.busy_steps.push_back({now, busy});
+    }
+  }
+
+  void Arrive(size_t j) {
+    const JobSpec& spec = trace_.jobs[j].spec;
+    if (!state_.FitsEmptyFabric(spec)) {
+      Reject(j, absl::StrCat("needs ", spec.nodes(), " hosts with ", spec.gpus_per_node,
+                             " GPUs; the fabric has fewer"));
+      return;
+    }
+    queue_.push_back(j);
+  }
+
+  void Reject(size_t j, std::string reason) {
+    JobRecord& r = result_.jobs[j];
+    r.outcome = JobOutcome::kRejected;
+    r.reject_reason = std::move(reason);
+  }
+
+  void Finish(double now) {
+    const size_t j = running_.begin()->second;
+    running_.erase(running_.begin());
+    state_.Release(allocations_[j]);
+    result_.jobs[j].end_s = now;
+    std::vector<GpuId>().swap(allocations_[j]);
+    ++release_epoch_;
+    RecordBusy(now);
+  }
+
+  // Tries to place job j now. nullopt when it does not fit (a verdict, remembered until
+  // the next release); an error status when the engine reports anything else.
+  absl::StatusOr<std::optional<PlacementPlan>> TryPlace(size_t j) {
+    const TraceJob& tj = trace_.jobs[j];
+    if (!state_.FitsByCount(tj.spec) || failed_epoch_[j] == release_epoch_) {
+      return std::optional<PlacementPlan>();
+    }
+    request_.job = tj.spec;
+    request_.seed = options_.seed * 1000003 + static_cast<uint64_t>(tj.id);
+    const auto t0 = std::chrono::steady_clock::now();
+    absl::StatusOr<PlacementPlan> plan = engine_.Place(request_, state_.occupancy());
+    const double seconds = SecondsSince(t0);
+    ++result_.place_calls;
+    result_.place_seconds_total += seconds;
+    if (plan.ok()) {
+      result_.jobs[j].place_us = seconds * 1e6;
+      return std::optional<PlacementPlan>(*std::move(plan));
+    }
+    if (plan.status().code() != absl::StatusCode::kResourceExhausted) {
+      return absl::Status(plan.status().code(),
+                          absl::StrCat(trace_.source, ":", tj.line, ": job ", tj.id, ": ",
+                                       plan.status().message()));
+    }
+    failed_epoch_[j] = release_epoch_;
+    return std::optional<PlacementPlan>();
+  }
+
+  double RunSeconds(size_t j, const PlacementPlan& plan) const {
+    return trace_.jobs[j].duration_s * comm_.Slowdown(plan.job, plan.traffic);
+  }
+
+  void Start(size_t j, const PlacementPlan& plan, double now) {
+    const TraceJob& tj = trace_.jobs[j];
+    JobRecord& r = result_.jobs[j];
+    std::vector<GpuId>& gpus = allocations_[j];
+    gpus.reserve(plan.ranks.size());
+    for (const RankSlot& slot : plan.ranks) gpus.push_back(slot.gpu);
+    state_.Allocate(gpus);
+    r.start_s = now;
+    r.slowdown = comm_.Slowdown(plan.job, plan.traffic);
+    r.end_s = now + tj.duration_s * r.slowdown;
+    const double ref_step = comm_.ReferenceStepSeconds(plan.job, plan.traffic);
+    r.iterations = ref_step > 0 ? tj.duration_s / ref_step : 0;
+    r.spine_bytes_per_iter = plan.traffic.spine_bytes();
+    r.leaves = plan.footprint.leaves_used;
+    r.blocks = plan.footprint.blocks_used;
+    r.pods = plan.footprint.pods_used;
+    const GroupSpread& dp = plan.traffic.spread[static_cast<int>(Dim::kDp)];
+    const GroupSpread& pp = plan.traffic.spread[static_cast<int>(Dim::kPp)];
+    r.dp_leaves = dp.mean_leaves;
+    r.dp_blocks = dp.mean_blocks;
+    r.pp_leaves = pp.mean_leaves;
+    r.pp_blocks = pp.mean_blocks;
+    running_.insert({r.end_s, j});
+    RecordBusy(now);
+  }
+
+  // EASY reservation for a blocked head needing `gpus`: {shadow time, extra GPUs}.
+  std::pair<double, int64_t> Reservation(int64_t gpus) const {
+    int64_t avail = state_.free_gpus();
+    if (avail >= gpus) {
+      // It fits by count but not by placement: assume the next release unblocks it.
+      return {running_.empty() ? kInf : running_.begin()->first, 0};
+    }
+    for (const auto& [end, j] : running_) {
+      avail += result_.jobs[j].gpus;
+      if (avail >= gpus) return {end, avail - gpus};
+    }
+    return {kInf, 0};
+  }
+
+  absl::Status SchedulePass(double now) {
+    while (!queue_.empty()) {
+      const size_t head = queue_.front();
+      TP_ASSIGN_OR_RETURN(std::optional<PlacementPlan> plan, TryPlace(head));
+      if (plan) {
+        Start(head, *plan, now);
+        queue_.pop_front();
+        continue;
+      }
+      if (state_.busy_gpus() == 0) {
+        // Nothing runs, so nothing will ever free up for it.
+        Reject(head, absl::StrCat("policy ", request_.policy, " cannot place it on the idle fabric"));
+        queue_.pop_front();
+        continue;
+      }
+      break;
+    }
+    if (queue_.size() < 2) return absl::OkStatus();
+    auto [shadow, extra] = Reservation(result_.jobs[queue_.front()].gpus);
+    int scanned = 0;
+    for (auto it = std::next(queue_.begin());
+         it != queue_.end() && scanned < options_.backfill_window; ++scanned) {
+      const size_t j = *it;
+      const int64_t gpus = result_.jobs[j].gpus;
+      // The comm model only slows jobs down, so the trace duration bounds the run time.
+      if (now + trace_.jobs[j].duration_s > shadow && gpus > extra) {
+        ++it;
+        continue;
+      }
+      TP_ASSIGN_OR_RETURN(std::optional<PlacementPlan> plan, TryPlace(j));
+      if (!plan) {
+        ++it;
+        continue;
+      }
+      const bool ends_in_time = now + RunSeconds(j, *plan) <= shadow;
+      if (!ends_in_time && gpus > extra) {
+        ++it;
+        continue;
+      }
+      if (!ends_in_time) extra -= gpus;
+      Start(j, *plan, now);
+      it = queue_.erase(it);
+    }
+    return absl::OkStatus();
+  }
+
+  int64_t FragmentedGpus() const {
+    if (queue_.empty() || state_.free_gpus() == 0) return 0;
+    int smallest = std::numeric_limits<int>::max();
+    int scanned = 0;
+    for (auto it = queue_.begin();
+         it != queue_.end() && scanned <= options_.backfill_window && smallest > 1;
+         ++it, ++scanned) {
+      const JobSpec& spec = trace_.jobs[*it].spec;
+      if (spec.world_size() <= state_.free_gpus()) smallest = std::min(smallest, spec.gpus_per_node);
+    }
+    if (smallest == std::numeric_limits<int>::max()) return 0;
+    return state_.FreeGpusOnHostsBelow(smallest);
+  }
+
+  const PlacementEngine& engine_;
+  const CommModel& comm_;
+  const SimOptions& options_;
+  const Trace& trace_;
+  ClusterState state_;
+  PlacementRequest request_;
+  SimResult result_;
+  std::list<size_t> queue_;                        // waiting jobs, arrival order
+  std::set<std::pair<double, size_t>> running_;    // (end time, job), earliest first
+  std::vector<std::vector<GpuId>> allocations_;    // GPUs of each running job
+  std::vector<int64_t> failed_epoch_;              // release epoch of the last failed try
+  int64_t release_epoch_ = 0;
+  double clock_ = -1;
+  int64_t fragmented_now_ = 0;
+};
+
+}  // namespace
+
+Simulator::Simulator(FabricPtr fabric, const SimOptions& options)
+    : fabric_(std::move(fabric)),
+      options_(options),
+      engine_(fabric_),
+      comm_(CommModel::ForFabric(*fabric_, options.comm)) {}
+
+absl::StatusOr<SimResult> Simulator::Run(const Trace& trace, const std::string& policy) const {
+  // Fail on a bad policy name up front rather than on the first job.
+  TP_ASSIGN_OR_RETURN(PlacementPolicyPtr unused, MakePolicy(policy));
+  (void)unused;
+  if (!std::is_sorted(trace.jobs.begin(), trace.jobs.end(),
+                      [](const TraceJob& a, const TraceJob& b) { return a.arrival_s < b.arrival_s; })) {
+    return absl::InvalidArgumentError("trace: jobs must be sorted by arrival (SortByArrival)");
+  }
+  Replay replay(engine_, comm_, options_, trace, policy);
+  return replay.Run();
+}
+
+}  // namespace topoplace::sched::sim

@@ -1,0 +1,66 @@
+#include "scheduler/sim/synthetic_trace.h"
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/sim/degree_rule.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::sched::sim {
+namespace {
+
+constexpr double kMinDurationS = 3600, kMaxDurationS = 12 * 3600;
+
+// Uniform in [0, 1) from the top 53 bits.
+double Uniform(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
+
+}  // namespace
+
+absl::StatusOr<Trace> GenerateLargeJobMix(int64_t fabric_gpus, const LargeMixOptions& options) {
+  if (fabric_gpus < 32) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("large-job mix: the fabric needs at least 32 GPUs, has ", fabric_gpus));
+  }
+  if (options.jobs < 1 || options.jobs > 10'000'000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("large-job mix: expected 1 to 10000000 jobs, got ", options.jobs));
+  }
+  if (!(options.target_load > 0) || options.target_load > 100) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "large-job mix: expected a target load in (0, 100], got ", options.target_load));
+  }
+  std::vector<int64_t> sizes;
+  for (int64_t s = 16; s <= fabric_gpus / 2; s *= 2) sizes.push_back(s);
+  double mean_size = 0;
+  for (int64_t s : sizes) mean_size += static_cast<double>(s);
+  mean_size /= static_cast<double>(sizes.size());
+  // Mean of a log-uniform variable on [a, b]: (b - a) / ln(b / a).
+  const double mean_duration =
+      (kMaxDurationS - kMinDurationS) / std::log(kMaxDurationS / kMinDurationS);
+  const double rate =
+      options.target_load * static_cast<double>(fabric_gpus) / (mean_size * mean_duration);
+
+  std::mt19937_64 rng(options.seed);
+  Trace trace;
+  trace.source = std::string(kLargeMixTraceName);
+  double t = 0;
+  for (int64_t id = 0; id < options.jobs; ++id) {
+    TraceJob job;
+    job.id = id;
+    job.arrival_s = t;
+    const size_t k = std::min(sizes.size() - 1,
+                              static_cast<size_t>(Uniform(rng) * static_cast<double>(sizes.size())));
+    job.duration_s = std::round(kMinDurationS *
+                                std::exp(Uniform(rng) * std::log(kMaxDurationS / kMinDurationS)));
+    TP_ASSIGN_OR_RETURN(job.spec, JobForGpuCount(sizes[k]));
+    trace.jobs.push_back(std::move(job));
+    t += std::round(-std::log(1.0 - Uniform(rng)) / rate);
+  }
+  return trace;
+}
+
+}  // namespace topoplace::sched::sim

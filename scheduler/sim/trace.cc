@@ -1,0 +1,39 @@
+#include "scheduler/sim/trace.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "scheduler/sim/trace_csv.h"
+#include "scheduler/sim/trace_native.h"
+
+namespace topoplace::sched::sim {
+
+absl::StatusOr<Trace> LoadTraceFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read trace file '", path, "'"));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  if (absl::StartsWith(text, kNativeTraceHeader)) return ParseNativeTrace(text, path);
+  return ParseCsvTrace(text, path);
+}
+
+absl::Status ScaleLoad(Trace& trace, double scale) {
+  if (!(scale > 0) || scale > 1e9) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("load scale: expected a number in (0, 1e9], got ", scale));
+  }
+  for (TraceJob& job : trace.jobs) job.arrival_s /= scale;
+  return absl::OkStatus();
+}
+
+void SortByArrival(Trace& trace) {
+  std::stable_sort(trace.jobs.begin(), trace.jobs.end(), [](const TraceJob& a, const TraceJob& b) {
+    return a.arrival_s != b.arrival_s ? a.arrival_s < b.arrival_s : a.id < b.id;
+  });
+}
+
+}  // namespace topoplace::sched::sim

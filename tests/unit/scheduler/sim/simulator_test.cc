@@ -1,0 +1,193 @@
+// The event loop on tests/fixtures/traces/tiny-hand.trace, whose outcome is computed by
+// hand below for every deterministic policy.
+//
+// Fabric (tiny_fabric.h): blocks A and B of 4 hosts each; spine 4:1 oversubscribed.
+// Every job: tp=8 in one host, dp=N hosts, 25e9 B per rank per iteration to its DP ring
+// successor, 1 s compute per iteration. Per rank: leaf 0.5 s, spine 2 s (comm_model_test).
+// Reference step (all network bytes at leaf speed) = 1.5 s; trace durations are reference
+// run times, so a job has duration / 1.5 iterations.
+//
+//   job arrival dur  hosts
+//   J0   0      100  3
+//   J1   0      100  2
+//   J2   10     50   4      blocks the queue head
+//   J3   20     30   1      backfills: ends at 50, before J2's shadow time 100
+//   J4   30     500  2      backfills: ends after 100, but its 16 GPUs fit in `extra`
+//
+// Topology-aware policies (topoplace, slurm-tree, slurm-block, kueue-bestfit, volcano):
+//   t=0   J0 -> 3 hosts of one block X; J1 -> 2 hosts of the other block Y (X has 1 left).
+//   t=10  J2 needs 4 hosts, 3 free -> head blocked. Shadow: free 24 GPUs + J0's 24 at
+//         t=100 = 48 >= 32 -> shadow 100, extra 48 - 32 = 16.
+//   t=20  J3 (1 host, ends 50 <= 100) backfills into X's last host (best fit).
+//   t=30  J4 (2 hosts, ends 530 > 100, 16 GPUs <= extra 16) backfills into Y's last 2.
+//   t=100 J0 and J1 end; X is free again -> J2 starts there, ends 150.
+//   No job crosses a block: spine bytes 0, every slowdown 1.
+//   queue: J2 90, others 0 -> mean 18. JCT: 100, 100, 140, 30, 500 -> mean 174.
+// first-fit (hosts in fabric order A0..A3, B0..B3):
+//   t=0   J0 -> A0-A2; J1 -> A3 + B0: both DP ring edges cross blocks, 16 x 25e9 = 4e11
+//         B/iter at the spine; step 1 + 2 = 3 s, slowdown 2 -> J1 ends at 200.
+//   t=10  J2 blocked; shadow 100 (J0), extra 16 as above.
+//   t=20  J3 -> B1, ends 50.  t=30 J4 -> B2 + B3 (one block), ends 530.
+//   t=100 J0 ends: free A0-A2 + B1 -> J2 -> A0, A1, A2, B1: ring edges A2->B1 and B1->A0
+//         cross (2 x 8 x 25e9 = 4e11 B/iter spine), A0->A1 and A1->A2 stay on leaves
+//         (4e11 B/iter). Per rank: spine 4e11/32/12.5e9 = 1 s, leaf 4e11/32/50e9 = 0.25 s;
+//         step 2.25 s, slowdown 1.5 -> runs 75 s, ends 175.
+//   Spine bytes: J1 4e11 x 100/1.5 + J2 4e11 x 50/1.5 = 4e11 x 100 = 4e13 B.
+//   JCT: 100, 200, 165, 30, 500 -> mean 199. Queue mean 18.
+// random is left out: its hosts come from a seeded shuffle, not computable by hand.
+#include "scheduler/sim/simulator.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "scheduler/sim/metrics.h"
+#include "scheduler/sim/trace.h"
+#include "scheduler/sim/trace_native.h"
+#include "tests/unit/scheduler/sim/tiny_fabric.h"
+
+namespace topoplace::sched::sim {
+namespace {
+
+struct JobExpectation {
+  double start, end, spine_bytes_per_iter, slowdown;
+};
+
+struct PolicyCase {
+  const char* policy;
+  std::vector<JobExpectation> jobs;  // J0..J4
+  double total_spine_bytes, mean_queue, mean_jct;
+};
+
+const std::vector<JobExpectation> kTopologyAware = {
+    {0, 100, 0, 1}, {0, 100, 0, 1}, {100, 150, 0, 1}, {20, 50, 0, 1}, {30, 530, 0, 1}};
+const std::vector<JobExpectation> kFirstFit = {
+    {0, 100, 0, 1}, {0, 200, 4e11, 2}, {100, 175, 4e11, 1.5}, {20, 50, 0, 1}, {30, 530, 0, 1}};
+
+class SimulatorHandTrace : public ::testing::TestWithParam<PolicyCase> {
+ protected:
+  static SimOptions Options() {
+    SimOptions o;
+    o.comm.gpu_flops = 7.5e11;
+    return o;
+  }
+};
+
+TEST_P(SimulatorHandTrace, MatchesHandComputedQueueingCompletionAndSpineBytes) {
+  const PolicyCase& c = GetParam();
+  absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  absl::StatusOr<Trace> trace = LoadTraceFile(TOPOPLACE_FIXTURES_DIR "/traces/tiny-hand.trace");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  const Simulator sim(*fabric, Options());
+  absl::StatusOr<SimResult> result = sim.Run(*trace, c.policy);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->jobs.size(), 5u);
+  for (size_t j = 0; j < 5; ++j) {
+    const JobRecord& r = result->jobs[j];
+    SCOPED_TRACE(testing::Message() << c.policy << " J" << j);
+    EXPECT_EQ(r.outcome, JobOutcome::kCompleted);
+    EXPECT_DOUBLE_EQ(r.start_s, c.jobs[j].start);
+    EXPECT_DOUBLE_EQ(r.end_s, c.jobs[j].end);
+    EXPECT_DOUBLE_EQ(r.spine_bytes_per_iter, c.jobs[j].spine_bytes_per_iter);
+    EXPECT_DOUBLE_EQ(r.slowdown, c.jobs[j].slowdown);
+  }
+  const PolicyMetrics m = Summarize(*result);
+  EXPECT_NEAR(m.total_spine_bytes, c.total_spine_bytes, 1e3);
+  EXPECT_DOUBLE_EQ(m.mean_queue_s, c.mean_queue);
+  EXPECT_DOUBLE_EQ(m.mean_jct_s, c.mean_jct);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, SimulatorHandTrace,
+    ::testing::Values(PolicyCase{"topoplace", kTopologyAware, 0, 18, 174},
+                      PolicyCase{"slurm-tree", kTopologyAware, 0, 18, 174},
+                      PolicyCase{"slurm-block", kTopologyAware, 0, 18, 174},
+                      PolicyCase{"kueue-bestfit", kTopologyAware, 0, 18, 174},
+                      PolicyCase{"volcano", kTopologyAware, 0, 18, 174},
+                      PolicyCase{"first-fit", kFirstFit, 4e13, 18, 199}),
+    [](const ::testing::TestParamInfo<PolicyCase>& info) {
+      std::string name = info.param.policy;
+      for (char& ch : name) {
+        if (ch == '-') ch = '_';
+      }
+      return name;
+    });
+
+absl::StatusOr<Trace> Parse(const std::string& lines) {
+  return ParseNativeTrace(std::string(kNativeTraceHeader) + "\n" + lines, "inline");
+}
+
+// A native trace line: a job of `hosts` whole hosts that sends nothing over the network,
+// so that its run time is exactly its duration whatever the placement.
+std::string Line(int id, double arrival, double duration, int hosts) {
+  return absl::StrCat(id, " ", arrival, " ", duration, " tp=8,pp=1,dp=", hosts,
+                      ",h=8,s=1000,b=1,layers=8,params=1e9,mb=1,tp_bytes=0,dp_bytes=0\n");
+}
+
+TEST(Simulator, BackfillsSmallJobBehindBlockedHead) {
+  absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
+  ASSERT_TRUE(fabric.ok());
+  // J0 takes 7 of 8 hosts until 100; J1 (8 hosts) waits: shadow 100 (8 free GPUs + J0's
+  // 56 = 64), extra 0. J2 (1 host, 50 s) ends at 60 <= 100, so it runs at once although
+  // it arrived after J1; J1 starts at 100.
+  absl::StatusOr<Trace> trace = Parse(Line(0, 0, 100, 7) + Line(1, 5, 10, 8) + Line(2, 10, 50, 1));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  absl::StatusOr<SimResult> r = Simulator(*fabric, {}).Run(*trace, "first-fit");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 100);
+}
+
+TEST(Simulator, DoesNotBackfillJobThatWouldDelayTheHead) {
+  absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
+  ASSERT_TRUE(fabric.ok());
+  // As above, but J2 would run from 10 to 210 on the free host, past the shadow time 100,
+  // with extra 0: it waits; J1 runs 100-110, then J2 starts at 110.
+  absl::StatusOr<Trace> trace = Parse(Line(0, 0, 100, 7) + Line(1, 5, 10, 8) + Line(2, 10, 200, 1));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  absl::StatusOr<SimResult> r = Simulator(*fabric, {}).Run(*trace, "first-fit");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 100);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 110);
+}
+
+TEST(Simulator, RejectsJobLargerThanTheFabricInsteadOfBlocking) {
+  absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
+  ASSERT_TRUE(fabric.ok());
+  // 9 hosts on an 8-host fabric: rejected on arrival; J1 starts when it arrives.
+  absl::StatusOr<Trace> trace = Parse(Line(0, 0, 10, 9) + Line(1, 1, 10, 1));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  absl::StatusOr<SimResult> r = Simulator(*fabric, {}).Run(*trace, "topoplace");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->jobs[0].outcome, JobOutcome::kRejected);
+  EXPECT_EQ(r->jobs[1].outcome, JobOutcome::kCompleted);
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+}
+
+TEST(Simulator, SameSeedGivesTheSameRandomPlacements) {
+  absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
+  ASSERT_TRUE(fabric.ok());
+  absl::StatusOr<Trace> trace = LoadTraceFile(TOPOPLACE_FIXTURES_DIR "/traces/tiny-hand.trace");
+  ASSERT_TRUE(trace.ok());
+  const Simulator sim(*fabric, {});
+  absl::StatusOr<SimResult> a = sim.Run(*trace, "random");
+  absl::StatusOr<SimResult> b = sim.Run(*trace, "random");
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (size_t j = 0; j < a->jobs.size(); ++j) {
+    EXPECT_DOUBLE_EQ(a->jobs[j].end_s, b->jobs[j].end_s);
+    EXPECT_DOUBLE_EQ(a->jobs[j].spine_bytes_per_iter, b->jobs[j].spine_bytes_per_iter);
+  }
+}
+
+TEST(Simulator, UnknownPolicyIsInvalidArgument) {
+  absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
+  ASSERT_TRUE(fabric.ok());
+  Trace trace;
+  EXPECT_EQ(Simulator(*fabric, {}).Run(trace, "nope").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace topoplace::sched::sim

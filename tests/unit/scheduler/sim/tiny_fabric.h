@@ -1,0 +1,24 @@
+// The fabric of the hand-computed tests: 2 blocks x 4 hosts x 8 GPUs, 8 rails, 400G NICs,
+// one spine, leaf oversubscription 4:1 (4 x 400G down, 1 x 400G up per leaf).
+// Per rank: leaf 50e9 B/s, spine 50e9 / 4 = 12.5e9 B/s.
+#ifndef TOPOPLACE_TESTS_UNIT_SCHEDULER_SIM_TINY_FABRIC_H_
+#define TOPOPLACE_TESTS_UNIT_SCHEDULER_SIM_TINY_FABRIC_H_
+
+#include "topology/generate/reference_fabrics.h"
+
+namespace topoplace::sched::sim {
+
+inline absl::StatusOr<FabricPtr> TinyOversubscribedFabric() {
+  ClosParams p;
+  p.name = "tiny-2x4";
+  p.blocks_per_pod = 2;
+  p.nodes_per_block = 4;
+  p.spines_per_pod = 1;
+  p.leaf_uplink_gbps = 400;
+  p.leaf_oversubscription = 4;
+  return GenerateClos(p);
+}
+
+}  // namespace topoplace::sched::sim
+
+#endif  // TOPOPLACE_TESTS_UNIT_SCHEDULER_SIM_TINY_FABRIC_H_
