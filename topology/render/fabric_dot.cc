@@ -19,11 +19,23 @@ namespace {
 constexpr const char* kRailColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                         "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
+std::string Escape(const std::string& s) {
+  std::string out;
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
     out += c;
+  }
+  return out;
+}
+
+std::string Quote(const std::string& s) { return "\"" + Escape(s) + "\""; }
+
+// A quoted label whose lines are `lines` (Graphviz breaks lines at "\n").
+std::string Label(std::initializer_list<std::string> lines) {
+  std::string out = "\"";
+  for (const std::string& line : lines) {
+    if (out.size() > 1) out += "\\n";
+    out += Escape(line);
   }
   return out + "\"";
 }
@@ -43,8 +55,9 @@ std::string FabricToDot(const Fabric& fabric, const DotOptions& options) {
       const Switch& sw = fabric.switches()[s];
       if (sw.tier != tier) continue;
       absl::StrAppend(&rank, "    ", SwitchId(fabric, s), " [shape=box, style=rounded, label=",
-                      Quote(absl::StrCat(sw.name, "\\nT", sw.tier,
-                                         sw.rail >= 0 ? absl::StrCat(" rail ", sw.rail) : "")),
+                      Label({sw.name, absl::StrCat("T", sw.tier,
+                                                   sw.rail >= 0 ? absl::StrCat(" rail ", sw.rail)
+                                                                : "")}),
                       "];\n");
     }
     if (!rank.empty()) absl::StrAppend(&out, "  { rank=same;\n", rank, "  }\n");
@@ -65,7 +78,7 @@ std::string FabricToDot(const Fabric& fabric, const DotOptions& options) {
       const Host& host = fabric.hosts()[h];
       const bool lit = options.highlight.contains(host.name);
       absl::StrAppend(&out, "    ", HostVertex(fabric, h), " [shape=box, label=",
-                      Quote(absl::StrCat(host.name, "\\n", host.gpus.size(), " GPU")),
+                      Label({host.name, absl::StrCat(host.gpus.size(), " GPU")}),
                       lit ? ", style=filled, fillcolor=gold" : "", "];\n");
     }
     absl::StrAppend(&out, "  }\n");

@@ -1,0 +1,101 @@
+#include "topology/discovery/host_discovery.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "topology/discovery/verbs_devices.h"
+
+namespace topoplace::discovery {
+namespace {
+
+const std::string kGpuNode = std::string(TP_DISCOVERY_FIXTURES) + "/sysfs/gpu-node";
+
+AgentReport Discover(const HostDiscoveryOptions& options = {}) {
+  SysfsEnvPtr env = NewDiskSysfsEnv(kGpuNode);
+  absl::StatusOr<AgentReport> report = DiscoverHost(*env, options);
+  EXPECT_TRUE(report.ok()) << report.status();
+  return report.ok() ? *report : AgentReport{};
+}
+
+const AgentNic* FindNic(const AgentReport& report, const std::string& name) {
+  for (const AgentNic& nic : report.nics) {
+    if (nic.name == name) return &nic;
+  }
+  return nullptr;
+}
+
+TEST(HostDiscovery, InfinibandHcasComeFromSysfsWithRateStateAndNuma) {
+  const AgentReport report = Discover();
+  const AgentNic* hca = FindNic(report, "mlx5_1");
+  ASSERT_NE(hca, nullptr);
+  EXPECT_EQ(hca->speed_gbps, 400);
+  EXPECT_EQ(hca->state, "active");
+  EXPECT_EQ(hca->link_layer, "InfiniBand");
+  EXPECT_EQ(hca->pci, "0000:84:00.0");
+  EXPECT_EQ(hca->numa, 1);
+}
+
+TEST(HostDiscovery, PhysicalNetdevIsReportedLoopbackAndVirtualOnesAreNot) {
+  const AgentReport report = Discover();
+  const AgentNic* eth = FindNic(report, "eth0");
+  ASSERT_NE(eth, nullptr);
+  EXPECT_EQ(eth->speed_gbps, 100);
+  EXPECT_EQ(eth->state, "up");
+  EXPECT_EQ(FindNic(report, "lo"), nullptr);
+  EXPECT_EQ(FindNic(report, "veth0"), nullptr);
+}
+
+TEST(HostDiscovery, VirtualNetdevMatchingThePatternIsReported) {
+  const AgentReport report = Discover({.netdev_pattern = "veth*"});
+  const AgentNic* veth = FindNic(report, "veth0");
+  ASSERT_NE(veth, nullptr);
+  EXPECT_EQ(veth->state, "down");
+}
+
+TEST(HostDiscovery, GpuIsAffineToTheHcaUnderItsPcieSwitch) {
+  const AgentReport report = Discover();
+  ASSERT_EQ(report.gpus.size(), 2u);
+  EXPECT_EQ(report.gpus[0].pci, "0000:03:00.0");
+  EXPECT_EQ(report.gpus[0].nic, "mlx5_0");
+  EXPECT_EQ(report.gpus[0].numa, 0);
+  EXPECT_EQ(report.gpus[1].nic, "mlx5_1");
+  EXPECT_EQ(report.gpus[1].numa, 1);
+}
+
+TEST(HostDiscovery, SharingOnlyARootPortIsNotSharingAPcieSwitch) {
+  EXPECT_EQ(SharedPciDepth("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/a",
+                           "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/b"),
+            2);
+  EXPECT_EQ(SharedPciDepth("sys/devices/pci0000:00/0000:00:01.0/0000:03:00.0",
+                           "sys/devices/pci0000:00/0000:00:01.0/0000:04:00.0"),
+            1);
+  EXPECT_EQ(SharedPciDepth("sys/devices/pci0000:00/0000:00:01.0/x",
+                           "sys/devices/pci0000:80/0000:00:01.0/y"),
+            0);
+}
+
+TEST(HostDiscovery, NvlinkDomainComesFromTheOptionalFile) {
+  EXPECT_EQ(Discover({.nvlink_domain_file = "etc/topoplace/nvlink-domain"}).nvlink_domain,
+            "rack7-nvl72");
+  const AgentReport missing = Discover({.nvlink_domain_file = "etc/none"});
+  EXPECT_EQ(missing.nvlink_domain, "");
+  EXPECT_THAT(missing.warnings, ::testing::Contains(::testing::HasSubstr("not readable")));
+}
+
+TEST(HostDiscovery, EmptyRootHasNoDevicesAndIsNotAnError) {
+  SysfsEnvPtr env = NewDiskSysfsEnv("/nonexistent-root");
+  absl::StatusOr<AgentReport> report = DiscoverHost(*env, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->nics.empty());
+  EXPECT_TRUE(report->gpus.empty());
+}
+
+TEST(VerbsDevices, NoRdmaSubsystemMeansZeroDevicesNotAnError) {
+  // On machines without RDMA, ibv_get_device_list returns NULL (errno ENOSYS).
+  absl::StatusOr<std::vector<VerbsDevice>> devices = ListVerbsDevices();
+  ASSERT_TRUE(devices.ok()) << devices.status();
+}
+
+}  // namespace
+}  // namespace topoplace::discovery
