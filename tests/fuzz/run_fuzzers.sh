@@ -26,7 +26,7 @@ seed() {  # CORPUS_DIR FILES...
   return 0
 }
 seed "$build/corpus/ibnetdiscover" "$shared"/ibnetdiscover/* "$ours"/ibnetdiscover/*
-seed "$build/corpus/lldp" "$shared"/lldp/*
+seed "$build/corpus/lldp" "$shared"/lldp/* "$ours"/fuzz-regressions/lldp-*
 seed "$build/corpus/agent_report" "$ours"/agent-reports/*
 
 status=0

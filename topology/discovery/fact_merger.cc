@@ -158,14 +158,15 @@ FabricFacts FactMerger::Resolve() && {
     }
   }
   // A node cabled to a host must be a switch (hosts are not cabled to each other).
+  auto role_of = [&role](const std::string& node) {
+    const auto it = role.find(node);
+    return it == role.end() ? NodeRole::kUnknown : it->second;
+  };
   for (const LinkFact& link : links_) {
-    const auto ra = role.find(link.a.node), rb = role.find(link.b.node);
-    if (ra == role.end() && rb != role.end() && rb->second == NodeRole::kHost) {
-      role[link.a.node] = NodeRole::kSwitch;
-    }
-    if (rb == role.end() && ra != role.end() && ra->second == NodeRole::kHost) {
-      role[link.b.node] = NodeRole::kSwitch;
-    }
+    // Look both roles up before inserting: an insertion may rehash the map.
+    const NodeRole ra = role_of(link.a.node), rb = role_of(link.b.node);
+    if (ra == NodeRole::kUnknown && rb == NodeRole::kHost) role[link.a.node] = NodeRole::kSwitch;
+    if (rb == NodeRole::kUnknown && ra == NodeRole::kHost) role[link.b.node] = NodeRole::kSwitch;
   }
   std::vector<std::string> guessed;
   for (const LinkFact& link : links_) {

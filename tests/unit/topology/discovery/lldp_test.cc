@@ -100,5 +100,20 @@ TEST(Lldp, HostWithoutNeighborsGivesNoLinks) {
   EXPECT_TRUE(LldpViewToFacts(*view).links.empty());
 }
 
+TEST(Lldp, FuzzerFoundInputImportsWithoutTouchingFreedMemory) {
+  // lldp_fuzzer found a use-after-free here (a map rehashed under a live iterator);
+  // ASan builds (TOPOPLACE_SANITIZE) catch a regression.
+  const std::string path = std::string(TP_DISCOVERY_FIXTURES) +
+                           "/fuzz-regressions/lldp-rehash-use-after-free.json";
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  ASSERT_TRUE(text.ok()) << text.status();
+  absl::StatusOr<LldpView> view = ParseLldpNeighbors(*text, path, "local");
+  if (!view.ok()) return;  // rejecting it is fine too; crashing is not
+  std::vector<FabricFacts> facts;
+  facts.push_back(LldpViewToFacts(*view));
+  EXPECT_TRUE(BuildFabricFromFacts(std::move(facts), "fuzz").status().code() !=
+              absl::StatusCode::kInternal);
+}
+
 }  // namespace
 }  // namespace topoplace::discovery
