@@ -57,7 +57,7 @@ struct Evaluated {
 }  // namespace
 
 PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health)
-    : fabric_(std::move(fabric)), health_(*fabric_, health) {}
+    : fabric_(std::move(fabric)), health_(*fabric_, health), tiers_(*fabric_) {}
 
 absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& request,
                                                      const Occupancy& occupancy) const {
@@ -80,7 +80,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   const PlacementContext ctx{fabric, job, layout, traffic, inv, nodes, request.seed};
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy->Propose(ctx));
 
-  const Router router(fabric, request.routing);
+  const Router router(tiers_, request.routing);
   std::optional<Evaluated> best;
   std::vector<std::string> rejections;
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -100,7 +100,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
     Evaluated ev;
     ev.index = i;
     ev.slots = *std::move(slots);
-    ev.traffic = EvaluateTraffic(fabric, layout, traffic, ev.slots, router);
+    ev.traffic = EvaluateTraffic(layout, traffic, ev.slots, router, job.gpus_per_node);
     if (ev.traffic.unreachable_bytes > 0) {
       rejections.push_back(absl::StrCat(
           cand.how, ": ", ev.traffic.unreachable_bytes,
@@ -108,7 +108,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
           "rail-plane fabric needs rail-local forwarding, --rail-local)"));
       continue;
     }
-    ev.footprint = ComputeFootprint(inv, health_, ev.slots);
+    ev.footprint = ComputeFootprint(inv, health_, tiers_, ev.slots);
     ev.relaxed = MaxTierViolation(job, ev.footprint, ev.traffic);
     if (ev.relaxed && job.mode == ConstraintMode::kHard) {
       rejections.push_back(absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)"));

@@ -22,6 +22,7 @@
 #include "scheduler/placement/plan.h"
 #include "scheduler/scorers/registry.h"
 #include "scheduler/traffic/routing.h"
+#include "scheduler/traffic/tier_index.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
@@ -36,7 +37,7 @@ struct PlacementRequest {
 
 class PlacementEngine {
  public:
-  // Precomputes the health view. `fabric` must not be null.
+  // Precomputes the health view and the tier index. `fabric` must not be null.
   explicit PlacementEngine(FabricPtr fabric, const FabricHealth& health = {});
 
   absl::StatusOr<PlacementPlan> Place(const PlacementRequest& request,
@@ -48,6 +49,7 @@ class PlacementEngine {
  private:
   FabricPtr fabric_;
   HealthView health_;
+  TierIndex tiers_;
 };
 
 }  // namespace topoplace::sched

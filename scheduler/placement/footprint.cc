@@ -5,7 +5,7 @@
 namespace topoplace::sched {
 
 PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
-                               std::span<const RankSlot> slots) {
+                               const TierIndex& index, std::span<const RankSlot> slots) {
   const Fabric& fabric = inv.fabric();
   PlanFootprint fp;
   std::vector<int> gpus_in_block(fabric.blocks().size(), 0);
@@ -13,17 +13,18 @@ PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
   std::vector<uint8_t> pod_seen(fabric.pods().size(), 0);
   HostId last_host = -1;
   for (const RankSlot& s : slots) {
-    const Host& host = fabric.hosts()[s.host];
-    if (host.block >= 0) ++gpus_in_block[host.block];
+    const int32_t block = index.host_block(s.host);
+    const int32_t pod = index.host_pod(s.host);
+    if (block >= 0) ++gpus_in_block[block];
     if (s.nic >= 0) {
-      const SwitchId leaf = fabric.nics()[s.nic].leaf;
+      const SwitchId leaf = index.nic_leaf(s.nic);
       if (leaf >= 0 && !leaf_seen[leaf]) {
         leaf_seen[leaf] = 1;
         ++fp.leaves_used;
       }
     }
-    if (host.pod >= 0 && !pod_seen[host.pod]) {
-      pod_seen[host.pod] = 1;
+    if (pod >= 0 && !pod_seen[pod]) {
+      pod_seen[pod] = 1;
       ++fp.pods_used;
     }
     // Slots of one node are consecutive.

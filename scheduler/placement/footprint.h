@@ -9,6 +9,7 @@
 #include "scheduler/mapping/rank_map.h"
 #include "scheduler/placement/health.h"
 #include "scheduler/placement/inventory.h"
+#include "scheduler/traffic/tier_index.h"
 
 namespace topoplace::sched {
 
@@ -24,9 +25,10 @@ struct PlanFootprint {
   int fragmentation_delta() const { return partial_blocks_after - partial_blocks_before; }
 };
 
-// Preconditions: `slots` come from MapRanks over hosts of `inv.fabric()`.
+// Preconditions: `slots` come from MapRanks over hosts of `inv.fabric()`, which `index`
+// was built from.
 PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
-                               std::span<const RankSlot> slots);
+                               const TierIndex& index, std::span<const RankSlot> slots);
 
 }  // namespace topoplace::sched
 

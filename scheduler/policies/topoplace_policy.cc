@@ -17,6 +17,12 @@ namespace {
 constexpr int kBlockCandidates = 3;
 // Pods tried at the pod level, best fit first.
 constexpr int kPodCandidates = 2;
+// Multi-block candidates handed to the engine's full evaluation: the cheapest by
+// cross-block bytes, plus at most one more within 2% of it for the other scorers to
+// weigh. The node-level estimate is exact for node-aligned dimensions, so candidates
+// further behind rarely win and would only cost time on big jobs.
+constexpr size_t kMultiBlockCandidates = 2;
+constexpr double kNearTieFraction = 0.02;
 
 // How node slots are laid out over the chosen blocks. Units are the node groups that
 // should not be split across blocks; node_order lists node slots in packing order.
@@ -35,10 +41,11 @@ std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
   if (layout.size(dim) <= 1 || layout.stride(dim) % g != 0) return std::nullopt;
   Cut cut{absl::StrCat(DimName(dim), "-aligned"), ctx.nodes / layout.size(dim),
           std::vector<int>(ctx.nodes)};
+  std::vector<int> coord(ctx.nodes);
+  for (int k = 0; k < ctx.nodes; ++k) coord[k] = layout.Coord(k * g, dim);
   std::iota(cut.node_order.begin(), cut.node_order.end(), 0);
-  std::stable_sort(cut.node_order.begin(), cut.node_order.end(), [&](int a, int b) {
-    return layout.Coord(a * g, dim) < layout.Coord(b * g, dim);
-  });
+  std::stable_sort(cut.node_order.begin(), cut.node_order.end(),
+                   [&](int a, int b) { return coord[a] < coord[b]; });
   return cut;
 }
 
@@ -160,46 +167,63 @@ std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Dom
   return seq;
 }
 
-// Bytes per iteration that would cross blocks if `seq` were laid out along `cut`, counted
-// at node level over the dimensions whose peers sit on other nodes at a fixed node
-// distance (stride a multiple of gpus_per_node). Dimensions that stay inside a node, or
-// straddle nodes irregularly, are left out: this only ranks layouts, the engine's full
-// evaluation gives the real numbers.
-double CrossBlockBytes(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
-                       std::vector<int32_t>& node_block) {
+// The block of every node slot if `seq` is laid out along `cut`.
+void NodeBlocks(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
+                std::vector<int32_t>& node_block) {
   node_block.assign(ctx.nodes, -1);
   int i = 0;
   for (const auto& [block, count] : seq) {
     for (int c = 0; c < count; ++c) node_block[cut.node_order[i++]] = block;
   }
+}
+
+// The job's node-level communication graph: an edge per pair of nodes whose ranks talk at
+// a fixed node distance (dimensions with a stride that is a multiple of gpus_per_node),
+// weighted by the bytes per iteration between them. Dimensions that stay inside a node,
+// or straddle nodes irregularly, are left out: the graph ranks layouts cheaply, the
+// engine's full evaluation gives the real numbers.
+struct NodeGraph {
+  std::vector<std::pair<int, int>> edges;
+  std::vector<double> bytes;
+};
+
+NodeGraph BuildNodeGraph(const PlacementContext& ctx) {
+  NodeGraph graph;
   const RankLayout& layout = ctx.layout;
   const int g = ctx.job.gpus_per_node;
-  double bytes = 0;
   for (Dim d : kAllDims) {
     const int size = layout.size(d);
     const double pair = ctx.traffic.pair(d);
     if (size <= 1 || pair <= 0 || layout.stride(d) % g != 0) continue;
+    const auto add = [&](int a, int b, double w) {
+      graph.edges.emplace_back(a, b);
+      graph.bytes.push_back(w);
+    };
     for (int k = 0; k < ctx.nodes; ++k) {
       const int rank = k * g;
       const int coord = layout.Coord(rank, d);
       switch (PatternOf(d)) {
-        case Pattern::kRing:
-          if (node_block[layout.Neighbor(rank, d) / g] != node_block[k]) bytes += g * pair;
-          break;
+        case Pattern::kRing: add(k, layout.Neighbor(rank, d) / g, g * pair); break;
         case Pattern::kChain:
-          if (coord + 1 < size && node_block[layout.Neighbor(rank, d) / g] != node_block[k]) {
-            bytes += 2 * g * pair;
-          }
+          if (coord + 1 < size) add(k, layout.Neighbor(rank, d) / g, 2 * g * pair);
           break;
         case Pattern::kAllToAll:
           for (int c = 0; c < size; ++c) {
-            if (c != coord && node_block[layout.WithCoord(rank, d, c) / g] != node_block[k]) {
-              bytes += g * pair;
-            }
+            if (c != coord) add(k, layout.WithCoord(rank, d, c) / g, g * pair);
           }
           break;
       }
     }
+  }
+  return graph;
+}
+
+// Bytes per iteration of `graph` that cross blocks when node k sits in node_block[k].
+double CrossBlockBytes(const NodeGraph& graph, std::span<const int32_t> node_block) {
+  double bytes = 0;
+  for (size_t e = 0; e < graph.edges.size(); ++e) {
+    const auto [a, b] = graph.edges[e];
+    if (node_block[a] != node_block[b]) bytes += graph.bytes[e];
   }
   return bytes;
 }
@@ -223,8 +247,8 @@ std::string DomainName(const Domain& d) {
 
 // The layout of `cut` over `domain` with the fewest cross-block bytes among the amount
 // and order variants, or nullopt if the domain cannot hold the job.
-std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const Domain& domain,
-                                    const Cut& cut) {
+std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const NodeGraph& graph,
+                                    const Domain& domain, const Cut& cut) {
   std::optional<BlockSequence> best;
   double best_bytes = 0;
   std::vector<int32_t> scratch;
@@ -235,7 +259,8 @@ std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const Domain& d
         std::optional<BlockSequence> seq =
             ChooseBlocks(ctx, domain, 1, cut.unit, by_pod, amounts, order);
         if (!seq) return std::nullopt;
-        const double bytes = CrossBlockBytes(ctx, *seq, cut, scratch);
+        NodeBlocks(ctx, *seq, cut, scratch);
+        const double bytes = CrossBlockBytes(graph, scratch);
         if (!best || bytes < best_bytes) {
           best = std::move(seq);
           best_bytes = bytes;
@@ -282,6 +307,7 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
   // fits, every layout competes (which dimension is cheaper to cut depends on the model);
   // larger domains are tried only for an aligned layout (no unit split) when the smallest
   // admits none.
+  const NodeGraph graph = BuildNodeGraph(ctx);
   std::vector<Cut> cuts;
   for (Dim dim : {Dim::kPp, Dim::kDp}) {
     if (std::optional<Cut> cut = MakeCut(ctx, dim)) cuts.push_back(std::move(*cut));
@@ -312,11 +338,31 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
     }
     if (i > 0) continue;
     for (const Cut& cut : cuts) {
-      if (std::optional<Candidate> c = BestHybrid(ctx, domain, cut)) out.push_back(*std::move(c));
+      if (std::optional<Candidate> c = BestHybrid(ctx, graph, domain, cut)) {
+        out.push_back(*std::move(c));
+      }
     }
-    if (std::optional<Candidate> c = BestHybrid(ctx, domain, PlainCut(ctx))) {
+    if (std::optional<Candidate> c = BestHybrid(ctx, graph, domain, PlainCut(ctx))) {
       out.push_back(*std::move(c));
     }
+  }
+  if (out.size() > 1) {
+    std::vector<std::pair<double, size_t>> ranked;
+    std::vector<int32_t> node_block(ctx.nodes);
+    for (size_t i = 0; i < out.size(); ++i) {
+      for (int k = 0; k < ctx.nodes; ++k) {
+        node_block[k] = ctx.fabric.hosts()[out[i].node_hosts[k]].block;
+      }
+      ranked.emplace_back(CrossBlockBytes(graph, node_block), i);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Candidate> kept;
+    const double limit = ranked[0].first * (1 + kNearTieFraction);
+    for (size_t i = 0; i < kMultiBlockCandidates && (i == 0 || ranked[i].first <= limit); ++i) {
+      kept.push_back(std::move(out[ranked[i].second]));
+    }
+    out = std::move(kept);
   }
   if (!out.empty()) return out;
   return absl::ResourceExhaustedError(absl::StrCat(

@@ -10,6 +10,7 @@
 #define TOPOPLACE_SCHEDULER_TRAFFIC_ROUTING_H_
 
 #include "scheduler/mapping/rank_map.h"
+#include "scheduler/traffic/tier_index.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
@@ -18,21 +19,36 @@ struct RoutingOptions {
   bool rail_local = false;  // PXN: cross-rail traffic hops over NVLink first
 };
 
-// Immutable; holds a reference to the fabric, which must outlive it.
+// Immutable; holds a reference to the index (and its fabric), which must outlive it.
 class Router {
  public:
-  Router(const Fabric& fabric, RoutingOptions options) : fabric_(fabric), options_(options) {}
+  Router(const TierIndex& index, RoutingOptions options)
+      : fabric_(index.fabric()), index_(index), options_(options) {}
 
   // The NIC whose network path carries a -> b traffic (a's own NIC, or with rail-local
   // forwarding a's NIC on b's rail when a has one). -1 for a NIC-less host.
-  NicId SendingNic(const RankSlot& a, const RankSlot& b) const;
+  NicId SendingNic(const RankSlot& a, const RankSlot& b) const {
+    return options_.rail_local ? RailLocalNic(a, b) : a.nic;
+  }
   // The highest tier between the two slots: kNvlink inside one NVLink domain, otherwise
-  // the tier between the sending NIC and b's NIC.
-  Tier Classify(const RankSlot& a, const RankSlot& b) const;
+  // the tier between the sending NIC and b's NIC. Inline: it runs once per pair.
+  Tier Classify(const RankSlot& a, const RankSlot& b) const {
+    if (a.host == b.host) return Tier::kNvlink;
+    const int32_t domain = index_.host_nvlink(a.host);
+    if (domain >= 0 && domain == index_.host_nvlink(b.host)) return Tier::kNvlink;
+    const NicId from = SendingNic(a, b);
+    if (from < 0 || b.nic < 0) return Tier::kUnreachable;
+    return index_.NicTier(from, b.nic);
+  }
   const RoutingOptions& options() const { return options_; }
+  const Fabric& fabric() const { return fabric_; }
+  const TierIndex& index() const { return index_; }
 
  private:
+  NicId RailLocalNic(const RankSlot& a, const RankSlot& b) const;
+
   const Fabric& fabric_;
+  const TierIndex& index_;
   RoutingOptions options_;
 };
 

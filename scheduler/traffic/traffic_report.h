@@ -15,7 +15,6 @@
 #include "scheduler/mapping/rank_map.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/traffic_model.h"
-#include "topology/model/fabric.h"
 
 namespace topoplace::sched {
 
@@ -53,11 +52,14 @@ struct TrafficReport {
   }
 };
 
-// Classifies every communicating pair of the job. Preconditions: slots.size() ==
-// layout.world_size(); every slot names a host of `fabric`.
-TrafficReport EvaluateTraffic(const Fabric& fabric, const RankLayout& layout,
-                              const TrafficModel& traffic, std::span<const RankSlot> slots,
-                              const Router& router);
+// Classifies every communicating pair of the job. `gpus_per_node` > 0 promises that ranks
+// [k*g, (k+1)*g) share one host (as MapRanks lays them out); dimensions whose groups then
+// fit inside one node are booked to NVLink arithmetically instead of pair by pair, and
+// their groups count as touching one leaf, block and pod. Preconditions: slots.size() ==
+// layout.world_size(); every slot names a host of the router's fabric.
+TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traffic,
+                              std::span<const RankSlot> slots, const Router& router,
+                              int gpus_per_node);
 
 }  // namespace topoplace::sched
 

@@ -31,7 +31,8 @@ RankSlot Slot(const Fabric& f, HostId host, int gpu_index) {
 
 TEST(Router, ClassifiesByHighestTierOnRailOptimisedFabric) {
   FabricPtr f = RailPlaneFabric();
-  const Router router(*f, {});
+  const TierIndex index(*f);
+  const Router router(index, {});
   const HostId b0n0 = *f->FindHost("b00-n000"), b0n1 = *f->FindHost("b00-n001");
   const HostId b1n0 = *f->FindHost("b01-n000");
   EXPECT_EQ(router.Classify(Slot(*f, b0n0, 0), Slot(*f, b0n0, 1)), Tier::kNvlink);
@@ -43,13 +44,36 @@ TEST(Router, ClassifiesByHighestTierOnRailOptimisedFabric) {
 
 TEST(Router, RailLocalForwardingKeepsCrossRailTrafficOnTheDestinationRail) {
   FabricPtr f = RailPlaneFabric();
-  const Router pxn(*f, {.rail_local = true});
+  const TierIndex index(*f);
+  const Router pxn(index, {.rail_local = true});
   const HostId b0n0 = *f->FindHost("b00-n000"), b0n1 = *f->FindHost("b00-n001");
   const HostId b1n0 = *f->FindHost("b01-n000");
   // GPU 0 -> remote GPU 1 leaves through the local rail-1 NIC: one leaf inside the block,
   // the rail-1 spine plane across blocks.
   EXPECT_EQ(pxn.Classify(Slot(*f, b0n0, 0), Slot(*f, b0n1, 1)), Tier::kLeaf);
   EXPECT_EQ(pxn.Classify(Slot(*f, b0n0, 0), Slot(*f, b1n0, 1)), Tier::kSpine);
+}
+
+TEST(TierIndex, AgreesWithTheFabricOnEveryNicPair) {
+  for (const char* preset : {"superpod-4su", "rail-512"}) {
+    absl::StatusOr<FabricPtr> f = GeneratePreset(preset);
+    ASSERT_TRUE(f.ok()) << f.status();
+    const TierIndex index(**f);
+    const NicId n = static_cast<NicId>((*f)->nics().size());
+    // Every 7th NIC against every 5th: all tiers occur, and it stays fast.
+    for (NicId a = 0; a < n; a += 7) {
+      for (NicId b = 0; b < n; b += 5) {
+        ASSERT_EQ(index.NicTier(a, b), (*f)->NicTier(a, b)) << preset << " " << a << " " << b;
+      }
+    }
+  }
+  FabricPtr planes = RailPlaneFabric();
+  const TierIndex index(*planes);
+  for (NicId a = 0; a < static_cast<NicId>(planes->nics().size()); ++a) {
+    for (NicId b = 0; b < static_cast<NicId>(planes->nics().size()); ++b) {
+      ASSERT_EQ(index.NicTier(a, b), planes->NicTier(a, b));
+    }
+  }
 }
 
 }  // namespace
