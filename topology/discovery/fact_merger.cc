@@ -1,6 +1,7 @@
 #include "topology/discovery/fact_merger.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -199,9 +200,9 @@ FabricFacts FactMerger::Resolve() && {
                                        " names no NIC; dropped"));
       continue;
     }
-    std::string ka = EndKey(link.a), kb = EndKey(link.b);
-    if (kb < ka) std::swap(ka, kb);
-    const std::string key = absl::StrCat(ka, "|", kb);
+    const std::string end_a = EndKey(link.a), end_b = EndKey(link.b);
+    const std::string key =
+        end_a < end_b ? absl::StrCat(end_a, "|", end_b) : absl::StrCat(end_b, "|", end_a);
     if (auto same = link_by_key.find(key); same != link_by_key.end()) {
       LinkFact& known = links[same->second];
       if (known.state != link.state) {
@@ -214,27 +215,28 @@ FabricFacts FactMerger::Resolve() && {
       if (known.speed_gbps <= 0) known.speed_gbps = link.speed_gbps;
       continue;
     }
+    // Ends that identify a cable: every NIC, and switch ports when the source names them.
+    const bool keyed_a = link.a.role != NodeRole::kSwitch || !link.a.port.empty();
+    const bool keyed_b = link.b.role != NodeRole::kSwitch || !link.b.port.empty();
     bool conflict = false;
-    for (const PortRef* end : {&link.a, &link.b}) {
-      if (end->role == NodeRole::kSwitch && end->port.empty()) continue;
-      auto owner = link_by_end.find(EndKey(*end));
+    for (const auto& [end, end_key, peer, keyed] :
+         {std::tuple(&link.a, &end_a, &link.b, keyed_a), std::tuple(&link.b, &end_b, &link.a, keyed_b)}) {
+      if (!keyed) continue;
+      auto owner = link_by_end.find(*end_key);
       if (owner == link_by_end.end()) continue;
       const LinkFact& first = links[owner->second];
-      const PortRef& first_peer = EndKey(first.a) == EndKey(*end) ? first.b : first.a;
-      const PortRef& peer = end == &link.a ? link.b : link.a;
+      const PortRef& first_peer = EndKey(first.a) == *end_key ? first.b : first.a;
       warnings_.push_back(absl::StrCat(EndName(*end), " is linked twice: to ", EndName(first_peer),
-                                       " (", first.origin, ") and to ", EndName(peer), " (",
+                                       " (", first.origin, ") and to ", EndName(*peer), " (",
                                        link.origin, "); kept the first"));
       conflict = true;
       break;
     }
     if (conflict) continue;
     const size_t index = links.size();
-    link_by_key[key] = index;
-    for (const PortRef* end : {&link.a, &link.b}) {
-      if (end->role == NodeRole::kSwitch && end->port.empty()) continue;
-      link_by_end[EndKey(*end)] = index;
-    }
+    link_by_key.emplace(key, index);
+    if (keyed_a) link_by_end.emplace(end_a, index);
+    if (keyed_b) link_by_end.emplace(end_b, index);
     links.push_back(std::move(link));
   }
 

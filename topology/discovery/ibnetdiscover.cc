@@ -18,8 +18,18 @@
 namespace topoplace::discovery {
 namespace {
 
-bool ContainsIgnoreCase(absl::string_view haystack, absl::string_view needle) {
-  return absl::StrContains(absl::AsciiStrToLower(haystack), absl::AsciiStrToLower(needle));
+// Case-insensitive substring test; `needle` must already be lower case.
+bool ContainsLower(absl::string_view haystack, absl::string_view needle) {
+  if (needle.size() > haystack.size()) return false;
+  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
+    size_t j = 0;
+    while (j < needle.size() && absl::ascii_tolower(static_cast<unsigned char>(haystack[i + j])) ==
+                                    needle[j]) {
+      ++j;
+    }
+    if (j == needle.size()) return true;
+  }
+  return false;
 }
 
 std::string GuidHex(uint64_t guid) { return absl::StrFormat("%016x", guid); }
@@ -44,8 +54,11 @@ class IbFactsBuilder {
  public:
   IbFactsBuilder(const std::vector<IbNode>& nodes, absl::string_view source,
                  const IbnetdiscoverOptions& options)
-      : nodes_(nodes), source_(source), options_(options) {
+      : nodes_(nodes), source_(source) {
     for (size_t i = 0; i < nodes_.size(); ++i) index_[nodes_[i].guid] = i;
+    for (const std::string& marker : options.management_markers) {
+      management_markers_.push_back(absl::AsciiStrToLower(marker));
+    }
   }
 
   FabricFacts Build() && {
@@ -113,8 +126,8 @@ class IbFactsBuilder {
   }
 
   bool IsManagement(absl::string_view desc) const {
-    return std::any_of(options_.management_markers.begin(), options_.management_markers.end(),
-                       [desc](const std::string& m) { return ContainsIgnoreCase(desc, m); });
+    return std::any_of(management_markers_.begin(), management_markers_.end(),
+                       [desc](const std::string& m) { return ContainsLower(desc, m); });
   }
 
   void ModelCas() {
@@ -127,7 +140,7 @@ class IbFactsBuilder {
       CaModel model;
       model.multi_port = node.ports.size() > 1;
       const absl::string_view desc = node.description;
-      if (ContainsIgnoreCase(desc, "aggregation node")) {
+      if (ContainsLower(desc, "aggregation node")) {
         model.role = CaRole::kAggregationNode;
       } else if (IsManagement(desc)) {
         model.role = CaRole::kManagement;
@@ -261,7 +274,7 @@ class IbFactsBuilder {
 
   const std::vector<IbNode>& nodes_;
   absl::string_view source_;
-  const IbnetdiscoverOptions& options_;
+  std::vector<std::string> management_markers_;  // lower case
   absl::flat_hash_map<uint64_t, size_t> index_;
   absl::flat_hash_map<uint64_t, std::string> switch_name_;
   absl::flat_hash_map<uint64_t, CaModel> ca_model_;
@@ -286,7 +299,7 @@ bool IsFactoryDescription(absl::string_view description) {
       "connectx",              "infiniscale",         "switch-ib", "switchx",
       "quantum",               "bluefield",           "qlogic",    "intel omni"};
   return std::any_of(std::begin(kVendorWords), std::end(kVendorWords),
-                     [desc](absl::string_view w) { return ContainsIgnoreCase(desc, w); });
+                     [desc](absl::string_view w) { return ContainsLower(desc, w); });
 }
 
 absl::StatusOr<FabricFacts> ParseIbnetdiscover(absl::string_view text,

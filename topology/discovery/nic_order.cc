@@ -121,16 +121,19 @@ void MoveSecondaryNetworkNics(FabricFacts& facts) {
     ++cables_per_island[island];
   }
   if (cables_per_island.size() < 2) return;
-  const size_t main = std::max_element(cables_per_island.begin(), cables_per_island.end(),
-                                       [](const auto& a, const auto& b) {
-                                         return a.second < b.second;
-                                       })
-                          ->first;
+  int most = 0;
+  for (const auto& [island, cables] : cables_per_island) most = std::max(most, cables);
+  // An island is a separate (storage, management) network when it holds at most half as
+  // many host cables as the largest one; islands of similar size are planes of one
+  // fabric (rail-only networks) and keep their NICs in name order.
+  auto is_minor = [&cables_per_island, most](size_t island) {
+    return 2 * cables_per_island.at(island) <= most;
+  };
   std::vector<std::string> moved;
   for (HostFact& host : facts.hosts) {
     auto secondary = [&](const NicFact& nic) {
       auto it = island_of_nic.find(absl::StrCat(host.name, "/", nic.name));
-      return it != island_of_nic.end() && it->second != main;
+      return it != island_of_nic.end() && is_minor(it->second);
     };
     std::vector<std::string> names;
     for (const NicFact& nic : host.nics) {
