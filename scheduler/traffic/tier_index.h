@@ -24,8 +24,8 @@ class TierIndex {
   explicit TierIndex(const Fabric& fabric);
 
   const Fabric& fabric() const { return fabric_; }
-  int32_t nic_rail(NicId n) const { return nic_rail_[n]; }
-  SwitchId nic_leaf(NicId n) const { return nic_leaf_[n]; }
+  int32_t nic_rail(NicId n) const { return Record(n)[levels_]; }
+  SwitchId nic_leaf(NicId n) const { return Record(n)[levels_ + 1]; }
   int32_t host_nvlink(HostId h) const { return host_nvlink_[h]; }
   int32_t host_block(HostId h) const { return host_block_[h]; }
   int32_t host_pod(HostId h) const { return host_pod_[h]; }
@@ -33,8 +33,8 @@ class TierIndex {
   // Highest tier between two NICs; kUnreachable if either is uncabled or they share no
   // switch group. Preconditions: valid NIC ids.
   Tier NicTier(NicId a, NicId b) const {
-    const int32_t* da = &domains_[static_cast<size_t>(a) * levels_];
-    const int32_t* db = &domains_[static_cast<size_t>(b) * levels_];
+    const int32_t* da = Record(a);
+    const int32_t* db = Record(b);
     if (levels_ == 0 || da[0] < 0 || db[0] < 0) return Tier::kUnreachable;
     for (int k = 0; k < levels_; ++k) {
       if (da[k] == db[k]) return static_cast<Tier>(std::min(k + 1, kMaxSwitchTier));
@@ -43,10 +43,15 @@ class TierIndex {
   }
 
  private:
+  // One contiguous record per NIC, so a pair costs one cache line per side:
+  // [domain at tier 1 .. domain at tier levels_ (-1 if uncabled), rail, leaf].
+  const int32_t* Record(NicId n) const {
+    return &nic_records_[static_cast<size_t>(n) * (levels_ + 2)];
+  }
+
   const Fabric& fabric_;
   int levels_ = 0;
-  std::vector<int32_t> domains_;  // [nic * levels_ + k]: domain at tier k+1, -1 uncabled
-  std::vector<int32_t> nic_rail_, nic_leaf_;
+  std::vector<int32_t> nic_records_;
   std::vector<int32_t> host_nvlink_, host_block_, host_pod_;
 };
 

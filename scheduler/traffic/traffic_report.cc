@@ -63,6 +63,9 @@ class Evaluator {
   }
 
   void Finish() {
+    for (const std::array<double, kNumTiers>& dim : report_.dim_tier_bytes) {
+      for (int t = 0; t < kNumTiers; ++t) report_.tier_bytes[t] += dim[t];
+    }
     report_.max_hops = max_tier_ == Tier::kNvlink ? 0 : SwitchHops(max_tier_);
     for (double up : leaf_up_) {
       report_.max_leaf_uplink_bytes = std::max(report_.max_leaf_uplink_bytes, up);
@@ -78,9 +81,7 @@ class Evaluator {
       report_.unreachable_bytes += bytes;
       return;
     }
-    const int t = static_cast<int>(tier);
-    report_.tier_bytes[t] += bytes;
-    dim_bytes[t] += bytes;
+    dim_bytes[static_cast<int>(tier)] += bytes;  // tier_bytes are summed in Finish
     if (tier == Tier::kNvlink) return;
     max_tier_ = std::max(max_tier_, tier);
     if (index_.nic_rail(a.nic) != index_.nic_rail(b.nic)) report_.cross_rail_bytes += bytes;
@@ -154,7 +155,6 @@ TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traf
     if (gpus_per_node > 0 && gpus_per_node % window == 0) {
       // Every group sits inside one node: all its bytes are NVLink bytes.
       const double total = bytes * PairCount(layout, dim);
-      report.tier_bytes[static_cast<int>(Tier::kNvlink)] += total;
       report.dim_tier_bytes[static_cast<int>(dim)][static_cast<int>(Tier::kNvlink)] += total;
       report.spread[static_cast<int>(dim)] =
           GroupSpread{layout.world_size() / size, 1, 1, 1, 1, 1, 1};
