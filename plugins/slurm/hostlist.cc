@@ -1,0 +1,74 @@
+#include "plugins/slurm/hostlist.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace topoplace::slurm {
+namespace {
+
+struct Split {
+  std::string prefix;
+  int width = 0;  // digits in the numeric suffix; 0 when there is none
+  uint64_t number = 0;
+};
+
+Split SplitName(const std::string& name) {
+  size_t digits = 0;
+  while (digits < name.size() && digits < 18 &&
+         std::isdigit(static_cast<unsigned char>(name[name.size() - 1 - digits]))) {
+    ++digits;
+  }
+  Split s;
+  s.prefix = name.substr(0, name.size() - digits);
+  s.width = static_cast<int>(digits);
+  if (digits > 0) s.number = std::stoull(name.substr(name.size() - digits));
+  return s;
+}
+
+}  // namespace
+
+std::string CompressHostlist(const std::vector<std::string>& names) {
+  // (prefix, width) -> numbers, keeping groups in order of first appearance.
+  std::vector<std::pair<std::string, int>> order;
+  std::map<std::pair<std::string, int>, std::vector<uint64_t>> groups;
+  for (const std::string& name : names) {
+    Split s = SplitName(name);
+    auto key = std::make_pair(s.prefix, s.width);
+    auto [it, inserted] = groups.try_emplace(key);
+    if (inserted) order.push_back(key);
+    it->second.push_back(s.number);
+  }
+  std::vector<std::string> parts;
+  for (const auto& key : order) {
+    const auto& [prefix, width] = key;
+    std::vector<uint64_t>& numbers = groups[key];
+    if (width == 0) {
+      parts.push_back(prefix);
+      continue;
+    }
+    std::sort(numbers.begin(), numbers.end());
+    numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+    auto pad = [width = width](uint64_t n) { return absl::StrFormat("%0*d", width, n); };
+    if (numbers.size() == 1) {
+      parts.push_back(prefix + pad(numbers[0]));
+      continue;
+    }
+    std::vector<std::string> ranges;
+    for (size_t i = 0; i < numbers.size();) {
+      size_t j = i;
+      while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+      ranges.push_back(i == j ? pad(numbers[i]) : absl::StrCat(pad(numbers[i]), "-", pad(numbers[j])));
+      i = j + 1;
+    }
+    parts.push_back(absl::StrCat(prefix, "[", absl::StrJoin(ranges, ","), "]"));
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+}  // namespace topoplace::slurm

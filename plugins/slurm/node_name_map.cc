@@ -1,0 +1,51 @@
+#include "plugins/slurm/node_name_map.h"
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace topoplace::slurm {
+
+absl::StatusOr<NodeNameMap> NodeNameMap::Parse(absl::string_view text, absl::string_view source) {
+  NodeNameMap map;
+  absl::flat_hash_set<std::string> nodes;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    line = line.substr(0, line.find('#'));
+    std::vector<std::string> fields = absl::StrSplit(line, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
+    if (fields.empty()) continue;
+    auto error = [&](absl::string_view problem) {
+      return absl::InvalidArgumentError(absl::StrCat(source, ":", line_number, ": ", problem));
+    };
+    if (fields.size() != 2) {
+      return error(absl::StrCat("expected 'FABRIC_HOST SLURM_NODE', got ", fields.size(), " fields"));
+    }
+    if (!map.node_of_host_.try_emplace(fields[0], fields[1]).second) {
+      return error(absl::StrCat("host '", fields[0], "' is mapped twice"));
+    }
+    if (!nodes.insert(fields[1]).second) {
+      return error(absl::StrCat("Slurm node '", fields[1], "' is the target of two hosts"));
+    }
+  }
+  return map;
+}
+
+absl::StatusOr<NodeNameMap> NodeNameMap::Load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read node map '", path, "'"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return Parse(text.str(), path);
+}
+
+std::string NodeNameMap::NodeName(const std::string& host) const {
+  auto it = node_of_host_.find(host);
+  return it == node_of_host_.end() ? host : it->second;
+}
+
+}  // namespace topoplace::slurm

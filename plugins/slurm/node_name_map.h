@@ -1,0 +1,35 @@
+// Maps fabric host names to Slurm node names, for clusters where the two differ.
+//
+// File format: one "FABRIC_HOST SLURM_NODE" pair per line; blank lines and text after
+// '#' are ignored. Hosts not listed keep their fabric name.
+#ifndef TOPOPLACE_PLUGINS_SLURM_NODE_NAME_MAP_H_
+#define TOPOPLACE_PLUGINS_SLURM_NODE_NAME_MAP_H_
+
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace topoplace::slurm {
+
+class NodeNameMap {
+ public:
+  NodeNameMap() = default;  // identity
+
+  // Parses the file format above; `source` names the input in errors ("map.txt:3: ...").
+  // Fails on malformed lines and on a host or node mapped twice.
+  static absl::StatusOr<NodeNameMap> Parse(absl::string_view text, absl::string_view source);
+  // Reads and parses a file; NotFound if it cannot be read.
+  static absl::StatusOr<NodeNameMap> Load(const std::string& path);
+
+  // The Slurm node name of `host`.
+  std::string NodeName(const std::string& host) const;
+
+ private:
+  absl::flat_hash_map<std::string, std::string> node_of_host_;
+};
+
+}  // namespace topoplace::slurm
+
+#endif  // TOPOPLACE_PLUGINS_SLURM_NODE_NAME_MAP_H_

@@ -1,0 +1,48 @@
+// Slurm topology files from a Fabric: topology.conf for topology/tree, topology.conf for
+// topology/block (Slurm 23.11+), and topology.yaml (Slurm 25.05+, both topologies).
+//
+// Slurm's tree wants each node under exactly one leaf switch, but in a rail-optimised
+// fabric every node reaches 8 rail leaves. The blocks (hosts sharing their leaf set) are
+// therefore the tree's leaf switches; pods (blocks under one spine group) sit above them,
+// and pods joined by a core tier sit under one root. Separate fabrics are never joined
+// under an invented switch, so Slurm will not place one job across them.
+#ifndef TOPOPLACE_PLUGINS_SLURM_TOPOLOGY_EXPORT_H_
+#define TOPOPLACE_PLUGINS_SLURM_TOPOLOGY_EXPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "plugins/slurm/node_name_map.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::slurm {
+
+// The tree and blocks Slurm sees, before rendering.
+struct SlurmTopology {
+  struct TreeSwitch {
+    std::string name;
+    std::string nodes;     // hostlist of nodes; empty for an inner switch
+    std::string children;  // hostlist of child switches; empty for a leaf
+  };
+  struct Block {
+    std::string name;
+    std::string nodes;
+  };
+  std::vector<TreeSwitch> switches;  // leaves first, then upper levels
+  std::vector<Block> blocks;         // in pod order, so aligned aggregates stay in a pod
+  std::vector<int> block_sizes;      // base block size, then powers of two above it
+  std::vector<std::string> warnings;  // e.g. hosts in no block, left out
+};
+
+// Derives the Slurm view of `fabric`. FailedPrecondition if no host is in any block.
+absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names);
+
+// Renderers; each starts with a comment naming the fabric and version.
+std::string RenderTreeConf(const Fabric& fabric, const SlurmTopology& topology);
+std::string RenderBlockConf(const Fabric& fabric, const SlurmTopology& topology);
+std::string RenderTopologyYaml(const Fabric& fabric, const SlurmTopology& topology);
+
+}  // namespace topoplace::slurm
+
+#endif  // TOPOPLACE_PLUGINS_SLURM_TOPOLOGY_EXPORT_H_
