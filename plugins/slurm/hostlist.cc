@@ -1,6 +1,7 @@
 #include "plugins/slurm/hostlist.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -14,7 +15,8 @@ namespace {
 
 struct Split {
   std::string prefix;
-  int width = 0;  // digits in the numeric suffix; 0 when there is none
+  int digits = 0;  // length of the numeric suffix; 0 when there is none
+  bool padded = false;  // the suffix has a leading zero ("007")
   uint64_t number = 0;
 };
 
@@ -26,20 +28,39 @@ Split SplitName(const std::string& name) {
   }
   Split s;
   s.prefix = name.substr(0, name.size() - digits);
-  s.width = static_cast<int>(digits);
-  if (digits > 0) s.number = std::stoull(name.substr(name.size() - digits));
+  s.digits = static_cast<int>(digits);
+  if (digits > 0) {
+    const std::string suffix = name.substr(name.size() - digits);
+    s.number = std::stoull(suffix);
+    s.padded = digits > 1 && suffix[0] == '0';
+  }
   return s;
 }
 
 }  // namespace
 
 std::string CompressHostlist(const std::vector<std::string>& names) {
-  // (prefix, width) -> numbers, keeping groups in order of first appearance.
+  std::vector<Split> splits;
+  splits.reserve(names.size());
+  // Zero-padded widths seen per prefix: "n099" makes width 3 padded, and then "n100"
+  // belongs to the same group because padding it to 3 digits changes nothing.
+  std::map<std::string, std::vector<int>> padded_widths;
+  for (const std::string& name : names) {
+    splits.push_back(SplitName(name));
+    if (splits.back().padded) padded_widths[splits.back().prefix].push_back(splits.back().digits);
+  }
+  // Group key: (prefix, width); width 0 = no suffix, -1 = natural numbers without padding.
   std::vector<std::pair<std::string, int>> order;
   std::map<std::pair<std::string, int>, std::vector<uint64_t>> groups;
-  for (const std::string& name : names) {
-    Split s = SplitName(name);
-    auto key = std::make_pair(s.prefix, s.width);
+  for (const Split& s : splits) {
+    int width = s.digits == 0 ? 0 : -1;
+    if (s.padded) {
+      width = s.digits;
+    } else if (s.digits > 0) {
+      const std::vector<int>& widths = padded_widths[s.prefix];
+      if (std::find(widths.begin(), widths.end(), s.digits) != widths.end()) width = s.digits;
+    }
+    auto key = std::make_pair(s.prefix, width);
     auto [it, inserted] = groups.try_emplace(key);
     if (inserted) order.push_back(key);
     it->second.push_back(s.number);
@@ -54,7 +75,9 @@ std::string CompressHostlist(const std::vector<std::string>& names) {
     }
     std::sort(numbers.begin(), numbers.end());
     numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
-    auto pad = [width = width](uint64_t n) { return absl::StrFormat("%0*d", width, n); };
+    auto pad = [width = width](uint64_t n) {
+      return width < 0 ? absl::StrCat(n) : absl::StrFormat("%0*d", width, n);
+    };
     if (numbers.size() == 1) {
       parts.push_back(prefix + pad(numbers[0]));
       continue;
@@ -63,7 +86,8 @@ std::string CompressHostlist(const std::vector<std::string>& names) {
     for (size_t i = 0; i < numbers.size();) {
       size_t j = i;
       while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
-      ranges.push_back(i == j ? pad(numbers[i]) : absl::StrCat(pad(numbers[i]), "-", pad(numbers[j])));
+      ranges.push_back(i == j ? pad(numbers[i])
+                              : absl::StrCat(pad(numbers[i]), "-", pad(numbers[j])));
       i = j + 1;
     }
     parts.push_back(absl::StrCat(prefix, "[", absl::StrJoin(ranges, ","), "]"));
