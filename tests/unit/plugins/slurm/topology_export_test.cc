@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/model/fabric_builder.h"
 
@@ -13,13 +14,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 ClosParams Small() {
-  ClosParams p;
+  ClosParams p = testing::TinyClos(/*blocks=*/2, /*nodes=*/4);
   p.name = "small";
-  p.blocks_per_pod = 2;
-  p.nodes_per_block = 4;
-  p.gpus_per_node = 2;
-  p.rails = 2;
-  p.spines_per_pod = 2;
   return p;
 }
 

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/fabrics.h"
+
 namespace topoplace {
 namespace {
 
@@ -14,7 +16,7 @@ struct Expected {
   double leaf_oversubscription;
 };
 
-class PresetCounts : public testing::TestWithParam<Expected> {};
+class PresetCounts : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(PresetCounts, MatchTheDesign) {
   const Expected& e = GetParam();
@@ -40,7 +42,7 @@ TEST_P(PresetCounts, MatchTheDesign) {
 
 INSTANTIATE_TEST_SUITE_P(
     Presets, PresetCounts,
-    testing::Values(
+    ::testing::Values(
         // 64 nodes x 8 GPUs; 8 rail leaves; 2 spines; 1:1.
         Expected{"rail-512", 64, 512, 8, 2, 0, 1, 1, 1.0},
         // 4 SUs x 32 nodes x 8 GPUs; 8 leaves per SU = 32; 16 spines; non-blocking.
@@ -50,7 +52,7 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{"rail-28k", 3584, 28672, 256, 32, 0, 32, 1, 7.0},
         // 16 pods x 25 blocks x 32 nodes = 12,800 hosts, 102,400 GPUs; 400 x 8 leaves.
         Expected{"clos3-100k", 12800, 102400, 3200, 256, 100, 400, 16, 1.0}),
-    [](const testing::TestParamInfo<Expected>& info) {
+    [](const ::testing::TestParamInfo<Expected>& info) {
       std::string name = info.param.preset;
       for (char& c : name) c = (c == '-') ? '_' : c;
       return name;
@@ -70,11 +72,7 @@ TEST(GenerateClos, RejectsBadParametersNamingThem) {
 }
 
 TEST(GenerateClos, CustomParameters_ProduceTheAskedShape) {
-  ClosParams p;
-  p.blocks_per_pod = 3;
-  p.nodes_per_block = 5;
-  p.gpus_per_node = 4;
-  p.rails = 2;
+  ClosParams p = testing::TinyClos(/*blocks=*/3, /*nodes=*/5, /*gpus=*/4, /*rails=*/2);
   p.spines_per_pod = 4;
   p.leaf_oversubscription = 2.0;
   FabricPtr f = *GenerateClos(p);

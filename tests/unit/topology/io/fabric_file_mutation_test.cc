@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"
 
@@ -37,13 +38,7 @@ std::string Mutate(std::string text, std::mt19937& rng) {
 }
 
 TEST(FabricFileMutations, NeverCrashAndAlwaysExplain) {
-  ClosParams p;
-  p.blocks_per_pod = 2;
-  p.nodes_per_block = 2;
-  p.gpus_per_node = 2;
-  p.rails = 2;
-  p.spines_per_pod = 2;
-  const std::string valid = FabricToJson(**GenerateClos(p));
+  const std::string valid = FabricToJson(**GenerateClos(testing::TinyClos(2, 2)));
   std::mt19937 rng(20261121);
   int accepted = 0;
   for (int i = 0; i < 3000; ++i) {

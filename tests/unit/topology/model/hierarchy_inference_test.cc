@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/model/fabric_builder.h"
 
@@ -108,12 +109,7 @@ TEST(HierarchyInference, DeclaredTierThatContradictsTheGraph_IsAWarning) {
 }
 
 TEST(HierarchyInference, RailPlanes_MakeCrossRailNetworkPathsUnreachable) {
-  ClosParams p;
-  p.blocks_per_pod = 2;
-  p.nodes_per_block = 2;
-  p.gpus_per_node = 2;
-  p.rails = 2;
-  p.spines_per_pod = 2;
+  ClosParams p = testing::TinyClos(/*blocks=*/2, /*nodes=*/2);
   p.rail_planes = true;
   FabricPtr f = *GenerateClos(p);
   auto gpu = [&](int host, int index) { return f->hosts()[host].gpus[index]; };
@@ -125,16 +121,7 @@ TEST(HierarchyInference, RailPlanes_MakeCrossRailNetworkPathsUnreachable) {
 }
 
 TEST(HierarchyInference, ThreeTiers_SplitPodsAtTheSpines) {
-  ClosParams p;
-  p.tiers = 3;
-  p.pods = 2;
-  p.blocks_per_pod = 2;
-  p.nodes_per_block = 2;
-  p.gpus_per_node = 2;
-  p.rails = 2;
-  p.spines_per_pod = 2;
-  p.cores = 2;
-  FabricPtr f = *GenerateClos(p);
+  FabricPtr f = *GenerateClos(testing::TinyClos3(/*pods=*/2, /*blocks_per_pod=*/2, /*nodes=*/2));
   ASSERT_EQ(f->pods().size(), 2u);
   EXPECT_THAT(f->pods()[1].blocks, ElementsAre(2, 3));
   auto gpu = [&](int host, int index) { return f->hosts()[host].gpus[index]; };
