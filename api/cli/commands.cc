@@ -9,6 +9,7 @@ void RegisterAllCommands(CLI::App& app, CliContext& ctx) {
   RegisterImportCommand(*fabric, ctx);
   RegisterRenderCommand(*fabric, ctx);
   RegisterPlaceCommand(app, ctx);
+  RegisterSimulateCommand(app, ctx);
 }
 
 }  // namespace topoplace::cli

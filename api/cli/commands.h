@@ -19,6 +19,8 @@ void RegisterPlaceCommand(CLI::App& app, CliContext& ctx);  // `place` (api/cli/
 // `fabric import` (api/cli/import_command.cc) and `fabric render` (api/cli/render_command.cc).
 void RegisterImportCommand(CLI::App& fabric, CliContext& ctx);
 void RegisterRenderCommand(CLI::App& fabric, CliContext& ctx);
+// `simulate` (api/cli/simulate_command.cc).
+void RegisterSimulateCommand(CLI::App& app, CliContext& ctx);
 
 }  // namespace topoplace::cli
 

@@ -69,6 +69,9 @@ class Replay {
       TP_RETURN_IF_ERROR(SchedulePass(now));
       fragmented_now_ = FragmentedGpus();
     }
+    // Unreachable by construction (a head that cannot start on an idle cluster is
+    // rejected), but no job may leave the run without an outcome.
+    for (size_t j : queue_) Reject(j, "still waiting when the trace ended");
     result_.wall_seconds = SecondsSince(t0);
     return std::move(result_);
   }

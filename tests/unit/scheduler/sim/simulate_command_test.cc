@@ -1,0 +1,64 @@
+// `topoplace simulate` as a user runs it: bad input is exit 2 with the file and line,
+// the JSON has one object per policy with stable keys, --report writes the files.
+#include <filesystem>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/testing/run_command.h"
+
+namespace topoplace {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunCommand;
+using testing::ShellQuote;
+
+std::string Cli(const std::string& args) { return std::string(TOPOPLACE_CLI) + " " + args; }
+const std::string kFixtures = TOPOPLACE_FIXTURES_DIR "/traces/";
+
+TEST(SimulateCommand, MalformedTraceLineIsExitTwoWithFileAndLine) {
+  auto r = RunCommand(Cli("simulate --fabric preset:superpod-4su --trace " +
+                          ShellQuote(kFixtures + "malformed.csv") + " --policy first-fit"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("malformed.csv:3: field 'duration'"));
+}
+
+TEST(SimulateCommand, UnknownPolicyIsExitTwo) {
+  auto r = RunCommand(Cli("simulate --fabric preset:superpod-4su --trace " +
+                          ShellQuote(kFixtures + "philly-head.csv") + " --policy nope"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+TEST(SimulateCommand, JsonHasOneObjectPerPolicyInOrder) {
+  auto r = RunCommand(Cli("simulate --json --fabric preset:superpod-4su --trace " +
+                          ShellQuote(kFixtures + "philly-head.csv") +
+                          " --policy topoplace,first-fit"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "topoplace.simulation/v1");
+  EXPECT_EQ(j["jobs"], 5);
+  ASSERT_EQ(j["policies"].size(), 2u);
+  EXPECT_EQ(j["policies"][0]["policy"], "topoplace");
+  EXPECT_EQ(j["policies"][1]["policy"], "first-fit");
+  for (const char* key : {"total_spine_bytes", "frac_jobs_cross_block", "mean_queue_s",
+                          "p95_queue_s", "mean_jct_s", "gpu_utilisation",
+                          "mean_fragmented_gpus", "place_mean_us"}) {
+    EXPECT_TRUE(j["policies"][0].contains(key)) << key;
+  }
+  EXPECT_EQ(j["policies"][0]["completed"], 5);
+}
+
+TEST(SimulateCommand, ReportFlagWritesMarkdownAndCharts) {
+  const std::string dir = ::testing::TempDir() + "/simulate-report";
+  auto r = RunCommand(Cli("simulate --fabric preset:superpod-4su --trace " +
+                          ShellQuote(kFixtures + "tiny-hand.trace") +
+                          " --policy first-fit --report " + ShellQuote(dir)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/report.md"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/utilisation.svg"));
+}
+
+}  // namespace
+}  // namespace topoplace
