@@ -1,0 +1,64 @@
+#include "plugins/k8s/topology_export.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/testing/fabrics.h"
+
+namespace topoplace::k8s {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(K8sExport, NodeLabels_CarryBlockPodRailLeavesAndTopographKeys) {
+  FabricPtr f = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2));
+  const std::string yaml = RenderNodeLabels(*f);
+  EXPECT_EQ(Count(yaml, "kind: Node\n"), 4u);
+  EXPECT_THAT(yaml, HasSubstr("  name: b01-n001\n  labels:\n"
+                              "    topoplace.io/block: block-01\n"
+                              "    topoplace.io/pod: pod-0\n"
+                              "    topoplace.io/nvlink-domain: nvl-3\n"
+                              "    topoplace.io/rail-0-leaf: leaf-b01-r0\n"
+                              "    topoplace.io/rail-1-leaf: leaf-b01-r1\n"
+                              "    network.topology.nvidia.com/accelerator: nvl-3\n"
+                              "    network.topology.nvidia.com/leaf: block-01\n"
+                              "    network.topology.nvidia.com/spine: pod-0\n"));
+  // One pod, nothing above it: no core label.
+  EXPECT_THAT(yaml, Not(HasSubstr("network.topology.nvidia.com/core")));
+}
+
+TEST(K8sExport, ThreeTiers_LabelTheCoreIsland) {
+  FabricPtr f = *GenerateClos(testing::TinyClos3(/*pods=*/2, /*blocks_per_pod=*/1, /*nodes=*/1));
+  EXPECT_EQ(Count(RenderNodeLabels(*f), "network.topology.nvidia.com/core: core-0\n"), 2u);
+}
+
+TEST(K8sExport, KueueTopology_LevelsGoFromPodToHost) {
+  FabricPtr f = *GenerateClos(testing::TinyClos(2, 2));
+  EXPECT_THAT(RenderKueueTopology(*f),
+              HasSubstr("kind: Topology\nmetadata:\n  name: tiny\nspec:\n  levels:\n"
+                        "  - nodeLabel: topoplace.io/pod\n  - nodeLabel: topoplace.io/block\n"
+                        "  - nodeLabel: kubernetes.io/hostname\n"));
+}
+
+TEST(K8sExport, VolcanoHyperNodes_NestNodesInBlocksInPodsInIslands) {
+  FabricPtr f = *GenerateClos(testing::TinyClos3(/*pods=*/2, /*blocks_per_pod=*/2, /*nodes=*/2));
+  const std::string yaml = RenderVolcanoHyperNodes(*f);
+  EXPECT_EQ(Count(yaml, "kind: HyperNode\n"), 4u + 2u + 1u);  // blocks, pods, one island
+  EXPECT_THAT(yaml, HasSubstr("  name: block-03\nspec:\n  tier: 1\n  members:\n"
+                              "  - type: Node\n    selector:\n      exactMatch:\n"
+                              "        name: b03-n000\n"));
+  EXPECT_THAT(yaml, HasSubstr("  name: pod-1\nspec:\n  tier: 2\n  members:\n"
+                              "  - type: HyperNode\n    selector:\n      exactMatch:\n"
+                              "        name: block-02\n"));
+  EXPECT_THAT(yaml, HasSubstr("  name: core-0\nspec:\n  tier: 3\n"));
+}
+
+}  // namespace
+}  // namespace topoplace::k8s
