@@ -10,6 +10,7 @@ void RegisterAllCommands(CLI::App& app, CliContext& ctx) {
   RegisterRenderCommand(*fabric, ctx);
   RegisterPlaceCommand(app, ctx);
   RegisterSimulateCommand(app, ctx);
+  RegisterServiceCommands(app, ctx);
 }
 
 }  // namespace topoplace::cli

@@ -21,6 +21,9 @@ void RegisterImportCommand(CLI::App& fabric, CliContext& ctx);
 void RegisterRenderCommand(CLI::App& fabric, CliContext& ctx);
 // `simulate` (api/cli/simulate_command.cc).
 void RegisterSimulateCommand(CLI::App& app, CliContext& ctx);
+// `reserve`, `commit`, `release`, `allocations`, `explain` against --server
+// (api/cli/service_commands.cc).
+void RegisterServiceCommands(CLI::App& app, CliContext& ctx);
 
 }  // namespace topoplace::cli
 

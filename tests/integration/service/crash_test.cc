@@ -45,7 +45,7 @@ void ClientLoop(const std::string& address, int client_index, Acknowledged& acke
   options.timeout = absl::Seconds(10);
   auto client = *client::TopoplaceClient::Connect(options);
   for (int i = 0;; ++i) {
-    auto reserved = client->Reserve("tp=8,dp=2", "", 600);
+    auto reserved = client->Reserve("tp=8,pp=1,dp=2", "", 600);
     if (!reserved.ok()) {
       // Fabric full: free one of ours and go on; daemon gone: stop.
       if (reserved.status().code() == absl::StatusCode::kResourceExhausted ||
@@ -133,7 +133,7 @@ TEST(CrashTest, Crash_SigkillMidTrafficLosesNoAcknowledgedCommitAndDoublesNoGpu)
     EXPECT_EQ(GpuNames(it->second), GpuNames(committed)) << id;
   }
   // The restarted daemon keeps serving new work.
-  auto more = client->Reserve("tp=8", "", 0);
+  auto more = client->Reserve("tp=8,pp=1,dp=1", "", 0);
   EXPECT_TRUE(more.ok() || more.status().code() == absl::StatusCode::kResourceExhausted)
       << more.status();
 }

@@ -81,7 +81,7 @@ TEST(DaemonTest, Daemon_SigtermStopsCleanlyAndCommitsSurviveTheRestart) {
     DaemonProcess daemon(TopoplacedPath(), args, dir.path());
     ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
     auto client = Connect(daemon);
-    auto reserved = client->Reserve("tp=8,dp=2", "", 0);
+    auto reserved = client->Reserve("tp=8,pp=1,dp=2", "", 0);
     ASSERT_TRUE(reserved.ok()) << reserved.status();
     id = reserved->allocation().allocation_id();
     ASSERT_TRUE(client->Commit(id, "slurm:77").ok());

@@ -78,7 +78,7 @@ TEST_F(ServiceTest, Service_PlaceIsADryRunThatHoldsNothing) {
 TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
   StartServer();
   auto client = Client();
-  auto reserved = client->Reserve("tp=8,dp=2", "", 0);
+  auto reserved = client->Reserve("tp=8,pp=1,dp=2", "", 0);
   ASSERT_TRUE(reserved.ok()) << reserved.status();
   const v1::Allocation& a = reserved->allocation();
   EXPECT_EQ(a.state(), v1::ALLOCATION_STATE_RESERVED);
@@ -86,7 +86,7 @@ TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
   EXPECT_EQ(a.expires_unix_ms(), absl::ToUnixMillis(clock_.Now() + absl::Seconds(30)));
 
   // A second job never gets the reserved GPUs.
-  auto other = client->Reserve("tp=8,dp=2", "", 0);
+  auto other = client->Reserve("tp=8,pp=1,dp=2", "", 0);
   ASSERT_TRUE(other.ok()) << other.status();
   for (const std::string& gpu : GpuNames(other->allocation())) {
     EXPECT_EQ(GpuNames(a).count(gpu), 0u) << gpu;
@@ -124,7 +124,7 @@ TEST_F(ServiceTest, Service_ConcurrentReservesNeverShareAGpu) {
     clients.emplace_back([&] {
       auto client = Client();
       for (int i = 0; i < 12; ++i) {
-        auto r = client->Reserve("tp=8,dp=2", "", 0);
+        auto r = client->Reserve("tp=8,pp=1,dp=2", "", 0);
         std::lock_guard<std::mutex> lock(mu);
         if (r.ok()) {
           granted.push_back(r->allocation());
@@ -147,14 +147,14 @@ TEST_F(ServiceTest, Service_ConcurrentReservesNeverShareAGpu) {
   // at exactly 128 nodes / 2 per job.
   auto client = Client();
   size_t total = granted.size();
-  while (client->Reserve("tp=8,dp=2", "", 0).ok()) ++total;
+  while (client->Reserve("tp=8,pp=1,dp=2", "", 0).ok()) ++total;
   EXPECT_EQ(total, 64u);
 }
 
 TEST_F(ServiceTest, Service_ExpiredReservationIsReclaimedAndCannotBeCommitted) {
   StartServer();
   auto client = Client();
-  auto reserved = client->Reserve("tp=8", "", 10);
+  auto reserved = client->Reserve("tp=8,pp=1,dp=1", "", 10);
   ASSERT_TRUE(reserved.ok()) << reserved.status();
   clock_.Advance(absl::Seconds(11));
   auto commit = client->Commit(reserved->allocation().allocation_id(), "slurm:5");
@@ -168,7 +168,7 @@ TEST_F(ServiceTest, Service_RestartRebuildsAllocationsFromTheDatabase) {
   std::set<std::string> gpus;
   {
     auto client = Client();
-    auto reserved = client->Reserve("tp=8,dp=4", "", 0);
+    auto reserved = client->Reserve("tp=8,pp=1,dp=4", "", 0);
     ASSERT_TRUE(reserved.ok()) << reserved.status();
     id = reserved->allocation().allocation_id();
     gpus = GpuNames(reserved->allocation());
@@ -184,7 +184,7 @@ TEST_F(ServiceTest, Service_RestartRebuildsAllocationsFromTheDatabase) {
   EXPECT_EQ(a->external_id(), "pg/train-7");
   EXPECT_EQ(GpuNames(*a), gpus);
   // The rebuilt ledger still keeps those GPUs out of new plans.
-  auto next = client->Reserve("tp=8,dp=4", "", 0);
+  auto next = client->Reserve("tp=8,pp=1,dp=4", "", 0);
   ASSERT_TRUE(next.ok()) << next.status();
   for (const std::string& gpu : GpuNames(next->allocation())) EXPECT_EQ(gpus.count(gpu), 0u);
 }
@@ -196,16 +196,16 @@ TEST_F(ServiceTest, Service_BadRequestsGetPreciseCodesAndTheDaemonStaysUp) {
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(unknown.status().message().find("alloc-999"), std::string::npos);
 
-  auto negative_ttl = client->Reserve("tp=8", "", -5);
+  auto negative_ttl = client->Reserve("tp=8,pp=1,dp=1", "", -5);
   EXPECT_EQ(negative_ttl.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(negative_ttl.status().message().find("ttl_seconds"), std::string::npos);
 
-  auto bad_degrees = client->Place("tp=3,dp=5", "");
+  auto bad_degrees = client->Place("tp=3,pp=1,dp=5", "");
   EXPECT_EQ(bad_degrees.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(bad_degrees.status().message().find("job_spec"), std::string::npos)
       << bad_degrees.status();
 
-  auto too_big = client->Place("tp=8,dp=4096", "");
+  auto too_big = client->Place("tp=8,pp=1,dp=4096", "");
   EXPECT_EQ(too_big.status().code(), absl::StatusCode::kResourceExhausted) << too_big.status();
 
   auto long_spec = client->Place(std::string(5000, 'x'), "");
@@ -222,7 +222,7 @@ TEST_F(ServiceTest, Service_BadRequestsGetPreciseCodesAndTheDaemonStaysUp) {
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted) << huge.status();
 
   // Still serving, and nothing was half-applied.
-  EXPECT_TRUE(client->Place("tp=8", "").ok());
+  EXPECT_TRUE(client->Place("tp=8,pp=1,dp=1", "").ok());
   EXPECT_EQ(client->ListAllocations()->allocations_size(), 0);
 }
 
@@ -230,12 +230,13 @@ TEST_F(ServiceTest, Service_MutationsNeedTheBearerTokenWhileReadsStayOpen) {
   WriteToken("s3cret-token");
   StartServer();
   auto anonymous = Client();
-  EXPECT_TRUE(anonymous->Place("tp=8", "").ok());
+  EXPECT_TRUE(anonymous->Place("tp=8,pp=1,dp=1", "").ok());
   EXPECT_TRUE(anonymous->ListAllocations().ok());
-  EXPECT_EQ(anonymous->Reserve("tp=8", "", 0).status().code(), absl::StatusCode::kUnauthenticated);
-  EXPECT_EQ(Client("wrong")->Reserve("tp=8", "", 0).status().code(),
+  EXPECT_EQ(anonymous->Reserve("tp=8,pp=1,dp=1", "", 0).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(Client("wrong")->Reserve("tp=8,pp=1,dp=1", "", 0).status().code(),
             absl::StatusCode::kPermissionDenied);
-  auto allowed = Client("s3cret-token")->Reserve("tp=8", "", 0);
+  auto allowed = Client("s3cret-token")->Reserve("tp=8,pp=1,dp=1", "", 0);
   ASSERT_TRUE(allowed.ok()) << allowed.status();
   EXPECT_EQ(anonymous->Release(allowed->allocation().allocation_id()).status().code(),
             absl::StatusCode::kUnauthenticated);
@@ -258,7 +259,7 @@ TEST_F(ServiceTest, Service_TopologyAnswersHostsPathsAndFreeCapacity) {
   EXPECT_EQ(summary->name(), "superpod-4su");
   EXPECT_EQ(summary->gpus(), 1024);
   EXPECT_EQ(summary->blocks(), 4);
-  ASSERT_TRUE(client->Reserve("tp=8", "", 0).ok());
+  ASSERT_TRUE(client->Reserve("tp=8,pp=1,dp=1", "", 0).ok());
 
   auto stub = v1::Topology::NewStub(client->channel());
   {

@@ -1,0 +1,116 @@
+// The ledger commands that talk to a running topoplaced (global `--server ADDR`):
+// `reserve`, `commit`, `release`, `allocations`, `explain`. Credentials come from the
+// environment (TOPOPLACE_TOKEN_FILE, TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE,
+// TOPOPLACE_KEY_FILE; see api/client/topoplace_client.h). Every command prints a table by
+// default and stable JSON with --json.
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "api/cli/commands.h"
+#include "api/client/allocation_report.h"
+#include "api/client/topoplace_client.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::cli {
+namespace {
+
+using client::TopoplaceClient;
+
+struct ServiceOptions {
+  std::string job;
+  std::string policy;
+  int64_t ttl_seconds = 0;
+  std::string allocation_id;
+  std::string external_id;
+  bool json = false;
+};
+
+absl::StatusOr<std::unique_ptr<TopoplaceClient>> ConnectTo(const CliContext& ctx) {
+  if (ctx.server.empty()) {
+    return absl::InvalidArgumentError(
+        "--server: this command talks to a running topoplaced; give --server HOST:PORT");
+  }
+  TP_ASSIGN_OR_RETURN(client::ClientOptions options, client::ClientOptionsFromEnv(ctx.server));
+  return TopoplaceClient::Connect(options);
+}
+
+absl::Status RunReserve(CliContext& ctx, const ServiceOptions& opt) {
+  TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
+  TP_ASSIGN_OR_RETURN(v1::ReserveResponse r, client->Reserve(opt.job, opt.policy, opt.ttl_seconds));
+  if (opt.json) {
+    ctx.out << client::ReservationJson(r);
+  } else {
+    ctx.out << client::AllocationTable(r.allocation()) << "\n" << r.plan().table();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunCommit(CliContext& ctx, const ServiceOptions& opt) {
+  TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
+  TP_ASSIGN_OR_RETURN(v1::Allocation a, client->Commit(opt.allocation_id, opt.external_id));
+  ctx.out << (opt.json ? client::AllocationJson(a) : client::AllocationTable(a));
+  return absl::OkStatus();
+}
+
+absl::Status RunRelease(CliContext& ctx, const ServiceOptions& opt) {
+  TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
+  TP_ASSIGN_OR_RETURN(v1::Allocation a, client->Release(opt.allocation_id));
+  ctx.out << (opt.json ? client::AllocationJson(a) : client::AllocationTable(a));
+  return absl::OkStatus();
+}
+
+absl::Status RunAllocations(CliContext& ctx, const ServiceOptions& opt) {
+  TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
+  TP_ASSIGN_OR_RETURN(v1::ListAllocationsResponse list, client->ListAllocations());
+  ctx.out << (opt.json ? client::AllocationListJson(list) : client::AllocationTable(list));
+  return absl::OkStatus();
+}
+
+absl::Status RunExplain(CliContext& ctx, const ServiceOptions& opt) {
+  TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
+  TP_ASSIGN_OR_RETURN(v1::ExplainResponse e, client->Explain(opt.allocation_id));
+  ctx.out << (opt.json ? client::ExplainJson(e) : client::ExplainTable(e));
+  return absl::OkStatus();
+}
+
+using Runner = absl::Status (*)(CliContext&, const ServiceOptions&);
+
+void OnRun(CLI::App* command, CliContext& ctx, std::shared_ptr<ServiceOptions> opt, Runner run) {
+  command->add_flag("--json", opt->json, "Print stable JSON instead of tables");
+  command->callback([&ctx, opt, run] {
+    if (absl::Status s = run(ctx, *opt); !s.ok()) ctx.Fail(s);
+  });
+}
+
+}  // namespace
+
+void RegisterServiceCommands(CLI::App& app, CliContext& ctx) {
+  auto opt = std::make_shared<ServiceOptions>();
+
+  CLI::App* reserve = app.add_subcommand("reserve", "Place a job and hold its GPUs (--server)");
+  reserve->add_option("--job", opt->job, "Job spec, e.g. tp=8,pp=4,dp=16,model=70b")->required();
+  reserve->add_option("--policy", opt->policy, "Placement policy; default topoplace");
+  reserve->add_option("--ttl", opt->ttl_seconds,
+                      "Seconds to hold the GPUs before commit; 0 = the daemon's default");
+  OnRun(reserve, ctx, opt, RunReserve);
+
+  CLI::App* commit = app.add_subcommand("commit", "Bind a reservation to a job id (--server)");
+  commit->add_option("allocation", opt->allocation_id, "Allocation id, e.g. alloc-7")->required();
+  commit->add_option("--external-id", opt->external_id, "Slurm job id or Kubernetes pod group")
+      ->required();
+  OnRun(commit, ctx, opt, RunCommit);
+
+  CLI::App* release = app.add_subcommand("release", "Free an allocation's GPUs (--server)");
+  release->add_option("allocation", opt->allocation_id, "Allocation id")->required();
+  OnRun(release, ctx, opt, RunRelease);
+
+  CLI::App* allocations = app.add_subcommand("allocations", "List live allocations (--server)");
+  OnRun(allocations, ctx, opt, RunAllocations);
+
+  CLI::App* explain = app.add_subcommand("explain", "Show why an allocation was placed (--server)");
+  explain->add_option("allocation", opt->allocation_id, "Allocation id")->required();
+  OnRun(explain, ctx, opt, RunExplain);
+}
+
+}  // namespace topoplace::cli

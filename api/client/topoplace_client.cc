@@ -1,0 +1,173 @@
+#include "api/client/topoplace_client.h"
+
+#include <stdlib.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "api/client/rpc_status.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::client {
+namespace {
+
+// Big enough for a plan of a 28k-GPU job (its JSON and table ride along).
+constexpr int kMaxResponseBytes = 64 << 20;
+
+absl::StatusOr<std::string> ReadFile(absl::string_view what, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat(what, ": '", path, "' cannot be read"));
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string EnvOr(const char* name) {
+  const char* value = getenv(name);
+  return value != nullptr ? value : "";
+}
+
+}  // namespace
+
+absl::StatusOr<ClientOptions> ClientOptionsFromEnv(const std::string& server) {
+  if (server.empty()) return absl::InvalidArgumentError("--server: expected host:port");
+  ClientOptions options;
+  options.server = server;
+  if (std::string token_file = EnvOr("TOPOPLACE_TOKEN_FILE"); !token_file.empty()) {
+    TP_ASSIGN_OR_RETURN(std::string text, ReadFile("TOPOPLACE_TOKEN_FILE", token_file));
+    options.token = std::string(absl::StripAsciiWhitespace(text.substr(0, text.find('\n'))));
+  }
+  options.ca_file = EnvOr("TOPOPLACE_CA_FILE");
+  options.cert_file = EnvOr("TOPOPLACE_CERT_FILE");
+  options.key_file = EnvOr("TOPOPLACE_KEY_FILE");
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<TopoplaceClient>> TopoplaceClient::Connect(
+    const ClientOptions& options) {
+  if (options.server.empty()) return absl::InvalidArgumentError("server: expected host:port");
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!options.ca_file.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    TP_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFile("ca_file", options.ca_file));
+    if (!options.cert_file.empty()) {
+      TP_ASSIGN_OR_RETURN(ssl.pem_cert_chain, ReadFile("cert_file", options.cert_file));
+      TP_ASSIGN_OR_RETURN(ssl.pem_private_key, ReadFile("key_file", options.key_file));
+    }
+    credentials = grpc::SslCredentials(ssl);
+  }
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxResponseBytes);
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateCustomChannel(options.server, credentials, args);
+  return std::unique_ptr<TopoplaceClient>(new TopoplaceClient(options, std::move(channel)));
+}
+
+TopoplaceClient::TopoplaceClient(ClientOptions options, std::shared_ptr<grpc::Channel> channel)
+    : options_(std::move(options)),
+      channel_(std::move(channel)),
+      placement_(v1::Placement::NewStub(channel_)),
+      topology_(v1::Topology::NewStub(channel_)) {}
+
+template <typename Request, typename Response, typename Method>
+absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& request) const {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       absl::ToChronoMilliseconds(options_.timeout));
+  if (!options_.token.empty()) context.AddMetadata("authorization", "Bearer " + options_.token);
+  Response response;
+  grpc::Status status = method(&context, request, &response);
+  if (status.ok()) return response;
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                        absl::StrCat("topoplaced at ", options_.server, ": ",
+                                     status.error_message()));
+  }
+  return rpc::FromGrpcStatus(status);
+}
+
+absl::StatusOr<v1::PlaceResponse> TopoplaceClient::Place(const std::string& job_spec,
+                                                         const std::string& policy) {
+  v1::PlaceRequest request;
+  request.set_job_spec(job_spec);
+  request.set_policy(policy);
+  return Call<v1::PlaceRequest, v1::PlaceResponse>(
+      [this](auto* c, const auto& q, auto* r) { return placement_->Place(c, q, r); }, request);
+}
+
+absl::StatusOr<v1::ReserveResponse> TopoplaceClient::Reserve(const std::string& job_spec,
+                                                             const std::string& policy,
+                                                             int64_t ttl_seconds) {
+  v1::ReserveRequest request;
+  request.set_job_spec(job_spec);
+  request.set_policy(policy);
+  request.set_ttl_seconds(ttl_seconds);
+  return Call<v1::ReserveRequest, v1::ReserveResponse>(
+      [this](auto* c, const auto& q, auto* r) { return placement_->Reserve(c, q, r); }, request);
+}
+
+absl::StatusOr<v1::Allocation> TopoplaceClient::Commit(const std::string& allocation_id,
+                                                       const std::string& external_id) {
+  v1::CommitRequest request;
+  request.set_allocation_id(allocation_id);
+  request.set_external_id(external_id);
+  return Call<v1::CommitRequest, v1::Allocation>(
+      [this](auto* c, const auto& q, auto* r) { return placement_->Commit(c, q, r); }, request);
+}
+
+absl::StatusOr<v1::Allocation> TopoplaceClient::Release(const std::string& allocation_id) {
+  v1::ReleaseRequest request;
+  request.set_allocation_id(allocation_id);
+  return Call<v1::ReleaseRequest, v1::Allocation>(
+      [this](auto* c, const auto& q, auto* r) { return placement_->Release(c, q, r); }, request);
+}
+
+absl::StatusOr<v1::Allocation> TopoplaceClient::GetAllocation(const std::string& allocation_id) {
+  v1::GetAllocationRequest request;
+  request.set_allocation_id(allocation_id);
+  return Call<v1::GetAllocationRequest, v1::Allocation>(
+      [this](auto* c, const auto& q, auto* r) { return placement_->GetAllocation(c, q, r); },
+      request);
+}
+
+absl::StatusOr<v1::ListAllocationsResponse> TopoplaceClient::ListAllocations() {
+  return Call<v1::ListAllocationsRequest, v1::ListAllocationsResponse>(
+      [this](auto* c, const auto& q, auto* r) { return placement_->ListAllocations(c, q, r); },
+      v1::ListAllocationsRequest());
+}
+
+absl::StatusOr<v1::ExplainResponse> TopoplaceClient::Explain(const std::string& allocation_id) {
+  v1::ExplainRequest request;
+  request.set_allocation_id(allocation_id);
+  return Call<v1::ExplainRequest, v1::ExplainResponse>(
+      [this](auto* c, const auto& q, auto* r) { return placement_->Explain(c, q, r); }, request);
+}
+
+absl::StatusOr<v1::FabricSummary> TopoplaceClient::GetFabricSummary() {
+  return Call<v1::GetFabricSummaryRequest, v1::FabricSummary>(
+      [this](auto* c, const auto& q, auto* r) { return topology_->GetFabricSummary(c, q, r); },
+      v1::GetFabricSummaryRequest());
+}
+
+absl::StatusOr<v1::PlaceResponse> RemotePlace(const std::string& server,
+                                              const std::string& job_spec,
+                                              const std::string& policy) {
+  TP_ASSIGN_OR_RETURN(ClientOptions options, ClientOptionsFromEnv(server));
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<TopoplaceClient> client, TopoplaceClient::Connect(options));
+  return client->Place(job_spec, policy);
+}
+
+absl::StatusOr<v1::FabricSummary> RemoteFabricSummary(const std::string& server) {
+  TP_ASSIGN_OR_RETURN(ClientOptions options, ClientOptionsFromEnv(server));
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<TopoplaceClient> client, TopoplaceClient::Connect(options));
+  return client->GetFabricSummary();
+}
+
+}  // namespace topoplace::client

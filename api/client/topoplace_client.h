@@ -1,0 +1,86 @@
+// A synchronous client for a running topoplaced: one channel, one call per method, every
+// failure an absl::Status carrying the daemon's code and message (prefixed with the
+// address when the daemon cannot be reached).
+//
+//   TP_ASSIGN_OR_RETURN(ClientOptions options, ClientOptionsFromEnv("127.0.0.1:7469"));
+//   TP_ASSIGN_OR_RETURN(auto client, TopoplaceClient::Connect(options));
+//   TP_ASSIGN_OR_RETURN(v1::ReserveResponse r, client->Reserve("tp=8,dp=4", "", 60));
+//   TP_RETURN_IF_ERROR(client->Commit(r.allocation().allocation_id(), "slurm:42").status());
+//
+// Thread-safe: a TopoplaceClient may be shared by threads (gRPC stubs are).
+#ifndef TOPOPLACE_API_CLIENT_TOPOPLACE_CLIENT_H_
+#define TOPOPLACE_API_CLIENT_TOPOPLACE_CLIENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <grpcpp/channel.h>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "topoplace/v1/placement.grpc.pb.h"
+#include "topoplace/v1/telemetry.grpc.pb.h"
+#include "topoplace/v1/topology.grpc.pb.h"
+
+namespace topoplace::client {
+
+namespace v1 = ::topoplace::v1;
+
+struct ClientOptions {
+  std::string server;     // host:port, required
+  std::string token;      // bearer token sent with every call; empty = none
+  std::string ca_file;    // PEM roots: use TLS and trust these; empty = plaintext
+  std::string cert_file;  // PEM client certificate and key for mTLS (with ca_file)
+  std::string key_file;
+  absl::Duration timeout = absl::Seconds(30);  // per call
+};
+
+// Options for `server` with credentials from the environment: TOPOPLACE_TOKEN_FILE (first
+// line is the token), TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE, TOPOPLACE_KEY_FILE.
+// InvalidArgument for an empty server; NotFound for a named file that cannot be read.
+absl::StatusOr<ClientOptions> ClientOptionsFromEnv(const std::string& server);
+
+class TopoplaceClient {
+ public:
+  // Makes the channel (lazily connected: an unreachable daemon shows up as UNAVAILABLE
+  // on the first call). NotFound if a PEM file cannot be read.
+  static absl::StatusOr<std::unique_ptr<TopoplaceClient>> Connect(const ClientOptions& options);
+
+  absl::StatusOr<v1::PlaceResponse> Place(const std::string& job_spec, const std::string& policy);
+  // `ttl_seconds` 0 means the daemon's default.
+  absl::StatusOr<v1::ReserveResponse> Reserve(const std::string& job_spec,
+                                              const std::string& policy, int64_t ttl_seconds);
+  absl::StatusOr<v1::Allocation> Commit(const std::string& allocation_id,
+                                        const std::string& external_id);
+  absl::StatusOr<v1::Allocation> Release(const std::string& allocation_id);
+  absl::StatusOr<v1::Allocation> GetAllocation(const std::string& allocation_id);
+  absl::StatusOr<v1::ListAllocationsResponse> ListAllocations();
+  absl::StatusOr<v1::ExplainResponse> Explain(const std::string& allocation_id);
+  absl::StatusOr<v1::FabricSummary> GetFabricSummary();
+
+  // For callers that need the raw generated stubs (tests, tools).
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+
+ private:
+  TopoplaceClient(ClientOptions options, std::shared_ptr<grpc::Channel> channel);
+  template <typename Request, typename Response, typename Method>
+  absl::StatusOr<Response> Call(Method method, const Request& request) const;
+
+  ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Placement::Stub> placement_;
+  std::unique_ptr<v1::Topology::Stub> topology_;
+};
+
+// One-call helpers for the lead's `place` and `fabric show` commands: connect with
+// ClientOptionsFromEnv(server) and ask. The plan and summary carry the exact offline
+// text in their `json` and `table` fields.
+absl::StatusOr<v1::PlaceResponse> RemotePlace(const std::string& server,
+                                              const std::string& job_spec,
+                                              const std::string& policy);
+absl::StatusOr<v1::FabricSummary> RemoteFabricSummary(const std::string& server);
+
+}  // namespace topoplace::client
+
+#endif  // TOPOPLACE_API_CLIENT_TOPOPLACE_CLIENT_H_

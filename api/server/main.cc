@@ -1,0 +1,120 @@
+// topoplaced: the topoplace daemon. With no arguments it serves the built-in reference
+// fabric (preset:superpod-4su) from topoplace-data/topoplaced.db on 127.0.0.1:7469.
+// Flags override the config file; see deploy/topoplaced.conf.example.
+// SIGTERM or SIGINT shut it down cleanly (exit 0).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/server/server_config.h"
+#include "api/server/topoplace_server.h"
+#include "scheduler/ledger/clock.h"
+#include "topology/base/status_macros.h"
+
+namespace {
+
+using topoplace::server::ServerConfig;
+
+// Flag name -> config key; flags given on the command line win over the file.
+const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
+  static const auto* const keys = new std::vector<std::pair<std::string, std::string>>{
+      {"--listen", "listen"},
+      {"--db", "db_path"},
+      {"--fabric", "fabric"},
+      {"--reservation-ttl", "reservation_ttl_seconds"},
+      {"--durability", "durability"},
+      {"--max-message-bytes", "max_message_bytes"},
+      {"--token-file", "token_file"},
+      {"--read-access", "read_access"},
+      {"--tls-cert", "tls_cert_file"},
+      {"--tls-key", "tls_key_file"},
+      {"--tls-client-ca", "tls_client_ca_file"},
+  };
+  return *keys;
+}
+
+// Writes the bound port to `path` atomically, so a waiting reader never sees half a number.
+absl::Status WritePortFile(const std::string& path, int port) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << port << "\n";
+    if (!out) return absl::UnavailableError(absl::StrCat("--port-file: cannot write '", tmp, "'"));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError(absl::StrCat("--port-file: cannot rename to '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(const std::string& config_file, const std::vector<std::string>& flag_values,
+                 const std::string& port_file) {
+  ServerConfig config;
+  if (!config_file.empty()) TP_RETURN_IF_ERROR(topoplace::server::LoadConfigFile(config_file, config));
+  for (size_t i = 0; i < flag_values.size(); ++i) {
+    if (flag_values[i].empty()) continue;
+    absl::Status s =
+        topoplace::server::ApplyConfigValue(FlagKeys()[i].second, flag_values[i], config);
+    if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(FlagKeys()[i].first, ": ", s.message()));
+  }
+
+  // Block the shutdown signals before any thread starts, so every thread inherits the mask
+  // and only sigwait below receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  TP_ASSIGN_OR_RETURN(auto server,
+                      topoplace::server::TopoplaceServer::Start(config, topoplace::ledger::RealClock()));
+  std::cerr << "topoplaced: serving fabric '" << server->fabric().name() << "' (snapshot v"
+            << server->fabric_version() << ", " << server->fabric().gpus().size() << " GPUs) on "
+            << config.listen.substr(0, config.listen.rfind(':')) << ":" << server->port()
+            << ", database " << config.db_path << std::endl;
+  if (!port_file.empty()) TP_RETURN_IF_ERROR(WritePortFile(port_file, server->port()));
+
+  int received = 0;
+  sigwait(&signals, &received);
+  std::cerr << "topoplaced: signal " << received << ", shutting down" << std::endl;
+  server->Shutdown();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"topoplaced: the topoplace placement daemon"};
+  std::string config_file;
+  std::string port_file;
+  std::vector<std::string> flag_values(FlagKeys().size());
+  app.add_option("--config", config_file, "Config file (key = value lines)");
+  for (size_t i = 0; i < FlagKeys().size(); ++i) {
+    app.add_option(FlagKeys()[i].first, flag_values[i],
+                   "Overrides config key '" + FlagKeys()[i].second + "'");
+  }
+  app.add_option("--port-file", port_file, "Write the bound port here once serving");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  absl::Status status = Run(config_file, flag_values, port_file);
+  if (!status.ok()) {
+    std::cerr << "topoplaced: " << status.message() << std::endl;
+    return status.code() == absl::StatusCode::kInvalidArgument ||
+                   status.code() == absl::StatusCode::kNotFound
+               ? 2
+               : 1;
+  }
+  return 0;
+}

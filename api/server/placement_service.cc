@@ -1,0 +1,176 @@
+#include "api/server/placement_service.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "api/server/proto_convert.h"
+#include "api/server/request_limits.h"
+#include "scheduler/job/job_spec.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::server {
+namespace {
+
+// A concurrent Reserve can take a chosen GPU between placing and recording; each retry
+// places on the fresher occupancy. Five losses in a row means heavy contention: the
+// caller gets ABORTED and may retry later.
+constexpr int kReserveAttempts = 5;
+
+absl::StatusOr<sched::PlacementRequest> ParsePlacement(absl::string_view job_spec,
+                                                       absl::string_view policy) {
+  TP_RETURN_IF_ERROR(CheckField("job_spec", job_spec, kMaxJobSpecBytes, /*required=*/true));
+  TP_RETURN_IF_ERROR(CheckField("policy", policy, kMaxNameBytes, /*required=*/false));
+  absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(job_spec);
+  if (!job.ok()) {
+    return absl::Status(job.status().code(), absl::StrCat("job_spec: ", job.status().message()));
+  }
+  sched::PlacementRequest request;
+  request.job = *std::move(job);
+  if (!policy.empty()) request.policy = std::string(policy);
+  return request;
+}
+
+}  // namespace
+
+absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
+                                       v1::PlaceResponse& response) {
+  TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
+                      ParsePlacement(request.job_spec(), request.policy()));
+  TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
+                      context_.engine->Place(placement, context_.ledger->Occupancy()));
+  *response.mutable_plan() = PlanToProto(*context_.fabric, plan);
+  response.set_fabric_version(context_.fabric_version);
+  return absl::OkStatus();
+}
+
+absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
+                                         v1::ReserveResponse& response) {
+  if (request.ttl_seconds() < 0 ||
+      absl::Seconds(request.ttl_seconds()) > ledger::kMaxReservationTtl) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ttl_seconds: expected 0 (the default) up to ",
+        absl::ToInt64Seconds(ledger::kMaxReservationTtl), ", got ", request.ttl_seconds()));
+  }
+  TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
+                      ParsePlacement(request.job_spec(), request.policy()));
+  ledger::ReserveRequest reserve;
+  reserve.job_spec = sched::FormatJobSpec(placement.job);
+  reserve.policy = placement.policy;
+  reserve.fabric_version = context_.fabric_version;
+  reserve.ttl = request.ttl_seconds() == 0 ? context_.default_ttl
+                                           : absl::Seconds(request.ttl_seconds());
+  absl::Status last;
+  for (int attempt = 0; attempt < kReserveAttempts; ++attempt) {
+    TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
+                        context_.engine->Place(placement, context_.ledger->Occupancy()));
+    v1::PlacementPlan plan_proto = PlanToProto(*context_.fabric, plan);
+    reserve.gpus.clear();
+    for (const sched::RankSlot& slot : plan.ranks) reserve.gpus.push_back(slot.gpu);
+    reserve.plan_json = plan_proto.json();
+    absl::StatusOr<ledger::Allocation> allocation = context_.ledger->Reserve(reserve);
+    if (allocation.ok()) {
+      *response.mutable_allocation() = AllocationToProto(*allocation);
+      *response.mutable_plan() = std::move(plan_proto);
+      return absl::OkStatus();
+    }
+    last = allocation.status();
+    if (last.code() != absl::StatusCode::kAborted) return last;
+  }
+  return last;
+}
+
+grpc::ServerUnaryReactor* PlacementService::Place(grpc::CallbackServerContext* ctx,
+                                                  const v1::PlaceRequest* request,
+                                                  v1::PlaceResponse* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
+  if (s.ok()) s = DoPlace(*request, *response);
+  return FinishUnary(ctx, s);
+}
+
+grpc::ServerUnaryReactor* PlacementService::Reserve(grpc::CallbackServerContext* ctx,
+                                                    const v1::ReserveRequest* request,
+                                                    v1::ReserveResponse* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
+  if (s.ok()) s = DoReserve(*request, *response);
+  return FinishUnary(ctx, s);
+}
+
+grpc::ServerUnaryReactor* PlacementService::Commit(grpc::CallbackServerContext* ctx,
+                                                   const v1::CommitRequest* request,
+                                                   v1::Allocation* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
+  if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
+  if (s.ok()) s = CheckField("external_id", request->external_id(), kMaxNameBytes, true);
+  if (s.ok()) {
+    absl::StatusOr<ledger::Allocation> a =
+        context_.ledger->Commit(request->allocation_id(), request->external_id());
+    if (a.ok()) *response = AllocationToProto(*a);
+    s = a.status();
+  }
+  return FinishUnary(ctx, s);
+}
+
+grpc::ServerUnaryReactor* PlacementService::Release(grpc::CallbackServerContext* ctx,
+                                                    const v1::ReleaseRequest* request,
+                                                    v1::Allocation* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
+  if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
+  if (s.ok()) {
+    absl::StatusOr<ledger::Allocation> a = context_.ledger->Release(request->allocation_id());
+    if (a.ok()) *response = AllocationToProto(*a);
+    s = a.status();
+  }
+  return FinishUnary(ctx, s);
+}
+
+grpc::ServerUnaryReactor* PlacementService::GetAllocation(grpc::CallbackServerContext* ctx,
+                                                          const v1::GetAllocationRequest* request,
+                                                          v1::Allocation* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
+  if (s.ok()) {
+    absl::StatusOr<ledger::Allocation> a = absl::InvalidArgumentError(
+        "key: give allocation_id or external_id");
+    if (request->has_allocation_id()) {
+      s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
+      if (s.ok()) a = context_.ledger->Get(request->allocation_id());
+    } else if (request->has_external_id()) {
+      s = CheckField("external_id", request->external_id(), kMaxNameBytes, true);
+      if (s.ok()) a = context_.ledger->GetByExternalId(request->external_id());
+    }
+    if (s.ok() && a.ok()) *response = AllocationToProto(*a);
+    if (s.ok()) s = a.status();
+  }
+  return FinishUnary(ctx, s);
+}
+
+grpc::ServerUnaryReactor* PlacementService::ListAllocations(
+    grpc::CallbackServerContext* ctx, const v1::ListAllocationsRequest* /*request*/,
+    v1::ListAllocationsResponse* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
+  if (s.ok()) {
+    absl::StatusOr<std::vector<ledger::Allocation>> live = context_.ledger->ListLive();
+    if (live.ok()) {
+      for (const ledger::Allocation& a : *live) *response->add_allocations() = AllocationToProto(a);
+    }
+    s = live.status();
+  }
+  return FinishUnary(ctx, s);
+}
+
+grpc::ServerUnaryReactor* PlacementService::Explain(grpc::CallbackServerContext* ctx,
+                                                    const v1::ExplainRequest* request,
+                                                    v1::ExplainResponse* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
+  if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
+  if (s.ok()) {
+    absl::StatusOr<ledger::Allocation> a = context_.ledger->Get(request->allocation_id());
+    if (a.ok()) {
+      *response->mutable_allocation() = AllocationToProto(*a);
+      response->set_plan_json(a->plan_json);
+    }
+    s = a.status();
+  }
+  return FinishUnary(ctx, s);
+}
+
+}  // namespace topoplace::server

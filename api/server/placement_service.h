@@ -1,0 +1,48 @@
+// topoplace.v1.Placement over the callback API: Place (dry run on the ledger's current
+// occupancy), Reserve, Commit, Release, Get/List allocations, Explain.
+// Reserve places and then records in the ledger; if a concurrent reservation took one of
+// the chosen GPUs in between (ABORTED from the ledger) it places again, a few times.
+// Thread-safe: RPCs run concurrently on gRPC's threads.
+#ifndef TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_
+#define TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_
+
+#include "api/server/service_context.h"
+#include "topoplace/v1/placement.grpc.pb.h"
+
+namespace topoplace::server {
+
+class PlacementService final : public v1::Placement::CallbackService {
+ public:
+  explicit PlacementService(const ServiceContext& context) : context_(context) {}
+
+  grpc::ServerUnaryReactor* Place(grpc::CallbackServerContext* ctx, const v1::PlaceRequest* request,
+                                  v1::PlaceResponse* response) override;
+  grpc::ServerUnaryReactor* Reserve(grpc::CallbackServerContext* ctx,
+                                    const v1::ReserveRequest* request,
+                                    v1::ReserveResponse* response) override;
+  grpc::ServerUnaryReactor* Commit(grpc::CallbackServerContext* ctx,
+                                   const v1::CommitRequest* request,
+                                   v1::Allocation* response) override;
+  grpc::ServerUnaryReactor* Release(grpc::CallbackServerContext* ctx,
+                                    const v1::ReleaseRequest* request,
+                                    v1::Allocation* response) override;
+  grpc::ServerUnaryReactor* GetAllocation(grpc::CallbackServerContext* ctx,
+                                          const v1::GetAllocationRequest* request,
+                                          v1::Allocation* response) override;
+  grpc::ServerUnaryReactor* ListAllocations(grpc::CallbackServerContext* ctx,
+                                            const v1::ListAllocationsRequest* request,
+                                            v1::ListAllocationsResponse* response) override;
+  grpc::ServerUnaryReactor* Explain(grpc::CallbackServerContext* ctx,
+                                    const v1::ExplainRequest* request,
+                                    v1::ExplainResponse* response) override;
+
+ private:
+  absl::Status DoPlace(const v1::PlaceRequest& request, v1::PlaceResponse& response);
+  absl::Status DoReserve(const v1::ReserveRequest& request, v1::ReserveResponse& response);
+
+  const ServiceContext& context_;
+};
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_

@@ -1,0 +1,24 @@
+// Field-level input limits shared by the services: a request field that is missing or too
+// long is INVALID_ARGUMENT naming the field, before any work is done.
+#ifndef TOPOPLACE_API_SERVER_REQUEST_LIMITS_H_
+#define TOPOPLACE_API_SERVER_REQUEST_LIMITS_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace topoplace::server {
+
+inline constexpr size_t kMaxJobSpecBytes = 4096;
+inline constexpr size_t kMaxNameBytes = 256;  // ids, host names, policies
+inline constexpr int kMaxReportEntries = 10000;
+
+// InvalidArgument("<field>: ...") if `value` is longer than `max_bytes`, or empty when
+// `required`.
+absl::Status CheckField(absl::string_view field, absl::string_view value, size_t max_bytes,
+                        bool required);
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_REQUEST_LIMITS_H_

@@ -1,0 +1,123 @@
+#include "api/server/server_config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::server {
+namespace {
+
+absl::Status BadValue(absl::string_view key, absl::string_view expected, absl::string_view got) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(key, ": expected ", expected, ", got '", got, "'"));
+}
+
+absl::StatusOr<absl::Duration> ParseSeconds(absl::string_view key, absl::string_view value) {
+  double seconds = 0;
+  if (!absl::SimpleAtod(value, &seconds) || seconds <= 0) {
+    return BadValue(key, "a number of seconds > 0", value);
+  }
+  return absl::Seconds(seconds);
+}
+
+}  // namespace
+
+absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
+                              ServerConfig& config) {
+  if (key == "listen") {
+    if (value.find(':') == absl::string_view::npos) return BadValue(key, "host:port", value);
+    config.listen = std::string(value);
+  } else if (key == "db_path") {
+    if (value.empty()) return BadValue(key, "a file path", value);
+    config.db_path = std::string(value);
+  } else if (key == "fabric") {
+    if (value.empty()) return BadValue(key, "preset:NAME or a fabric file", value);
+    config.fabric = std::string(value);
+  } else if (key == "reservation_ttl_seconds") {
+    TP_ASSIGN_OR_RETURN(config.reservation_ttl, ParseSeconds(key, value));
+  } else if (key == "reclaim_interval_seconds") {
+    TP_ASSIGN_OR_RETURN(config.reclaim_interval, ParseSeconds(key, value));
+  } else if (key == "durability") {
+    config.durability = std::string(value);
+  } else if (key == "max_message_bytes") {
+    if (!absl::SimpleAtoi(value, &config.max_message_bytes) || config.max_message_bytes < 1024 ||
+        config.max_message_bytes > (int64_t{1} << 30)) {
+      return BadValue(key, "an integer in [1024, 2^30]", value);
+    }
+  } else if (key == "token_file") {
+    config.token_file = std::string(value);
+  } else if (key == "read_access") {
+    config.read_access = std::string(value);
+  } else if (key == "tls_cert_file") {
+    config.tls_cert_file = std::string(value);
+  } else if (key == "tls_key_file") {
+    config.tls_key_file = std::string(value);
+  } else if (key == "tls_client_ca_file") {
+    config.tls_client_ca_file = std::string(value);
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown key '", key,
+        "'; known: listen, db_path, fabric, reservation_ttl_seconds, reclaim_interval_seconds,"
+        " durability, max_message_bytes, token_file, read_access, tls_cert_file, tls_key_file,"
+        " tls_client_ca_file"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LoadConfigFile(const std::string& path, ServerConfig& config) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("config file '", path, "' cannot be read"));
+  // Apply to a copy so that a bad line leaves `config` untouched.
+  ServerConfig updated = config;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    absl::string_view text = line;
+    if (size_t hash = text.find('#'); hash != absl::string_view::npos) text = text.substr(0, hash);
+    text = absl::StripAsciiWhitespace(text);
+    if (text.empty()) continue;
+    size_t eq = text.find('=');
+    if (eq == absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", number, ": expected 'key = value', got '", text, "'"));
+    }
+    absl::string_view key = absl::StripAsciiWhitespace(text.substr(0, eq));
+    absl::string_view value = absl::StripAsciiWhitespace(text.substr(eq + 1));
+    if (absl::Status s = ApplyConfigValue(key, value, updated); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ":", number, ": ", s.message()));
+    }
+  }
+  config = std::move(updated);
+  return absl::OkStatus();
+}
+
+absl::Status ValidateConfig(const ServerConfig& config) {
+  if (config.durability != "full" && config.durability != "normal") {
+    return BadValue("durability", "full or normal", config.durability);
+  }
+  if (config.read_access != "open" && config.read_access != "authenticated") {
+    return BadValue("read_access", "open or authenticated", config.read_access);
+  }
+  if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {
+    return absl::InvalidArgumentError("tls_cert_file and tls_key_file: give both or neither");
+  }
+  if (!config.tls_client_ca_file.empty() && config.tls_cert_file.empty()) {
+    return absl::InvalidArgumentError("tls_client_ca_file: needs tls_cert_file and tls_key_file");
+  }
+  if (config.read_access == "authenticated" && config.token_file.empty() &&
+      config.tls_client_ca_file.empty()) {
+    return absl::InvalidArgumentError(
+        "read_access: 'authenticated' needs token_file or tls_client_ca_file");
+  }
+  if (config.reservation_ttl <= absl::ZeroDuration() ||
+      config.reservation_ttl > absl::Hours(24)) {
+    return absl::InvalidArgumentError("reservation_ttl_seconds: expected a value in (0, 86400]");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace topoplace::server

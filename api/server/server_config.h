@@ -1,0 +1,59 @@
+// Configuration of topoplaced: one file of `key = value` lines (`#` starts a comment),
+// overridden by command-line flags. Every key has a default, so no file at all serves the
+// built-in reference fabric from a local database file. deploy/topoplaced.conf.example
+// documents each key.
+//
+//   ServerConfig config;                          // defaults
+//   TP_RETURN_IF_ERROR(LoadConfigFile("/etc/topoplace/topoplaced.conf", config));
+//   TP_RETURN_IF_ERROR(ValidateConfig(config));
+#ifndef TOPOPLACE_API_SERVER_SERVER_CONFIG_H_
+#define TOPOPLACE_API_SERVER_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace topoplace::server {
+
+struct ServerConfig {
+  // host:port; port 0 picks a free port (see TopoplaceServer::port()).
+  std::string listen = "127.0.0.1:7469";
+  // SQLite file holding fabric snapshots, the ledger and telemetry reports.
+  std::string db_path = "topoplace-data/topoplaced.db";
+  // "preset:NAME" or a fabric file (topoplace.fabric/v1).
+  std::string fabric = "preset:superpod-4su";
+  // Reservation time to live when a request does not give one.
+  absl::Duration reservation_ttl = absl::Seconds(60);
+  // "full" (each commit survives power loss) or "normal" (survives a killed process).
+  std::string durability = "full";
+  // Largest accepted request message; larger ones get RESOURCE_EXHAUSTED from gRPC.
+  int64_t max_message_bytes = 4 << 20;
+  // Bearer token file (first line is the token). Empty and no client CA: no auth.
+  std::string token_file;
+  // "open": read-only RPCs need no credentials; "authenticated": they need them too.
+  std::string read_access = "open";
+  // TLS for the listener: certificate chain and private key (PEM). Both or neither.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // With TLS: require client certificates signed by this CA (mTLS). Callers with a
+  // verified certificate may mutate without a token.
+  std::string tls_client_ca_file;
+  // Seconds between sweeps that reclaim expired reservations.
+  absl::Duration reclaim_interval = absl::Seconds(1);
+};
+
+// Applies the keys in the file at `path` on top of `config`. InvalidArgument names the
+// file, line and key for unknown keys or bad values; NotFound if the file is missing.
+absl::Status LoadConfigFile(const std::string& path, ServerConfig& config);
+// Applies one `key`/`value` pair (the file keys; also used for flags).
+absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
+                              ServerConfig& config);
+// Checks cross-field rules (TLS pairs, durability and read_access values, positive TTL).
+absl::Status ValidateConfig(const ServerConfig& config);
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_SERVER_CONFIG_H_

@@ -1,0 +1,45 @@
+// What the three gRPC services share: the served fabric snapshot, the placement engine on
+// it, the ledger, the telemetry report store, the authorizer and defaults. Built once by
+// TopoplaceServer before the services start; the pointers outlive the services.
+// Thread-safe: every member is immutable or thread-safe itself.
+#ifndef TOPOPLACE_API_SERVER_SERVICE_CONTEXT_H_
+#define TOPOPLACE_API_SERVER_SERVICE_CONTEXT_H_
+
+#include <cstdint>
+#include <memory>
+
+#include <grpcpp/server_context.h>
+#include <grpcpp/support/server_callback.h>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "api/client/rpc_status.h"
+#include "api/server/authorizer.h"
+#include "api/server/telemetry_report_store.h"
+#include "scheduler/ledger/allocation_ledger.h"
+#include "scheduler/placement/engine.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::server {
+
+struct ServiceContext {
+  FabricPtr fabric;
+  uint64_t fabric_version = 0;  // snapshot version in the store
+  std::unique_ptr<sched::PlacementEngine> engine;
+  ledger::AllocationLedger* ledger = nullptr;
+  TelemetryReportStore* telemetry = nullptr;
+  Authorizer authorizer;
+  absl::Duration default_ttl;
+};
+
+// Finishes a unary call with `status` on the context's default reactor.
+inline grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context,
+                                             const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(rpc::ToGrpcStatus(status));
+  return reactor;
+}
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_SERVICE_CONTEXT_H_

@@ -1,0 +1,142 @@
+#include "api/server/topoplace_server.h"
+
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server_builder.h>
+
+#include "absl/strings/str_cat.h"
+#include "api/server/placement_service.h"
+#include "api/server/telemetry_service.h"
+#include "api/server/topology_service.h"
+#include "topology/base/status_macros.h"
+#include "topology/io/fabric_file.h"
+#include "topology/store/fabric_store.h"
+
+namespace topoplace::server {
+namespace {
+
+// Calls still running this long after Shutdown are cancelled (e.g. WatchFabric streams).
+constexpr absl::Duration kShutdownGrace = absl::Seconds(2);
+
+absl::StatusOr<std::string> ReadPem(absl::string_view key, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat(key, ": '", path, "' cannot be read"));
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerConfig& config) {
+  if (config.tls_cert_file.empty()) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions options;
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  TP_ASSIGN_OR_RETURN(pair.cert_chain, ReadPem("tls_cert_file", config.tls_cert_file));
+  TP_ASSIGN_OR_RETURN(pair.private_key, ReadPem("tls_key_file", config.tls_key_file));
+  options.pem_key_cert_pairs.push_back(std::move(pair));
+  if (!config.tls_client_ca_file.empty()) {
+    TP_ASSIGN_OR_RETURN(options.pem_root_certs,
+                        ReadPem("tls_client_ca_file", config.tls_client_ca_file));
+    options.client_certificate_request =
+        GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(options);
+}
+
+absl::Status MakeParentDirectory(const std::string& path) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return absl::OkStatus();
+  std::error_code error;
+  std::filesystem::create_directories(parent, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("db_path: cannot create '", parent.string(), "': ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
+    const ServerConfig& config, const ledger::Clock& clock) {
+  TP_RETURN_IF_ERROR(ValidateConfig(config));
+  const store::Durability durability =
+      config.durability == "full" ? store::Durability::kFull : store::Durability::kNormal;
+  TP_ASSIGN_OR_RETURN(Authorizer authorizer, Authorizer::FromConfig(config));
+  TP_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, Credentials(config));
+  TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(config.fabric));
+  TP_RETURN_IF_ERROR(MakeParentDirectory(config.db_path));
+
+  std::unique_ptr<TopoplaceServer> server(new TopoplaceServer());
+  {
+    TP_ASSIGN_OR_RETURN(std::unique_ptr<store::FabricStore> snapshots,
+                        store::FabricStore::Open(config.db_path, durability));
+    TP_ASSIGN_OR_RETURN(store::FabricSnapshot snapshot, snapshots->Put(fabric));
+    server->context_.fabric = snapshot.fabric;
+    server->context_.fabric_version = snapshot.version;
+  }
+  TP_ASSIGN_OR_RETURN(server->ledger_,
+                      ledger::AllocationLedger::Open(config.db_path, server->context_.fabric,
+                                                     clock, durability));
+  TP_ASSIGN_OR_RETURN(server->telemetry_, TelemetryReportStore::Open(config.db_path, durability));
+  server->context_.engine = std::make_unique<sched::PlacementEngine>(server->context_.fabric);
+  server->context_.ledger = server->ledger_.get();
+  server->context_.telemetry = server->telemetry_.get();
+  server->context_.authorizer = std::move(authorizer);
+  server->context_.default_ttl = config.reservation_ttl;
+  server->topology_service_ = std::make_unique<TopologyService>(server->context_);
+  server->placement_service_ = std::make_unique<PlacementService>(server->context_);
+  server->telemetry_service_ = std::make_unique<TelemetryService>(server->context_);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config.listen, credentials, &server->port_);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
+  builder.RegisterService(server->topology_service_.get());
+  builder.RegisterService(server->placement_service_.get());
+  builder.RegisterService(server->telemetry_service_.get());
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("listen: cannot serve on '", config.listen, "'"));
+  }
+  grpc::HealthCheckServiceInterface* health = server->server_->GetHealthCheckService();
+  if (health != nullptr) health->SetServingStatus(true);
+  server->sweeper_ = std::thread([raw = server.get(), interval = config.reclaim_interval] {
+    raw->SweepExpired(interval);
+  });
+  return server;
+}
+
+void TopoplaceServer::SweepExpired(absl::Duration interval) {
+  while (!stop_.WaitForNotificationWithTimeout(interval)) {
+    // A failed sweep is retried on the next tick; reads and writes reclaim lazily too.
+    (void)ledger_->ReclaimExpired();
+  }
+}
+
+void TopoplaceServer::Shutdown() {
+  absl::MutexLock lock(&shutdown_mu_);
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
+    health->SetServingStatus(false);
+  }
+  server_->Shutdown(std::chrono::system_clock::now() + absl::ToChronoSeconds(kShutdownGrace));
+  stop_.Notify();
+  if (sweeper_.joinable()) sweeper_.join();
+}
+
+void TopoplaceServer::Wait() { server_->Wait(); }
+
+TopoplaceServer::~TopoplaceServer() {
+  if (server_ != nullptr) Shutdown();
+  if (sweeper_.joinable()) {
+    stop_.Notify();
+    sweeper_.join();
+  }
+}
+
+}  // namespace topoplace::server

@@ -1,0 +1,72 @@
+// The daemon in one object: loads the configured fabric, stores it as a versioned
+// snapshot, opens the ledger and telemetry store on the same SQLite file, starts the gRPC
+// server (Topology, Placement, Telemetry, grpc.health.v1, reflection) and a sweeper that
+// reclaims expired reservations. Used by topoplaced's main() and by in-process tests.
+//
+//   ServerConfig config;  config.listen = "127.0.0.1:0";
+//   TP_ASSIGN_OR_RETURN(auto server, TopoplaceServer::Start(config, RealClock()));
+//   int port = server->port();   // the port actually bound
+//   server->Shutdown();
+//
+// Thread-safe: Shutdown may be called from any thread, more than once.
+#ifndef TOPOPLACE_API_SERVER_TOPOPLACE_SERVER_H_
+#define TOPOPLACE_API_SERVER_TOPOPLACE_SERVER_H_
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <grpcpp/server.h>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "api/server/server_config.h"
+#include "api/server/service_context.h"
+#include "scheduler/ledger/clock.h"
+
+namespace topoplace::server {
+
+class PlacementService;
+class TelemetryService;
+class TopologyService;
+
+class TopoplaceServer {
+ public:
+  // Validates `config` and starts serving. InvalidArgument for bad configuration,
+  // Unavailable if the database cannot be opened or the address cannot be bound.
+  // `clock` must outlive the server.
+  static absl::StatusOr<std::unique_ptr<TopoplaceServer>> Start(const ServerConfig& config,
+                                                                const ledger::Clock& clock);
+  ~TopoplaceServer();
+
+  // The bound TCP port (useful with port 0).
+  int port() const { return port_; }
+  const Fabric& fabric() const { return *context_.fabric; }
+  uint64_t fabric_version() const { return context_.fabric_version; }
+  // Stops accepting calls, cancels calls still running after a short grace period, stops
+  // the sweeper. Everything acknowledged is already durable.
+  void Shutdown();
+  // Blocks until Shutdown has completed.
+  void Wait();
+
+ private:
+  TopoplaceServer() = default;
+  void SweepExpired(absl::Duration interval);
+
+  std::unique_ptr<ledger::AllocationLedger> ledger_;
+  std::unique_ptr<TelemetryReportStore> telemetry_;
+  ServiceContext context_;
+  std::unique_ptr<TopologyService> topology_service_;
+  std::unique_ptr<PlacementService> placement_service_;
+  std::unique_ptr<TelemetryService> telemetry_service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  absl::Notification stop_;
+  std::thread sweeper_;
+  absl::Mutex shutdown_mu_;
+  bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;
+};
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_TOPOPLACE_SERVER_H_
