@@ -1,0 +1,58 @@
+#include "plugins/slurm/spank/placement_session.h"
+
+#include <fstream>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::slurm {
+
+std::string SlurmExternalId(uint32_t job_id) { return absl::StrCat("slurm:", job_id); }
+
+absl::StatusOr<std::unique_ptr<PlacementSession>> PlacementSession::Open(
+    const SpankConfig& config) {
+  client::ClientOptions options;
+  options.server = config.server;
+  options.timeout = config.timeout;
+  options.ca_file = config.ca_file;
+  if (!config.token_file.empty()) {
+    std::ifstream in(config.token_file);
+    std::string line;
+    if (!in || !std::getline(in, line)) {
+      return absl::NotFoundError(
+          absl::StrCat("token_file '", config.token_file, "' cannot be read"));
+    }
+    options.token = std::string(absl::StripAsciiWhitespace(line));
+  }
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<client::TopoplaceClient> client,
+                      client::TopoplaceClient::Connect(options));
+  return std::unique_ptr<PlacementSession>(new PlacementSession(config, std::move(client)));
+}
+
+absl::StatusOr<Reservation> PlacementSession::Reserve(const std::string& job_spec) {
+  absl::StatusOr<client::v1::ReserveResponse> response =
+      client_->Reserve(job_spec, config_.policy, config_.ttl_seconds);
+  if (response.status().code() == absl::StatusCode::kAborted) {
+    response = client_->Reserve(job_spec, config_.policy, config_.ttl_seconds);
+  }
+  if (!response.ok()) return response.status();
+  TP_ASSIGN_OR_RETURN(PlanView plan, ParsePlanJson(response->plan().json()));
+  return Reservation{response->allocation().allocation_id(), std::move(plan)};
+}
+
+absl::Status PlacementSession::Commit(const std::string& plan_id, uint32_t job_id) {
+  return client_->Commit(plan_id, SlurmExternalId(job_id)).status();
+}
+
+absl::Status PlacementSession::Release(const std::string& plan_id) {
+  return client_->Release(plan_id).status();
+}
+
+absl::StatusOr<PlanView> PlacementSession::FetchPlan(const std::string& plan_id) {
+  TP_ASSIGN_OR_RETURN(client::v1::ExplainResponse explain, client_->Explain(plan_id));
+  return ParsePlanJson(explain.plan_json());
+}
+
+}  // namespace topoplace::slurm

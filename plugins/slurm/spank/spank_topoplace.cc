@@ -1,0 +1,367 @@
+// spank_topoplace.so: places PTD-P jobs with topoplaced from `sbatch/salloc/srun
+// --topoplace=tp=8,pp=2,dp=4` (deploy/slurm/README.md is the operator guide).
+//
+// Where each step of a job's placement happens:
+//   sbatch/salloc/srun (allocator, local; the option callback, before Slurm verifies the
+//     options): Reserve (TTL) -> hostfile of the ranks' nodes in rank order ->
+//     SLURM_HOSTFILE, so Slurm requests exactly those nodes with arbitrary distribution;
+//     the allocation id goes to the job as TOPOPLACE_PLAN_ID (environment) and
+//     SPANK_TOPOPLACE_PLAN_ID (job control environment, seen by prolog and epilog).
+//   init_post_opt (same process): SLURM_HOSTFILE is unset again so it does not leak into
+//     the job; exit removes the hostfile.
+//   slurm_spank_job_prolog (slurmd, on the job's nodes, when the job starts): Commit to
+//     "slurm:<job id>" (idempotent, so every node may do it). A job that never starts is
+//     never committed: its reservation expires after the TTL.
+//   slurmstepd (remote): init_post_opt fetches the plan once per step and node;
+//     task_init sets each task's variables (task_env.h).
+//   slurm_spank_job_epilog (slurmd, at job end): Release (idempotent).
+// Every RPC has the plugstack `timeout`; no callback lets an exception out; prolog and
+// epilog never fail (a failing prolog would drain the node), they log instead.
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern "C" {
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+}
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "plugins/slurm/node_name_map.h"
+#include "plugins/slurm/spank/placement_session.h"
+#include "plugins/slurm/spank/plan_view.h"
+#include "plugins/slurm/spank/spank_config.h"
+#include "plugins/slurm/spank/task_env.h"
+
+extern "C" {
+extern const char plugin_name[], plugin_type[];
+extern const unsigned plugin_version, spank_plugin_version;
+}
+SPANK_PLUGIN(topoplace, 1)
+
+namespace {
+
+using topoplace::slurm::FailurePolicy;
+using topoplace::slurm::NodeNameMap;
+using topoplace::slurm::PlacementSession;
+using topoplace::slurm::PlanView;
+using topoplace::slurm::SpankConfig;
+
+constexpr char kPlanIdVar[] = "TOPOPLACE_PLAN_ID";
+// The job control variable as prolog and epilog see it, and as the batch step sees it.
+constexpr char kControlPlanIdVar[] = "SPANK_TOPOPLACE_PLAN_ID";
+constexpr char kJobControlPlanIdVar[] = "SLURM_SPANK_TOPOPLACE_PLAN_ID";
+
+// One per process (sbatch, slurmstepd, ...); SPANK calls the plugin from one thread.
+struct PluginState {
+  bool config_loaded = false;
+  SpankConfig config;
+  NodeNameMap node_map;
+  // Allocator/local: the reservation this submission made.
+  std::string placed_spec;
+  std::string plan_id;
+  std::string hostfile;
+  // Remote: the job's plan, fetched once per step.
+  std::optional<PlanView> plan;
+  std::string remote_plan_id;
+  bool task_warning_shown = false;
+};
+
+PluginState& State() {
+  static PluginState* const state = new PluginState;
+  return *state;
+}
+
+// Runs a callback body; anything thrown becomes `on_exception` and a log line.
+template <typename Body>
+int Guarded(const char* where, int on_exception, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    slurm_error("topoplace: %s: %s", where, e.what());
+  } catch (...) {
+    slurm_error("topoplace: %s: unknown exception", where);
+  }
+  return on_exception;
+}
+
+bool IsSubmitter(spank_context_t context) {
+  return context == S_CTX_ALLOCATOR || context == S_CTX_LOCAL;
+}
+
+std::string SpankGetenv(spank_t sp, const char* name) {
+  char buf[512];
+  if (spank_getenv(sp, name, buf, sizeof(buf)) != ESPANK_SUCCESS) return "";
+  return buf;
+}
+
+// The submission cannot be placed for a reason that is not the user's spec: warn and go on
+// unplaced, or refuse, per `on_failure`.
+int PlacementFailed(const PluginState& state, const absl::Status& status) {
+  if (state.config.on_failure == FailurePolicy::kRefuse) {
+    slurm_error("topoplace: no placement (%s); submission refused (on_failure=refuse)",
+                std::string(status.message()).c_str());
+    return -1;
+  }
+  slurm_spank_log("topoplace: warning: no placement (%s); the job proceeds unplaced",
+                  std::string(status.message()).c_str());
+  return 0;
+}
+
+absl::StatusOr<std::string> WriteHostfile(const PluginState& state, const PlanView& plan) {
+  std::string path = absl::StrCat(state.config.hostfile_dir, "/topoplace-hosts.XXXXXX");
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return absl::UnavailableError(absl::StrCat("cannot create hostfile ", path));
+  const std::string text = topoplace::slurm::HostfileText(plan, state.node_map);
+  const bool ok = fchmod(fd, 0644) == 0 &&
+                  write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  if (!ok) {
+    unlink(path.c_str());
+    return absl::UnavailableError(absl::StrCat("cannot write hostfile ", path));
+  }
+  return path;
+}
+
+void ReleaseQuietly(PluginState& state) {
+  if (state.plan_id.empty()) return;
+  if (auto session = PlacementSession::Open(state.config); session.ok()) {
+    (void)(*session)->Release(state.plan_id);
+  }
+  state.plan_id.clear();
+}
+
+// sbatch/salloc/srun: reserve, write the hostfile, steer Slurm with SLURM_HOSTFILE.
+int PlaceSubmission(const char* optarg) {
+  PluginState& state = State();
+  absl::StatusOr<std::string> spec =
+      topoplace::slurm::ValidateTopoplaceOption(optarg ? optarg : "");
+  if (!spec.ok()) {
+    slurm_error("%s", std::string(spec.status().message()).c_str());
+    return -1;
+  }
+  // srun inside a placed job (or any job): the job's reservation already holds its nodes.
+  if (spank_context() == S_CTX_LOCAL && (getenv("SLURM_JOB_ID") || getenv(kPlanIdVar))) return 0;
+  // sbatch may hand the same option over twice (command line and script passes).
+  if (!state.plan_id.empty() && state.placed_spec == *spec) return 0;
+  ReleaseQuietly(state);
+
+  absl::StatusOr<std::unique_ptr<PlacementSession>> session = PlacementSession::Open(state.config);
+  if (!session.ok()) return PlacementFailed(state, session.status());
+  absl::StatusOr<topoplace::slurm::Reservation> reservation = (*session)->Reserve(*spec);
+  if (!reservation.ok()) {
+    if (reservation.status().code() == absl::StatusCode::kInvalidArgument) {
+      slurm_error("--topoplace: %s", std::string(reservation.status().message()).c_str());
+      return -1;
+    }
+    return PlacementFailed(state, reservation.status());
+  }
+  state.plan_id = reservation->plan_id;
+  state.placed_spec = *spec;
+  absl::StatusOr<std::string> hostfile = WriteHostfile(state, reservation->plan);
+  if (!hostfile.ok()) {
+    ReleaseQuietly(state);
+    return PlacementFailed(state, hostfile.status());
+  }
+  state.hostfile = *hostfile;
+  setenv("SLURM_HOSTFILE", state.hostfile.c_str(), 1);
+  setenv(kPlanIdVar, state.plan_id.c_str(), 1);
+  slurm_spank_log(
+      "%s",
+      topoplace::slurm::SummaryLine(state.plan_id, reservation->plan, state.node_map).c_str());
+  return 0;
+}
+
+// slurmstepd: fetch the job's plan once for this step.
+void FetchStepPlan(spank_t sp) {
+  PluginState& state = State();
+  std::string plan_id = SpankGetenv(sp, kJobControlPlanIdVar);
+  if (plan_id.empty()) plan_id = SpankGetenv(sp, kControlPlanIdVar);
+  if (plan_id.empty()) plan_id = SpankGetenv(sp, kPlanIdVar);
+  if (plan_id.empty()) return;  // an unplaced job
+  absl::StatusOr<std::unique_ptr<PlacementSession>> session = PlacementSession::Open(state.config);
+  absl::StatusOr<PlanView> plan =
+      session.ok() ? (*session)->FetchPlan(plan_id) : absl::StatusOr<PlanView>(session.status());
+  if (!plan.ok()) {
+    slurm_error("topoplace: plan %s unavailable (%s); tasks run without topoplace variables",
+                plan_id.c_str(), std::string(plan.status().message()).c_str());
+    return;
+  }
+  state.plan = std::move(*plan);
+  state.remote_plan_id = plan_id;
+  // sbatch hands the hostfile's arbitrary distribution to the batch script, where it
+  // would break every plain `srun` (arbitrary without a hostfile is "-n 0"). Tasks find
+  // their ranks from TOPOPLACE_RANK(S) instead, whatever the distribution.
+  uint32_t step_id = 0;
+  if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS &&
+      step_id == SLURM_BATCH_SCRIPT && SpankGetenv(sp, "SLURM_DISTRIBUTION") == "arbitrary") {
+    spank_unsetenv(sp, "SLURM_DISTRIBUTION");
+    spank_unsetenv(sp, "SLURM_ARBITRARY_NODELIST");
+  }
+}
+
+void SetTaskEnvironment(spank_t sp) {
+  PluginState& state = State();
+  if (!state.plan) return;
+  int task_id = 0;
+  uint32_t local_tasks = 0;
+  const std::string node = SpankGetenv(sp, "SLURMD_NODENAME");
+  if (spank_get_item(sp, S_TASK_ID, &task_id) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local_tasks) != ESPANK_SUCCESS) {
+    return;
+  }
+  absl::StatusOr<topoplace::slurm::TaskEnv> env =
+      topoplace::slurm::TaskEnvironment(*state.plan, state.remote_plan_id, node, state.node_map,
+                                        task_id, static_cast<int>(local_tasks));
+  if (!env.ok()) {
+    if (!state.task_warning_shown) {
+      slurm_error("topoplace: %s; tasks run without topoplace variables",
+                  std::string(env.status().message()).c_str());
+      state.task_warning_shown = true;
+    }
+    return;
+  }
+  for (const auto& [name, value] : *env) spank_setenv(sp, name.c_str(), value.c_str(), 1);
+}
+
+// Job prolog/epilog on a node: commit or release the job's allocation. Never fails.
+void BindToJob(spank_t sp, bool commit) {
+  const char* plan_id = getenv(kControlPlanIdVar);
+  if (plan_id == nullptr || *plan_id == '\0') return;
+  uint32_t job_id = 0;
+  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
+    const char* env_id = getenv("SLURM_JOB_ID");
+    job_id = env_id ? static_cast<uint32_t>(strtoul(env_id, nullptr, 10)) : 0;
+  }
+  absl::StatusOr<std::unique_ptr<PlacementSession>> session =
+      PlacementSession::Open(State().config);
+  absl::Status status = session.status();
+  if (session.ok()) {
+    status = commit ? (*session)->Commit(plan_id, job_id) : (*session)->Release(plan_id);
+  }
+  const char* what = commit ? "commit" : "release";
+  if (!status.ok()) {
+    slurm_error("topoplace: %s of %s for job %u failed: %s", what, plan_id, job_id,
+                std::string(status.message()).c_str());
+    return;
+  }
+  slurm_info("topoplace: %s of %s for job %u done", what, plan_id, job_id);
+}
+
+// Parses the plugstack arguments once per process. Every callback receives them, and
+// slurmd's prolog/epilog runs call job_prolog/job_epilog without init.
+int LoadConfig(int ac, char** av) {
+  PluginState& state = State();
+  if (state.config_loaded) return ESPANK_SUCCESS;
+  absl::StatusOr<SpankConfig> config =
+      topoplace::slurm::ParseSpankArgs(std::vector<std::string>(av, av + ac));
+  if (!config.ok()) {
+    slurm_error("%s", std::string(config.status().message()).c_str());
+    return ESPANK_BAD_ARG;
+  }
+  state.config = *config;
+  if (!state.config.node_map.empty()) {
+    absl::StatusOr<NodeNameMap> map = NodeNameMap::Load(state.config.node_map);
+    if (!map.ok()) {
+      slurm_error("spank_topoplace node_map: %s", std::string(map.status().message()).c_str());
+      return ESPANK_BAD_ARG;
+    }
+    state.node_map = *std::move(map);
+  }
+  state.config_loaded = true;
+  return ESPANK_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+static int TopoplaceOption(int /*val*/, const char* optarg, int /*remote*/) {
+  return Guarded("--topoplace", -1,
+                 [&] { return IsSubmitter(spank_context()) ? PlaceSubmission(optarg) : 0; });
+}
+
+static struct spank_option topoplace_option = {
+    const_cast<char*>("topoplace"),
+    const_cast<char*>("SPEC"),
+    const_cast<char*>("Place the job with topoplace: tp=N,pp=N,dp=N[,gpus_per_node=N,"
+                      "model=NAME,max_tier=leaf|block|pod|cluster,...]"),
+    1,
+    0,
+    TopoplaceOption};
+
+int slurm_spank_init(spank_t sp, int ac, char** av) {
+  return Guarded("init", ESPANK_ERROR, [&] {
+    if (int rc = LoadConfig(ac, av); rc != ESPANK_SUCCESS) return rc;
+    if (spank_context() == S_CTX_SLURMD) return static_cast<int>(ESPANK_SUCCESS);
+    return static_cast<int>(spank_option_register(sp, &topoplace_option));
+  });
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
+  return Guarded("init_post_opt", ESPANK_SUCCESS, [&] {
+    PluginState& state = State();
+    if (spank_context() == S_CTX_REMOTE) {
+      FetchStepPlan(sp);
+      return static_cast<int>(ESPANK_SUCCESS);
+    }
+    if (!IsSubmitter(spank_context()) || state.plan_id.empty()) {
+      return static_cast<int>(ESPANK_SUCCESS);
+    }
+    unsetenv("SLURM_HOSTFILE");
+    if (spank_context() == S_CTX_ALLOCATOR) {
+      if (spank_err_t rc =
+              spank_job_control_setenv(sp, "TOPOPLACE_PLAN_ID", state.plan_id.c_str(), 1);
+          rc != ESPANK_SUCCESS) {
+        slurm_error(
+            "topoplace: cannot pass %s to the job's prolog (%s); it will not be "
+            "committed and expires after its TTL",
+            state.plan_id.c_str(), spank_strerror(rc));
+      }
+    }
+    return static_cast<int>(ESPANK_SUCCESS);
+  });
+}
+
+int slurm_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
+  return Guarded("task_init", ESPANK_SUCCESS, [&] {
+    SetTaskEnvironment(sp);
+    return static_cast<int>(ESPANK_SUCCESS);
+  });
+}
+
+int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
+  return Guarded("job_prolog", ESPANK_SUCCESS, [&] {
+    if (LoadConfig(ac, av) == ESPANK_SUCCESS) BindToJob(sp, /*commit=*/true);
+    return static_cast<int>(ESPANK_SUCCESS);
+  });
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
+  return Guarded("job_epilog", ESPANK_SUCCESS, [&] {
+    if (LoadConfig(ac, av) == ESPANK_SUCCESS) BindToJob(sp, /*commit=*/false);
+    return static_cast<int>(ESPANK_SUCCESS);
+  });
+}
+
+int slurm_spank_exit(spank_t /*sp*/, int /*ac*/, char** /*av*/) {
+  return Guarded("exit", ESPANK_SUCCESS, [&] {
+    PluginState& state = State();
+    if (IsSubmitter(spank_context()) && !state.hostfile.empty()) {
+      unlink(state.hostfile.c_str());
+      state.hostfile.clear();
+    }
+    return static_cast<int>(ESPANK_SUCCESS);
+  });
+}
+
+}  // extern "C"

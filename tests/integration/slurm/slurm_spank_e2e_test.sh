@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# End to end: `sbatch --topoplace=...` on real Slurm (Debian's 22.05: slurmctld + 8 slurmd
+# on loopback, topology.conf from `topoplace export slurm-tree`) with spank_topoplace.so
+# talking to the real topoplaced, which serves a fabric whose hosts are the node names.
+#  1. A 3-node job (one task per rank) runs on exactly its planned nodes; every task's rank sits on the plan's
+#     node for that rank with the plan's GPU (CUDA_VISIBLE_DEVICES) and NIC (NCCL_IB_HCA);
+#     the allocation is committed to the Slurm job while it runs.
+#  2. A 2-node job submitted meanwhile is placed around the first (disjoint nodes, one block).
+#  3. Both allocations are released when the jobs end.
+#  4. A held job (never starts) is never committed: its reservation expires (TTL).
+#  5. A bad --topoplace value is refused by sbatch before submission.
+#  6. With topoplaced stopped, sbatch submits unplaced with a warning (on_failure=proceed)
+#     or refuses (on_failure=refuse), both within 3x the plugin's RPC timeout; likewise
+#  7. with a fake daemon that accepts connections and never answers.
+#
+# Usage: slurm_spank_e2e_test.sh TOPOPLACE TOPOPLACED SPANK_TOPOPLACE_SO
+# Exit 77 (skipped) without root or Slurm. Every daemon it starts is stopped on exit.
+set -euo pipefail
+topoplace=$1
+topoplaced=$2
+spank_so=$3
+
+source "$(dirname "$0")/slurm_cluster.sh"
+
+rpc_timeout=2   # seconds, the plugin's per-RPC deadline
+ttl=4           # seconds a reservation is held before its job starts
+tp_pid=""
+tp_port=""
+stop_topoplaced() {
+  if [[ -n $tp_pid ]]; then
+    kill "$tp_pid" 2>/dev/null || true
+    wait "$tp_pid" 2>/dev/null || true
+    tp_pid=""
+  fi
+}
+extra_pids=()  # helper processes (a hung fake daemon)
+cleanup() {
+  stop_slurm
+  stop_topoplaced
+  if ((${#extra_pids[@]})); then
+    kill "${extra_pids[@]}" 2>/dev/null || true
+    wait "${extra_pids[@]}" 2>/dev/null || true
+  fi
+  rm -rf "$D"
+}
+trap cleanup EXIT
+extra_logs=("$D/log/topoplaced.log")
+
+start_topoplaced() {
+  rm -f "$D/run/topoplaced.port"
+  "$topoplaced" --listen 127.0.0.1:0 --db "$D/state/topoplaced.db" --fabric "$D/fabric.json" \
+    --reservation-ttl "$ttl" --durability normal --port-file "$D/run/topoplaced.port" \
+    >>"$D/log/topoplaced.log" 2>&1 &
+  tp_pid=$!
+  for _ in $(seq 100); do
+    [[ -s $D/run/topoplaced.port ]] && { tp_port=$(cat "$D/run/topoplaced.port"); return 0; }
+    kill -0 "$tp_pid" 2>/dev/null || fail "topoplaced exited"
+    sleep 0.1
+  done
+  fail "topoplaced did not report its port"
+}
+
+write_plugstack() {  # $1: on_failure policy
+  echo "required $spank_so server=127.0.0.1:$tp_port timeout=$rpc_timeout ttl=$ttl" \
+       "on_failure=$1 hostfile_dir=$D/run" >"$D/etc/plugstack.conf"
+}
+
+tp() { "$topoplace" --server "127.0.0.1:$tp_port" "$@"; }
+# json FILE PYTHON-EXPR: evaluates the expression on the parsed file `j`.
+json() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+nodes_of_job() { scontrol show hostnames "$(squeue -h -j "$1" -o %N)" | sort | tr '\n' ' '; }
+wait_gone() {  # $1: job id
+  for _ in $(seq 150); do
+    [[ -z $(squeue -h -j "$1" 2>/dev/null) ]] && return 0
+    sleep 0.2
+  done
+  fail "job $1 did not end"
+}
+wait_state() {  # $1: allocation id, $2: state
+  for _ in $(seq 100); do
+    tp explain "$1" --json >"$D/explain.json"
+    [[ $(json "$D/explain.json" 'j["allocation"]["state"]') == "$2" ]] && return 0
+    sleep 0.2
+  done
+  fail "allocation $1 is $(json "$D/explain.json" 'j["allocation"]["state"]'), expected $2"
+}
+plan_id_from() { grep -o 'topoplace: alloc-[0-9]*' "$1" | head -n1 | cut -d' ' -f2; }
+
+# The batch script notes whether SLURM_HOSTFILE leaked into it; each task prints: node
+# rank cuda nic plan; then the job waits for its release file.
+cat >"$D/job.sh" <<'JOB'
+#!/bin/bash
+echo "${SLURM_HOSTFILE:-unset}" >"$RELEASE_FILE.hostfile"
+srun bash -c 'echo "$SLURMD_NODENAME $TOPOPLACE_RANK $CUDA_VISIBLE_DEVICES $NCCL_IB_HCA $TOPOPLACE_PLAN_ID"'
+while [[ ! -e $RELEASE_FILE ]]; do sleep 0.2; done
+JOB
+chmod +x "$D/job.sh"
+
+"$topoplace" fabric generate --name slurm-test --blocks-per-pod 2 --nodes-per-block 4 \
+  --spines-per-pod 8 --out "$D/fabric.json" >/dev/null
+mkdir -p "$D"/{etc,log,run,state}
+"$topoplace" export slurm-tree --fabric "$D/fabric.json" --out "$D/etc/topology.conf"
+start_topoplaced
+write_plugstack proceed
+# 8 CPUs per node: one task per planned rank (8 GPUs per node).
+SLURM_NODE_CPUS=8 SLURM_EXTRA_CONF="PlugStackConfig=$D/etc/plugstack.conf" \
+  write_config topology/tree
+start_slurm
+
+# 1. A 3-node job (24 ranks).
+RELEASE_FILE=$D/release1 sbatch --parsable --topoplace=tp=8,pp=3,dp=1 --ntasks-per-node=8 -o "$D/job1.out" \
+  "$D/job.sh" >"$D/sbatch1.out" 2>"$D/sbatch1.err" || fail "sbatch 1: $(cat "$D/sbatch1.err")"
+job1=$(tail -n1 "$D/sbatch1.out")
+alloc1=$(plan_id_from "$D/sbatch1.err")
+[[ -n $alloc1 ]] || fail "no summary line from sbatch: $(cat "$D/sbatch1.err")"
+echo "sbatch: $(grep 'topoplace:' "$D/sbatch1.err")"
+wait_running "$job1"
+tp explain "$alloc1" --json >"$D/plan1.json"
+planned1=$(json "$D/plan1.json" '" ".join(sorted(j["plan"]["hosts"]))')
+[[ "$(nodes_of_job "$job1")" == "$planned1 " ]] ||
+  fail "job 1 runs on $(nodes_of_job "$job1"), planned $planned1"
+for _ in $(seq 100); do [[ $(wc -l <"$D/job1.out") -ge 24 ]] && break; sleep 0.2; done
+# Every rank on its planned node, GPU and NIC, with the plan id.
+expected=$(json "$D/plan1.json" '"\n".join(sorted("%s %d %d =%s %s" % (r["host"], r["rank"], r["gpu"], r["nic"], j["allocation"]["id"]) for r in j["plan"]["ranks"]))')
+actual=$(sort "$D/job1.out")
+[[ $actual == "$expected" ]] || fail "task variables differ from the plan:
+$(diff <(echo "$expected") <(echo "$actual") || true)"
+echo "job 1 ($alloc1): 24 tasks on $planned1 match the plan's ranks, GPUs and NICs"
+wait_state "$alloc1" committed
+[[ $(json "$D/explain.json" 'j["allocation"]["external_id"]') == "slurm:$job1" ]] ||
+  fail "allocation $alloc1 not bound to slurm:$job1: $(cat "$D/explain.json")"
+[[ -z $(ls "$D/run" | grep topoplace-hosts || true) ]] || fail "hostfile left behind"
+[[ $(cat "$D/release1.hostfile") == unset ]] || fail "SLURM_HOSTFILE leaked into the job"
+
+# 2. A 2-node job while job 1 runs: placed around it, inside one block.
+RELEASE_FILE=$D/release2 sbatch --parsable --topoplace=tp=8,pp=2,dp=1 --ntasks-per-node=8 -o "$D/job2.out" \
+  "$D/job.sh" >"$D/sbatch2.out" 2>"$D/sbatch2.err" || fail "sbatch 2: $(cat "$D/sbatch2.err")"
+job2=$(tail -n1 "$D/sbatch2.out")
+alloc2=$(plan_id_from "$D/sbatch2.err")
+wait_running "$job2"
+tp explain "$alloc2" --json >"$D/plan2.json"
+planned2=$(json "$D/plan2.json" '" ".join(sorted(j["plan"]["hosts"]))')
+[[ "$(nodes_of_job "$job2")" == "$planned2 " ]] ||
+  fail "job 2 runs on $(nodes_of_job "$job2"), planned $planned2"
+for n in $planned2; do
+  [[ " $planned1 " == *" $n "* ]] && fail "job 2 shares node $n with job 1"
+done
+[[ $(tr ' ' '\n' <<<"$planned2" | grep . | cut -d- -f1 | sort -u | wc -l) -eq 1 ]] ||
+  fail "job 2 spans blocks: $planned2"
+echo "job 2 ($alloc2): on $planned2, around job 1"
+
+# 3. Release at job end.
+touch "$D/release1" "$D/release2"
+wait_gone "$job1"
+wait_gone "$job2"
+wait_state "$alloc1" released
+wait_state "$alloc2" released
+echo "both allocations released at job end"
+
+# 4. A job that never starts: its reservation expires after the TTL, never committed.
+sbatch --parsable --hold --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true \
+  >"$D/held.out" 2>"$D/held.err" || fail "held sbatch: $(cat "$D/held.err")"
+alloc3=$(plan_id_from "$D/held.err")
+[[ -n $alloc3 ]] || fail "held job not placed: $(cat "$D/held.err")"
+wait_state "$alloc3" expired
+scancel "$(tail -n1 "$D/held.out")"
+echo "held job's reservation $alloc3 expired"
+
+# 5. Bad option values: sbatch itself refuses, nothing is submitted.
+before=$(squeue -h | wc -l)
+if sbatch --topoplace=tp=0,dp=2 --wrap true >"$D/bad.out" 2>"$D/bad.err"; then
+  fail "sbatch accepted --topoplace=tp=0,dp=2"
+fi
+grep -q "tp" "$D/bad.err" || fail "unclear error for tp=0: $(cat "$D/bad.err")"
+[[ $(squeue -h | wc -l) -eq $before ]] || fail "a job was submitted despite the bad option"
+echo "bad option: $(grep -m1 'topoplace' "$D/bad.err")"
+
+# 6. topoplaced down: proceed (default) submits unplaced, refuse refuses; both bounded.
+stop_topoplaced
+bound=$((3 * rpc_timeout))
+start=$(date +%s%N)
+job4=$(sbatch --parsable --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true 2>"$D/down.err") ||
+  fail "on_failure=proceed refused: $(cat "$D/down.err")"
+elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
+((elapsed < bound * 1000)) || fail "sbatch took ${elapsed} ms with topoplaced down"
+grep -q "warning: no placement" "$D/down.err" || fail "no warning: $(cat "$D/down.err")"
+[[ -n $job4 ]] || fail "no job id from the unplaced submission"
+echo "daemon down, proceed: job $job4 submitted unplaced in ${elapsed} ms"
+write_plugstack refuse
+start=$(date +%s%N)
+if sbatch --parsable --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true 2>"$D/refuse.err"; then
+  fail "on_failure=refuse submitted the job"
+fi
+elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
+((elapsed < bound * 1000)) || fail "sbatch took ${elapsed} ms to refuse"
+grep -q "submission refused" "$D/refuse.err" || fail "unclear refusal: $(cat "$D/refuse.err")"
+echo "daemon down, refuse: refused in ${elapsed} ms"
+
+# 7. A daemon that accepts connections but never answers: the RPC deadline bounds sbatch.
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+print(s.getsockname()[1], flush=True); time.sleep(600)' >"$D/run/hung.port" &
+hung_pid=$!
+extra_pids+=("$hung_pid")
+for _ in $(seq 50); do [[ -s $D/run/hung.port ]] && break; sleep 0.1; done
+tp_port=$(cat "$D/run/hung.port")
+write_plugstack proceed
+start=$(date +%s%N)
+sbatch --parsable --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true >/dev/null 2>"$D/hung.err" ||
+  fail "on_failure=proceed refused with a hung daemon: $(cat "$D/hung.err")"
+elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
+((elapsed < bound * 1000)) || fail "sbatch took ${elapsed} ms with a hung daemon"
+grep -q "warning: no placement" "$D/hung.err" || fail "no warning: $(cat "$D/hung.err")"
+echo "daemon hung, proceed: submitted unplaced in ${elapsed} ms (RPC timeout ${rpc_timeout} s)"
+echo "PASS"
