@@ -6,7 +6,9 @@
 //     options): Reserve (TTL) -> hostfile of the ranks' nodes in rank order ->
 //     SLURM_HOSTFILE, so Slurm requests exactly those nodes with arbitrary distribution;
 //     the allocation id goes to the job as TOPOPLACE_PLAN_ID (environment) and
-//     SPANK_TOPOPLACE_PLAN_ID (job control environment, seen by prolog and epilog).
+//     SPANK_TOPOPLACE_PLAN_ID (job control environment: prolog, epilog and
+//     EpilogSlurmctld see it under that name, the batch script as SLURM_SPANK_...).
+//     srun inside a job does not place again.
 //   init_post_opt (same process): SLURM_HOSTFILE is unset again so it does not leak into
 //     the job; exit removes the hostfile.
 //   slurm_spank_job_prolog (slurmd, on the job's nodes, when the job starts): Commit to
@@ -318,15 +320,13 @@ int slurm_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
       return static_cast<int>(ESPANK_SUCCESS);
     }
     unsetenv("SLURM_HOSTFILE");
-    if (spank_context() == S_CTX_ALLOCATOR) {
-      if (spank_err_t rc =
-              spank_job_control_setenv(sp, "TOPOPLACE_PLAN_ID", state.plan_id.c_str(), 1);
-          rc != ESPANK_SUCCESS) {
-        slurm_error(
-            "topoplace: cannot pass %s to the job's prolog (%s); it will not be "
-            "committed and expires after its TTL",
-            state.plan_id.c_str(), spank_strerror(rc));
-      }
+    if (spank_err_t rc =
+            spank_job_control_setenv(sp, "TOPOPLACE_PLAN_ID", state.plan_id.c_str(), 1);
+        rc != ESPANK_SUCCESS) {
+      slurm_error(
+          "topoplace: cannot pass %s to the job's prolog (%s); it will not be "
+          "committed and expires after its TTL",
+          state.plan_id.c_str(), spank_strerror(rc));
     }
     return static_cast<int>(ESPANK_SUCCESS);
   });

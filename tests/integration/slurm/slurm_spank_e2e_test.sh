@@ -6,7 +6,9 @@
 #     node for that rank with the plan's GPU (CUDA_VISIBLE_DEVICES) and NIC (NCCL_IB_HCA);
 #     the allocation is committed to the Slurm job while it runs.
 #  2. A 2-node job submitted meanwhile is placed around the first (disjoint nodes, one block).
-#  3. Both allocations are released when the jobs end.
+#  3. Both allocations are released when the jobs end; the shipped EpilogSlurmctld script
+#     gets the allocation id from slurmctld.
+#     srun --topoplace on its own does the same (place, per-task variables, release).
 #  4. A held job (never starts) is never committed: its reservation expires (TTL).
 #  5. A bad --topoplace value is refused by sbatch before submission.
 #  6. With topoplaced stopped, sbatch submits unplaced with a warning (on_failure=proceed)
@@ -16,9 +18,10 @@
 # Usage: slurm_spank_e2e_test.sh TOPOPLACE TOPOPLACED SPANK_TOPOPLACE_SO
 # Exit 77 (skipped) without root or Slurm. Every daemon it starts is stopped on exit.
 set -euo pipefail
-topoplace=$1
-topoplaced=$2
-spank_so=$3
+topoplace=$(realpath "$1")
+topoplaced=$(realpath "$2")
+spank_so=$(realpath "$3")
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
 
 source "$(dirname "$0")/slurm_cluster.sh"
 
@@ -102,9 +105,18 @@ mkdir -p "$D"/{etc,log,run,state}
 "$topoplace" export slurm-tree --fabric "$D/fabric.json" --out "$D/etc/topology.conf"
 start_topoplaced
 write_plugstack proceed
+# The shipped EpilogSlurmctld script runs too (releasing twice is harmless); the wrapper
+# records what slurmctld hands it.
+cat >"$D/epilog-slurmctld.sh" <<EPILOG
+#!/bin/sh
+echo "\$SLURM_JOB_ID \$SPANK_TOPOPLACE_PLAN_ID" >>"$D/run/epilog-slurmctld.seen"
+export TOPOPLACE_SERVER=127.0.0.1:$tp_port TOPOPLACE_BIN=$topoplace
+exec "$repo/deploy/slurm/topoplace-epilog-slurmctld.sh"
+EPILOG
+chmod +x "$D/epilog-slurmctld.sh"
 # 8 CPUs per node: one task per planned rank (8 GPUs per node).
-SLURM_NODE_CPUS=8 SLURM_EXTRA_CONF="PlugStackConfig=$D/etc/plugstack.conf" \
-  write_config topology/tree
+SLURM_NODE_CPUS=8 SLURM_EXTRA_CONF="PlugStackConfig=$D/etc/plugstack.conf
+EpilogSlurmctld=$D/epilog-slurmctld.sh" write_config topology/tree
 start_slurm
 
 # 1. A 3-node job (24 ranks).
@@ -155,7 +167,22 @@ wait_gone "$job1"
 wait_gone "$job2"
 wait_state "$alloc1" released
 wait_state "$alloc2" released
-echo "both allocations released at job end"
+for _ in $(seq 50); do grep -q "^$job1 $alloc1\$" "$D/run/epilog-slurmctld.seen" 2>/dev/null && break; sleep 0.2; done
+grep -q "^$job1 $alloc1\$" "$D/run/epilog-slurmctld.seen" ||
+  fail "EpilogSlurmctld did not see $alloc1 for job $job1: $(cat "$D/run/epilog-slurmctld.seen" 2>&1)"
+echo "both allocations released at job end (EpilogSlurmctld saw SPANK_TOPOPLACE_PLAN_ID)"
+
+# 3b. srun on its own places, runs and releases the same way.
+srun --topoplace=tp=8,pp=1,dp=1 --ntasks-per-node=8 \
+  bash -c 'echo "$SLURMD_NODENAME $TOPOPLACE_RANK $CUDA_VISIBLE_DEVICES"' \
+  >"$D/srun.out" 2>"$D/srun.err" || fail "srun --topoplace: $(cat "$D/srun.err")"
+alloc_srun=$(plan_id_from "$D/srun.err")
+[[ -n $alloc_srun ]] || fail "srun not placed: $(cat "$D/srun.err")"
+tp explain "$alloc_srun" --json >"$D/plan-srun.json"
+expected=$(json "$D/plan-srun.json" '"\n".join(sorted("%s %d %d" % (r["host"], r["rank"], r["gpu"]) for r in j["plan"]["ranks"]))')
+[[ $(sort "$D/srun.out") == "$expected" ]] || fail "srun tasks differ from the plan: $(cat "$D/srun.out")"
+wait_state "$alloc_srun" released
+echo "srun ($alloc_srun): 8 tasks match the plan, released at the end"
 
 # 4. A job that never starts: its reservation expires after the TTL, never committed.
 sbatch --parsable --hold --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true \
