@@ -17,7 +17,7 @@ struct GenerateOptions {
   std::string preset;
   std::string out;
   bool json = false;
-  ClosParams overrides;          // fields the user set on the command line
+  ClosParams overrides;  // fields the user set on the command line
 };
 
 // Options that reshape a preset (or the default ClosParams when no preset is given).

@@ -1,7 +1,6 @@
 // `topoplace`: the command-line tool for people and scripts.
-#include <iostream>
-
 #include <CLI/CLI.hpp>
+#include <iostream>
 
 #include "api/cli/cli_context.h"
 #include "api/cli/commands.h"

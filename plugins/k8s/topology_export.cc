@@ -52,26 +52,27 @@ std::string RenderNodeLabels(const Fabric& fabric) {
     for (NicId n : host.nics) {
       const Nic& nic = fabric.nics()[n];
       if (nic.leaf < 0) continue;
-      absl::StrAppend(&out, "    topoplace.io/rail-", nic.index, "-leaf: ",
-                      fabric.switches()[nic.leaf].name, "\n");
+      absl::StrAppend(&out, "    topoplace.io/rail-", nic.index,
+                      "-leaf: ", fabric.switches()[nic.leaf].name, "\n");
     }
     absl::StrAppend(&out, "    network.topology.nvidia.com/accelerator: ", nvl, "\n");
     absl::StrAppend(&out, "    network.topology.nvidia.com/leaf: ", block, "\n");
     absl::StrAppend(&out, "    network.topology.nvidia.com/spine: ", pod, "\n");
     if (island[host.pod] >= 0) {
-      absl::StrAppend(&out, "    network.topology.nvidia.com/core: ",
-                      tree.island_names[island[host.pod]], "\n");
+      absl::StrAppend(&out,
+                      "    network.topology.nvidia.com/core: ", tree.island_names[island[host.pod]],
+                      "\n");
     }
   }
   return out;
 }
 
 std::string RenderKueueTopology(const Fabric& fabric) {
-  return absl::StrCat(Header(fabric, "Kueue Topology"),
-                      "apiVersion: kueue.x-k8s.io/v1alpha1\nkind: Topology\nmetadata:\n  name: ",
-                      fabric.name(), "\nspec:\n  levels:\n  - nodeLabel: ", kPodLabel,
-                      "\n  - nodeLabel: ", kBlockLabel,
-                      "\n  - nodeLabel: kubernetes.io/hostname\n");
+  return absl::StrCat(
+      Header(fabric, "Kueue Topology"),
+      "apiVersion: kueue.x-k8s.io/v1alpha1\nkind: Topology\nmetadata:\n  name: ", fabric.name(),
+      "\nspec:\n  levels:\n  - nodeLabel: ", kPodLabel, "\n  - nodeLabel: ", kBlockLabel,
+      "\n  - nodeLabel: kubernetes.io/hostname\n");
 }
 
 std::string RenderVolcanoHyperNodes(const Fabric& fabric) {

@@ -15,7 +15,7 @@ namespace {
 
 struct Split {
   std::string prefix;
-  int digits = 0;  // length of the numeric suffix; 0 when there is none
+  int digits = 0;       // length of the numeric suffix; 0 when there is none
   bool padded = false;  // the suffix has a leading zero ("007")
   uint64_t number = 0;
 };

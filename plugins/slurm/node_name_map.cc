@@ -17,13 +17,15 @@ absl::StatusOr<NodeNameMap> NodeNameMap::Parse(absl::string_view text, absl::str
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_number;
     line = line.substr(0, line.find('#'));
-    std::vector<std::string> fields = absl::StrSplit(line, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
+    std::vector<std::string> fields =
+        absl::StrSplit(line, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
     if (fields.empty()) continue;
     auto error = [&](absl::string_view problem) {
       return absl::InvalidArgumentError(absl::StrCat(source, ":", line_number, ": ", problem));
     };
     if (fields.size() != 2) {
-      return error(absl::StrCat("expected 'FABRIC_HOST SLURM_NODE', got ", fields.size(), " fields"));
+      return error(
+          absl::StrCat("expected 'FABRIC_HOST SLURM_NODE', got ", fields.size(), " fields"));
     }
     if (!map.node_of_host_.try_emplace(fields[0], fields[1]).second) {
       return error(absl::StrCat("host '", fields[0], "' is mapped twice"));

@@ -44,7 +44,8 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
   int base = 0;
   for (int32_t b : tree.block_order) {
     std::vector<std::string> nodes;
-    for (HostId h : fabric.blocks()[b].hosts) nodes.push_back(names.NodeName(fabric.hosts()[h].name));
+    for (HostId h : fabric.blocks()[b].hosts)
+      nodes.push_back(names.NodeName(fabric.hosts()[h].name));
     t.blocks.push_back({tree.block_names[b], CompressHostlist(nodes)});
     t.switches.push_back({tree.block_names[b], t.blocks.back().nodes, ""});
     const int size = static_cast<int>(nodes.size());
@@ -53,8 +54,8 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
   if (!tree.isolated_hosts.empty()) {
     std::vector<std::string> isolated;
     for (HostId h : tree.isolated_hosts) isolated.push_back(names.NodeName(fabric.hosts()[h].name));
-    t.warnings.push_back(absl::StrCat("hosts reaching no switch are left out: ",
-                                      CompressHostlist(isolated)));
+    t.warnings.push_back(
+        absl::StrCat("hosts reaching no switch are left out: ", CompressHostlist(isolated)));
   }
 
   // A pod with more than one block gets a switch above its blocks; an island of several
@@ -86,13 +87,14 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
 
 std::string RenderTreeConf(const Fabric& fabric, const SlurmTopology& t) {
   std::string out = Header(fabric, "topology.conf for topology/tree");
-  absl::StrAppend(&out, "# Leaf switches are the fabric's blocks (hosts sharing their rail leaves).\n");
+  absl::StrAppend(&out,
+                  "# Leaf switches are the fabric's blocks (hosts sharing their rail leaves).\n");
   for (const std::string& w : t.warnings) absl::StrAppend(&out, "# warning: ", w, "\n");
   for (const SlurmTopology::TreeSwitch& s : t.switches) {
-    absl::StrAppend(&out, "SwitchName=", s.name,
-                    s.nodes.empty() ? absl::StrCat(" Switches=", s.children)
-                                    : absl::StrCat(" Nodes=", s.nodes),
-                    "\n");
+    absl::StrAppend(
+        &out, "SwitchName=", s.name,
+        s.nodes.empty() ? absl::StrCat(" Switches=", s.children) : absl::StrCat(" Nodes=", s.nodes),
+        "\n");
   }
   return out;
 }
@@ -116,7 +118,8 @@ std::string RenderTopologyYaml(const Fabric& fabric, const SlurmTopology& t) {
     if (!s.children.empty()) absl::StrAppend(&out, "        children: ", s.children, "\n");
     if (!s.nodes.empty()) absl::StrAppend(&out, "        nodes: ", s.nodes, "\n");
   }
-  absl::StrAppend(&out, "- topology: block\n  cluster_default: false\n  block:\n    block_sizes:\n");
+  absl::StrAppend(&out,
+                  "- topology: block\n  cluster_default: false\n  block:\n    block_sizes:\n");
   for (int size : t.block_sizes) absl::StrAppend(&out, "      - ", size, "\n");
   absl::StrAppend(&out, "    blocks:\n");
   for (const SlurmTopology::Block& b : t.blocks) {

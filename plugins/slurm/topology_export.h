@@ -29,9 +29,9 @@ struct SlurmTopology {
     std::string name;
     std::string nodes;
   };
-  std::vector<TreeSwitch> switches;  // leaves first, then upper levels
-  std::vector<Block> blocks;         // in pod order, so aligned aggregates stay in a pod
-  std::vector<int> block_sizes;      // base block size, then powers of two above it
+  std::vector<TreeSwitch> switches;   // leaves first, then upper levels
+  std::vector<Block> blocks;          // in pod order, so aligned aggregates stay in a pod
+  std::vector<int> block_sizes;       // base block size, then powers of two above it
   std::vector<std::string> warnings;  // e.g. hosts in no block, left out
 };
 

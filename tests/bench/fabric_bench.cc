@@ -1,13 +1,12 @@
 // Generating and loading the largest reference fabric. Run:
 //   build/tests/bench/fabric_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only
 // peak_rss_mb is the process's high-water mark after the benchmark (getrusage).
+#include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <string>
-
-#include <benchmark/benchmark.h>
 
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"

@@ -14,10 +14,10 @@
 #define TP_STATUS_CONCAT(a, b) TP_STATUS_CONCAT_INNER(a, b)
 
 // Evaluates `expr` (an absl::Status) and returns it from the caller if not OK.
-#define TP_RETURN_IF_ERROR(expr)                     \
-  do {                                               \
-    ::absl::Status tp_status_ = (expr);              \
-    if (!tp_status_.ok()) return tp_status_;         \
+#define TP_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::absl::Status tp_status_ = (expr);      \
+    if (!tp_status_.ok()) return tp_status_; \
   } while (false)
 
 // Evaluates `rexpr` (an absl::StatusOr<T>); on error returns its status, else moves the
@@ -25,8 +25,8 @@
 #define TP_ASSIGN_OR_RETURN(lhs, rexpr) \
   TP_ASSIGN_OR_RETURN_IMPL(TP_STATUS_CONCAT(tp_statusor_, __LINE__), lhs, rexpr)
 
-#define TP_ASSIGN_OR_RETURN_IMPL(statusor, lhs, rexpr) \
-  auto statusor = (rexpr);                              \
+#define TP_ASSIGN_OR_RETURN_IMPL(statusor, lhs, rexpr)     \
+  auto statusor = (rexpr);                                 \
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = std::move(statusor).value()
 

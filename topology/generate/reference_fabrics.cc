@@ -92,9 +92,9 @@ absl::Status Validate(const ClosParams& p) {
   TP_RETURN_IF_ERROR(positive("leaf_uplink_gbps", p.leaf_uplink_gbps));
   TP_RETURN_IF_ERROR(positive("leaf_oversubscription", p.leaf_oversubscription));
   if (p.rail_planes && p.spines_per_pod % p.rails != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "spines_per_pod (", p.spines_per_pod, ") must be a multiple of rails (", p.rails,
-        ") when rail_planes is set"));
+    return absl::InvalidArgumentError(absl::StrCat("spines_per_pod (", p.spines_per_pod,
+                                                   ") must be a multiple of rails (", p.rails,
+                                                   ") when rail_planes is set"));
   }
   if (p.tiers == 3) {
     TP_RETURN_IF_ERROR(positive("cores", p.cores));
@@ -120,17 +120,16 @@ absl::StatusOr<FabricPtr> GenerateClos(const ClosParams& p) {
   const int node_digits = std::max(3, Digits(p.nodes_per_block));
   const int spine_digits = std::max(2, Digits(p.spines_per_pod));
   const int spines_per_leaf = p.rail_planes ? p.spines_per_pod / p.rails : p.spines_per_pod;
-  const int leaf_cables =
-      CablesPerPeer(p.nodes_per_block * p.nic_gbps, p.leaf_oversubscription, p.leaf_uplink_gbps,
-                    spines_per_leaf);
+  const int leaf_cables = CablesPerPeer(p.nodes_per_block * p.nic_gbps, p.leaf_oversubscription,
+                                        p.leaf_uplink_gbps, spines_per_leaf);
 
   std::vector<std::string> nic_names(p.rails);
   for (int r = 0; r < p.rails; ++r) nic_names[r] = absl::StrCat("mlx5_", r);
 
   std::vector<SwitchId> cores;
   for (int c = 0; c < (p.tiers == 3 ? p.cores : 0); ++c) {
-    TP_ASSIGN_OR_RETURN(SwitchId id,
-                        b.AddSwitch(absl::StrFormat("core-%0*d", std::max(2, Digits(p.cores)), c), 3));
+    TP_ASSIGN_OR_RETURN(
+        SwitchId id, b.AddSwitch(absl::StrFormat("core-%0*d", std::max(2, Digits(p.cores)), c), 3));
     cores.push_back(id);
   }
 
@@ -145,8 +144,9 @@ absl::StatusOr<FabricPtr> GenerateClos(const ClosParams& p) {
       const int block = pod * p.blocks_per_pod + local_block;
       std::vector<SwitchId> leaves;
       for (int r = 0; r < p.rails; ++r) {
-        TP_ASSIGN_OR_RETURN(SwitchId leaf,
-                            b.AddSwitch(absl::StrFormat("leaf-b%0*d-r%d", block_digits, block, r), 1));
+        TP_ASSIGN_OR_RETURN(
+            SwitchId leaf,
+            b.AddSwitch(absl::StrFormat("leaf-b%0*d-r%d", block_digits, block, r), 1));
         leaves.push_back(leaf);
         const int first = p.rail_planes ? r * spines_per_leaf : 0;
         for (int s = first; s < first + spines_per_leaf; ++s) {
@@ -156,9 +156,8 @@ absl::StatusOr<FabricPtr> GenerateClos(const ClosParams& p) {
         }
       }
       for (int n = 0; n < p.nodes_per_block; ++n) {
-        TP_ASSIGN_OR_RETURN(
-            HostId host,
-            b.AddHost(absl::StrFormat("b%0*d-n%0*d", block_digits, block, node_digits, n)));
+        TP_ASSIGN_OR_RETURN(HostId host, b.AddHost(absl::StrFormat("b%0*d-n%0*d", block_digits,
+                                                                   block, node_digits, n)));
         std::vector<NicId> nics;
         for (int r = 0; r < p.rails; ++r) {
           TP_ASSIGN_OR_RETURN(NicId nic, b.AddNic(host, nic_names[r], p.nic_gbps));
@@ -168,16 +167,15 @@ absl::StatusOr<FabricPtr> GenerateClos(const ClosParams& p) {
         }
         for (int g = 0; g < p.gpus_per_node; ++g) {
           const int numa = g < p.gpus_per_node / 2 ? 0 : 1;
-          TP_RETURN_IF_ERROR(
-              b.AddGpu(host, g, nics[g * p.rails / p.gpus_per_node], numa).status());
+          TP_RETURN_IF_ERROR(b.AddGpu(host, g, nics[g * p.rails / p.gpus_per_node], numa).status());
         }
       }
     }
     if (p.tiers == 3) {
       const int leaves_per_spine = p.blocks_per_pod * p.rails / (p.rail_planes ? p.rails : 1);
       const double spine_down = leaves_per_spine * leaf_cables * p.leaf_uplink_gbps;
-      const int spine_cables = CablesPerPeer(spine_down, p.spine_oversubscription,
-                                             p.spine_uplink_gbps, p.cores);
+      const int spine_cables =
+          CablesPerPeer(spine_down, p.spine_oversubscription, p.spine_uplink_gbps, p.cores);
       for (SwitchId spine : spines) {
         for (SwitchId core : cores) {
           TP_RETURN_IF_ERROR(b.AddLink(SwitchEnd(spine), SwitchEnd(core),
@@ -194,8 +192,8 @@ absl::StatusOr<ClosParams> PresetParams(absl::string_view name) {
   for (const Preset& preset : Presets()) {
     if (preset.name == name) return preset.params;
   }
-  return absl::NotFoundError(absl::StrCat("unknown fabric preset '", name,
-                                          "'; known presets: ", absl::StrJoin(PresetNames(), ", ")));
+  return absl::NotFoundError(absl::StrCat(
+      "unknown fabric preset '", name, "'; known presets: ", absl::StrJoin(PresetNames(), ", ")));
 }
 
 std::vector<std::string> PresetNames() {

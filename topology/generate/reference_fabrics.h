@@ -11,10 +11,10 @@
 #define TOPOPLACE_TOPOLOGY_GENERATE_REFERENCE_FABRICS_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace {

@@ -3,9 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
@@ -64,8 +63,8 @@ class RecordReader {
       bool ok = false;
       for (absl::string_view k : known) ok = ok || k == key;
       if (!ok) {
-        return ctx_.Error(key, absl::StrCat("unknown field; expected one of: ",
-                                            absl::StrJoin(known, ", ")));
+        return ctx_.Error(
+            key, absl::StrCat("unknown field; expected one of: ", absl::StrJoin(known, ", ")));
       }
       for (size_t j = 0; j < i; ++j) {
         if (record_.fields[j].first == key) return ctx_.Error(key, "field given twice");
@@ -114,8 +113,8 @@ absl::StatusOr<LinkState> ParseLinkState(const RecordContext& ctx, const std::st
   for (LinkState state : {LinkState::kUp, LinkState::kDegraded, LinkState::kDown}) {
     if (s == LinkStateName(state)) return state;
   }
-  return ctx.Error("state", absl::StrCat("unknown link state '", s,
-                                         "'; expected up, degraded or down"));
+  return ctx.Error("state",
+                   absl::StrCat("unknown link state '", s, "'; expected up, degraded or down"));
 }
 
 // Parses the document into a builder; any error leaves nothing behind because the
@@ -153,17 +152,19 @@ class FabricJsonReader {
       if (!nic_name.empty()) {
         const std::string full = absl::StrCat(*in.String("host", true), "/", nic_name);
         std::optional<NicId> found = builder.FindNic(full);
-        if (!found) return ctx.Error("nic", absl::StrCat("no NIC '", full, "' (declare it in nics)"));
+        if (!found)
+          return ctx.Error("nic", absl::StrCat("no NIC '", full, "' (declare it in nics)"));
         nic = *found;
       }
       return ctx.Wrap(builder.AddGpu(host, index, nic, numa).status());
     }));
-    TP_RETURN_IF_ERROR(ForEach(doc, "switches", [&](const RecordReader& in, const RecordContext& ctx) {
-      TP_RETURN_IF_ERROR(in.CheckShape({"name", "tier"}));
-      TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
-      TP_ASSIGN_OR_RETURN(int32_t tier, in.Int32("tier", 0, false));
-      return ctx.Wrap(builder.AddSwitch(std::move(name), tier).status());
-    }));
+    TP_RETURN_IF_ERROR(
+        ForEach(doc, "switches", [&](const RecordReader& in, const RecordContext& ctx) {
+          TP_RETURN_IF_ERROR(in.CheckShape({"name", "tier"}));
+          TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
+          TP_ASSIGN_OR_RETURN(int32_t tier, in.Int32("tier", 0, false));
+          return ctx.Wrap(builder.AddSwitch(std::move(name), tier).status());
+        }));
     TP_RETURN_IF_ERROR(ForEach(doc, "links", [&](const RecordReader& in, const RecordContext& ctx) {
       TP_RETURN_IF_ERROR(in.CheckShape({"a", "b", "speed_gbps", "lanes", "count", "state"}));
       TP_ASSIGN_OR_RETURN(Endpoint a, FindEndpoint(builder, in, ctx, "a"));
@@ -188,12 +189,11 @@ class FabricJsonReader {
 
   absl::Status ReadHeader(const FlatDocument& doc) {
     static constexpr absl::string_view kScalars[] = {"format", "name", "version"};
-    static constexpr absl::string_view kSections[] = {"hosts", "nics", "gpus", "switches",
-                                                      "links"};
+    static constexpr absl::string_view kSections[] = {"hosts", "nics", "gpus", "switches", "links"};
     constexpr absl::string_view kExpected =
         "expected format, name, version, hosts, nics, gpus, switches, links";
-    auto check_known = [&](const std::string& key, auto& names, absl::string_view kind)
-        -> absl::Status {
+    auto check_known = [&](const std::string& key, auto& names,
+                           absl::string_view kind) -> absl::Status {
       for (absl::string_view k : names) {
         if (k == key) return absl::OkStatus();
       }
@@ -243,13 +243,13 @@ class FabricJsonReader {
                                          const RecordContext& ctx) {
     TP_ASSIGN_OR_RETURN(std::string name, in.String("host", true));
     std::optional<HostId> host = builder.FindHost(name);
-    if (!host) return ctx.Error("host", absl::StrCat("no host named '", name, "' (declare it in hosts)"));
+    if (!host)
+      return ctx.Error("host", absl::StrCat("no host named '", name, "' (declare it in hosts)"));
     return *host;
   }
 
-  static absl::StatusOr<Endpoint> FindEndpoint(const FabricBuilder& builder,
-                                               const RecordReader& in, const RecordContext& ctx,
-                                               absl::string_view field) {
+  static absl::StatusOr<Endpoint> FindEndpoint(const FabricBuilder& builder, const RecordReader& in,
+                                               const RecordContext& ctx, absl::string_view field) {
     TP_ASSIGN_OR_RETURN(std::string name, in.String(field, true));
     if (name.find('/') != std::string::npos) {
       if (std::optional<NicId> nic = builder.FindNic(name)) return NicEnd(*nic);

@@ -7,10 +7,10 @@
 #define TOPOPLACE_TOPOLOGY_IO_FABRIC_FILE_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace {

@@ -182,7 +182,8 @@ absl::StatusOr<FlatDocument> ParseFlatJson(absl::string_view text, absl::string_
     return absl::InvalidArgumentError(
         absl::StrCat(source, ":", pos.line, ":", pos.column, ": not valid JSON: ", what));
   }
-  return absl::InvalidArgumentError(absl::StrCat(source, ": expected a JSON object at the top level"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(source, ": expected a JSON object at the top level"));
 }
 
 }  // namespace topoplace

@@ -24,10 +24,10 @@ struct JsonValue {
   enum class Kind : uint8_t { kNull, kBool, kInt, kUint, kDouble, kString, kObject, kArray };
   Kind kind = Kind::kNull;
   bool boolean = false;
-  int64_t integer = 0;    // kInt
+  int64_t integer = 0;            // kInt
   uint64_t unsigned_integer = 0;  // kUint
-  double number = 0;      // kInt, kUint and kDouble
-  std::string string;     // kString
+  double number = 0;              // kInt, kUint and kDouble
+  std::string string;             // kString
 
   bool is_number() const {
     return kind == Kind::kInt || kind == Kind::kUint || kind == Kind::kDouble;

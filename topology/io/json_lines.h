@@ -5,10 +5,10 @@
 #define TOPOPLACE_TOPOLOGY_IO_JSON_LINES_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 
 namespace topoplace {
 

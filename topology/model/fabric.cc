@@ -96,8 +96,6 @@ Tier Fabric::GpuTier(GpuId a, GpuId b) const {
   return NicTier(ga.nic, gb.nic);
 }
 
-int32_t Fabric::LeafDomain(SwitchId leaf, int tier) const {
-  return leaf_domain_[tier - 1][leaf];
-}
+int32_t Fabric::LeafDomain(SwitchId leaf, int tier) const { return leaf_domain_[tier - 1][leaf]; }
 
 }  // namespace topoplace

@@ -22,10 +22,10 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "topology/model/fabric_graph.h"
 
 namespace topoplace {
@@ -80,18 +80,18 @@ struct Nic {
   std::string name;  // e.g. "mlx5_0"
   double speed_gbps = 0;
   // Derived.
-  int32_t index = -1;     // position in the host's NIC list
-  SwitchId leaf = -1;     // the leaf it is cabled to, -1 if uncabled
-  int32_t rail = -1;      // the rail of that leaf
+  int32_t index = -1;  // position in the host's NIC list
+  SwitchId leaf = -1;  // the leaf it is cabled to, -1 if uncabled
+  int32_t rail = -1;   // the rail of that leaf
 };
 
 struct Switch {
   std::string name;
   int32_t declared_tier = 0;  // 0: not declared, inferred
   // Derived.
-  int32_t tier = 0;   // 1 leaf, 2 spine, 3 core; 0 if connected to no host at any depth
-  int32_t rail = -1;  // leaves of a rail-optimised fabric: the NIC index landing here
-  int32_t block = -1; // leaves: the block they serve (-1 if hosts of several blocks)
+  int32_t tier = 0;    // 1 leaf, 2 spine, 3 core; 0 if connected to no host at any depth
+  int32_t rail = -1;   // leaves of a rail-optimised fabric: the NIC index landing here
+  int32_t block = -1;  // leaves: the block they serve (-1 if hosts of several blocks)
 };
 
 // One end of a network link: a NIC or a switch.

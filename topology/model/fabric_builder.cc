@@ -15,8 +15,7 @@ bool ValidSpeed(double gbps) { return std::isfinite(gbps) && gbps > 0; }
 
 }  // namespace
 
-FabricBuilder::FabricBuilder(std::string name, uint64_t version)
-    : fabric_(new Fabric()) {
+FabricBuilder::FabricBuilder(std::string name, uint64_t version) : fabric_(new Fabric()) {
   fabric_->name_ = std::move(name);
   fabric_->version_ = version;
 }
@@ -110,8 +109,8 @@ absl::StatusOr<SwitchId> FabricBuilder::AddSwitch(std::string name, int32_t decl
 
 absl::StatusOr<LinkId> FabricBuilder::AddLink(Endpoint a, Endpoint b, const LinkAttrs& attrs) {
   auto valid = [this](Endpoint e) {
-    const size_t size = e.kind == Endpoint::Kind::kNic ? fabric_->nics_.size()
-                                                       : fabric_->switches_.size();
+    const size_t size =
+        e.kind == Endpoint::Kind::kNic ? fabric_->nics_.size() : fabric_->switches_.size();
     return e.id >= 0 && static_cast<size_t>(e.id) < size;
   };
   if (!valid(a) || !valid(b)) return absl::InvalidArgumentError("link names an unknown endpoint");
@@ -120,9 +119,9 @@ absl::StatusOr<LinkId> FabricBuilder::AddLink(Endpoint a, Endpoint b, const Link
         absl::StrCat("link connects '", fabric_->EndpointName(a), "' to itself"));
   }
   if (a.kind == Endpoint::Kind::kNic && b.kind == Endpoint::Kind::kNic) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "link connects two NICs ('", fabric_->EndpointName(a), "', '", fabric_->EndpointName(b),
-        "'); expected a NIC-switch or switch-switch link"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("link connects two NICs ('", fabric_->EndpointName(a), "', '",
+                     fabric_->EndpointName(b), "'); expected a NIC-switch or switch-switch link"));
   }
   if (!ValidSpeed(attrs.speed_gbps)) {
     return absl::InvalidArgumentError(

@@ -19,9 +19,9 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace {

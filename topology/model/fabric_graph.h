@@ -7,9 +7,8 @@
 #ifndef TOPOPLACE_TOPOLOGY_MODEL_FABRIC_GRAPH_H_
 #define TOPOPLACE_TOPOLOGY_MODEL_FABRIC_GRAPH_H_
 
-#include <cstdint>
-
 #include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
 
 namespace topoplace {
 

@@ -1,12 +1,11 @@
 #include "topology/model/hierarchy_inference.h"
 
 #include <algorithm>
+#include <boost/pending/disjoint_sets.hpp>
 #include <deque>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <boost/pending/disjoint_sets.hpp>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -21,8 +20,7 @@ void AddGroupedWarning(std::vector<std::string>& warnings, absl::string_view wha
                        const std::vector<std::string>& items) {
   if (items.empty()) return;
   constexpr size_t kShown = 5;
-  std::vector<std::string> shown(items.begin(),
-                                 items.begin() + std::min(items.size(), kShown));
+  std::vector<std::string> shown(items.begin(), items.begin() + std::min(items.size(), kShown));
   std::string line = absl::StrCat(items.size(), " ", what, ": ", absl::StrJoin(shown, ", "));
   if (items.size() > kShown) absl::StrAppend(&line, ", and ", items.size() - kShown, " more");
   warnings.push_back(std::move(line));
@@ -90,8 +88,8 @@ void HierarchyInference::Run(Fabric& f) {
     max_tier = std::max(max_tier, sw.tier);
     if (sw.tier == 0) unreachable.push_back(sw.name);
     if (sw.declared_tier != 0 && sw.tier != 0 && sw.declared_tier != sw.tier) {
-      mismatched.push_back(absl::StrCat(sw.name, " (declared ", sw.declared_tier, ", inferred ",
-                                        sw.tier, ")"));
+      mismatched.push_back(
+          absl::StrCat(sw.name, " (declared ", sw.declared_tier, ", inferred ", sw.tier, ")"));
     }
   }
   AddGroupedWarning(warnings, "switches reach no host and are left out of the hierarchy",
@@ -209,8 +207,8 @@ void HierarchyInference::Run(Fabric& f) {
     host.block = final_block[root];
     f.blocks_[host.block].hosts.push_back(static_cast<HostId>(h));
     if (key != root) {
-      partial.push_back(absl::StrCat(host.name, " (", keys[key].size(), " of ",
-                                     keys[root].size(), " leaves)"));
+      partial.push_back(
+          absl::StrCat(host.name, " (", keys[key].size(), " of ", keys[root].size(), " leaves)"));
     }
   }
   AddGroupedWarning(warnings, "hosts reach only part of their block's leaves", partial);
@@ -231,7 +229,8 @@ void HierarchyInference::Run(Fabric& f) {
     for (size_t s = 0; s < num_switches; ++s) {
       if (f.switches_[s].tier < 1 || f.switches_[s].tier > k) continue;
       for (SwitchId n : up[s].switches) {
-        if (f.switches_[n].tier >= 1 && f.switches_[n].tier <= k) sets.union_set(s, static_cast<size_t>(n));
+        if (f.switches_[n].tier >= 1 && f.switches_[n].tier <= k)
+          sets.union_set(s, static_cast<size_t>(n));
       }
     }
     DenseIds ids;

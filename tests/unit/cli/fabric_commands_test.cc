@@ -1,9 +1,9 @@
 // `topoplace fabric generate|show`, run as a user runs them.
-#include <filesystem>
-#include <fstream>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/testing/run_command.h"
@@ -57,8 +57,9 @@ TEST(FabricGenerate, WritesAFileThatShowReadsBack) {
 
 TEST(FabricShow, MalformedFile_ExitsTwoNamingFileLineAndField) {
   const std::string path = TempPath("bad.json");
-  std::ofstream(path) << "{\n\"format\": \"topoplace.fabric/v1\",\n"
-                         "\"nics\": [\n{\"host\": \"ghost\", \"name\": \"e0\", \"speed_gbps\": 1}\n]}\n";
+  std::ofstream(path)
+      << "{\n\"format\": \"topoplace.fabric/v1\",\n"
+         "\"nics\": [\n{\"host\": \"ghost\", \"name\": \"e0\", \"speed_gbps\": 1}\n]}\n";
   auto r = RunCommand(Cli("fabric show --fabric " + ShellQuote(path)));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr(path + ":4: nics[0].host: no host named 'ghost'"));

@@ -16,8 +16,7 @@ TEST(Hostlist, KeepsPrefixesAndWidthsApartInFirstSeenOrder) {
 }
 
 TEST(Hostlist, UnpaddedNumbersJoinAPaddedGroupOfTheSameWidth) {
-  EXPECT_EQ(CompressHostlist({"b00-n098", "b00-n099", "b00-n100", "b00-n101"}),
-            "b00-n[098-101]");
+  EXPECT_EQ(CompressHostlist({"b00-n098", "b00-n099", "b00-n100", "b00-n101"}), "b00-n[098-101]");
 }
 
 TEST(Hostlist, SingleNameHasNoBrackets_DuplicatesCollapse) {

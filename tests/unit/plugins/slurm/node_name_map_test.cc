@@ -9,8 +9,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(NodeNameMap, MapsListedHostsAndKeepsTheRest) {
-  auto map = NodeNameMap::Parse("# fabric  slurm\nb00-n000 gpu001\n\nb00-n001\tgpu002 # ok\n",
-                                "map.txt");
+  auto map =
+      NodeNameMap::Parse("# fabric  slurm\nb00-n000 gpu001\n\nb00-n001\tgpu002 # ok\n", "map.txt");
   ASSERT_TRUE(map.ok()) << map.status();
   EXPECT_EQ(map->NodeName("b00-n000"), "gpu001");
   EXPECT_EQ(map->NodeName("b00-n001"), "gpu002");

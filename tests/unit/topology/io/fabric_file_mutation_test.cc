@@ -1,9 +1,9 @@
 // Seeded mutations of a valid fabric file: every result is a whole Fabric or an
 // InvalidArgument naming the file, never a crash (run under `make asan` too). The
 // libFuzzer target in tests/fuzz explores further; this keeps a fixed corpus in CI.
-#include <random>
-
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include "absl/strings/match.h"
 #include "tests/testing/fabrics.h"

@@ -1,11 +1,11 @@
 #include "topology/io/fabric_file.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_replace.h"
 #include "topology/generate/reference_fabrics.h"
@@ -69,8 +69,7 @@ TEST(FabricFile, CanonicalFile_RoundTripsByteForByte) {
 
 TEST(FabricFile, GeneratedPreset_SurvivesSaveAndLoad) {
   FabricPtr f = *GeneratePreset("superpod-4su");
-  const std::string path =
-      (std::filesystem::path(testing::TempDir()) / "superpod.json").string();
+  const std::string path = (std::filesystem::path(testing::TempDir()) / "superpod.json").string();
   ASSERT_TRUE(SaveFabricFile(*f, path).ok());
   absl::StatusOr<FabricPtr> loaded = LoadFabricFile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
@@ -99,15 +98,14 @@ TEST(FabricFile, BadJson_NamesLineAndColumn) {
 TEST(FabricFile, UnknownField_IsRejectedWithLineAndExpectedFields) {
   std::string s = ParseError(Tiny(R"({"name": "n2"})", R"({"name": "n2", "gpu": 3})"));
   EXPECT_THAT(s, HasSubstr("bad.json:7: hosts[1].gpu: unknown field; expected one of: "
-                                     "name, nvlink_domain"));
+                           "name, nvlink_domain"));
   s = ParseError(Tiny(R"("version": 3,)", R"("version": 3, "extra": 1,)"));
   EXPECT_THAT(s, HasSubstr("unknown top-level field 'extra'"));
 }
 
 TEST(FabricFile, DanglingLink_NamesTheMissingEndpoint) {
   std::string s = ParseError(Tiny(R"("b": "spine1")", R"("b": "spine9")"));
-  EXPECT_THAT(s,
-              HasSubstr("bad.json:24: links[2].b: no NIC or switch named 'spine9'"));
+  EXPECT_THAT(s, HasSubstr("bad.json:24: links[2].b: no NIC or switch named 'spine9'"));
 }
 
 TEST(FabricFile, DuplicateId_IsRejected) {
@@ -124,8 +122,7 @@ TEST(FabricFile, GpuWithoutHost_IsRejected) {
 
 TEST(FabricFile, NegativeSpeed_IsRejected) {
   std::string s = ParseError(Tiny(R"("speed_gbps": 800.5)", R"("speed_gbps": -800)"));
-  EXPECT_THAT(s,
-              HasSubstr("links[2]: speed_gbps must be a positive number, got -800"));
+  EXPECT_THAT(s, HasSubstr("links[2]: speed_gbps must be a positive number, got -800"));
 }
 
 TEST(FabricFile, WrongTypes_SayWhatWasExpected) {

@@ -25,7 +25,8 @@ TEST(FabricBuilder, AddNic_RejectsNonPositiveSpeedAndUnknownHost) {
   EXPECT_THAT(b.AddNic(h, "mlx5_0", 0).status().message(), HasSubstr("speed_gbps"));
   EXPECT_FALSE(b.AddNic(7, "mlx5_0", 400).ok());
   ASSERT_TRUE(b.AddNic(h, "mlx5_0", 400).ok());
-  EXPECT_THAT(b.AddNic(h, "mlx5_0", 400).status().message(), HasSubstr("duplicate NIC 'n1/mlx5_0'"));
+  EXPECT_THAT(b.AddNic(h, "mlx5_0", 400).status().message(),
+              HasSubstr("duplicate NIC 'n1/mlx5_0'"));
   EXPECT_EQ(*b.FindNic("n1/mlx5_0"), 0);
 }
 
@@ -52,10 +53,9 @@ TEST(FabricBuilder, AddLink_RejectsSelfLoopsNicPairsAndBadAttributes) {
               HasSubstr("two NICs"));
   EXPECT_THAT(b.AddLink(NicEnd(n0), SwitchEnd(s), {.speed_gbps = -1}).status().message(),
               HasSubstr("speed_gbps"));
-  EXPECT_THAT(b.AddLink(NicEnd(n0), SwitchEnd(s), {.speed_gbps = 400, .lanes = 0})
-                  .status()
-                  .message(),
-              HasSubstr("lanes must be >= 1"));
+  EXPECT_THAT(
+      b.AddLink(NicEnd(n0), SwitchEnd(s), {.speed_gbps = 400, .lanes = 0}).status().message(),
+      HasSubstr("lanes must be >= 1"));
   EXPECT_FALSE(b.AddLink(NicEnd(n0), SwitchEnd(9), {.speed_gbps = 400}).ok());
   EXPECT_TRUE(b.AddLink(NicEnd(n0), SwitchEnd(s), {.speed_gbps = 400}).ok());
 }
