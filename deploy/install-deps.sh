@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   lldpd iproute2 nftables iputils-ping graphviz
   clang libclang-rt-14-dev
+  slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
 )
 
 missing=()

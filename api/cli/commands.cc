@@ -11,6 +11,7 @@ void RegisterAllCommands(CLI::App& app, CliContext& ctx) {
   RegisterPlaceCommand(app, ctx);
   RegisterSimulateCommand(app, ctx);
   RegisterServiceCommands(app, ctx);
+  RegisterExportCommand(app, ctx);
 }
 
 }  // namespace topoplace::cli

@@ -24,6 +24,8 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx);
 // `reserve`, `commit`, `release`, `allocations`, `explain` against --server
 // (api/cli/service_commands.cc).
 void RegisterServiceCommands(CLI::App& app, CliContext& ctx);
+// `export slurm-tree|slurm-block|slurm-yaml` (api/cli/export_command.cc).
+void RegisterExportCommand(CLI::App& app, CliContext& ctx);
 
 }  // namespace topoplace::cli
 

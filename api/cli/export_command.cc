@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/cli/commands.h"
+#include "plugins/k8s/topology_export.h"
 #include "plugins/slurm/topology_export.h"
 #include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
@@ -19,6 +20,9 @@ struct ExportOptions {
 };
 
 absl::StatusOr<std::string> Render(const Fabric& fabric, const ExportOptions& opt) {
+  if (opt.format == "k8s-labels") return k8s::RenderNodeLabels(fabric);
+  if (opt.format == "kueue-topology") return k8s::RenderKueueTopology(fabric);
+  if (opt.format == "volcano-hypernodes") return k8s::RenderVolcanoHyperNodes(fabric);
   slurm::NodeNameMap names;
   if (!opt.node_map.empty()) {
     TP_ASSIGN_OR_RETURN(names, slurm::NodeNameMap::Load(opt.node_map));
@@ -50,12 +54,15 @@ void RegisterExportCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* cmd = app.add_subcommand("export", "Export scheduler topology configuration");
   cmd->add_option("format", opt->format,
                   "slurm-tree (topology.conf, topology/tree), slurm-block (topology.conf, "
-                  "topology/block), slurm-yaml (topology.yaml)")
+                  "topology/block), slurm-yaml (topology.yaml), k8s-labels (Node labels), "
+                  "kueue-topology (Kueue Topology), volcano-hypernodes (Volcano HyperNodes)")
       ->required()
-      ->check(CLI::IsMember({"slurm-tree", "slurm-block", "slurm-yaml"}));
+      ->check(CLI::IsMember({"slurm-tree", "slurm-block", "slurm-yaml", "k8s-labels",
+                             "kueue-topology", "volcano-hypernodes"}));
   cmd->add_option("--fabric", opt->fabric, "Fabric file, or preset:NAME")->required();
   cmd->add_option("--node-map", opt->node_map,
-                  "File of 'FABRIC_HOST SLURM_NODE' lines for hosts whose names differ");
+                  "Slurm formats: file of 'FABRIC_HOST SLURM_NODE' lines for hosts whose "
+                  "names differ");
   cmd->add_option("--out", opt->out, "Write here instead of stdout");
   cmd->callback([&ctx, opt] {
     if (absl::Status s = RunExport(ctx, *opt); !s.ok()) ctx.Fail(s);
