@@ -316,6 +316,11 @@ int slurm_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
       FetchStepPlan(sp);
       return static_cast<int>(ESPANK_SUCCESS);
     }
+    if (spank_context() == S_CTX_ALLOCATOR && state.plan_id.empty()) {
+      // A new job submitted from inside a placed one must not inherit that job's plan.
+      unsetenv(kPlanIdVar);
+      unsetenv(kJobControlPlanIdVar);
+    }
     if (!IsSubmitter(spank_context()) || state.plan_id.empty()) {
       return static_cast<int>(ESPANK_SUCCESS);
     }
