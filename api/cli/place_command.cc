@@ -1,6 +1,7 @@
 // `topoplace place`: places one job on a fabric with a policy (topoplace's own or a
 // baseline) around a background occupancy, and prints the plan (table or JSON).
 // `--compare` places it with every policy on the same background and prints one row each.
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "scheduler/placement/occupancy.h"
 #include "scheduler/policies/registry.h"
 #include "scheduler/report/plan_report.h"
+#include "scheduler/report/plan_svg.h"
 #include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
@@ -36,6 +38,7 @@ struct PlaceOptions {
   bool compare = false;
   std::string weights;
   std::string unhealthy;
+  std::string render;
   int rank_rows = 16;
 };
 
@@ -134,6 +137,13 @@ absl::Status RunPlace(CliContext& ctx, const PlaceOptions& opt) {
   }
   request.policy = opt.policy;
   TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan, engine.Place(request, background));
+  if (!opt.render.empty()) {
+    std::ofstream svg(opt.render, std::ios::trunc);
+    svg << sched::PlanToSvg(*fabric, plan, background);
+    if (!svg.good()) {
+      return absl::PermissionDeniedError(absl::StrCat("--render: cannot write '", opt.render, "'"));
+    }
+  }
   if (opt.json) {
     ctx.out << sched::PlanToJson(*fabric, plan) << "\n";
   } else {
@@ -165,6 +175,8 @@ void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
   place->add_option("--weights", opt->weights, "Scorer weights, e.g. spine-bytes=10,spread=0");
   place->add_option("--unhealthy", opt->unhealthy, "Comma-separated unhealthy hosts");
   place->add_option("--rank-rows", opt->rank_rows, "Rank-map rows in the table");
+  place->add_option("--render", opt->render,
+                    "Also draw the plan over the fabric as SVG into this file");
   place->callback([&ctx, opt] {
     if (absl::Status s = RunPlace(ctx, *opt); !s.ok()) ctx.Fail(s);
   });

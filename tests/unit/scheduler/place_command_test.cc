@@ -1,4 +1,6 @@
 // `topoplace place` end to end through the CLI registry: exit codes and output shape.
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -87,6 +89,25 @@ TEST(PlaceCommand, BackgroundLoadAndCompare) {
                  "--load", "1.5"})
                 .exit_code,
             kExitBadInput);
+}
+
+TEST(PlaceCommand, RenderDrawsOneCellPerHostAndColoursTheJob) {
+  const std::string path = ::testing::TempDir() + "/plan.svg";
+  Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=8,dp=8",
+                     "--load", "0.3", "--seed", "2", "--render", path});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.err;
+  std::ifstream in(path);
+  const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t pos = svg.find(needle); pos != std::string::npos; pos = svg.find(needle, pos + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count("<rect class="), 128u);          // 4 blocks x 32 hosts
+  EXPECT_EQ(count("<rect class=\"job\""), 64u);  // 512 GPUs / 8
+  EXPECT_GT(count("<rect class=\"busy\""), 0u);  // 30% background
 }
 
 }  // namespace
