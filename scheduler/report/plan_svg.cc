@@ -56,7 +56,8 @@ std::string PlanToSvg(const Fabric& fabric, const PlacementPlan& plan,
   for (int32_t b = 0; b < static_cast<int32_t>(fabric.blocks().size()); ++b) {
     if (fabric.blocks()[b].pod < 0) order.push_back(b);
   }
-  const int width = kLabel + static_cast<int>(widest) * (kCell + kGap) + kGap;
+  // Wide enough for the title lines even on small fabrics.
+  const int width = std::max(960, kLabel + static_cast<int>(widest) * (kCell + kGap) + kGap);
   const int height = kHeader + static_cast<int>(order.size()) * (kCell + kGap) + 24;
 
   std::string svg = absl::StrFormat(
