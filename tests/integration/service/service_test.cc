@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "tests/integration/service/support/test_certificates.h"
 
 namespace topoplace::server {
 namespace {
@@ -37,8 +38,13 @@ class ServiceTest : public ::testing::Test {
 
   std::unique_ptr<TopoplaceClient> Client(const std::string& token = "") {
     ClientOptions options;
-    options.server = absl::StrCat("127.0.0.1:", server_->port());
     options.token = token;
+    return Client(options);
+  }
+
+  std::unique_ptr<TopoplaceClient> Client(ClientOptions options) {
+    options.server = absl::StrCat("127.0.0.1:", server_->port());
+    options.timeout = absl::Seconds(10);
     return *TopoplaceClient::Connect(options);
   }
 
@@ -52,6 +58,19 @@ class ServiceTest : public ::testing::Test {
   ServerConfig config_;
   std::unique_ptr<TopoplaceServer> server_;
 };
+
+// Client options that trust the test CA, optionally with the client certificate and a token.
+ClientOptions TlsOptions(const testing::TestCertificates& certs, bool client_certificate,
+                         const std::string& token = "") {
+  ClientOptions options;
+  options.ca_file = certs.ca_cert;
+  if (client_certificate) {
+    options.cert_file = certs.client_cert;
+    options.key_file = certs.client_key;
+  }
+  options.token = token;
+  return options;
+}
 
 std::set<std::string> GpuNames(const v1::Allocation& a) {
   std::set<std::string> out;
@@ -342,6 +361,35 @@ TEST_F(ServiceTest, Service_TelemetryReportsAreStoredAndCounted) {
     EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_NE(s.error_message().find("counters[0].endpoint"), std::string::npos);
   }
+}
+
+TEST_F(ServiceTest, Service_MutualTlsLetsCertifiedClientsMutateAndRefusesOthers) {
+  auto certs = testing::MakeTestCertificates(dir_.path());
+  ASSERT_TRUE(certs.ok()) << certs.status();
+  config_.tls_cert_file = certs->server_cert;
+  config_.tls_key_file = certs->server_key;
+  config_.tls_client_ca_file = certs->ca_cert;
+  StartServer();
+  auto reserved = Client(TlsOptions(*certs, true))->Reserve("tp=8,pp=1,dp=1", "", 0);
+  EXPECT_TRUE(reserved.ok()) << reserved.status();
+  // No client certificate, or no TLS at all: the handshake is refused.
+  EXPECT_EQ(Client(TlsOptions(*certs, false))->ListAllocations().status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Client()->ListAllocations().status().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(ServiceTest, Service_TlsListenerWithTokenStillNeedsTheTokenToMutate) {
+  auto certs = testing::MakeTestCertificates(dir_.path());
+  ASSERT_TRUE(certs.ok()) << certs.status();
+  config_.tls_cert_file = certs->server_cert;
+  config_.tls_key_file = certs->server_key;
+  WriteToken("tls-token");
+  StartServer();
+  EXPECT_TRUE(Client(TlsOptions(*certs, false))->ListAllocations().ok());
+  EXPECT_EQ(Client(TlsOptions(*certs, false))->Reserve("tp=8,pp=1,dp=1", "", 0).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  auto reserved = Client(TlsOptions(*certs, false, "tls-token"))->Reserve("tp=8,pp=1,dp=1", "", 0);
+  EXPECT_TRUE(reserved.ok()) << reserved.status();
 }
 
 TEST_F(ServiceTest, Service_BadConfigurationIsRefusedBeforeServing) {

@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/store/sqlite_db.h"
 
@@ -16,11 +17,7 @@ namespace {
 class LedgerTest : public ::testing::Test {
  protected:
   LedgerTest() : clock_(absl::FromUnixSeconds(1'700'000'000)) {
-    ClosParams p;
-    p.name = "ledger-test";
-    p.nodes_per_block = 4;  // 4 hosts x 8 GPUs
-    p.spines_per_pod = 2;
-    fabric_ = *GenerateClos(p);
+    fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/1, /*nodes=*/4, /*gpus=*/8, /*rails=*/8));
   }
 
   std::unique_ptr<AllocationLedger> OpenLedger() {

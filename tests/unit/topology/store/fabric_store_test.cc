@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"
 
@@ -12,11 +13,7 @@ namespace topoplace::store {
 namespace {
 
 FabricPtr SmallFabric(int nodes_per_block) {
-  ClosParams p;
-  p.name = "small";
-  p.nodes_per_block = nodes_per_block;
-  p.spines_per_pod = 2;
-  absl::StatusOr<FabricPtr> fabric = GenerateClos(p);
+  absl::StatusOr<FabricPtr> fabric = GenerateClos(testing::TinyClos(1, nodes_per_block));
   EXPECT_TRUE(fabric.ok()) << fabric.status();
   return *fabric;
 }

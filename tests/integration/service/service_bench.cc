@@ -1,0 +1,131 @@
+// service_bench: measures the running daemon the way clients see it, on this machine:
+// start to serving (per fabric preset), Place latency over gRPC, durable commits per
+// second and read queries per second with concurrent clients. Starts the real
+// topoplaced as a child process on a temp database and prints one line per result.
+//
+//   service_bench [--fabric preset:rail-28k] [--clients 8] [--seconds 3]
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/client/topoplace_client.h"
+#include "tests/integration/service/support/daemon_process.h"
+#include "tests/integration/service/support/temp_dir.h"
+
+namespace topoplace::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::unique_ptr<client::TopoplaceClient> Connect(const DaemonProcess& daemon) {
+  client::ClientOptions options;
+  options.server = daemon.address();
+  return *client::TopoplaceClient::Connect(options);
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+// Runs `op` from `clients` threads for `seconds`; returns successful ops per second.
+template <typename Op>
+double Throughput(int clients, double seconds, Op op) {
+  std::atomic<int64_t> done{0};
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  const Clock::time_point start = Clock::now();
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      for (int64_t i = 0; !stop.load(); ++i) {
+        if (op(c, i)) ++done;
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop = true;
+  for (std::thread& t : threads) t.join();
+  return static_cast<double>(done.load()) / Seconds(Clock::now() - start);
+}
+
+int Main(int argc, char** argv) {
+  std::string fabric = "preset:superpod-4su";
+  int clients = 8;
+  double seconds = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--fabric") fabric = argv[i + 1];
+    if (flag == "--clients") clients = std::atoi(argv[i + 1]);
+    if (flag == "--seconds") seconds = std::atof(argv[i + 1]);
+  }
+  TempDir dir;
+  DaemonProcess daemon(TopoplacedPath(), {"--db", dir.File("bench.db"), "--fabric", fabric},
+                       dir.path());
+  Clock::time_point start = Clock::now();
+  if (absl::Status s = daemon.Start(); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  auto client = Connect(daemon);
+  if (!client->GetFabricSummary().ok()) return 1;
+  std::printf("start_to_serving_seconds %.3f (%s, fresh database)\n", Seconds(Clock::now() - start),
+              fabric.c_str());
+
+  std::vector<double> place_ms;
+  for (int i = 0; i < 200; ++i) {
+    Clock::time_point t = Clock::now();
+    if (!client->Place("tp=8,pp=4,dp=4", "").ok()) return 1;
+    place_ms.push_back(Seconds(Clock::now() - t) * 1e3);
+  }
+  std::printf("place_latency_ms p50 %.2f p99 %.2f (tp=8,pp=4,dp=4; 200 sequential calls)\n",
+              Percentile(place_ms, 0.5), Percentile(place_ms, 0.99));
+
+  // Commits: reserve one-GPU jobs up front, then time only the Commit calls.
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4000; ++i) {
+    auto r = client->Reserve("tp=1,pp=1,dp=1,gpus_per_node=1", "", 3600);
+    if (!r.ok()) break;
+    ids.push_back(r->allocation().allocation_id());
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::unique_ptr<client::TopoplaceClient>> pool;
+  for (int c = 0; c < clients; ++c) pool.push_back(Connect(daemon));
+  Clock::time_point commit_start = Clock::now();
+  std::atomic<int64_t> committed{0};
+  {
+    std::vector<std::thread> threads;
+    for (int c = 0; c < clients; ++c) {
+      threads.emplace_back([&, c] {
+        for (size_t i = next++; i < ids.size(); i = next++) {
+          if (pool[c]->Commit(ids[i], "bench:" + ids[i]).ok()) ++committed;
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  std::printf("durable_commits_per_second %.0f (%lld commits, %d clients, synchronous=FULL)\n",
+              static_cast<double>(committed.load()) / Seconds(Clock::now() - commit_start),
+              static_cast<long long>(committed.load()), clients);
+
+  double reads = Throughput(clients, seconds, [&](int c, int64_t i) {
+    return ids.empty() ? pool[c]->ListAllocations().ok()
+                       : pool[c]->GetAllocation(ids[static_cast<size_t>(i) % ids.size()]).ok();
+  });
+  std::printf("reads_per_second %.0f (GetAllocation, %d clients)\n", reads, clients);
+  daemon.Kill(SIGTERM);
+  return 0;
+}
+
+}  // namespace
+}  // namespace topoplace::testing
+
+int main(int argc, char** argv) { return topoplace::testing::Main(argc, argv); }
