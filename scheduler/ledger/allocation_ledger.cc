@@ -139,6 +139,7 @@ absl::Status AllocationLedger::Rebuild() {
   }
   for (auto& [n, a] : live_) {
     TP_RETURN_IF_ERROR(LoadGpus(*db_, n, a));
+    std::vector<GpuId>& held = gpus_of_[n];
     for (const GpuRef& ref : a.gpus) {
       std::optional<GpuId> gpu = ResolveGpu(ref);
       if (!gpu) {
@@ -153,10 +154,31 @@ absl::Status AllocationLedger::Rebuild() {
                                                 " and ", a.id));
       }
       holder_[*gpu] = n;
+      held.push_back(*gpu);
       ++held_;
     }
+    if (a.state == AllocationState::kReserved) expiries_.emplace(a.expires_at, n);
+    if (a.state == AllocationState::kCommitted) committed_by_external_id_[a.external_id] = n;
   }
   return absl::OkStatus();
+}
+
+void AllocationLedger::Index(int64_t n, const Allocation& a) {
+  if (a.state == AllocationState::kReserved) expiries_.emplace(a.expires_at, n);
+  if (a.state == AllocationState::kCommitted) committed_by_external_id_[a.external_id] = n;
+}
+
+void AllocationLedger::Unindex(int64_t n, const Allocation& a) {
+  if (a.state == AllocationState::kReserved) {
+    auto [first, last] = expiries_.equal_range(a.expires_at);
+    for (auto it = first; it != last; ++it) {
+      if (it->second == n) {
+        expiries_.erase(it);
+        break;
+      }
+    }
+  }
+  if (a.state == AllocationState::kCommitted) committed_by_external_id_.erase(a.external_id);
 }
 
 absl::Status AllocationLedger::AppendEvent(int64_t n, absl::string_view kind,
@@ -239,6 +261,8 @@ absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& reque
   a.id = FormatAllocationId(n);
   for (GpuId g : request.gpus) holder_[g] = n;
   held_ += static_cast<int64_t>(request.gpus.size());
+  gpus_of_[n] = request.gpus;
+  Index(n, a);
   live_.emplace(n, a);
   return a;
 }
@@ -264,11 +288,11 @@ absl::StatusOr<Allocation> AllocationLedger::Commit(const std::string& id,
     return absl::FailedPreconditionError(
         absl::StrCat(id, " is already committed to '", a.external_id, "'"));
   }
-  for (const auto& [other_n, other] : live_) {
-    if (other.state == AllocationState::kCommitted && other.external_id == external_id) {
-      return absl::AlreadyExistsError(absl::StrCat("external_id: '", external_id,
-                                                   "' is already bound to ", other.id));
-    }
+  if (auto other = committed_by_external_id_.find(external_id);
+      other != committed_by_external_id_.end()) {
+    return absl::AlreadyExistsError(absl::StrCat("external_id: '", external_id,
+                                                 "' is already bound to ",
+                                                 FormatAllocationId(other->second)));
   }
   TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
@@ -279,9 +303,11 @@ absl::StatusOr<Allocation> AllocationLedger::Commit(const std::string& id,
     TP_RETURN_IF_ERROR(update.Run());
     return AppendEvent(*n, "commit", external_id);
   }));
+  Unindex(*n, a);
   a.state = AllocationState::kCommitted;
   a.external_id = external_id;
   a.expires_at = absl::InfiniteFuture();
+  Index(*n, a);
   return a;
 }
 
@@ -304,12 +330,12 @@ absl::Status AllocationLedger::Finish(Allocation& a, AllocationState state,
     TP_RETURN_IF_ERROR(free.Run());
     return AppendEvent(n, AllocationStateName(state), event_detail);
   }));
-  for (GpuId g = 0; g < static_cast<GpuId>(holder_.size()); ++g) {
-    if (holder_[g] == n) {
-      holder_[g] = 0;
-      --held_;
-    }
+  for (GpuId g : gpus_of_[n]) {
+    holder_[g] = 0;
+    --held_;
   }
+  gpus_of_.erase(n);
+  Unindex(n, a);
   a.state = state;
   a.finished_at = now;
   return absl::OkStatus();
@@ -353,8 +379,9 @@ absl::StatusOr<Allocation> AllocationLedger::Get(const std::string& id) {
 
 absl::StatusOr<Allocation> AllocationLedger::GetByExternalId(const std::string& external_id) {
   absl::MutexLock lock(&mu_);
-  for (const auto& [n, a] : live_) {
-    if (a.state == AllocationState::kCommitted && a.external_id == external_id) return a;
+  if (auto it = committed_by_external_id_.find(external_id);
+      it != committed_by_external_id_.end()) {
+    return live_.at(it->second);
   }
   return absl::NotFoundError(
       absl::StrCat("external_id: no live allocation is committed to '", external_id, "'"));
@@ -377,14 +404,16 @@ absl::StatusOr<int> AllocationLedger::ReclaimExpired() {
 absl::StatusOr<int> AllocationLedger::ReclaimExpiredLocked() {
   const absl::Time now = clock_.Now();
   int reclaimed = 0;
-  for (auto it = live_.begin(); it != live_.end();) {
-    Allocation& a = it->second;
-    if (a.state != AllocationState::kReserved || a.expires_at > now) {
-      ++it;
+  // Earliest expiry first; Finish removes the entry, so the loop always advances.
+  while (!expiries_.empty() && expiries_.begin()->first <= now) {
+    auto it = live_.find(expiries_.begin()->second);
+    if (it == live_.end()) {  // cannot happen: the indexes follow live_
+      expiries_.erase(expiries_.begin());
       continue;
     }
-    TP_RETURN_IF_ERROR(Finish(a, AllocationState::kExpired, "reservation not committed in time"));
-    it = live_.erase(it);
+    TP_RETURN_IF_ERROR(
+        Finish(it->second, AllocationState::kExpired, "reservation not committed in time"));
+    live_.erase(it);
     ++reclaimed;
   }
   return reclaimed;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -97,6 +98,9 @@ class AllocationLedger {
   absl::Status AppendEvent(int64_t n, absl::string_view kind, absl::string_view detail)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<GpuId> ResolveGpu(const GpuRef& ref) const;
+  // Adds or removes live allocation `n` in the lookup indexes below (not in live_).
+  void Index(int64_t n, const Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Unindex(int64_t n, const Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   std::unique_ptr<store::SqliteDb> db_ ABSL_GUARDED_BY(mu_);
@@ -104,6 +108,10 @@ class AllocationLedger {
   const Clock& clock_;
   std::map<int64_t, Allocation> live_ ABSL_GUARDED_BY(mu_);
   std::vector<int64_t> holder_ ABSL_GUARDED_BY(mu_);  // per GpuId: allocation number, 0 free
+  // Indexes that keep every call O(log n) in the number of live allocations.
+  absl::flat_hash_map<int64_t, std::vector<GpuId>> gpus_of_ ABSL_GUARDED_BY(mu_);
+  std::multimap<absl::Time, int64_t> expiries_ ABSL_GUARDED_BY(mu_);  // reserved only
+  absl::flat_hash_map<std::string, int64_t> committed_by_external_id_ ABSL_GUARDED_BY(mu_);
   int64_t held_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::string> warnings_;
 };
