@@ -93,10 +93,14 @@ PolicyMetrics Summarize(const SimResult& result) {
     if (r.pods > 1) ++cross_pod;
     if (r.nodes > 1) {
       ++m.multi_node_jobs;
-      dp_blocks.push_back(r.dp_blocks);
-      dp_leaves.push_back(r.dp_leaves);
-      pp_blocks.push_back(r.pp_blocks);
-      pp_leaves.push_back(r.pp_leaves);
+      if (r.dp_blocks >= 0) {
+        dp_blocks.push_back(r.dp_blocks);
+        dp_leaves.push_back(r.dp_leaves);
+      }
+      if (r.pp_blocks >= 0) {
+        pp_blocks.push_back(r.pp_blocks);
+        pp_leaves.push_back(r.pp_leaves);
+      }
     }
   }
   if (m.completed > 0) {

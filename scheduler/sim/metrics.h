@@ -3,8 +3,8 @@
 //   PolicyMetrics m = Summarize(result);
 //
 // Queueing delay, JCT and slowdown are over completed jobs; spine bytes, block/pod
-// crossing and spread over completed jobs too, spread only over multi-node jobs (a single
-// node touches no leaf at all). Utilisation is busy GPU-seconds over
+// crossing over completed jobs too; DP (PP) spread only over multi-node jobs with dp > 1
+// (pp > 1): a single node touches no leaf, and a job without the dimension has no group. Utilisation is busy GPU-seconds over
 // total GPUs x makespan (first arrival to last completion).
 #ifndef TOPOPLACE_SCHEDULER_SIM_METRICS_H_
 #define TOPOPLACE_SCHEDULER_SIM_METRICS_H_

@@ -64,7 +64,9 @@ std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMe
                   "## Placement quality\n\n"
                   "Spine bytes: bytes per iteration that climb to the spine or above, times "
                   "the job's iterations, summed over jobs. Spread: mean leaves/blocks touched "
-                  "by one DP or PP group, over multi-node jobs.\n\n"
+                  "by one DP (PP) group, over multi-node jobs with dp > 1 (pp > 1). "
+                  "Crossing pods is 0 on single-pod fabrics (rail-28k and superpod-4su have "
+                  "one pod each).\n\n"
                   "| policy | total spine bytes | mean spine B/iter | jobs crossing blocks "
                   "| jobs crossing pods | multi-node jobs | DP blocks | DP leaves | PP blocks "
                   "| PP leaves |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -78,7 +80,11 @@ std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMe
   absl::StrAppend(&md,
                   "\n## Scheduling\n\n"
                   "Times in hours. Slowdown: run time over trace duration from the comm-time "
-                  "model. Fragmented: time-weighted mean of free GPUs no waiting job can use. "
+                  "model. Fragmented: time-weighted mean of free GPUs no waiting job can use (on hosts "
+                  "with fewer free GPUs than the smallest per-node need of a waiting job that "
+                  "fits by count). GPU util: busy GPU-seconds over all GPUs x makespan (first "
+                  "arrival to last completion, so a trace's long tail lowers it; see "
+                  "utilisation.svg). "
                   "Placement latency: wall time of successful PlacementEngine::Place calls "
                   "(machine-dependent).\n\n"
                   "| policy | completed | rejected | mean queue | p95 queue | mean JCT | p95 JCT "

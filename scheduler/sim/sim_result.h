@@ -29,8 +29,9 @@ struct JobRecord {
   double spine_bytes_per_iter = 0;     // from the plan
   double iterations = 0;               // trace duration / reference step time
   int leaves = 0, blocks = 0, pods = 0;
-  // Mean leaves / blocks touched by one DP group and by one PP group (TrafficReport spread).
-  double dp_leaves = 0, dp_blocks = 0, pp_leaves = 0, pp_blocks = 0;
+  // Mean leaves / blocks touched by one DP group and by one PP group (TrafficReport
+  // spread); -1 when the job has no such group (dp == 1 or pp == 1).
+  double dp_leaves = -1, dp_blocks = -1, pp_leaves = -1, pp_blocks = -1;
   double place_us = 0;                 // wall time of the successful Place call
 
   double queue_s() const { return start_s - arrival_s; }

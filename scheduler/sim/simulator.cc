@@ -167,10 +167,14 @@ class Replay {
     r.pods = plan.footprint.pods_used;
     const GroupSpread& dp = plan.traffic.spread[static_cast<int>(Dim::kDp)];
     const GroupSpread& pp = plan.traffic.spread[static_cast<int>(Dim::kPp)];
-    r.dp_leaves = dp.mean_leaves;
-    r.dp_blocks = dp.mean_blocks;
-    r.pp_leaves = pp.mean_leaves;
-    r.pp_blocks = pp.mean_blocks;
+    if (plan.job.dp > 1) {
+      r.dp_leaves = dp.mean_leaves;
+      r.dp_blocks = dp.mean_blocks;
+    }
+    if (plan.job.pp > 1) {
+      r.pp_leaves = pp.mean_leaves;
+      r.pp_blocks = pp.mean_blocks;
+    }
     running_.insert({r.end_s, j});
     RecordBusy(now);
   }
