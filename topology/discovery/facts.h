@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "topology/model/fabric.h"
 #include "topology/model/fabric_builder.h"
 

@@ -4,8 +4,9 @@
 #define TOPOPLACE_TOPOLOGY_DISCOVERY_GROUPED_WARNING_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 namespace topoplace::discovery {
 

@@ -20,10 +20,10 @@
 #define TOPOPLACE_TOPOLOGY_DISCOVERY_IBNETDISCOVER_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "topology/discovery/facts.h"
 
 namespace topoplace::discovery {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <sstream>
 #include <system_error>
@@ -82,7 +83,8 @@ double MauSpeedGbps(const std::string& mau) {
   size_t digits = 0;
   while (digits < mau.size() && std::isdigit(static_cast<unsigned char>(mau[digits]))) ++digits;
   if (digits == 0 || digits > 6 || digits >= mau.size()) return 0;
-  const double value = std::stod(mau.substr(0, digits));
+  double value = 0;
+  std::from_chars(mau.data(), mau.data() + digits, value);
   const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(mau[digits])));
   if (unit == 'G') return value;
   if (absl::StartsWithIgnoreCase(absl::string_view(mau).substr(digits), "base")) {
