@@ -4,12 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <array>
 #include <cstdio>
 #include <iostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "topology/base/status_macros.h"
@@ -92,11 +91,11 @@ absl::StatusOr<AgentReport> Collect(const Options& opt) {
                       discovery::ListVerbsDevices());
   for (const discovery::VerbsDevice& device : verbs) {
     bool known = false;
-    for (const discovery::AgentNic& nic : report.nics) known = known || nic.rdma_device == device.name;
+    for (const discovery::AgentNic& nic : report.nics)
+      known = known || nic.rdma_device == device.name;
     if (!known) {
-      report.warnings.push_back(
-          absl::StrCat("libibverbs lists ", device.name, " that sysfs under ", opt.sysfs_root,
-                       " does not"));
+      report.warnings.push_back(absl::StrCat("libibverbs lists ", device.name, " that sysfs under ",
+                                             opt.sysfs_root, " does not"));
     }
   }
   TP_RETURN_IF_ERROR(CollectLldp(opt, report));
@@ -110,8 +109,8 @@ void PrintTable(const AgentReport& report) {
               << (nic.pci.empty() ? "" : "  pci " + nic.pci) << "\n";
   }
   for (const discovery::AgentGpu& gpu : report.gpus) {
-    std::cout << "  gpu " << gpu.index << "  pci " << gpu.pci << "  numa " << gpu.numa
-              << "  nic " << (gpu.nic.empty() ? "-" : gpu.nic) << "\n";
+    std::cout << "  gpu " << gpu.index << "  pci " << gpu.pci << "  numa " << gpu.numa << "  nic "
+              << (gpu.nic.empty() ? "-" : gpu.nic) << "\n";
   }
   for (const discovery::LldpNeighbor& n : report.lldp) {
     std::cout << "  lldp " << n.local_port << " -> " << n.system_name << " " << n.port << "\n";

@@ -32,9 +32,8 @@ class Fields {
 
   absl::Status Expect(bool ok, absl::string_view key, absl::string_view what) const {
     if (ok) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        absl::StrCat(source_, ": field ", path_, path_.empty() ? "" : ".", key, ": expected ",
-                     what));
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_, ": field ", path_, path_.empty() ? "" : ".", key, ": expected ", what));
   }
   absl::Status String(const char* key, std::string& out, bool required = false) const {
     auto it = object_.find(key);
@@ -53,9 +52,9 @@ class Fields {
   absl::Status Integer(const char* key, int32_t& out) const {
     auto it = object_.find(key);
     if (it == object_.end()) return absl::OkStatus();
-    TP_RETURN_IF_ERROR(Expect(it->is_number_integer() && it->get<int64_t>() >= -1 &&
-                                  it->get<int64_t>() < (1 << 20),
-                              key, "an integer in -1..1048575"));
+    TP_RETURN_IF_ERROR(Expect(
+        it->is_number_integer() && it->get<int64_t>() >= -1 && it->get<int64_t>() < (1 << 20), key,
+        "an integer in -1..1048575"));
     out = it->get<int32_t>();
     return absl::OkStatus();
   }
@@ -163,15 +162,14 @@ absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view text,
     TP_RETURN_IF_ERROR(f.String("port", n.port, /*required=*/true));
     std::string role;
     TP_RETURN_IF_ERROR(f.String("role", role));
-    TP_RETURN_IF_ERROR(f.Expect(role.empty() || role == "host" || role == "switch" ||
-                                    role == "unknown",
-                                "role", "\"host\", \"switch\" or \"unknown\""));
-    n.role = role == "host" ? NodeRole::kHost
+    TP_RETURN_IF_ERROR(
+        f.Expect(role.empty() || role == "host" || role == "switch" || role == "unknown", "role",
+                 "\"host\", \"switch\" or \"unknown\""));
+    n.role = role == "host"     ? NodeRole::kHost
              : role == "switch" ? NodeRole::kSwitch
                                 : NodeRole::kUnknown;
     TP_RETURN_IF_ERROR(f.Number("speed_gbps", n.speed_gbps));
-    TP_RETURN_IF_ERROR(f.Expect(!n.local_port.empty() && !n.system_name.empty() &&
-                                    !n.port.empty(),
+    TP_RETURN_IF_ERROR(f.Expect(!n.local_port.empty() && !n.system_name.empty() && !n.port.empty(),
                                 "local_port/system_name/port", "non-empty names"));
     n.origin = absl::StrCat(source_name, ": ", f.path());
     return absl::OkStatus();
@@ -215,7 +213,8 @@ FabricFacts AgentReportToFacts(const AgentReport& report, absl::string_view orig
   std::vector<std::string> down, silent;
   for (const AgentNic& nic : report.nics) {
     bool has_neighbor = false;
-    for (const LldpNeighbor& n : report.lldp) has_neighbor = has_neighbor || n.local_port == nic.name;
+    for (const LldpNeighbor& n : report.lldp)
+      has_neighbor = has_neighbor || n.local_port == nic.name;
     if (has_neighbor) continue;
     const std::string name = absl::StrCat(report.host, "/", nic.name);
     if (!nic.state.empty() && nic.state != "up" && nic.state != "active") {

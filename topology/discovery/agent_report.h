@@ -17,10 +17,10 @@
 namespace topoplace::discovery {
 
 struct AgentNic {
-  std::string name = {};         // netdev ("eth0") or RDMA device ("mlx5_0") name
-  double speed_gbps = 0;    // 0: unknown
-  std::string state = {};        // "up", "down", ... (operstate or port state, lower case)
-  std::string pci = {};          // "0000:17:00.0", empty if virtual
+  std::string name = {};   // netdev ("eth0") or RDMA device ("mlx5_0") name
+  double speed_gbps = 0;   // 0: unknown
+  std::string state = {};  // "up", "down", ... (operstate or port state, lower case)
+  std::string pci = {};    // "0000:17:00.0", empty if virtual
   int32_t numa = -1;
   std::string rdma_device = {};  // "mlx5_0" if the netdev belongs to an RDMA device
   std::string link_layer = {};   // "InfiniBand", "Ethernet" or empty

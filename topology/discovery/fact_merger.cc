@@ -76,9 +76,9 @@ void FactMerger::MergeHost(HostFact host) {
   if (known.nvlink_domain.empty()) {
     known.nvlink_domain = host.nvlink_domain;
   } else if (!host.nvlink_domain.empty() && host.nvlink_domain != known.nvlink_domain) {
-    warnings_.push_back(absl::StrCat("host ", host.name, ": NVLink domain '",
-                                     known.nvlink_domain, "' (", known.origin, ") and '",
-                                     host.nvlink_domain, "' (", host.origin, "); kept the first"));
+    warnings_.push_back(absl::StrCat("host ", host.name, ": NVLink domain '", known.nvlink_domain,
+                                     "' (", known.origin, ") and '", host.nvlink_domain, "' (",
+                                     host.origin, "); kept the first"));
   }
   for (const NicFact& nic : host.nics) {
     NicFact& merged = NicNamed(known, nic.name);
@@ -152,9 +152,8 @@ FabricFacts FactMerger::Resolve() && {
         role_origin[end->node] = link.origin;
       } else if (it->second != end->role) {
         warnings_.push_back(absl::StrCat(end->node, " is a ", RoleName(it->second), " (",
-                                         role_origin[end->node], ") but ", link.origin,
-                                         " says ", RoleName(end->role), "; kept ",
-                                         RoleName(it->second)));
+                                         role_origin[end->node], ") but ", link.origin, " says ",
+                                         RoleName(end->role), "; kept ", RoleName(it->second)));
       }
     }
   }
@@ -181,8 +180,8 @@ FabricFacts FactMerger::Resolve() && {
                     guessed);
 
   // 2. Links: one per cable; a port or NIC cabled twice keeps its first peer.
-  absl::flat_hash_map<std::string, size_t> link_by_key;   // both ends -> index in `links`
-  absl::flat_hash_map<std::string, size_t> link_by_end;   // one end -> index in `links`
+  absl::flat_hash_map<std::string, size_t> link_by_key;  // both ends -> index in `links`
+  absl::flat_hash_map<std::string, size_t> link_by_end;  // one end -> index in `links`
   std::vector<LinkFact> links;
   for (LinkFact& link : links_) {
     link.a.role = role[link.a.node];
@@ -196,8 +195,8 @@ FabricFacts FactMerger::Resolve() && {
                              : link.b.role == NodeRole::kHost ? &link.b
                                                               : nullptr;
     if (nic_end != nullptr && nic_end->port.empty()) {
-      warnings_.push_back(absl::StrCat(link.origin, ": link to host ", nic_end->node,
-                                       " names no NIC; dropped"));
+      warnings_.push_back(
+          absl::StrCat(link.origin, ": link to host ", nic_end->node, " names no NIC; dropped"));
       continue;
     }
     const std::string end_a = EndKey(link.a), end_b = EndKey(link.b);
@@ -207,9 +206,9 @@ FabricFacts FactMerger::Resolve() && {
       LinkFact& known = links[same->second];
       if (known.state != link.state) {
         warnings_.push_back(absl::StrCat("link ", EndName(link.a), " - ", EndName(link.b),
-                                         ": state ", LinkStateName(known.state), " (",
-                                         known.origin, ") and ", LinkStateName(link.state), " (",
-                                         link.origin, "); kept the worse"));
+                                         ": state ", LinkStateName(known.state), " (", known.origin,
+                                         ") and ", LinkStateName(link.state), " (", link.origin,
+                                         "); kept the worse"));
         if (Severity(link.state) > Severity(known.state)) known.state = link.state;
       }
       if (known.speed_gbps <= 0) known.speed_gbps = link.speed_gbps;
@@ -220,7 +219,8 @@ FabricFacts FactMerger::Resolve() && {
     const bool keyed_b = link.b.role != NodeRole::kSwitch || !link.b.port.empty();
     bool conflict = false;
     for (const auto& [end, end_key, peer, keyed] :
-         {std::tuple(&link.a, &end_a, &link.b, keyed_a), std::tuple(&link.b, &end_b, &link.a, keyed_b)}) {
+         {std::tuple(&link.a, &end_a, &link.b, keyed_a),
+          std::tuple(&link.b, &end_b, &link.a, keyed_b)}) {
       if (!keyed) continue;
       auto owner = link_by_end.find(*end_key);
       if (owner == link_by_end.end()) continue;

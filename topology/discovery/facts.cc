@@ -70,8 +70,7 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
   std::map<std::string, double, std::less<>> nic_speed;  // "host/nic" -> Gb/s
   for (const HostFact* host : SortedByName(facts.hosts)) {
     TP_ASSIGN_OR_RETURN(const HostId h,
-                        WithOrigin(builder.AddHost(host->name, host->nvlink_domain),
-                                   host->origin));
+                        WithOrigin(builder.AddHost(host->name, host->nvlink_domain), host->origin));
     for (const NicFact& nic : host->nics) {
       const double speed = EffectiveSpeed(0, nic.speed_gbps);
       TP_RETURN_IF_ERROR(WithOrigin(builder.AddNic(h, nic.name, speed), host->origin).status());
@@ -105,9 +104,9 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
       const std::optional<NicId> nic = builder.FindNic(nic_name);
       const std::optional<SwitchId> sw = builder.FindSwitch(sw_end.node);
       if (!nic.has_value() || !sw.has_value() || (a_nic && b_nic)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            link.origin, ": link ", nic_name, " - ", sw_end.node,
-            " does not join a known NIC to a known switch"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(link.origin, ": link ", nic_name, " - ", sw_end.node,
+                         " does not join a known NIC to a known switch"));
       }
       const auto speed = nic_speed.find(nic_name);
       const double nic_gbps = speed == nic_speed.end() ? 0 : speed->second;
@@ -132,8 +131,7 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
     const std::optional<SwitchId> b = builder.FindSwitch(std::get<1>(key));
     if (!a.has_value() || !b.has_value()) {
       return absl::InvalidArgumentError(absl::StrCat(origin, ": link ", std::get<0>(key), " - ",
-                                                     std::get<1>(key),
-                                                     " names an unknown switch"));
+                                                     std::get<1>(key), " names an unknown switch"));
     }
     LinkAttrs attrs{.speed_gbps = std::get<2>(key),
                     .lanes = std::get<3>(key),
@@ -155,8 +153,8 @@ FabricFacts FactsFromFabric(const Fabric& fabric, absl::string_view origin) {
     h.nvlink_domain = host.nvlink_domain;
     h.origin = where;
     for (NicId n : host.nics) {
-      h.nics.push_back(NicFact{.name = fabric.nics()[n].name,
-                               .speed_gbps = fabric.nics()[n].speed_gbps});
+      h.nics.push_back(
+          NicFact{.name = fabric.nics()[n].name, .speed_gbps = fabric.nics()[n].speed_gbps});
     }
     for (GpuId g : host.gpus) {
       const Gpu& gpu = fabric.gpus()[g];
@@ -174,8 +172,8 @@ FabricFacts FactsFromFabric(const Fabric& fabric, absl::string_view origin) {
       return PortRef{.node = fabric.switches()[e.id].name, .port = "", .role = NodeRole::kSwitch};
     }
     const Nic& nic = fabric.nics()[e.id];
-    return PortRef{.node = fabric.hosts()[nic.host].name, .port = nic.name,
-                   .role = NodeRole::kHost};
+    return PortRef{
+        .node = fabric.hosts()[nic.host].name, .port = nic.name, .role = NodeRole::kHost};
   };
   for (const Link& link : fabric.links()) {
     facts.links.push_back(LinkFact{.a = port_ref(link.a),

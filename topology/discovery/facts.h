@@ -26,14 +26,14 @@ namespace topoplace::discovery {
 enum class NodeRole : uint8_t { kUnknown, kHost, kSwitch };
 
 struct NicFact {
-  std::string name = {};         // "mlx5_0", "eth1"; unique per host
-  double speed_gbps = 0;    // 0: unknown
-  bool placeholder = false; // added so that the other NICs keep their index (not seen)
+  std::string name = {};     // "mlx5_0", "eth1"; unique per host
+  double speed_gbps = 0;     // 0: unknown
+  bool placeholder = false;  // added so that the other NICs keep their index (not seen)
 };
 
 struct GpuFact {
-  int32_t index = 0;  // local CUDA-order index
-  std::string nic = {};    // name of the NIC under the same PCIe switch, or empty
+  int32_t index = 0;     // local CUDA-order index
+  std::string nic = {};  // name of the NIC under the same PCIe switch, or empty
   int32_t numa = -1;
 };
 
@@ -83,10 +83,10 @@ inline constexpr double kDefaultSpeedGbps = 100;
 
 // Adds resolved facts to `builder`: hosts and switches in natural name order (so "n2"
 // sorts before "n10"), each host's NICs in the order given (their position is their
-// rail index; FactMerger::Resolve orders them), GPUs, then links; parallel switch-switch cables of equal speed become one link with a
-// count. Precondition: every link end has a known role and names a node of that role
-// (FactMerger::Resolve guarantees this). On error the builder may hold part of the facts;
-// callers discard it.
+// rail index; FactMerger::Resolve orders them), GPUs, then links; parallel switch-switch cables of
+// equal speed become one link with a count. Precondition: every link end has a known role and names
+// a node of that role (FactMerger::Resolve guarantees this). On error the builder may hold part of
+// the facts; callers discard it.
 absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder);
 
 // Turns a built Fabric (e.g. a loaded spec file) back into facts, so that it can be

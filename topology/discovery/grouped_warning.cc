@@ -11,7 +11,8 @@ void AddGroupedWarning(std::vector<std::string>& warnings, absl::string_view wha
   for (size_t i = 0; i < items.size() && i < max_listed; ++i) {
     absl::StrAppend(&line, i == 0 ? "" : ", ", items[i]);
   }
-  if (items.size() > max_listed) absl::StrAppend(&line, ", ... (+", items.size() - max_listed, " more)");
+  if (items.size() > max_listed)
+    absl::StrAppend(&line, ", ... (+", items.size() - max_listed, " more)");
   warnings.push_back(std::move(line));
 }
 

@@ -41,8 +41,8 @@ double RateGbps(const std::string& rate) {
 // "4: ACTIVE" -> "active"; "up" -> "up".
 std::string PortState(const std::string& state) {
   const size_t colon = state.find(':');
-  std::string word(absl::StripAsciiWhitespace(
-      colon == std::string::npos ? state : state.substr(colon + 1)));
+  std::string word(
+      absl::StripAsciiWhitespace(colon == std::string::npos ? state : state.substr(colon + 1)));
   absl::AsciiStrToLower(&word);
   return word;
 }
@@ -69,7 +69,8 @@ void AddRdmaDevices(const SysfsEnv& env, AgentReport& report, std::vector<PciNic
       nic.pci = device.empty() ? "" : PciAddress(device);
       const bool roce = nic.link_layer == "Ethernet" && !netdevs.empty();
       nic.name = roce ? netdevs.front() : dev;
-      if (env.ListDir(base + "/ports").size() > 1) absl::StrAppend(&nic.name, roce ? "" : "-p" + port);
+      if (env.ListDir(base + "/ports").size() > 1)
+        absl::StrAppend(&nic.name, roce ? "" : "-p" + port);
       if (roce) claimed_netdevs.push_back(netdevs.front());
       if (!device.empty()) pci_nics.push_back({report.nics.size(), device});
       report.nics.push_back(std::move(nic));

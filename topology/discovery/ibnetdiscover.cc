@@ -23,8 +23,8 @@ bool ContainsLower(absl::string_view haystack, absl::string_view needle) {
   if (needle.size() > haystack.size()) return false;
   for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
     size_t j = 0;
-    while (j < needle.size() && absl::ascii_tolower(static_cast<unsigned char>(haystack[i + j])) ==
-                                    needle[j]) {
+    while (j < needle.size() &&
+           absl::ascii_tolower(static_cast<unsigned char>(haystack[i + j])) == needle[j]) {
       ++j;
     }
     if (j == needle.size()) return true;
@@ -159,8 +159,7 @@ class IbFactsBuilder {
       }
       if (model.role == CaRole::kHost &&
           !taken_.insert(absl::StrCat(model.host, "/", model.hca)).second) {
-        duplicate_descriptions_.push_back(
-            absl::StrCat("'", desc, "' again at ", Where(node.line)));
+        duplicate_descriptions_.push_back(absl::StrCat("'", desc, "' again at ", Where(node.line)));
         model.hca = absl::StrCat(model.hca, "-", GuidHex(node.guid));
       }
       ca_model_[node.guid] = std::move(model);
@@ -170,8 +169,8 @@ class IbFactsBuilder {
   // The fact end for port `port` of `node`; false if the node is left out of the facts.
   bool EndOf(const IbNode& node, int32_t port, PortRef& end) {
     if (node.kind == IbNodeKind::kSwitch) {
-      end = PortRef{.node = switch_name_[node.guid], .port = absl::StrCat(port),
-                    .role = NodeRole::kSwitch};
+      end = PortRef{
+          .node = switch_name_[node.guid], .port = absl::StrCat(port), .role = NodeRole::kSwitch};
       return true;
     }
     if (node.kind == IbNodeKind::kRouter) return false;
@@ -265,10 +264,9 @@ class IbFactsBuilder {
   bool CheckPeer(const End& self, const End& peer, const Map& peer_of, int line) {
     auto it = peer_of.find(self);
     if (it == peer_of.end() || it->second == peer) return true;
-    inconsistent_.push_back(absl::StrCat(Where(line), ": ", GuidHex(self.first), "[", self.second,
-                                         "] -> ", GuidHex(peer.first), "[", peer.second,
-                                         "] but already -> ", GuidHex(it->second.first), "[",
-                                         it->second.second, "]"));
+    inconsistent_.push_back(absl::StrCat(
+        Where(line), ": ", GuidHex(self.first), "[", self.second, "] -> ", GuidHex(peer.first), "[",
+        peer.second, "] but already -> ", GuidHex(it->second.first), "[", it->second.second, "]"));
     return false;
   }
 
@@ -281,8 +279,7 @@ class IbFactsBuilder {
   absl::flat_hash_set<std::string> taken_;  // "host/hca" already given to a CA
   FabricFacts facts_;
   std::vector<std::string> guid_named_switches_, factory_cas_, aggregation_nodes_, management_,
-      routers_, dangling_, inconsistent_, duplicate_descriptions_,
-      rate_mismatches_;
+      routers_, dangling_, inconsistent_, duplicate_descriptions_, rate_mismatches_;
 };
 
 }  // namespace
@@ -294,10 +291,18 @@ bool IsFactoryDescription(absl::string_view description) {
       absl::ascii_isdigit(static_cast<unsigned char>(desc[2]))) {
     return true;
   }
-  static constexpr absl::string_view kVendorWords[] = {
-      "mellanox technologies", "nvidia technologies", "voltaire",  "infinihost",
-      "connectx",              "infiniscale",         "switch-ib", "switchx",
-      "quantum",               "bluefield",           "qlogic",    "intel omni"};
+  static constexpr absl::string_view kVendorWords[] = {"mellanox technologies",
+                                                       "nvidia technologies",
+                                                       "voltaire",
+                                                       "infinihost",
+                                                       "connectx",
+                                                       "infiniscale",
+                                                       "switch-ib",
+                                                       "switchx",
+                                                       "quantum",
+                                                       "bluefield",
+                                                       "qlogic",
+                                                       "intel omni"};
   return std::any_of(std::begin(kVendorWords), std::end(kVendorWords),
                      [desc](absl::string_view w) { return ContainsLower(desc, w); });
 }
@@ -305,8 +310,7 @@ bool IsFactoryDescription(absl::string_view description) {
 absl::StatusOr<FabricFacts> ParseIbnetdiscover(absl::string_view text,
                                                absl::string_view source_name,
                                                const IbnetdiscoverOptions& options) {
-  TP_ASSIGN_OR_RETURN(const std::vector<IbNode> nodes,
-                      ReadIbnetdiscoverRecords(text, source_name));
+  TP_ASSIGN_OR_RETURN(const std::vector<IbNode> nodes, ReadIbnetdiscoverRecords(text, source_name));
   return IbFactsBuilder(nodes, source_name, options).Build();
 }
 

@@ -45,8 +45,9 @@ std::string GenerateIbnetdiscoverDump(const IbDumpShape& s) {
                               h + 1, hca, hca, HostName(b, h), r);
       }
       for (int32_t p = 0; p < s.spines_per_rail; ++p) {
-        absl::StrAppendFormat(&out, "[%d]\t\"S-%016x\"[%d]\t\t# \"MF0;spine-r%d-%d:MQM9700/U1\" "
-                                    "lid 1 4xNDR\n",
+        absl::StrAppendFormat(&out,
+                              "[%d]\t\"S-%016x\"[%d]\t\t# \"MF0;spine-r%d-%d:MQM9700/U1\" "
+                              "lid 1 4xNDR\n",
                               s.hosts_per_block + p + 1, SpineGuid(r, p, s), b + 1, r, p);
       }
       out += "\n";
@@ -56,8 +57,9 @@ std::string GenerateIbnetdiscoverDump(const IbDumpShape& s) {
     for (int32_t p = 0; p < s.spines_per_rail; ++p) {
       SwitchHeader(out, s.blocks, SpineGuid(r, p, s), absl::StrFormat("spine-r%d-%d", r, p));
       for (int32_t b = 0; b < s.blocks; ++b) {
-        absl::StrAppendFormat(&out, "[%d]\t\"S-%016x\"[%d]\t\t# \"MF0;leaf-b%03d-r%d:MQM9700/U1\" "
-                                    "lid 1 4xNDR\n",
+        absl::StrAppendFormat(&out,
+                              "[%d]\t\"S-%016x\"[%d]\t\t# \"MF0;leaf-b%03d-r%d:MQM9700/U1\" "
+                              "lid 1 4xNDR\n",
                               b + 1, LeafGuid(b, r, s), s.hosts_per_block + p + 1, b, r);
       }
       out += "\n";

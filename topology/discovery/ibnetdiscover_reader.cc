@@ -1,5 +1,5 @@
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -129,8 +129,8 @@ bool ParseIbWidthSpeed(absl::string_view token, int32_t& lanes, double& speed_gb
   auto [end, ec] = std::from_chars(token.data(), token.data() + x, width, 10);
   if (ec != std::errc() || end != token.data() + x || width <= 0) return false;
   static const std::pair<absl::string_view, double> kLaneRates[] = {
-      {"SDR", 2.5}, {"DDR", 5},   {"QDR", 10},  {"FDR10", 10}, {"FDR", 14},
-      {"EDR", 25},  {"HDR", 50},  {"NDR", 100}, {"XDR", 200}};
+      {"SDR", 2.5}, {"DDR", 5},  {"QDR", 10},  {"FDR10", 10}, {"FDR", 14},
+      {"EDR", 25},  {"HDR", 50}, {"NDR", 100}, {"XDR", 200}};
   const absl::string_view rate = token.substr(x + 1);
   for (const auto& [name, gbps] : kLaneRates) {
     if (rate == name) {
@@ -197,8 +197,8 @@ absl::StatusOr<std::vector<IbNode>> ReadIbnetdiscoverRecords(absl::string_view t
       continue;
     }
 
-    if (const size_t eq = line.find('='); eq != absl::string_view::npos && line.front() != '"' &&
-                                           line.find(' ') > eq) {
+    if (const size_t eq = line.find('=');
+        eq != absl::string_view::npos && line.front() != '"' && line.find(' ') > eq) {
       const absl::string_view key = line.substr(0, eq);
       if (key != "vendid" && key != "devid" && key != "sysimgguid" && key != "switchguid" &&
           key != "caguid" && key != "routerguid") {
@@ -240,8 +240,8 @@ absl::StatusOr<std::vector<IbNode>> ReadIbnetdiscoverRecords(absl::string_view t
     if (!num_ports.has_value() || *num_ports < 0 || *num_ports > 4096 || !id.has_value() ||
         !ParseNodeId(*id, id_kind, node.guid) || id_kind != kind) {
       const absl::string_view prefix = kind == IbNodeKind::kSwitch ? "S"
-                                      : kind == IbNodeKind::kCa   ? "H"
-                                                                  : "R";
+                                       : kind == IbNodeKind::kCa   ? "H"
+                                                                   : "R";
       return LineError(source_name, line_no,
                        absl::StrCat("expected '", word, " <ports> \"", prefix, "-<guid>\"'"));
     }
@@ -258,9 +258,9 @@ absl::StatusOr<std::vector<IbNode>> ReadIbnetdiscoverRecords(absl::string_view t
     pending_sys_image_guid = 0;
     auto [seen, inserted] = line_of_guid.try_emplace(node.guid, line_no);
     if (!inserted) {
-      return LineError(source_name, line_no,
-                       absl::StrCat("GUID ", std::string(*id), " already has a record at line ",
-                                    seen->second));
+      return LineError(
+          source_name, line_no,
+          absl::StrCat("GUID ", std::string(*id), " already has a record at line ", seen->second));
     }
     port_line.assign(static_cast<size_t>(node.num_ports) + 1, 0);
     nodes.push_back(std::move(node));

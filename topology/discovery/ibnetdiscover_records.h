@@ -23,8 +23,8 @@ struct IbPort {
   IbNodeKind peer_kind = IbNodeKind::kCa;
   uint64_t peer_guid = 0;
   int32_t peer_port = 0;
-  int32_t lanes = 0;        // 0: not given
-  double speed_gbps = 0;    // per cable (lanes x lane rate); 0: not given
+  int32_t lanes = 0;      // 0: not given
+  double speed_gbps = 0;  // per cable (lanes x lane rate); 0: not given
   int32_t line = 0;
 };
 
@@ -33,10 +33,10 @@ struct IbNode {
   uint64_t guid = 0;            // from the quoted "S-<guid>" / "H-<guid>" id
   uint64_t sys_image_guid = 0;  // 0: not given
   int32_t num_ports = 0;
-  std::string description;      // NodeDescription, without quotes
-  int32_t lid = -1;             // base LID from the comment, -1 if absent
-  int32_t line = 0;             // line of the header
-  std::vector<IbPort> ports;    // in the dump's order
+  std::string description;    // NodeDescription, without quotes
+  int32_t lid = -1;           // base LID from the comment, -1 if absent
+  int32_t line = 0;           // line of the header
+  std::vector<IbPort> ports;  // in the dump's order
 };
 
 // Reads every record of `text`. Fails with InvalidArgument naming `source_name`, the line

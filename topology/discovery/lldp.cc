@@ -4,10 +4,9 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -173,9 +172,8 @@ absl::Status ReadNeighbors(const json& lldp, absl::string_view source, LldpView&
     if (interfaces == nullptr) continue;  // no neighbors at all
     const auto entries = Interfaces(*interfaces);
     for (size_t i = 0; i < entries.size(); ++i) {
-      TP_ASSIGN_OR_RETURN(LldpNeighbor n,
-                          ReadNeighbor(entries[i].first, entries[i].second, source,
-                                       absl::StrCat("lldp.interface[", i, "]")));
+      TP_ASSIGN_OR_RETURN(LldpNeighbor n, ReadNeighbor(entries[i].first, entries[i].second, source,
+                                                       absl::StrCat("lldp.interface[", i, "]")));
       view.neighbors.push_back(std::move(n));
     }
   }
@@ -236,8 +234,9 @@ absl::StatusOr<LldpView> ParseLldpNeighbors(absl::string_view text, absl::string
     return absl::InvalidArgumentError(absl::StrCat(source_name, ": empty; expected lldpcli JSON"));
   }
   if (view.local_name.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        source_name, ": cannot tell whose neighbors these are: no local-chassis document and "
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_name,
+                     ": cannot tell whose neighbors these are: no local-chassis document and "
                      "no local name given"));
   }
   return view;
@@ -275,8 +274,7 @@ absl::StatusOr<FabricFacts> LoadLldpPath(const std::string& path) {
   FabricFacts all;
   for (const std::filesystem::path& file : files) {
     TP_ASSIGN_OR_RETURN(const std::string text, ReadWholeFile(file.string()));
-    TP_ASSIGN_OR_RETURN(LldpView view,
-                        ParseLldpNeighbors(text, file.string(), NameFromFile(file)));
+    TP_ASSIGN_OR_RETURN(LldpView view, ParseLldpNeighbors(text, file.string(), NameFromFile(file)));
     FabricFacts facts = LldpViewToFacts(view);
     for (auto& s : facts.switches) all.switches.push_back(std::move(s));
     for (auto& l : facts.links) all.links.push_back(std::move(l));

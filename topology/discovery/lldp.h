@@ -22,12 +22,12 @@ namespace topoplace::discovery {
 
 // One neighbor seen on one local port.
 struct LldpNeighbor {
-  std::string local_port = {};    // "eth0", "swp3"
-  std::string system_name = {};   // the neighbor's chassis name (its chassis id if unnamed)
-  std::string port = {};          // the neighbor's port: ifname, else its description
+  std::string local_port = {};         // "eth0", "swp3"
+  std::string system_name = {};        // the neighbor's chassis name (its chassis id if unnamed)
+  std::string port = {};               // the neighbor's port: ifname, else its description
   NodeRole role = NodeRole::kUnknown;  // switch if Bridge/Router is enabled, host if Station
-  double speed_gbps = 0;     // from the auto-negotiation MAU type; 0 if unknown
-  std::string origin = {};        // "file: lldp.interface[1]"
+  double speed_gbps = 0;               // from the auto-negotiation MAU type; 0 if unknown
+  std::string origin = {};             // "file: lldp.interface[1]"
 };
 
 // What one system's LLDP daemon sees.

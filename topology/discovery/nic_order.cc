@@ -15,9 +15,8 @@ namespace topoplace::discovery {
 namespace {
 
 void SortNics(HostFact& host) {
-  std::stable_sort(host.nics.begin(), host.nics.end(), [](const NicFact& a, const NicFact& b) {
-    return NaturalLess(a.name, b.name);
-  });
+  std::stable_sort(host.nics.begin(), host.nics.end(),
+                   [](const NicFact& a, const NicFact& b) { return NaturalLess(a.name, b.name); });
 }
 
 std::vector<std::string> SeenNicNames(const HostFact& host) {
@@ -66,8 +65,8 @@ void AddPlaceholders(FabricFacts& facts) {
       if (std::binary_search(seen.begin(), seen.end(), name)) continue;
       const bool listed = std::any_of(host.nics.begin(), host.nics.end(),
                                       [&name](const NicFact& n) { return n.name == name; });
-      if (!listed) host.nics.push_back(NicFact{.name = name, .speed_gbps = speed,
-                                               .placeholder = true});
+      if (!listed)
+        host.nics.push_back(NicFact{.name = name, .speed_gbps = speed, .placeholder = true});
       missing.push_back(name);
     }
     SortNics(host);

@@ -14,26 +14,41 @@ namespace {
 
 int32_t Lanes(uint8_t active_width) {
   switch (active_width) {
-    case 1: return 1;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-    case 16: return 2;
-    default: return 0;
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return 0;
   }
 }
 
 double LaneGbps(uint32_t active_speed) {
   switch (active_speed) {
-    case 1: return 2.5;    // SDR
-    case 2: return 5;      // DDR
-    case 4: return 10;     // QDR
-    case 8: return 10;     // FDR10
-    case 16: return 14;    // FDR
-    case 32: return 25;    // EDR
-    case 64: return 50;    // HDR
-    case 128: return 100;  // NDR
-    default: return 0;
+    case 1:
+      return 2.5;  // SDR
+    case 2:
+      return 5;  // DDR
+    case 4:
+      return 10;  // QDR
+    case 8:
+      return 10;  // FDR10
+    case 16:
+      return 14;  // FDR
+    case 32:
+      return 25;  // EDR
+    case 64:
+      return 50;  // HDR
+    case 128:
+      return 100;  // NDR
+    default:
+      return 0;
   }
 }
 

@@ -54,11 +54,11 @@ std::string FabricToDot(const Fabric& fabric, const DotOptions& options) {
     for (size_t s = 0; s < fabric.switches().size(); ++s) {
       const Switch& sw = fabric.switches()[s];
       if (sw.tier != tier) continue;
-      absl::StrAppend(&rank, "    ", SwitchId(fabric, s), " [shape=box, style=rounded, label=",
-                      Label({sw.name, absl::StrCat("T", sw.tier,
-                                                   sw.rail >= 0 ? absl::StrCat(" rail ", sw.rail)
-                                                                : "")}),
-                      "];\n");
+      absl::StrAppend(
+          &rank, "    ", SwitchId(fabric, s), " [shape=box, style=rounded, label=",
+          Label({sw.name,
+                 absl::StrCat("T", sw.tier, sw.rail >= 0 ? absl::StrCat(" rail ", sw.rail) : "")}),
+          "];\n");
     }
     if (!rank.empty()) absl::StrAppend(&out, "  { rank=same;\n", rank, "  }\n");
   }
@@ -94,7 +94,8 @@ std::string FabricToDot(const Fabric& fabric, const DotOptions& options) {
     if (nic.kind == Endpoint::Kind::kNic && fabric.nics()[nic.id].rail >= 0) {
       attrs = absl::StrCat("color=", Quote(kRailColours[fabric.nics()[nic.id].rail % 8]));
     }
-    if (link.count > 1) absl::StrAppend(&attrs, attrs.empty() ? "" : ", ", "label=\"x", link.count, "\"");
+    if (link.count > 1)
+      absl::StrAppend(&attrs, attrs.empty() ? "" : ", ", "label=\"x", link.count, "\"");
     if (link.state != LinkState::kUp) {
       absl::StrAppend(&attrs, attrs.empty() ? "" : ", ", "style=dashed, color=red");
     }
@@ -122,8 +123,8 @@ absl::Status RenderDotToSvg(const std::string& dot, const std::string& out_path)
   const size_t written = std::fwrite(dot.data(), 1, dot.size(), pipe);
   const int status = pclose(pipe);
   if (written != dot.size() || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::InternalError(absl::StrFormat("dot -Tsvg failed writing %s (status %d)",
-                                               out_path, status));
+    return absl::InternalError(
+        absl::StrFormat("dot -Tsvg failed writing %s (status %d)", out_path, status));
   }
   return absl::OkStatus();
 }

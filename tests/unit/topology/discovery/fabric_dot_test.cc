@@ -12,8 +12,8 @@ namespace {
 using ::testing::HasSubstr;
 
 FabricPtr LldpFixtureFabric() {
-  absl::StatusOr<FabricPtr> fabric = discovery::ImportFabric(
-      {.lldp = {std::string(TP_SHARED_FIXTURES) + "/lldp"}}, "lab");
+  absl::StatusOr<FabricPtr> fabric =
+      discovery::ImportFabric({.lldp = {std::string(TP_SHARED_FIXTURES) + "/lldp"}}, "lab");
   EXPECT_TRUE(fabric.ok()) << fabric.status();
   return fabric.ok() ? *fabric : nullptr;
 }

@@ -193,8 +193,8 @@ TEST(Ibnetdiscover, PeersThatDisagreeKeepTheFirstAndWarn) {
 }
 
 TEST(Ibnetdiscover, PeerWithoutRecordIsLeftOutWithAWarning) {
-  const std::string text = std::string(kSwitchHeader) +
-                           "[1]\t\"H-0000000000000002\"[1]\t# \"h1 mlx5_0\" lid 2 4xNDR\n";
+  const std::string text =
+      std::string(kSwitchHeader) + "[1]\t\"H-0000000000000002\"[1]\t# \"h1 mlx5_0\" lid 2 4xNDR\n";
   absl::StatusOr<FabricFacts> facts = ParseIbnetdiscover(text, "short.txt");
   ASSERT_TRUE(facts.ok()) << facts.status();
   EXPECT_TRUE(facts->links.empty());

@@ -45,8 +45,8 @@ TEST(Lldp, JsonAndJson0OfTheSameSwitchGiveTheSameNeighbors) {
     EXPECT_EQ(json.neighbors[i].port, json0.neighbors[i].port);
     EXPECT_EQ(json.neighbors[i].role, json0.neighbors[i].role);
   }
-  EXPECT_EQ(json0.neighbors[0].role, NodeRole::kHost);     // tp-h1: Station
-  EXPECT_EQ(json0.neighbors[2].role, NodeRole::kSwitch);   // tp-sw2: Bridge
+  EXPECT_EQ(json0.neighbors[0].role, NodeRole::kHost);    // tp-h1: Station
+  EXPECT_EQ(json0.neighbors[2].role, NodeRole::kSwitch);  // tp-sw2: Bridge
 }
 
 TEST(Lldp, LocalChassisDocumentNamesTheLocalSystem) {
@@ -75,9 +75,8 @@ TEST(Lldp, FixtureDirectoryImportsThreeHostsUnderTwoLeaves) {
 }
 
 TEST(Lldp, WrongShapeNamesTheField) {
-  absl::StatusOr<LldpView> view =
-      ParseLldpNeighbors(R"({"lldp":[{"interface":[{"name":"eth0","chassis":[]}]}]})", "bad.json",
-                         "h1");
+  absl::StatusOr<LldpView> view = ParseLldpNeighbors(
+      R"({"lldp":[{"interface":[{"name":"eth0","chassis":[]}]}]})", "bad.json", "h1");
   ASSERT_FALSE(view.ok());
   EXPECT_THAT(view.status().message(), HasSubstr("bad.json: field lldp.interface[0]"));
 }
@@ -103,8 +102,8 @@ TEST(Lldp, HostWithoutNeighborsGivesNoLinks) {
 TEST(Lldp, FuzzerFoundInputImportsWithoutTouchingFreedMemory) {
   // lldp_fuzzer found a use-after-free here (a map rehashed under a live iterator);
   // ASan builds (TOPOPLACE_SANITIZE) catch a regression.
-  const std::string path = std::string(TP_DISCOVERY_FIXTURES) +
-                           "/fuzz-regressions/lldp-rehash-use-after-free.json";
+  const std::string path =
+      std::string(TP_DISCOVERY_FIXTURES) + "/fuzz-regressions/lldp-rehash-use-after-free.json";
   absl::StatusOr<std::string> text = ReadWholeFile(path);
   ASSERT_TRUE(text.ok()) << text.status();
   absl::StatusOr<LldpView> view = ParseLldpNeighbors(*text, path, "local");
