@@ -12,7 +12,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${1:-${TOPOPLACE:-$root/build/api/cli/topoplace}}
-trace=${PHILLY_TRACE:-$root/../shared/traces/philly_trace.csv}
+trace=$(realpath -m "${PHILLY_TRACE:-$root/../shared/traces/philly_trace.csv}")
 out=${OUT:-$root/docs/report}
 
 if [[ ! -x "$bin" ]]; then

@@ -118,7 +118,7 @@ absl::Status WriteReport(const std::string& dir, const RunInfo& info,
 
   BarChart spine;
   spine.title = "Total spine bytes per policy";
-  spine.y_label = "bytes";
+  spine.y_label = "bytes climbing to the spine, whole trace";
   for (const PolicyMetrics& m : metrics) spine.bars.emplace_back(m.policy, m.total_spine_bytes);
   LineChart util;
   util.title = "GPU utilisation over time";

@@ -29,7 +29,8 @@ Range Padded(double lo, double hi) {
 }
 
 std::string TickLabel(double v) {
-  if (v != 0 && (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-2)) return absl::StrFormat("%.0e", v);
+  // Three significant digits: ticks a fifth of the range apart stay distinct.
+  if (v != 0 && (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-2)) return absl::StrFormat("%.3g", v);
   return absl::StrFormat("%.4g", v);
 }
 
