@@ -1,6 +1,9 @@
 // The GPU-count -> PTD-P rule of degree_rule.h, case by case.
 #include "scheduler/sim/degree_rule.h"
 
+#include <ostream>
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace topoplace::sched::sim {
@@ -11,6 +14,8 @@ struct RuleCase {
   int tp, pp, dp, gpus_per_node;
   const char* model;
 };
+
+void PrintTo(const RuleCase& c, std::ostream* os) { *os << c.gpus << " GPUs"; }
 
 class DegreeRuleCase : public ::testing::TestWithParam<RuleCase> {};
 
@@ -38,7 +43,10 @@ INSTANTIATE_TEST_SUITE_P(
         RuleCase{64, 8, 4, 2, 8, "70b"},      // r = 8, pp capped at 4 -> dp 2
         RuleCase{1024, 8, 8, 16, 8, "175b"},  // r = 128, pp cap 8
         RuleCase{4096, 8, 16, 32, 8, "405b"}  // r = 512, pp cap 16
-        ));
+        ),
+    [](const ::testing::TestParamInfo<RuleCase>& info) {
+      return "Gpus" + std::to_string(info.param.gpus);
+    });
 
 TEST(DegreeRule, RejectsNonPositiveCounts) {
   EXPECT_FALSE(JobForGpuCount(0).ok());

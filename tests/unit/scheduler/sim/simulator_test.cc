@@ -37,6 +37,7 @@
 // random is left out: its hosts come from a seeded shuffle, not computable by hand.
 #include "scheduler/sim/simulator.h"
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,8 @@ const std::vector<JobExpectation> kTopologyAware = {
     {0, 100, 0, 1}, {0, 100, 0, 1}, {100, 150, 0, 1}, {20, 50, 0, 1}, {30, 530, 0, 1}};
 const std::vector<JobExpectation> kFirstFit = {
     {0, 100, 0, 1}, {0, 200, 4e11, 2}, {100, 175, 4e11, 1.5}, {20, 50, 0, 1}, {30, 530, 0, 1}};
+
+void PrintTo(const PolicyCase& c, std::ostream* os) { *os << c.policy; }
 
 class SimulatorHandTrace : public ::testing::TestWithParam<PolicyCase> {
  protected:

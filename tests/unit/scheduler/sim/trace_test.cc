@@ -2,6 +2,7 @@
 // every malformed line is rejected with its line number.
 #include "scheduler/sim/trace.h"
 
+#include <ostream>
 #include <string>
 
 #include "absl/status/status.h"
@@ -42,6 +43,12 @@ struct BadLine {
   const char* message;  // expected in the error after "bad.csv:2: "
 };
 
+// Test names of the cases below, in order.
+constexpr const char* kBadLineNames[] = {"FieldCount", "JobId",    "NegativeArrival",
+                                         "NanArrival", "ZeroSize", "TextSize", "TextDuration"};
+
+void PrintTo(const BadLine& c, std::ostream* os) { *os << "'" << c.line << "'"; }
+
 class CsvTraceBadLine : public ::testing::TestWithParam<BadLine> {};
 
 TEST_P(CsvTraceBadLine, RejectedWithItsLineNumber) {
@@ -61,7 +68,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadLine{"1,nan,CLOS,1,1,5", "field 'arrival time'"},
                       BadLine{"1,0,CLOS,1,0,5", "field 'size'"},
                       BadLine{"1,0,CLOS,1,two,5", "field 'size'"},
-                      BadLine{"1,0,CLOS,1,1,oops", "field 'duration'"}));
+                      BadLine{"1,0,CLOS,1,1,oops", "field 'duration'"}),
+    [](const ::testing::TestParamInfo<BadLine>& info) {
+      return std::string(kBadLineNames[info.index]);
+    });
 
 TEST(NativeTrace, ParsesFullJobSpecs) {
   const std::string text = std::string(kNativeTraceHeader) +
