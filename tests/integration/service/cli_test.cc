@@ -1,0 +1,91 @@
+// Specification of the CLI against a running daemon: the ledger commands' exit codes, and
+// remote answers that print exactly what the offline commands print.
+#include "api/client/topoplace_client.h"
+#include "gtest/gtest.h"
+#include "tests/integration/service/support/daemon_process.h"
+#include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/run_command.h"
+
+namespace topoplace::testing {
+namespace {
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(daemon_.Start().ok()) << daemon_.log();
+  }
+  CommandResult Cli(const std::string& args) {
+    return RunCommand(ShellQuote(TopoplaceCliPath()) + " --server " + daemon_.address() + " " +
+                      args);
+  }
+
+  TempDir dir_;
+  DaemonProcess daemon_{TopoplacedPath(), {"--db", dir_.File("cli.db")}, dir_.path()};
+};
+
+TEST_F(CliTest, Cli_LedgerCommandsRoundTripWithTheDocumentedExitCodes) {
+  CommandResult reserve = Cli("reserve --job tp=8,pp=1,dp=2 --json");
+  ASSERT_EQ(reserve.exit_code, 0) << reserve.err;
+  EXPECT_NE(reserve.out.find("\"id\": \"alloc-1\""), std::string::npos) << reserve.out;
+  EXPECT_NE(reserve.out.find("\"schema\": \"topoplace.plan/v1\""), std::string::npos);
+
+  CommandResult commit = Cli("commit alloc-1 --external-id slurm:9 --json");
+  ASSERT_EQ(commit.exit_code, 0) << commit.err;
+  EXPECT_NE(commit.out.find("\"state\": \"committed\""), std::string::npos) << commit.out;
+
+  CommandResult list = Cli("allocations --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("\"external_id\": \"slurm:9\""), std::string::npos) << list.out;
+
+  CommandResult unknown = Cli("commit alloc-77 --external-id slurm:10");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_NE(unknown.err.find("alloc-77"), std::string::npos) << unknown.err;
+
+  CommandResult bad_spec = Cli("reserve --job tp=3,pp=1,dp=1");
+  EXPECT_EQ(bad_spec.exit_code, 2) << bad_spec.err;
+
+  CommandResult too_big = Cli("reserve --job tp=8,pp=1,dp=4096");
+  EXPECT_EQ(too_big.exit_code, 3) << too_big.err;
+
+  CommandResult release = Cli("release alloc-1");
+  EXPECT_EQ(release.exit_code, 0) << release.err;
+  EXPECT_NE(release.out.find("released"), std::string::npos) << release.out;
+}
+
+TEST_F(CliTest, Cli_LedgerCommandsWithoutServerAreBadInput) {
+  CommandResult r = RunCommand(ShellQuote(TopoplaceCliPath()) + " allocations");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--server"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, Cli_UnreachableDaemonIsAnInternalErrorNamingTheAddress) {
+  daemon_.Kill(SIGKILL);
+  CommandResult r = Cli("allocations");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(daemon_.address()), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, Cli_RemoteAnswersPrintExactlyWhatTheOfflineCommandsPrint) {
+  // On an empty ledger the daemon places on the same free fabric as the offline command.
+  const std::string job = "tp=8,pp=4,dp=4,model=70b";
+  auto remote = client::RemotePlace(daemon_.address(), job, "");
+  ASSERT_TRUE(remote.ok()) << remote.status();
+  CommandResult offline = RunCommand(ShellQuote(TopoplaceCliPath()) +
+                                     " place --fabric preset:superpod-4su --job " + job + " --json");
+  ASSERT_EQ(offline.exit_code, 0) << offline.err;
+  EXPECT_EQ(remote->plan().json() + "\n", offline.out);
+
+  CommandResult offline_table = RunCommand(ShellQuote(TopoplaceCliPath()) +
+                                           " place --fabric preset:superpod-4su --job " + job);
+  EXPECT_EQ(remote->plan().table(), offline_table.out);
+
+  auto summary = client::RemoteFabricSummary(daemon_.address());
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  CommandResult show = RunCommand(ShellQuote(TopoplaceCliPath()) +
+                                  " fabric show --fabric preset:superpod-4su --json");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(summary->json(), show.out);
+}
+
+}  // namespace
+}  // namespace topoplace::testing
