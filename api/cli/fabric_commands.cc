@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_join.h"
 #include "api/cli/commands.h"
+#include "api/client/topoplace_client.h"
 #include "topology/base/status_macros.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"
@@ -88,6 +89,20 @@ absl::Status RunGenerate(CliContext& ctx, const CLI::App& cmd, const GenerateOpt
 }
 
 absl::Status RunShow(CliContext& ctx, const ShowOptions& opt) {
+  if (!ctx.server.empty()) {
+    if (!opt.fabric.empty()) {
+      return absl::InvalidArgumentError("--fabric and --server exclude each other: the daemon "
+                                        "shows the fabric it serves");
+    }
+    TP_ASSIGN_OR_RETURN(client::v1::FabricSummary summary,
+                        client::RemoteFabricSummary(ctx.server));
+    ctx.out << (opt.json ? summary.json() : summary.table());
+    return absl::OkStatus();
+  }
+  if (opt.fabric.empty()) {
+    return absl::InvalidArgumentError("--fabric is required (a fabric file or preset:NAME), "
+                                      "unless --server names a running topoplaced");
+  }
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
   PrintSummary(ctx, *fabric, opt.json);
   return absl::OkStatus();
@@ -111,7 +126,7 @@ void RegisterFabricCommands(CLI::App& fabric, CliContext& ctx) {
 
   auto show_opt = std::make_shared<ShowOptions>();
   CLI::App* show = fabric.add_subcommand("show", "Summarise a fabric");
-  show->add_option("--fabric", show_opt->fabric, "Fabric file, or preset:NAME")->required();
+  show->add_option("--fabric", show_opt->fabric, "Fabric file, or preset:NAME (not with --server)");
   show->add_flag("--json", show_opt->json, "Print stable JSON instead of a table");
   show->callback([&ctx, show_opt] {
     if (absl::Status s = RunShow(ctx, *show_opt); !s.ok()) ctx.Fail(s);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "api/client/topoplace_client.h"
 #include "api/cli/commands.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/job/job_spec.h"
@@ -108,7 +109,29 @@ void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
   }
 }
 
-absl::Status RunPlace(CliContext& ctx, const PlaceOptions& opt) {
+// `place --server`: the daemon places around its own fabric, ledger and health, so the
+// options that describe a local background, health or scoring are refused, not ignored.
+absl::Status RunRemotePlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& opt) {
+  for (const char* local_only : {"--fabric", "--occupied", "--load", "--unhealthy", "--weights",
+                                 "--rail-local", "--compare", "--render", "--rank-rows"}) {
+    if (cmd.count(local_only) > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          local_only, " applies to local placement only; with --server the daemon at ",
+          ctx.server, " places around its own fabric and ledger"));
+    }
+  }
+  TP_ASSIGN_OR_RETURN(client::v1::PlaceResponse response,
+                      client::RemotePlace(ctx.server, opt.job, opt.policy));
+  ctx.out << (opt.json ? response.plan().json() + "\n" : response.plan().table());
+  return absl::OkStatus();
+}
+
+absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& opt) {
+  if (!ctx.server.empty()) return RunRemotePlace(ctx, cmd, opt);
+  if (opt.fabric.empty()) {
+    return absl::InvalidArgumentError("--fabric is required (a fabric file or preset:NAME), "
+                                      "unless --server names a running topoplaced");
+  }
   TP_ASSIGN_OR_RETURN(sched::JobSpec job, sched::ParseJobSpec(opt.job));
   TP_ASSIGN_OR_RETURN(sched::ScorerWeights weights, sched::ParseScorerWeights(opt.weights));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
@@ -157,7 +180,7 @@ absl::Status RunPlace(CliContext& ctx, const PlaceOptions& opt) {
 void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
   auto opt = std::make_shared<PlaceOptions>();
   CLI::App* place = app.add_subcommand("place", "Place a training job on a fabric");
-  place->add_option("--fabric", opt->fabric, "Fabric file, or preset:NAME")->required();
+  place->add_option("--fabric", opt->fabric, "Fabric file, or preset:NAME (not with --server)");
   place->add_option("--job", opt->job, "Job spec, e.g. tp=8,pp=4,dp=16,model=70b")->required();
   place->add_option("--policy", opt->policy,
                     "Policy: " + absl::StrJoin(sched::PolicyNames(), ", "));
@@ -177,8 +200,8 @@ void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
   place->add_option("--rank-rows", opt->rank_rows, "Rank-map rows in the table");
   place->add_option("--render", opt->render,
                     "Also draw the plan over the fabric as SVG into this file");
-  place->callback([&ctx, opt] {
-    if (absl::Status s = RunPlace(ctx, *opt); !s.ok()) ctx.Fail(s);
+  place->callback([&ctx, place, opt] {
+    if (absl::Status s = RunPlace(ctx, *place, *opt); !s.ok()) ctx.Fail(s);
   });
 }
 

@@ -16,7 +16,7 @@ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPIL
   -DTOPOPLACE_FUZZ=ON -DTOPOPLACE_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" >/dev/null
-ninja -C "$build" ibnetdiscover_fuzzer lldp_fuzzer agent_report_fuzzer
+ninja -C "$build" ibnetdiscover_fuzzer lldp_fuzzer agent_report_fuzzer fabric_file_fuzzer
 
 seed() {  # CORPUS_DIR FILES...
   local dir=$1
@@ -28,9 +28,10 @@ seed() {  # CORPUS_DIR FILES...
 seed "$build/corpus/ibnetdiscover" "$shared"/ibnetdiscover/* "$ours"/ibnetdiscover/*
 seed "$build/corpus/lldp" "$shared"/lldp/* "$ours"/fuzz-regressions/lldp-*
 seed "$build/corpus/agent_report" "$ours"/agent-reports/*
+seed "$build/corpus/fabric_file" "$src"/tests/fixtures/fabric/*
 
 status=0
-for target in ibnetdiscover lldp agent_report; do
+for target in ibnetdiscover lldp agent_report fabric_file; do
   echo "== ${target}_fuzzer for ${seconds}s"
   "$build/tests/fuzz/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$build/${target}-" "$build/corpus/$target" || status=1
