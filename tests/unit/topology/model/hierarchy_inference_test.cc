@@ -87,8 +87,8 @@ TEST(HierarchyInference, HostMissingANicLink_StillJoinsItsBlockWithAWarning) {
   FabricPtr f = SmallFabric(/*drop_one_nic_link=*/true).Build();
   ASSERT_EQ(f->blocks().size(), 2u);
   EXPECT_THAT(f->blocks()[1].hosts, ElementsAre(2, 3));
-  EXPECT_THAT(f->warnings(), testing::Contains(HasSubstr("h11 (1 of 2 leaves)")));
-  EXPECT_THAT(f->warnings(), testing::Contains(HasSubstr("not cabled to any switch: h11/nic1")));
+  EXPECT_THAT(f->warnings(), ::testing::Contains(HasSubstr("h11 (1 of 2 leaves)")));
+  EXPECT_THAT(f->warnings(), ::testing::Contains(HasSubstr("not cabled to any switch: h11/nic1")));
   // Its uncabled GPU has no network path.
   EXPECT_EQ(f->GpuTier(f->hosts()[3].gpus[1], f->hosts()[0].gpus[1]), Tier::kUnreachable);
 }
@@ -104,8 +104,8 @@ TEST(HierarchyInference, DeclaredTierThatContradictsTheGraph_IsAWarning) {
   EXPECT_EQ(f->switches()[leaf].tier, 1);
   EXPECT_EQ(f->switches()[lonely].tier, 0);
   EXPECT_THAT(f->warnings(),
-              testing::Contains(HasSubstr("declared-spine (declared 2, inferred 1)")));
-  EXPECT_THAT(f->warnings(), testing::Contains(HasSubstr("reach no host and are left out")));
+              ::testing::Contains(HasSubstr("declared-spine (declared 2, inferred 1)")));
+  EXPECT_THAT(f->warnings(), ::testing::Contains(HasSubstr("reach no host and are left out")));
 }
 
 TEST(HierarchyInference, RailPlanes_MakeCrossRailNetworkPathsUnreachable) {
