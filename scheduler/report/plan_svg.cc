@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/report/plan_report.h"
+#include "scheduler/report/xml_escape.h"
 
 namespace topoplace::sched {
 namespace {
@@ -17,19 +18,6 @@ constexpr int kLabel = 110;  // px for the block label column
 constexpr int kHeader = 54;  // px for the title lines
 
 // Text content must not break the XML.
-std::string Escape(absl::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // Distinct hues around the colour wheel, one per pipeline stage.
 std::string StageColor(int stage, int stages) {
@@ -66,8 +54,8 @@ std::string PlanToSvg(const Fabric& fabric, const PlacementPlan& plan,
       "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
       width, height);
   absl::StrAppendFormat(&svg, "<text x=\"4\" y=\"14\">%s: %s on %s</text>\n",
-                        Escape(plan.policy), Escape(FormatJobSpec(plan.job)),
-                        Escape(plan.fabric));
+                        XmlEscape(plan.policy), XmlEscape(FormatJobSpec(plan.job)),
+                        XmlEscape(plan.fabric));
   absl::StrAppendFormat(
       &svg, "<text x=\"4\" y=\"30\">spine bytes/iteration %s (lower bound %s), %d blocks, "
             "%d pods, max %d switch hops</text>\n",
@@ -99,7 +87,7 @@ std::string PlanToSvg(const Fabric& fabric, const PlacementPlan& plan,
                             "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                             "fill=\"%s\" stroke=\"#888\" stroke-width=\"0.5\"><title>%s%s"
                             "</title></rect>\n",
-                            cls, x, y, kCell, kCell, fill, Escape(fabric.hosts()[h].name),
+                            cls, x, y, kCell, kCell, fill, XmlEscape(fabric.hosts()[h].name),
                             stage_of_host[h] >= 0
                                 ? absl::StrCat(" stage ", stage_of_host[h])
                                 : std::string());

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "scheduler/report/xml_escape.h"  // XmlEscape, used with these plots
 
 namespace topoplace::sched::sim {
 
@@ -35,8 +36,6 @@ struct BarChart {
 std::string RenderLineChart(const LineChart& chart);
 std::string RenderBarChart(const BarChart& chart);
 
-// Escapes &, <, >, " for SVG/XML text.
-std::string XmlEscape(const std::string& text);
 
 }  // namespace topoplace::sched::sim
 

@@ -12,17 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-absl::string_view RoleText(NodeRole role) {
-  switch (role) {
-    case NodeRole::kHost:
-      return "host";
-    case NodeRole::kSwitch:
-      return "switch";
-    case NodeRole::kUnknown:
-      break;
-  }
-  return "unknown";
-}
 
 // Typed, exception-free access to one JSON object, with errors that name the field.
 class Fields {
@@ -109,7 +98,7 @@ std::string AgentReportToJson(const AgentReport& report) {
     j["lldp"].push_back({{"local_port", n.local_port},
                          {"system_name", n.system_name},
                          {"port", n.port},
-                         {"role", std::string(RoleText(n.role))},
+                         {"role", std::string(NodeRoleName(n.role))},
                          {"speed_gbps", n.speed_gbps}});
   }
   j["warnings"] = report.warnings;

@@ -12,17 +12,6 @@
 namespace topoplace::discovery {
 namespace {
 
-absl::string_view RoleName(NodeRole role) {
-  switch (role) {
-    case NodeRole::kHost:
-      return "host";
-    case NodeRole::kSwitch:
-      return "switch";
-    case NodeRole::kUnknown:
-      break;
-  }
-  return "unknown";
-}
 
 int Severity(LinkState state) {
   switch (state) {
@@ -151,9 +140,9 @@ FabricFacts FactMerger::Resolve() && {
       if (inserted) {
         role_origin[end->node] = link.origin;
       } else if (it->second != end->role) {
-        warnings_.push_back(absl::StrCat(end->node, " is a ", RoleName(it->second), " (",
+        warnings_.push_back(absl::StrCat(end->node, " is a ", NodeRoleName(it->second), " (",
                                          role_origin[end->node], ") but ", link.origin, " says ",
-                                         RoleName(end->role), "; kept ", RoleName(it->second)));
+                                         NodeRoleName(end->role), "; kept ", NodeRoleName(it->second)));
       }
     }
   }

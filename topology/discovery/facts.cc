@@ -9,6 +9,18 @@
 #include "topology/base/status_macros.h"
 
 namespace topoplace::discovery {
+
+absl::string_view NodeRoleName(NodeRole role) {
+  switch (role) {
+    case NodeRole::kHost:
+      return "host";
+    case NodeRole::kSwitch:
+      return "switch";
+    case NodeRole::kUnknown:
+      break;
+  }
+  return "unknown";
+}
 namespace {
 
 // Prefixes a builder error with the fact's origin ("dump.txt:42: duplicate host 'x'").

@@ -24,6 +24,8 @@ namespace topoplace::discovery {
 
 // What a source knows about the kind of a node it names.
 enum class NodeRole : uint8_t { kUnknown, kHost, kSwitch };
+// "host", "switch" or "unknown".
+absl::string_view NodeRoleName(NodeRole role);
 
 struct NicFact {
   std::string name = {};     // "mlx5_0", "eth1"; unique per host
