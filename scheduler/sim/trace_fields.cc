@@ -1,9 +1,12 @@
 #include "scheduler/sim/trace_fields.h"
 
 #include <cmath>
+#include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace topoplace::sched::sim {
 
@@ -35,6 +38,24 @@ absl::StatusOr<double> ParseSecondsField(LineRef where, absl::string_view field,
     return FieldError(where, field, "a finite number of seconds >= 0", value);
   }
   return seconds;
+}
+
+absl::StatusOr<Trace> ParseTraceLines(
+    absl::string_view text, absl::string_view source_name,
+    const std::function<absl::StatusOr<TraceJob>(LineRef, absl::string_view)>& parse_line) {
+  Trace trace;
+  trace.source = std::string(source_name);
+  int line_no = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line[0] == '#') continue;
+    absl::StatusOr<TraceJob> job = parse_line({source_name, line_no}, line);
+    if (!job.ok()) return job.status();
+    trace.jobs.push_back(*std::move(job));
+  }
+  SortByArrival(trace);
+  return trace;
 }
 
 }  // namespace topoplace::sched::sim

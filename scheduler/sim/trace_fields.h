@@ -5,10 +5,12 @@
 #define TOPOPLACE_SCHEDULER_SIM_TRACE_FIELDS_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "scheduler/sim/trace.h"
 
 namespace topoplace::sched::sim {
 
@@ -27,6 +29,13 @@ absl::StatusOr<int64_t> ParseIdField(LineRef where, absl::string_view field,
 // A finite number >= 0 (seconds).
 absl::StatusOr<double> ParseSecondsField(LineRef where, absl::string_view field,
                                          absl::string_view value);
+
+// Reads a line-oriented trace: skips blank lines and '#' comments, hands every other
+// (whitespace-stripped) line to `parse_line`, stops at its first error, and returns the
+// jobs sorted by arrival.
+absl::StatusOr<Trace> ParseTraceLines(
+    absl::string_view text, absl::string_view source_name,
+    const std::function<absl::StatusOr<TraceJob>(LineRef, absl::string_view)>& parse_line);
 
 }  // namespace topoplace::sched::sim
 

@@ -34,18 +34,7 @@ absl::StatusOr<TraceJob> ParseNativeLine(LineRef where, absl::string_view line) 
 }  // namespace
 
 absl::StatusOr<Trace> ParseNativeTrace(absl::string_view text, absl::string_view source_name) {
-  Trace trace;
-  trace.source = std::string(source_name);
-  int line_no = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    ++line_no;
-    line = absl::StripAsciiWhitespace(line);
-    if (line.empty() || line[0] == '#') continue;
-    TP_ASSIGN_OR_RETURN(TraceJob job, ParseNativeLine({source_name, line_no}, line));
-    trace.jobs.push_back(std::move(job));
-  }
-  SortByArrival(trace);
-  return trace;
+  return ParseTraceLines(text, source_name, ParseNativeLine);
 }
 
 std::string FormatNativeTrace(const Trace& trace) {
