@@ -14,6 +14,8 @@ packages=(
   lldpd iproute2 nftables iputils-ping graphviz
   clang libclang-rt-14-dev
   slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
+  prometheus-cpp-dev prometheus
+  golang-1.19-go etcd-server rsync golang-github-modern-go-reflect2-dev jq curl
 )
 
 missing=()
