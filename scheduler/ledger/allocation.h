@@ -38,6 +38,7 @@ struct Allocation {
   uint64_t fabric_version = 0;
   std::vector<GpuRef> gpus;
   std::string plan_json;    // the plan as placed (schema topoplace.plan/v1), for explain
+  std::string request_id;   // the client's idempotency key for Reserve; may be empty
   absl::Time created_at;
   absl::Time expires_at = absl::InfiniteFuture();  // reserved only
   absl::Time finished_at = absl::InfiniteFuture(); // released or expired only

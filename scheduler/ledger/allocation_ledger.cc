@@ -42,11 +42,17 @@ constexpr store::Migration kMigrations[] = {
      " allocation_id INTEGER NOT NULL,"
      " kind TEXT NOT NULL,"
      " detail TEXT NOT NULL);"},
+    // Reserve idempotency keys: a retried Reserve finds its first answer instead of
+    // holding a second set of GPUs. NULL for reservations made without a key.
+    {2,
+     "ALTER TABLE allocations ADD COLUMN request_id TEXT;"
+     "CREATE UNIQUE INDEX allocations_by_request_id ON allocations(request_id)"
+     " WHERE request_id IS NOT NULL;"},
 };
 
 constexpr char kSelectAllocation[] =
     "SELECT id, state, external_id, job_spec, policy, fabric_version, plan_json, created_us,"
-    " expires_us, finished_us FROM allocations";
+    " expires_us, finished_us, request_id FROM allocations";
 
 int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
 
@@ -80,6 +86,7 @@ absl::StatusOr<Allocation> RowToAllocation(const SqliteStatement& row) {
   a.created_at = absl::FromUnixMicros(row.ColumnInt(7));
   a.expires_at = ColumnTime(row, 8);
   a.finished_at = ColumnTime(row, 9);
+  if (!row.ColumnIsNull(10)) a.request_id = row.ColumnText(10);
   return a;
 }
 
@@ -213,6 +220,14 @@ absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& reque
 
   absl::MutexLock lock(&mu_);
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  if (!request.request_id.empty()) {
+    TP_ASSIGN_OR_RETURN(std::optional<int64_t> used, FindRequestIdLocked(request.request_id));
+    if (used) {
+      return absl::AlreadyExistsError(absl::StrCat("request_id: '", request.request_id,
+                                                   "' was already used by ",
+                                                   FormatAllocationId(*used)));
+    }
+  }
   for (GpuId g : request.gpus) {
     if (holder_[g] != 0) {
       return absl::AbortedError(absl::StrCat("GPU ", fabric_->GpuName(g), " is already held by ",
@@ -226,6 +241,7 @@ absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& reque
   a.policy = request.policy;
   a.fabric_version = request.fabric_version;
   a.plan_json = request.plan_json;
+  a.request_id = request.request_id;
   a.created_at = clock_.Now();
   a.expires_at = a.created_at + request.ttl;
   for (GpuId g : request.gpus) {
@@ -236,14 +252,19 @@ absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& reque
   TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement insert,
                         db_->Prepare("INSERT INTO allocations (state, job_spec, policy,"
-                                     " fabric_version, plan_json, created_us, expires_us)"
-                                     " VALUES ('reserved', ?1, ?2, ?3, ?4, ?5, ?6)"));
+                                     " fabric_version, plan_json, created_us, expires_us,"
+                                     " request_id) VALUES ('reserved', ?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
     insert.BindText(1, a.job_spec);
     insert.BindText(2, a.policy);
     insert.BindInt(3, static_cast<int64_t>(a.fabric_version));
     insert.BindText(4, a.plan_json);
     insert.BindInt(5, ToMicros(a.created_at));
     BindTime(insert, 6, a.expires_at);
+    if (a.request_id.empty()) {
+      insert.BindNull(7);
+    } else {
+      insert.BindText(7, a.request_id);
+    }
     TP_RETURN_IF_ERROR(insert.Run());
     n = db_->LastInsertRowId();
     TP_ASSIGN_OR_RETURN(SqliteStatement hold,
@@ -375,6 +396,64 @@ absl::StatusOr<Allocation> AllocationLedger::Get(const std::string& id) {
   auto it = live_.find(*n);
   if (it != live_.end()) return it->second;
   return LoadFinished(*n);
+}
+
+absl::StatusOr<std::optional<int64_t>> AllocationLedger::FindRequestIdLocked(
+    const std::string& request_id) {
+  TP_ASSIGN_OR_RETURN(SqliteStatement q,
+                      db_->Prepare("SELECT id FROM allocations WHERE request_id = ?1"));
+  q.BindText(1, request_id);
+  TP_ASSIGN_OR_RETURN(bool row, q.Step());
+  if (!row) return std::nullopt;
+  return q.ColumnInt(0);
+}
+
+absl::StatusOr<Allocation> AllocationLedger::FindByRequestId(const std::string& request_id) {
+  absl::MutexLock lock(&mu_);
+  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  TP_ASSIGN_OR_RETURN(std::optional<int64_t> n, FindRequestIdLocked(request_id));
+  if (!n) {
+    return absl::NotFoundError(
+        absl::StrCat("request_id: no allocation was reserved with '", request_id, "'"));
+  }
+  if (auto it = live_.find(*n); it != live_.end()) return it->second;
+  return LoadFinished(*n);
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Renew(const std::string& id, absl::Duration ttl) {
+  if (ttl <= absl::ZeroDuration() || ttl > kMaxReservationTtl) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ttl: expected a duration in (0, ", absl::FormatDuration(kMaxReservationTtl),
+                     "], got ", absl::FormatDuration(ttl)));
+  }
+  std::optional<int64_t> n = ParseAllocationId(id);
+  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  absl::MutexLock lock(&mu_);
+  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  auto it = live_.find(*n);
+  if (it == live_.end()) {
+    TP_ASSIGN_OR_RETURN(Allocation finished, LoadFinished(*n));
+    return absl::FailedPreconditionError(
+        absl::StrCat(id, " is ", AllocationStateName(finished.state), "; reserve again"));
+  }
+  Allocation& a = it->second;
+  if (a.state != AllocationState::kReserved) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(id, " is committed to '", a.external_id, "'; commits do not expire"));
+  }
+  const absl::Time expires = clock_.Now() + ttl;
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(SqliteStatement update,
+                        db_->Prepare("UPDATE allocations SET expires_us = ?2 WHERE id = ?1"));
+    update.BindInt(1, *n);
+    BindTime(update, 2, expires);
+    TP_RETURN_IF_ERROR(update.Run());
+    return AppendEvent(*n, "renew", absl::StrCat("until ", absl::FormatTime(expires)));
+  }));
+  Unindex(*n, a);
+  a.expires_at = expires;
+  Index(*n, a);
+  return a;
 }
 
 absl::StatusOr<Allocation> AllocationLedger::GetByExternalId(const std::string& external_id) {

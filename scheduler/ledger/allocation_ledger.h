@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,8 @@ struct ReserveRequest {
   uint64_t fabric_version = 0;
   std::string plan_json;
   absl::Duration ttl = absl::Seconds(60);  // in (0, kMaxReservationTtl]
+  // Optional idempotency key chosen by the client; unique over the ledger's whole history.
+  std::string request_id;
 };
 
 class AllocationLedger {
@@ -58,7 +61,14 @@ class AllocationLedger {
   // Holds `request.gpus` until now + ttl. InvalidArgument for a bad ttl, an empty,
   // duplicated or unknown GPU list; Aborted (retry with a fresh placement) if any GPU is
   // already held, naming the GPU and its holder.
+  // AlreadyExists if `request.request_id` was used before (see FindByRequestId).
   absl::StatusOr<Allocation> Reserve(const ReserveRequest& request);
+  // The allocation, live or finished, that was reserved with `request_id`; NotFound if none.
+  absl::StatusOr<Allocation> FindByRequestId(const std::string& request_id);
+  // Moves a live reservation's expiry to now + ttl (ttl in (0, kMaxReservationTtl]), so a
+  // caller that needs longer before Commit keeps its GPUs. NotFound for an unknown id;
+  // FailedPrecondition if the allocation is committed (commits never expire) or finished.
+  absl::StatusOr<Allocation> Renew(const std::string& id, absl::Duration ttl);
   // Binds a reservation to `external_id` and makes it permanent until released.
   // Idempotent for the same external id. NotFound for an unknown id; FailedPrecondition if
   // the reservation expired, was released, or is committed to another external id;
@@ -96,6 +106,9 @@ class AllocationLedger {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Allocation> LoadFinished(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AppendEvent(int64_t n, absl::string_view kind, absl::string_view detail)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The allocation number reserved with `request_id`, if any.
+  absl::StatusOr<std::optional<int64_t>> FindRequestIdLocked(const std::string& request_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<GpuId> ResolveGpu(const GpuRef& ref) const;
   // Adds or removes live allocation `n` in the lookup indexes below (not in live_).

@@ -35,7 +35,7 @@ class LedgerTest : public ::testing::Test {
 
   static ReserveRequest Request(std::vector<GpuId> gpus, absl::Duration ttl = absl::Seconds(30)) {
     return {.gpus = std::move(gpus), .job_spec = "tp=8", .policy = "topoplace",
-            .fabric_version = 1, .plan_json = "{}", .ttl = ttl};
+            .fabric_version = 1, .plan_json = "{}", .ttl = ttl, .request_id = ""};
   }
 
   testing::TempDir dir_;
@@ -191,6 +191,86 @@ TEST_F(LedgerTest, Ledger_BadRequestsAreRefusedAndChangeNothing) {
   EXPECT_EQ(ledger->Commit(id, "").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ledger->Get(id)->state, AllocationState::kReserved);
   EXPECT_EQ(ledger->held_gpus(), 8);
+}
+
+TEST_F(LedgerTest, Ledger_RequestIdIsUsedOnceAndFoundAgainAfterRestart) {
+  std::string id;
+  {
+    auto ledger = OpenLedger();
+    ReserveRequest first = Request(Gpus(0, 8));
+    first.request_id = "job-42/try-1";
+    auto a = ledger->Reserve(first);
+    ASSERT_TRUE(a.ok()) << a.status();
+    id = a->id;
+    EXPECT_EQ(a->request_id, "job-42/try-1");
+    ReserveRequest again = Request(Gpus(8, 8));  // a retry would place somewhere else
+    again.request_id = "job-42/try-1";
+    auto retry = ledger->Reserve(again);
+    EXPECT_EQ(retry.status().code(), absl::StatusCode::kAlreadyExists) << retry.status();
+    EXPECT_NE(retry.status().message().find(id), std::string::npos) << retry.status();
+    EXPECT_EQ(ledger->held_gpus(), 8);  // the refused retry took nothing
+  }
+  auto ledger = OpenLedger();
+  auto found = ledger->FindByRequestId("job-42/try-1");
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->id, id);
+  EXPECT_EQ(found->gpus.size(), 8u);
+  EXPECT_EQ(ledger->FindByRequestId("job-43").status().code(), absl::StatusCode::kNotFound);
+  // Reservations without a key never collide with each other.
+  EXPECT_TRUE(ledger->Reserve(Request(Gpus(8, 8))).ok());
+  EXPECT_TRUE(ledger->Reserve(Request(Gpus(16, 8))).ok());
+}
+
+TEST_F(LedgerTest, Ledger_RequestIdOfAFinishedAllocationStillFindsIt) {
+  auto ledger = OpenLedger();
+  ReserveRequest request = Request(Gpus(0, 8), absl::Seconds(10));
+  request.request_id = "k";
+  std::string id = ledger->Reserve(request)->id;
+  clock_.Advance(absl::Seconds(11));
+  auto found = ledger->FindByRequestId("k");
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->id, id);
+  EXPECT_EQ(found->state, AllocationState::kExpired);
+}
+
+TEST_F(LedgerTest, Ledger_RenewMovesTheExpiryAndSurvivesRestart) {
+  std::string id;
+  {
+    auto ledger = OpenLedger();
+    id = ledger->Reserve(Request(Gpus(0, 8), absl::Seconds(30)))->id;
+    clock_.Advance(absl::Seconds(20));
+    auto renewed = ledger->Renew(id, absl::Seconds(300));
+    ASSERT_TRUE(renewed.ok()) << renewed.status();
+    EXPECT_EQ(renewed->expires_at, clock_.Now() + absl::Seconds(300));
+  }
+  clock_.Advance(absl::Seconds(60));  // past the first expiry, inside the renewed one
+  auto ledger = OpenLedger();
+  EXPECT_EQ(ledger->held_gpus(), 8);
+  EXPECT_EQ(ledger->Get(id)->state, AllocationState::kReserved);
+  clock_.Advance(absl::Seconds(300));
+  EXPECT_EQ(ledger->Get(id)->state, AllocationState::kExpired);
+  EXPECT_EQ(ledger->held_gpus(), 0);
+}
+
+TEST_F(LedgerTest, Ledger_RenewRefusesCommittedFinishedUnknownAndBadTtl) {
+  auto ledger = OpenLedger();
+  std::string committed = ledger->Reserve(Request(Gpus(0, 8)))->id;
+  ASSERT_TRUE(ledger->Commit(committed, "slurm:1").ok());
+  EXPECT_EQ(ledger->Renew(committed, absl::Seconds(60)).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  std::string expired = ledger->Reserve(Request(Gpus(8, 8), absl::Seconds(5)))->id;
+  clock_.Advance(absl::Seconds(6));
+  auto late = ledger->Renew(expired, absl::Seconds(60));
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(late.status().message().find("expired"), std::string::npos) << late.status();
+  EXPECT_EQ(ledger->Renew("alloc-99", absl::Seconds(60)).status().code(),
+            absl::StatusCode::kNotFound);
+  std::string live = ledger->Reserve(Request(Gpus(8, 8), absl::Seconds(30)))->id;
+  EXPECT_EQ(ledger->Renew(live, absl::Seconds(0)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ledger->Renew(live, absl::Hours(25)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ledger->Get(live)->expires_at, clock_.Now() + absl::Seconds(30));
 }
 
 TEST_F(LedgerTest, Ledger_RefusesADatabaseWrittenByANewerSchema) {
