@@ -1,0 +1,105 @@
+// The daemon's Prometheus metrics, in one registry, with names after the Prometheus
+// conventions (base units in the name, `_total` for counters):
+//   topoplace_probe_latency_seconds{tier}            histogram, one-way probe latency
+//   topoplace_probe_bandwidth_bytes_per_second{tier} histogram
+//   topoplace_probe_results_total{result}            reachable / unreachable
+//   topoplace_links{health}                          links per health state
+//   topoplace_link_health_state{link}                1 degraded, 2 down (unhealthy links only)
+//   topoplace_link_health_changes_total{to}
+//   topoplace_port_receive_errors_per_second{endpoint}
+//   topoplace_telemetry_rejected_reports_total{kind}
+//   topoplace_allocations{state}                     live allocations (read at scrape)
+//   topoplace_placement_duration_seconds{result}     histogram
+//   topoplace_rpc_requests_total{method,code}
+//
+//   DaemonMetrics metrics;
+//   metrics.ObserveProbe(Tier::kLeaf, 4.2, 380, true);
+//   TP_ASSIGN_OR_RETURN(auto server, MetricsServer::Start("127.0.0.1:0", metrics));
+//
+// Thread-safe: every method may be called concurrently (prometheus-cpp metrics are).
+#ifndef TOPOPLACE_TELEMETRY_METRICS_DAEMON_METRICS_H_
+#define TOPOPLACE_TELEMETRY_METRICS_DAEMON_METRICS_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "telemetry/health/link_verdict.h"
+#include "topology/model/fabric.h"
+
+namespace prometheus {
+class Exposer;
+}
+
+namespace topoplace::telemetry {
+
+class DaemonMetrics {
+ public:
+  DaemonMetrics();
+  ~DaemonMetrics();
+
+  void ObserveProbe(Tier tier, double latency_us, double bandwidth_gbps, bool reachable);
+  // Records a link's current health; healthy links drop their series.
+  void SetLinkHealth(const std::string& link, LinkVerdict verdict);
+  void SetLinkCounts(int healthy, int degraded, int down);
+  void CountHealthChange(LinkVerdict to);
+  void SetReceiveErrorRate(const std::string& endpoint, double per_second);
+  void CountRejectedReport(const std::string& kind);
+  void ObservePlacement(absl::Duration elapsed, bool ok);
+  void CountRpc(const std::string& method, const std::string& code);
+  // Called at every scrape for topoplace_allocations: state -> count.
+  void SetAllocationSource(std::function<std::map<std::string, double>()> source);
+
+  const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
+  // The text exposition format, as /metrics serves it.
+  std::string Render() const;
+
+ private:
+  friend class MetricsServer;
+  class AllocationCollectable;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<AllocationCollectable> allocations_;
+  prometheus::Family<prometheus::Histogram>& probe_latency_;
+  prometheus::Family<prometheus::Histogram>& probe_bandwidth_;
+  prometheus::Family<prometheus::Counter>& probe_results_;
+  prometheus::Family<prometheus::Gauge>& links_;
+  prometheus::Family<prometheus::Gauge>& link_state_;
+  prometheus::Family<prometheus::Counter>& health_changes_;
+  prometheus::Family<prometheus::Gauge>& error_rate_;
+  prometheus::Family<prometheus::Counter>& rejected_;
+  prometheus::Family<prometheus::Histogram>& placement_;
+  prometheus::Family<prometheus::Counter>& rpcs_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, prometheus::Gauge*> link_gauges_ ABSL_GUARDED_BY(mu_);
+};
+
+// Serves a registry over HTTP at /metrics. Stops when destroyed.
+class MetricsServer {
+ public:
+  // `address` is host:port (port 0 picks one). Unavailable if it cannot bind.
+  static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& address,
+                                                               const DaemonMetrics& metrics);
+  ~MetricsServer();
+  int port() const { return port_; }
+
+ private:
+  MetricsServer() = default;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  int port_ = 0;
+};
+
+}  // namespace topoplace::telemetry
+
+#endif  // TOPOPLACE_TELEMETRY_METRICS_DAEMON_METRICS_H_

@@ -1,0 +1,79 @@
+#include "telemetry/metrics/daemon_metrics.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "tests/testing/run_command.h"
+
+namespace topoplace::telemetry {
+namespace {
+
+using ::testing::HasSubstr;
+
+void Fill(DaemonMetrics& m) {
+  m.ObserveProbe(Tier::kLeaf, 3.5, 380, true);
+  m.ObserveProbe(Tier::kSpine, 6.0, 0, true);
+  m.ObserveProbe(Tier::kSpine, 0, 0, false);
+  m.SetLinkHealth("b00-n000/mlx5_0--leaf-b00-r0", LinkVerdict::kDown);
+  m.SetLinkHealth("b00-n001/mlx5_0--leaf-b00-r0", LinkVerdict::kDegraded);
+  m.SetLinkHealth("b00-n001/mlx5_0--leaf-b00-r0", LinkVerdict::kHealthy);  // drops it
+  m.SetLinkCounts(10, 0, 1);
+  m.CountHealthChange(LinkVerdict::kDown);
+  m.SetReceiveErrorRate("b00-n000/mlx5_0", 2.5);
+  m.CountRejectedReport("probe");
+  m.ObservePlacement(absl::Milliseconds(3), true);
+  m.CountRpc("/topoplace.v1.Placement/Place", "OK");
+  m.SetAllocationSource([] { return std::map<std::string, double>{{"committed", 2}}; });
+}
+
+TEST(DaemonMetricsTest, RendersConventionalNames) {
+  DaemonMetrics m;
+  Fill(m);
+  const std::string text = m.Render();
+  EXPECT_THAT(text, HasSubstr("topoplace_probe_latency_seconds_bucket{tier=\"leaf\""));
+  EXPECT_THAT(text, HasSubstr("topoplace_probe_bandwidth_bytes_per_second_count{tier=\"leaf\"} 1"));
+  EXPECT_THAT(text, HasSubstr("topoplace_link_health_state{link=\"b00-n000/mlx5_0--leaf-b00-r0\"} 2"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("b00-n001/mlx5_0--leaf")));
+  EXPECT_THAT(text, HasSubstr("topoplace_links{health=\"down\"} 1"));
+  EXPECT_THAT(text, HasSubstr("topoplace_allocations{state=\"committed\"} 2"));
+  EXPECT_THAT(text, HasSubstr("topoplace_rpc_requests_total{"));
+}
+
+TEST(DaemonMetricsTest, PassesPromtoolCheckMetrics) {
+  if (testing::RunCommand("command -v promtool").exit_code != 0) {
+    GTEST_SKIP() << "promtool is not installed (Debian package 'prometheus')";
+  }
+  DaemonMetrics m;
+  Fill(m);
+  const std::string path = ::testing::TempDir() + "/topoplace-metrics.txt";
+  std::ofstream(path) << m.Render();
+  testing::CommandResult r =
+      testing::RunCommand("promtool check metrics < " + testing::ShellQuote(path));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out + r.err, "") << "promtool reports lint problems";
+}
+
+TEST(DaemonMetricsTest, ServesOverHttp) {
+  DaemonMetrics m;
+  Fill(m);
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0", m);
+  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_GT((*server)->port(), 0);
+  if (testing::RunCommand("command -v curl").exit_code != 0) GTEST_SKIP() << "no curl";
+  testing::CommandResult r = testing::RunCommand(
+      "curl -sf http://127.0.0.1:" + std::to_string((*server)->port()) + "/metrics");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("topoplace_allocations{state=\"committed\"} 2"));
+}
+
+TEST(DaemonMetricsTest, BadListenAddressIsUnavailable) {
+  DaemonMetrics m;
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("256.1.1.1:1", m);
+  EXPECT_FALSE(server.ok());
+}
+
+}  // namespace
+}  // namespace topoplace::telemetry
