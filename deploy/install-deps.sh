@@ -16,6 +16,7 @@ packages=(
   slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
   prometheus-cpp-dev prometheus
   golang-1.19-go etcd-server rsync golang-github-modern-go-reflect2-dev jq curl
+  libcpp-httplib-dev
 )
 
 missing=()

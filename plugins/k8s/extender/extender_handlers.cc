@@ -1,0 +1,47 @@
+#include "plugins/k8s/extender/extender_handlers.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "plugins/k8s/extender/extender_wire.h"
+#include "plugins/k8s/extender/pod_group.h"
+
+namespace topoplace::k8s {
+
+HttpAnswer ExtenderHandlers::Filter(absl::string_view body) {
+  absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(body);
+  if (!args.ok()) return {400, EncodeFilterError(args.status().message())};
+  absl::StatusOr<std::optional<GroupMember>> member = ReadGroupMember(args->pod);
+  FilterVerdict verdict;
+  if (!member.ok()) {
+    const std::string reason = absl::StrCat("topoplace: ", member.status().message());
+    for (const std::string& node : args->node_names) verdict.unresolvable.emplace(node, reason);
+  } else if (member->has_value()) {
+    verdict = planner_.Filter(**member, args->node_names);
+  }
+  return {200, EncodeFilterResult(*args, verdict)};
+}
+
+HttpAnswer ExtenderHandlers::Prioritize(absl::string_view body) {
+  absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(body);
+  if (!args.ok()) {
+    return {400, nlohmann::json{{"Error", std::string(args.status().message())}}.dump(
+                    -1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  }
+  absl::StatusOr<std::optional<GroupMember>> member = ReadGroupMember(args->pod);
+  std::vector<HostScore> scores;
+  if (!member.ok()) {
+    for (const std::string& node : args->node_names) scores.push_back({node, 0});
+  } else if (member->has_value()) {
+    scores = planner_.Prioritize(**member, args->node_names);
+  } else {
+    scores = planner_.ScoreUnrelated(args->node_names);
+  }
+  return {200, EncodeHostPriorities(scores)};
+}
+
+}  // namespace topoplace::k8s

@@ -1,0 +1,138 @@
+// topoplace-k8s-extender: the kube-scheduler HTTP extender (see plugins/k8s/README.md).
+//
+//   topoplace-k8s-extender --server 127.0.0.1:7469 --listen 0.0.0.0:8888
+//
+// Credentials for topoplaced come from the environment like the CLI's
+// (TOPOPLACE_TOKEN_FILE, TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE, TOPOPLACE_KEY_FILE).
+// SIGTERM or SIGINT shut it down cleanly (exit 0), releasing reservations of groups that
+// were not committed yet.
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "api/client/topoplace_client.h"
+#include "plugins/k8s/extender/extender_handlers.h"
+#include "plugins/k8s/extender/extender_server.h"
+#include "plugins/k8s/extender/gang_planner.h"
+#include "plugins/k8s/extender/grpc_placement_backend.h"
+#include "topology/base/status_macros.h"
+
+namespace {
+
+using namespace topoplace::k8s;  // NOLINT(build/namespaces): one small main
+
+struct Flags {
+  std::string server = "127.0.0.1:7469";
+  std::string policy;
+  double ttl_seconds = 300;
+  double rpc_timeout_seconds = 5;
+  std::string node_map;
+  std::string port_file;
+  ServerOptions http;
+};
+
+absl::Status WritePortFile(const std::string& path, int port) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << port << "\n";
+    if (!out) return absl::UnavailableError(absl::StrCat("--port-file: cannot write '", tmp, "'"));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError(absl::StrCat("--port-file: cannot rename to '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(const Flags& flags) {
+  if (flags.ttl_seconds <= 0) return absl::InvalidArgumentError("--reservation-ttl must be > 0");
+  PlannerOptions planner_options;
+  planner_options.reservation_ttl = absl::Seconds(flags.ttl_seconds);
+  if (!flags.node_map.empty()) {
+    TP_ASSIGN_OR_RETURN(planner_options.node_names,
+                        topoplace::slurm::NodeNameMap::Load(flags.node_map));
+  }
+  TP_ASSIGN_OR_RETURN(topoplace::client::ClientOptions client_options,
+                      topoplace::client::ClientOptionsFromEnv(flags.server));
+  client_options.timeout = absl::Seconds(flags.rpc_timeout_seconds);
+  TP_ASSIGN_OR_RETURN(PlacementBackendPtr backend,
+                      ConnectGrpcPlacementBackend(client_options, flags.policy));
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  GangPlanner planner(std::move(backend), std::move(planner_options));
+  ExtenderHandlers handlers(planner);
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<ExtenderServer> server,
+                      ExtenderServer::Start(flags.http, handlers));
+  std::cerr << "topoplace-k8s-extender: listening on "
+            << (flags.http.tls_cert_file.empty() ? "http://" : "https://")
+            << flags.http.listen.substr(0, flags.http.listen.rfind(':')) << ":" << server->port()
+            << ", topoplaced at " << flags.server << std::endl;
+  if (!flags.port_file.empty()) TP_RETURN_IF_ERROR(WritePortFile(flags.port_file, server->port()));
+
+  std::atomic<bool> stopping = false;
+  std::thread ticker([&planner, &stopping] {
+    while (!stopping) {
+      planner.Tick();
+      for (int i = 0; i < 10 && !stopping; ++i) absl::SleepFor(absl::Milliseconds(100));
+    }
+  });
+  int received = 0;
+  sigwait(&signals, &received);
+  std::cerr << "topoplace-k8s-extender: signal " << received << ", shutting down" << std::endl;
+  stopping = true;
+  ticker.join();
+  server->Shutdown();
+  planner.ReleaseUncommitted();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"topoplace-k8s-extender: kube-scheduler extender steering training jobs"};
+  Flags flags;
+  app.add_option("--server", flags.server, "topoplaced address host:port")->capture_default_str();
+  app.add_option("--listen", flags.http.listen, "HTTP(S) listen address; port 0 = any")
+      ->capture_default_str();
+  app.add_option("--policy", flags.policy, "Placement policy (default: the daemon's)");
+  app.add_option("--reservation-ttl", flags.ttl_seconds,
+                 "Seconds a group's GPUs stay reserved until every rank reached the filter")
+      ->capture_default_str();
+  app.add_option("--rpc-timeout", flags.rpc_timeout_seconds, "Seconds per call to topoplaced")
+      ->capture_default_str();
+  app.add_option("--node-map", flags.node_map,
+                 "File of 'FABRIC_HOST K8S_NODE' lines (default: names are equal)");
+  app.add_option("--tls-cert", flags.http.tls_cert_file, "PEM certificate chain (HTTPS)");
+  app.add_option("--tls-key", flags.http.tls_key_file, "PEM private key (HTTPS)");
+  app.add_option("--tls-client-ca", flags.http.tls_client_ca_file,
+                 "PEM CA; with TLS, require client certificates it signed");
+  app.add_option("--port-file", flags.port_file, "Write the bound port here once serving");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  absl::Status status = Run(flags);
+  if (!status.ok()) {
+    std::cerr << "topoplace-k8s-extender: " << status.message() << std::endl;
+    return status.code() == absl::StatusCode::kInvalidArgument ||
+                   status.code() == absl::StatusCode::kNotFound
+               ? 2
+               : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,164 @@
+#include "plugins/k8s/extender/extender_wire.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace topoplace::k8s {
+namespace {
+
+using json = nlohmann::json;
+
+absl::Status WireError(absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("extender request: ", what));
+}
+
+// Copies a JSON object of strings; non-string values are skipped (Kubernetes never sends
+// them, and one odd value should not fail the pod).
+std::map<std::string, std::string> StringMap(const json& object) {
+  std::map<std::string, std::string> out;
+  if (!object.is_object()) return out;
+  for (const auto& [key, value] : object.items()) {
+    if (value.is_string()) out.emplace(key, value.get<std::string>());
+  }
+  return out;
+}
+
+std::string StringField(const json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return "";
+  return it->get<std::string>();
+}
+
+absl::StatusOr<PodInfo> ParsePod(const json& pod) {
+  if (!pod.is_object()) return WireError("Pod must be an object");
+  auto meta_it = pod.find("metadata");
+  if (meta_it == pod.end() || !meta_it->is_object()) return WireError("Pod.metadata missing");
+  const json& meta = *meta_it;
+  PodInfo info;
+  info.name = StringField(meta, "name");
+  info.namespace_name = StringField(meta, "namespace");
+  if (info.namespace_name.empty()) info.namespace_name = "default";
+  info.uid = StringField(meta, "uid");
+  if (auto it = meta.find("annotations"); it != meta.end()) info.annotations = StringMap(*it);
+  if (auto it = meta.find("labels"); it != meta.end()) info.labels = StringMap(*it);
+  if (auto it = meta.find("ownerReferences"); it != meta.end() && it->is_array()) {
+    for (const json& owner : *it) {
+      if (!owner.is_object()) continue;
+      auto controller = owner.find("controller");
+      if (controller != owner.end() && controller->is_boolean() && controller->get<bool>()) {
+        info.controller_uid = StringField(owner, "uid");
+      }
+    }
+  }
+  return info;
+}
+
+absl::StatusOr<ExtenderArgs> ParseArgsJson(const json& body) {
+  if (!body.is_object()) return WireError("body must be a JSON object");
+  auto pod_it = body.find("Pod");
+  if (pod_it == body.end() || pod_it->is_null()) return WireError("Pod missing");
+  ExtenderArgs args;
+  absl::StatusOr<PodInfo> pod = ParsePod(*pod_it);
+  if (!pod.ok()) return pod.status();
+  args.pod = *std::move(pod);
+
+  auto names_it = body.find("NodeNames");
+  if (names_it != body.end() && !names_it->is_null()) {
+    if (!names_it->is_array()) return WireError("NodeNames must be an array of strings");
+    args.node_names.reserve(names_it->size());
+    for (const json& name : *names_it) {
+      if (!name.is_string()) return WireError("NodeNames must be an array of strings");
+      args.node_names.push_back(name.get<std::string>());
+    }
+    return args;
+  }
+  auto nodes_it = body.find("Nodes");
+  if (nodes_it == body.end() || nodes_it->is_null()) return args;
+  if (!nodes_it->is_object()) return WireError("Nodes must be a NodeList object");
+  args.has_node_objects = true;
+  auto items_it = nodes_it->find("items");
+  if (items_it == nodes_it->end() || items_it->is_null()) {
+    args.node_items = json::array();
+    return args;
+  }
+  if (!items_it->is_array()) return WireError("Nodes.items must be an array");
+  args.node_names.reserve(items_it->size());
+  for (const json& node : *items_it) {
+    const json* meta = node.is_object() && node.contains("metadata") ? &node["metadata"] : nullptr;
+    std::string name = meta != nullptr && meta->is_object() ? StringField(*meta, "name") : "";
+    if (name.empty()) return WireError("every Nodes.items entry needs metadata.name");
+    args.node_names.push_back(std::move(name));
+  }
+  args.node_items = *items_it;
+  return args;
+}
+
+json FailedMap(const ExtenderArgs& args, const std::map<std::string, std::string>& failed) {
+  json out = json::object();
+  if (failed.empty()) return out;
+  for (const std::string& node : args.node_names) {
+    if (auto it = failed.find(node); it != failed.end()) out[node] = it->second;
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
+  json parsed = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return WireError("malformed JSON");
+  try {
+    return ParseArgsJson(parsed);
+  } catch (const json::exception& e) {  // defensive: accessors above check types first
+    return WireError(e.what());
+  }
+}
+
+std::string EncodeFilterResult(const ExtenderArgs& args, const FilterVerdict& verdict) {
+  json out = json::object();
+  auto passes = [&](const std::string& name) {
+    return !verdict.failed.contains(name) && !verdict.unresolvable.contains(name);
+  };
+  if (args.has_node_objects) {
+    json items = json::array();
+    for (size_t i = 0; i < args.node_names.size(); ++i) {
+      if (passes(args.node_names[i])) items.push_back(args.node_items[i]);
+    }
+    out["Nodes"] = {{"metadata", json::object()}, {"items", std::move(items)}};
+    out["NodeNames"] = nullptr;
+  } else {
+    json names = json::array();
+    for (const std::string& name : args.node_names) {
+      if (passes(name)) names.push_back(name);
+    }
+    out["Nodes"] = nullptr;
+    out["NodeNames"] = std::move(names);
+  }
+  out["FailedNodes"] = FailedMap(args, verdict.failed);
+  out["FailedAndUnresolvableNodes"] = FailedMap(args, verdict.unresolvable);
+  out["Error"] = verdict.error;
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string EncodeFilterError(absl::string_view error) {
+  json out = {{"Nodes", nullptr},
+              {"NodeNames", nullptr},
+              {"FailedNodes", json::object()},
+              {"FailedAndUnresolvableNodes", json::object()},
+              {"Error", std::string(error)}};
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string EncodeHostPriorities(const std::vector<HostScore>& scores) {
+  json out = json::array();
+  for (const HostScore& s : scores) {
+    out.push_back({{"Host", s.host}, {"Score", std::clamp(s.score, 0, kMaxExtenderScore)}});
+  }
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace topoplace::k8s

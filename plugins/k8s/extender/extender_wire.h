@@ -1,0 +1,92 @@
+// The kube-scheduler HTTP extender wire format (k8s.io/kube-scheduler/extender/v1, as sent
+// by kube-scheduler v1.20): JSON whose keys are the Go field names.
+//
+//   request  (filter and prioritize): {"Pod": <v1.Pod>, "Nodes": <v1.NodeList>|null,
+//                                      "NodeNames": ["n1", ...]|null}
+//   filter   answer: {"Nodes": <v1.NodeList>|null, "NodeNames": [...]|null,
+//                     "FailedNodes": {"n": "reason"}, "FailedAndUnresolvableNodes": {...},
+//                     "Error": ""}
+//   prioritize answer: [{"Host": "n1", "Score": 0..10}, ...]
+//
+// With `nodeCacheCapable: true` the scheduler sends and expects NodeNames; otherwise it
+// sends whole Node objects in Nodes.items and expects the passing ones back the same way.
+//
+//   TP_ASSIGN_OR_RETURN(ExtenderArgs args, ParseExtenderArgs(body));
+//   FilterVerdict verdict = ...;  // passed / failed node names
+//   std::string answer = EncodeFilterResult(args, verdict);
+//
+// Pure functions; thread-safe. Parsing never throws (JSON errors become InvalidArgument).
+#ifndef TOPOPLACE_PLUGINS_K8S_EXTENDER_EXTENDER_WIRE_H_
+#define TOPOPLACE_PLUGINS_K8S_EXTENDER_EXTENDER_WIRE_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace topoplace::k8s {
+
+// The parts of a v1.Pod the extender reads.
+struct PodInfo {
+  std::string name;
+  std::string namespace_name;  // "default" when the pod has none
+  std::string uid;
+  std::map<std::string, std::string> annotations;
+  std::map<std::string, std::string> labels;
+  // uid of the owner reference marked `controller: true` (the Job); empty if none.
+  std::string controller_uid;
+};
+
+struct ExtenderArgs {
+  PodInfo pod;
+  // Candidate node names in request order (from NodeNames, or from Nodes.items[].metadata.name).
+  std::vector<std::string> node_names;
+  // True when the request carried whole Node objects (nodeCacheCapable: false); the
+  // answer must then carry them back in Nodes.
+  bool has_node_objects = false;
+  // Nodes.items as received (only with has_node_objects), same order as node_names.
+  nlohmann::json node_items;
+};
+
+// What a filter decided, by node name. Nodes in neither map pass.
+struct FilterVerdict {
+  // Nodes that may fit later (the scheduler may preempt for them): reason per node.
+  std::map<std::string, std::string> failed;
+  // Nodes that cannot fit this pod whatever happens (no preemption is tried).
+  std::map<std::string, std::string> unresolvable;
+  // Non-empty: the filter failed as a whole; the scheduler retries the pod later (or, for
+  // an `ignorable` extender, carries on without us).
+  std::string error;
+};
+
+struct HostScore {
+  std::string host;
+  int score = 0;  // 0..kMaxExtenderScore
+};
+
+// The highest score an extender may give (extenderv1.MaxExtenderPriority).
+inline constexpr int kMaxExtenderScore = 10;
+
+// Parses a filter or prioritize request. InvalidArgument for malformed JSON, a missing or
+// non-object Pod, and node lists of the wrong shape; a request with neither NodeNames nor
+// Nodes has no candidates.
+absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body);
+
+// The filter answer for `args`: the candidates not failed by `verdict`, in request order,
+// as NodeNames or (has_node_objects) as Nodes objects. Failed names not among the
+// candidates are left out.
+std::string EncodeFilterResult(const ExtenderArgs& args, const FilterVerdict& verdict);
+
+// A filter answer that carries only `error` (used when the request cannot be parsed).
+std::string EncodeFilterError(absl::string_view error);
+
+// The prioritize answer; scores are clamped to 0..kMaxExtenderScore.
+std::string EncodeHostPriorities(const std::vector<HostScore>& scores);
+
+}  // namespace topoplace::k8s
+
+#endif  // TOPOPLACE_PLUGINS_K8S_EXTENDER_EXTENDER_WIRE_H_

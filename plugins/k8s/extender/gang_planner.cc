@@ -1,0 +1,253 @@
+#include "plugins/k8s/extender/gang_planner.h"
+
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace topoplace::k8s {
+namespace {
+
+void FailAll(const std::vector<std::string>& candidates, const std::string& reason,
+             std::map<std::string, std::string>& into) {
+  for (const std::string& node : candidates) into.emplace(node, reason);
+}
+
+std::string WithExclusions(const std::string& spec, const std::vector<std::string>& exclude) {
+  if (exclude.empty()) return spec;
+  return absl::StrCat(spec, ",exclude=", absl::StrJoin(exclude, ","));
+}
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+GangPlanner::GangPlanner(PlacementBackendPtr backend, PlannerOptions options, Clock clock)
+    : backend_(std::move(backend)), options_(std::move(options)), clock_(std::move(clock)) {}
+
+GangPlanner::GroupState GangPlanner::MakeState(const GroupMember& member, GroupPlan plan) const {
+  GroupState state;
+  state.owner_uid = member.owner_uid;
+  state.allocation_id = std::move(plan.allocation_id);
+  state.hosts = std::move(plan.hosts);
+  state.nodes.reserve(state.hosts.size());
+  for (const std::string& host : state.hosts) {
+    state.nodes.push_back(options_.node_names.NodeName(host));
+  }
+  state.steered.assign(state.hosts.size(), false);
+  state.expires = plan.expires;
+  state.committed = plan.expires == absl::InfiniteFuture();
+  return state;
+}
+
+void GangPlanner::Forget(const std::string& key, bool release) {
+  auto it = groups_.find(key);
+  if (it == groups_.end()) return;
+  if (release) {
+    if (absl::Status s = backend_->Release(it->second.allocation_id); !s.ok()) {
+      std::cerr << "topoplace-k8s-extender: release " << it->second.allocation_id << " of "
+                << key << ": " << s << "\n";
+    }
+  }
+  groups_.erase(it);
+}
+
+absl::StatusOr<GangPlanner::GroupState*> GangPlanner::GroupFor(
+    const GroupMember& member, const std::vector<std::string>& exclude) {
+  const absl::Time now = clock_();
+  if (auto it = groups_.find(member.group_key); it != groups_.end()) {
+    GroupState& group = it->second;
+    const bool recreated = !member.owner_uid.empty() && !group.owner_uid.empty() &&
+                           member.owner_uid != group.owner_uid;
+    const bool expired = !group.committed && now >= group.expires;
+    if (!recreated && !expired) {
+      if (group.owner_uid.empty()) group.owner_uid = member.owner_uid;
+      group.last_seen = now;
+      return &group;
+    }
+    // A recreated group's old allocation is released; an expired reservation is the
+    // daemon's to reclaim (Release is idempotent, so say it anyway).
+    Forget(member.group_key, /*release=*/true);
+  }
+  const std::string external_id = GroupExternalId(member.group_key);
+  if (exclude.empty()) {
+    // After an extender restart the group may already be committed.
+    absl::StatusOr<GroupPlan> found = backend_->FindCommitted(external_id);
+    if (found.ok()) {
+      GroupState& group = groups_[member.group_key] = MakeState(member, *std::move(found));
+      group.committed = true;
+      group.last_seen = now;
+      return &group;
+    }
+    if (found.status().code() != absl::StatusCode::kNotFound) return found.status();
+  }
+  absl::StatusOr<GroupPlan> plan =
+      backend_->Reserve(WithExclusions(member.job_spec, exclude), options_.reservation_ttl);
+  if (!plan.ok()) return plan.status();
+  GroupState& group = groups_[member.group_key] = MakeState(member, *std::move(plan));
+  group.last_seen = now;
+  return &group;
+}
+
+FilterVerdict GangPlanner::Filter(const GroupMember& member,
+                                  const std::vector<std::string>& candidates) {
+  FilterVerdict verdict;
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> exclude;
+  for (int attempt = 0;; ++attempt) {
+    absl::StatusOr<GroupState*> found = GroupFor(member, exclude);
+    if (!found.ok()) {
+      const absl::Status& s = found.status();
+      if (s.code() == absl::StatusCode::kInvalidArgument) {
+        FailAll(candidates, absl::StrCat("topoplace: group ", member.group_key, ": ", s.message()),
+                verdict.unresolvable);
+      } else if (s.code() == absl::StatusCode::kResourceExhausted) {
+        FailAll(candidates,
+                absl::StrCat("topoplace: group ", member.group_key, " does not fit now: ",
+                             s.message()),
+                verdict.failed);
+      } else {
+        verdict.error = absl::StrCat("topoplace: cannot plan group ", member.group_key, ": ",
+                                     s.ToString());
+      }
+      return verdict;
+    }
+    GroupState& group = **found;
+    const int size = static_cast<int>(group.nodes.size());
+    if (member.rank >= size) {
+      FailAll(candidates,
+              absl::StrCat("topoplace: group ", member.group_key, " has ", size,
+                           " nodes; rank ", member.rank, " is outside it"),
+              verdict.unresolvable);
+      return verdict;
+    }
+    // Before any rank is steered the whole group can still move: kube-scheduler passes
+    // the nodes it found feasible (all of them with percentageOfNodesToScore: 100), and the
+    // pods of a group are alike, so a planned node missing here would fail its rank too.
+    if (!group.committed && group.steered_count == 0 && attempt < options_.max_replans) {
+      const absl::flat_hash_set<std::string> feasible(candidates.begin(), candidates.end());
+      std::vector<std::string> missing;
+      for (size_t rank = 0; rank < group.hosts.size(); ++rank) {
+        if (!feasible.contains(group.nodes[rank])) missing.push_back(group.hosts[rank]);
+      }
+      if (!missing.empty()) {
+        exclude.insert(exclude.end(), missing.begin(), missing.end());
+        Forget(member.group_key, /*release=*/true);
+        continue;
+      }
+    }
+    const std::string& planned = group.nodes[member.rank];
+    if (Contains(candidates, planned)) {
+      const std::string reason = absl::StrCat("topoplace: group ", member.group_key, " rank ",
+                                              member.rank, " is planned on node ", planned);
+      for (const std::string& node : candidates) {
+        if (node != planned) verdict.unresolvable.emplace(node, reason);
+      }
+      if (!group.steered[member.rank]) {
+        group.steered[member.rank] = true;
+        ++group.steered_count;
+      }
+      CommitIfComplete(member.group_key, group);
+      return verdict;
+    }
+    // The planned node cannot take the pod now; the rest of the group is already on its way.
+    FailAll(candidates,
+            absl::StrCat("topoplace: group ", member.group_key, " rank ", member.rank,
+                         " waits for its planned node ", planned,
+                         ", which is not among the feasible nodes"),
+            verdict.failed);
+    return verdict;
+  }
+}
+
+void GangPlanner::CommitIfComplete(const std::string& key, GroupState& group) {
+  if (group.committed || group.steered_count < static_cast<int>(group.steered.size())) return;
+  absl::Status s = backend_->Commit(group.allocation_id, GroupExternalId(key));
+  if (!s.ok()) {
+    std::cerr << "topoplace-k8s-extender: commit " << group.allocation_id << " of " << key
+              << " (will retry): " << s << "\n";
+    return;
+  }
+  group.committed = true;
+  group.expires = absl::InfiniteFuture();
+}
+
+std::vector<HostScore> GangPlanner::Prioritize(const GroupMember& member,
+                                               const std::vector<std::string>& candidates) {
+  std::vector<HostScore> scores;
+  scores.reserve(candidates.size());
+  absl::MutexLock lock(&mu_);
+  auto it = groups_.find(member.group_key);
+  const std::string* planned = nullptr;
+  if (it != groups_.end() && member.rank < static_cast<int>(it->second.nodes.size())) {
+    planned = &it->second.nodes[member.rank];
+  }
+  for (const std::string& node : candidates) {
+    const bool is_planned = planned != nullptr && node == *planned;
+    scores.push_back({node, is_planned ? kMaxExtenderScore : 0});
+  }
+  return scores;
+}
+
+std::vector<HostScore> GangPlanner::ScoreUnrelated(const std::vector<std::string>& candidates) {
+  absl::flat_hash_set<std::string> waited_for;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, group] : groups_) {
+      if (group.committed) continue;
+      for (size_t rank = 0; rank < group.nodes.size(); ++rank) {
+        if (!group.steered[rank]) waited_for.insert(group.nodes[rank]);
+      }
+    }
+  }
+  std::vector<HostScore> scores;
+  scores.reserve(candidates.size());
+  for (const std::string& node : candidates) {
+    scores.push_back(
+        {node, waited_for.contains(node) ? kUnrelatedPlannedScore : kUnrelatedFreeScore});
+  }
+  return scores;
+}
+
+void GangPlanner::Tick() {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_();
+  std::vector<std::string> forget;
+  for (auto& [key, group] : groups_) {
+    CommitIfComplete(key, group);
+    if (!group.committed && now >= group.expires) forget.push_back(key);
+    if (group.committed && now - group.last_seen >= options_.forget_committed_after) {
+      forget.push_back(key);
+    }
+  }
+  for (const std::string& key : forget) {
+    // Expired reservations are already reclaimed by the daemon; committed groups stay
+    // committed (only forgotten here).
+    Forget(key, /*release=*/false);
+  }
+}
+
+void GangPlanner::ReleaseUncommitted() {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> pending;
+  for (const auto& [key, group] : groups_) {
+    if (!group.committed) pending.push_back(key);
+  }
+  for (const std::string& key : pending) Forget(key, /*release=*/true);
+}
+
+std::optional<GroupSnapshot> GangPlanner::Group(const std::string& group_key) const {
+  absl::MutexLock lock(&mu_);
+  auto it = groups_.find(group_key);
+  if (it == groups_.end()) return std::nullopt;
+  return GroupSnapshot{it->second.allocation_id, it->second.nodes, it->second.steered,
+                       it->second.committed};
+}
+
+}  // namespace topoplace::k8s

@@ -1,0 +1,135 @@
+// Gang planning for the scheduler extender: the first pod of a group that reaches the
+// filter makes topoplaced plan and reserve the whole group; every pod of the group is then
+// steered to the node its rank was planned on. kube-scheduler sees one pod at a time, so
+// the plan lives here between the pods' filter calls.
+//
+//   GangPlanner planner(std::move(backend), options);
+//   FilterVerdict v = planner.Filter(member, candidate_node_names);
+//   std::vector<HostScore> s = planner.Prioritize(member, candidate_node_names);
+//   planner.Tick();  // about once a second: retries commits, forgets finished groups
+//
+// Lifecycle of a group (decisions, see plugins/k8s/README.md):
+// - reserve at the first pod, with `reservation_ttl`; commit as "k8s:<ns>/<group>" once
+//   every rank has been steered to its node (filter passed it there);
+// - a retried pod (same or new pod of the same rank) is steered to the same node;
+// - a group deleted before all its ranks were steered leaves only a reservation, which
+//   the daemon reclaims when its TTL runs out; the planner then forgets it;
+// - the same group name with a new controller uid (the Job was recreated) releases the old
+//   allocation and plans again;
+// - planned nodes that are not among the candidates: if no rank has been steered yet the
+//   reservation is released and the group planned again without the missing nodes (at
+//   most `max_replans` times per call); once a rank is steered, a pod whose node is
+//   missing fails on every node (resolvable: FailedNodes) and waits for its node;
+// - topoplaced unreachable: pods of groups already planned are still steered (the plan is
+//   cached); a new group gets `error`, so a non-ignorable extender retries the pod later.
+//
+// Thread-safe: one mutex; calls to topoplaced are made while holding it (kube-scheduler
+// runs one scheduling cycle at a time, so this serialises nothing that was parallel).
+#ifndef TOPOPLACE_PLUGINS_K8S_EXTENDER_GANG_PLANNER_H_
+#define TOPOPLACE_PLUGINS_K8S_EXTENDER_GANG_PLANNER_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "plugins/k8s/extender/extender_wire.h"
+#include "plugins/k8s/extender/placement_backend.h"
+#include "plugins/k8s/extender/pod_group.h"
+#include "plugins/slurm/node_name_map.h"
+
+namespace topoplace::k8s {
+
+struct PlannerOptions {
+  // How long a group's GPUs stay reserved before all its ranks reach the filter.
+  absl::Duration reservation_ttl = absl::Minutes(5);
+  // Replans per filter call when planned nodes are not among the candidates.
+  int max_replans = 2;
+  // Fabric host -> Kubernetes node name (identity when empty). The same file format as
+  // the Slurm adapter's node map.
+  slurm::NodeNameMap node_names;
+  // Committed groups not seen for this long are forgotten (a later pod of the group finds
+  // the plan again through topoplaced).
+  absl::Duration forget_committed_after = absl::Minutes(10);
+};
+
+// Scores of the mild preference for pods without a job spec.
+inline constexpr int kUnrelatedFreeScore = 1;    // nodes no pending group waits for
+inline constexpr int kUnrelatedPlannedScore = 0;  // nodes planned for a pending group rank
+
+// What the planner holds for one group (a copy, for tests and logs).
+struct GroupSnapshot {
+  std::string allocation_id;
+  std::vector<std::string> nodes;  // Kubernetes node names by rank
+  std::vector<bool> steered;       // by rank: filter has sent that rank to its node
+  bool committed = false;
+};
+
+class GangPlanner {
+ public:
+  using Clock = std::function<absl::Time()>;
+
+  GangPlanner(PlacementBackendPtr backend, PlannerOptions options, Clock clock = &absl::Now);
+  ~GangPlanner() = default;
+  GangPlanner(const GangPlanner&) = delete;
+  GangPlanner& operator=(const GangPlanner&) = delete;
+
+  // Steers `member` to its planned node among `candidates` (Kubernetes node names).
+  // Plans and reserves the group first if needed.
+  FilterVerdict Filter(const GroupMember& member, const std::vector<std::string>& candidates);
+
+  // kMaxExtenderScore for the member's planned node, 0 for the others (all 0 when the
+  // group has no plan).
+  std::vector<HostScore> Prioritize(const GroupMember& member,
+                                    const std::vector<std::string>& candidates);
+
+  // The mild score for pods that are not ours: kUnrelatedPlannedScore on nodes planned for
+  // a rank of a group that has not reached them yet, kUnrelatedFreeScore elsewhere.
+  std::vector<HostScore> ScoreUnrelated(const std::vector<std::string>& candidates);
+
+  // Housekeeping, about once a second: retries failed commits, forgets expired
+  // reservations and idle committed groups.
+  void Tick();
+
+  // Releases every group's reservation that is not committed (on shutdown).
+  void ReleaseUncommitted();
+
+  // The planner's state of `group_key`, if it holds one.
+  std::optional<GroupSnapshot> Group(const std::string& group_key) const;
+
+ private:
+  struct GroupState {
+    std::string owner_uid;
+    std::string allocation_id;
+    std::vector<std::string> hosts;  // fabric names by rank
+    std::vector<std::string> nodes;  // Kubernetes names by rank
+    std::vector<bool> steered;
+    int steered_count = 0;
+    bool committed = false;
+    absl::Time expires = absl::InfiniteFuture();
+    absl::Time last_seen;
+  };
+
+  // The group's state, planning it if needed. Errors are the backend's.
+  absl::StatusOr<GroupState*> GroupFor(const GroupMember& member,
+                                       const std::vector<std::string>& exclude)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  GroupState MakeState(const GroupMember& member, GroupPlan plan) const;
+  void CommitIfComplete(const std::string& key, GroupState& group)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Forget(const std::string& key, bool release) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  PlacementBackendPtr backend_;
+  PlannerOptions options_;
+  Clock clock_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, GroupState> groups_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace topoplace::k8s
+
+#endif  // TOPOPLACE_PLUGINS_K8S_EXTENDER_GANG_PLANNER_H_

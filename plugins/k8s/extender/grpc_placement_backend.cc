@@ -1,0 +1,115 @@
+#include "plugins/k8s/extender/grpc_placement_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <grpcpp/client_context.h>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/client/rpc_status.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::k8s {
+namespace {
+
+namespace v1 = ::topoplace::v1;
+
+absl::Time ExpiresOf(const v1::Allocation& allocation) {
+  if (allocation.state() != v1::ALLOCATION_STATE_RESERVED || allocation.expires_unix_ms() == 0) {
+    return absl::InfiniteFuture();
+  }
+  return absl::FromUnixMillis(allocation.expires_unix_ms());
+}
+
+// The `hosts` array of a plan in the scheduler's JSON (schema topoplace.plan/v1).
+absl::StatusOr<std::vector<std::string>> PlanHosts(const std::string& plan_json) {
+  nlohmann::json plan = nlohmann::json::parse(plan_json, nullptr, /*allow_exceptions=*/false);
+  if (plan.is_discarded() || !plan.is_object() || !plan.contains("hosts") ||
+      !plan["hosts"].is_array()) {
+    return absl::InternalError("topoplaced returned a plan without a hosts array");
+  }
+  std::vector<std::string> hosts;
+  for (const nlohmann::json& host : plan["hosts"]) {
+    if (!host.is_string()) return absl::InternalError("plan hosts must be strings");
+    hosts.push_back(host.get<std::string>());
+  }
+  return hosts;
+}
+
+class GrpcPlacementBackend final : public PlacementBackend {
+ public:
+  GrpcPlacementBackend(std::unique_ptr<client::TopoplaceClient> client,
+                       const client::ClientOptions& options, std::string policy)
+      : client_(std::move(client)),
+        policy_(std::move(policy)),
+        token_(options.token),
+        timeout_(options.timeout),
+        placement_(v1::Placement::NewStub(client_->channel())) {}
+
+  absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl) override {
+    const int64_t ttl_seconds =
+        std::max<int64_t>(1, static_cast<int64_t>(std::ceil(absl::ToDoubleSeconds(ttl))));
+    absl::StatusOr<v1::ReserveResponse> response =
+        client_->Reserve(job_spec, policy_, ttl_seconds);
+    if (response.status().code() == absl::StatusCode::kAborted) {
+      response = client_->Reserve(job_spec, policy_, ttl_seconds);
+    }
+    if (!response.ok()) return response.status();
+    GroupPlan plan;
+    plan.allocation_id = response->allocation().allocation_id();
+    plan.hosts.assign(response->plan().hosts().begin(), response->plan().hosts().end());
+    plan.expires = ExpiresOf(response->allocation());
+    return plan;
+  }
+
+  absl::Status Commit(const std::string& allocation_id, const std::string& external_id) override {
+    return client_->Commit(allocation_id, external_id).status();
+  }
+
+  absl::Status Release(const std::string& allocation_id) override {
+    return client_->Release(allocation_id).status();
+  }
+
+  absl::StatusOr<GroupPlan> FindCommitted(const std::string& external_id) override {
+    // TopoplaceClient looks allocations up by id only; the lookup by external id goes
+    // through the generated stub with the same credentials and deadline.
+    v1::GetAllocationRequest request;
+    request.set_external_id(external_id);
+    v1::Allocation allocation;
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
+    if (!token_.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token_));
+    TP_RETURN_IF_ERROR(
+        rpc::FromGrpcStatus(placement_->GetAllocation(&context, request, &allocation)));
+    TP_ASSIGN_OR_RETURN(v1::ExplainResponse explain,
+                        client_->Explain(allocation.allocation_id()));
+    GroupPlan plan;
+    plan.allocation_id = allocation.allocation_id();
+    TP_ASSIGN_OR_RETURN(plan.hosts, PlanHosts(explain.plan_json()));
+    plan.expires = ExpiresOf(allocation);
+    return plan;
+  }
+
+ private:
+  std::unique_ptr<client::TopoplaceClient> client_;
+  std::string policy_;
+  std::string token_;
+  absl::Duration timeout_;
+  std::unique_ptr<v1::Placement::Stub> placement_;
+};
+
+}  // namespace
+
+absl::StatusOr<PlacementBackendPtr> ConnectGrpcPlacementBackend(
+    const client::ClientOptions& options, std::string policy) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<client::TopoplaceClient> client,
+                      client::TopoplaceClient::Connect(options));
+  return PlacementBackendPtr(
+      std::make_unique<GrpcPlacementBackend>(std::move(client), options, std::move(policy)));
+}
+
+}  // namespace topoplace::k8s

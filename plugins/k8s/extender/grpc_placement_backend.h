@@ -1,0 +1,26 @@
+// PlacementBackend over a running topoplaced (api/client/topoplace_client.h).
+//
+//   TP_ASSIGN_OR_RETURN(client::ClientOptions options, client::ClientOptionsFromEnv(addr));
+//   TP_ASSIGN_OR_RETURN(PlacementBackendPtr backend, ConnectGrpcPlacementBackend(options, ""));
+//
+// Thread-safe. Every call is bounded by the client's per-call timeout; Reserve retries
+// once when a concurrent reservation took the GPUs (ABORTED).
+#ifndef TOPOPLACE_PLUGINS_K8S_EXTENDER_GRPC_PLACEMENT_BACKEND_H_
+#define TOPOPLACE_PLUGINS_K8S_EXTENDER_GRPC_PLACEMENT_BACKEND_H_
+
+#include <memory>
+#include <string>
+
+#include "api/client/topoplace_client.h"
+#include "plugins/k8s/extender/placement_backend.h"
+
+namespace topoplace::k8s {
+
+// Makes the (lazy) channel; `policy` is passed to Reserve (empty = the daemon's default).
+// NotFound if a PEM file in `options` cannot be read. Makes no call yet.
+absl::StatusOr<PlacementBackendPtr> ConnectGrpcPlacementBackend(
+    const client::ClientOptions& options, std::string policy);
+
+}  // namespace topoplace::k8s
+
+#endif  // TOPOPLACE_PLUGINS_K8S_EXTENDER_GRPC_PLACEMENT_BACKEND_H_

@@ -1,0 +1,43 @@
+// What the gang planner needs from topoplaced: reserve a plan, bind it to a group, give it
+// back, and find a group's committed plan again (after an extender restart). The real one
+// talks gRPC (GrpcPlacementBackend); tests use an in-memory fake.
+#ifndef TOPOPLACE_PLUGINS_K8S_EXTENDER_PLACEMENT_BACKEND_H_
+#define TOPOPLACE_PLUGINS_K8S_EXTENDER_PLACEMENT_BACKEND_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace topoplace::k8s {
+
+struct GroupPlan {
+  std::string allocation_id;
+  std::vector<std::string> hosts;  // fabric host names, one per node, in rank order
+  // When the daemon reclaims the reservation; InfiniteFuture once committed.
+  absl::Time expires = absl::InfiniteFuture();
+};
+
+// Implementations are thread-safe.
+class PlacementBackend {
+ public:
+  virtual ~PlacementBackend() = default;
+  // Places `job_spec` and holds its GPUs for `ttl`. Codes as the daemon's: INVALID_ARGUMENT
+  // bad spec, RESOURCE_EXHAUSTED does not fit, UNAVAILABLE/DEADLINE_EXCEEDED unreachable.
+  virtual absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl) = 0;
+  // Binds a reservation to `external_id`; idempotent. FAILED_PRECONDITION once expired.
+  virtual absl::Status Commit(const std::string& allocation_id, const std::string& external_id) = 0;
+  // Frees the allocation's GPUs; idempotent.
+  virtual absl::Status Release(const std::string& allocation_id) = 0;
+  // The live committed allocation bound to `external_id`; NOT_FOUND if there is none.
+  virtual absl::StatusOr<GroupPlan> FindCommitted(const std::string& external_id) = 0;
+};
+
+using PlacementBackendPtr = std::unique_ptr<PlacementBackend>;
+
+}  // namespace topoplace::k8s
+
+#endif  // TOPOPLACE_PLUGINS_K8S_EXTENDER_PLACEMENT_BACKEND_H_

@@ -1,0 +1,300 @@
+#include "plugins/k8s/extender/gang_planner.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/unit/plugins/k8s/fake_placement_backend.h"
+
+namespace topoplace::k8s {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+using testing::FakeClock;
+using testing::FakePlacementBackend;
+
+const std::vector<std::string> kHosts = {"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"};
+
+GroupMember Member(int rank, const std::string& group = "train", int nodes = 4,
+                   const std::string& owner = "job-uid-1") {
+  GroupMember m;
+  m.group_key = "ml/" + group;
+  m.job_spec = "nodes=" + std::to_string(nodes);
+  m.rank = rank;
+  m.pod_uid = group + "-pod-" + std::to_string(rank);
+  m.owner_uid = owner;
+  return m;
+}
+
+// The node a verdict lets through, or "" if none or several.
+std::string OnlyPassing(const FilterVerdict& v, const std::vector<std::string>& candidates) {
+  std::string passing;
+  for (const std::string& node : candidates) {
+    if (v.failed.contains(node) || v.unresolvable.contains(node)) continue;
+    if (!passing.empty()) return "";
+    passing = node;
+  }
+  return passing;
+}
+
+class GangPlannerTest : public ::testing::Test {
+ protected:
+  GangPlannerTest() { Reset(PlannerOptions{}); }
+
+  void Reset(PlannerOptions options) {
+    options.reservation_ttl = absl::Seconds(60);
+    auto backend = std::make_unique<FakePlacementBackend>(kHosts, &clock_);
+    backend_ = backend.get();
+    planner_ = std::make_unique<GangPlanner>(std::move(backend), std::move(options),
+                                             [this] { return clock_(); });
+  }
+
+  FakeClock clock_;
+  FakePlacementBackend* backend_ = nullptr;
+  std::unique_ptr<GangPlanner> planner_;
+};
+
+TEST_F(GangPlannerTest, FirstPodOfAGroupReservesTheWholeGroupOnce) {
+  planner_->Filter(Member(2), kHosts);
+  planner_->Filter(Member(0), kHosts);
+  planner_->Filter(Member(3), kHosts);
+
+  EXPECT_EQ(backend_->reserve_calls, 1);
+  auto group = planner_->Group("ml/train");
+  ASSERT_TRUE(group.has_value());
+  EXPECT_THAT(group->nodes, ElementsAre("h0", "h1", "h2", "h3"));
+}
+
+TEST_F(GangPlannerTest, EachRankPassesOnlyItsPlannedNodeAndOtherNodesAreUnresolvable) {
+  for (int rank = 0; rank < 4; ++rank) {
+    FilterVerdict v = planner_->Filter(Member(rank), kHosts);
+    EXPECT_EQ(OnlyPassing(v, kHosts), kHosts[rank]) << "rank " << rank;
+    EXPECT_THAT(v.failed, IsEmpty());
+    EXPECT_THAT(v.unresolvable, SizeIs(kHosts.size() - 1));
+    EXPECT_THAT(v.unresolvable.begin()->second,
+                HasSubstr("ml/train rank " + std::to_string(rank) + " is planned on node h" +
+                          std::to_string(rank)));
+    EXPECT_THAT(v.error, IsEmpty());
+  }
+}
+
+TEST_F(GangPlannerTest, GroupIsCommittedAsK8sNamespaceSlashGroupOnceEveryRankWasSteered) {
+  for (int rank = 0; rank < 3; ++rank) planner_->Filter(Member(rank), kHosts);
+  EXPECT_FALSE(planner_->Group("ml/train")->committed);
+  EXPECT_EQ(backend_->commit_calls, 0);
+
+  planner_->Filter(Member(3), kHosts);
+
+  EXPECT_TRUE(planner_->Group("ml/train")->committed);
+  const auto& allocation = backend_->allocations.at("alloc-1");
+  EXPECT_EQ(allocation.state, FakePlacementBackend::State::kCommitted);
+  EXPECT_EQ(allocation.external_id, "k8s:ml/train");
+}
+
+TEST_F(GangPlannerTest, RetriedPodIsSteeredToTheSameNodeWithoutANewReservation) {
+  FilterVerdict first = planner_->Filter(Member(1), kHosts);
+  GroupMember replacement = Member(1);
+  replacement.pod_uid = "a-new-pod-for-rank-1";  // the Job recreated the pod
+  FilterVerdict again = planner_->Filter(Member(1), kHosts);
+  FilterVerdict replaced = planner_->Filter(replacement, kHosts);
+
+  EXPECT_EQ(OnlyPassing(first, kHosts), "h1");
+  EXPECT_EQ(OnlyPassing(again, kHosts), "h1");
+  EXPECT_EQ(OnlyPassing(replaced, kHosts), "h1");
+  EXPECT_EQ(backend_->reserve_calls, 1);
+}
+
+TEST_F(GangPlannerTest, SecondGroupIsPlannedAroundTheFirst) {
+  for (int rank = 0; rank < 4; ++rank) planner_->Filter(Member(rank), kHosts);
+  FilterVerdict v = planner_->Filter(Member(0, "eval", 2, "job-uid-2"), kHosts);
+
+  EXPECT_EQ(OnlyPassing(v, kHosts), "h4");
+  EXPECT_THAT(planner_->Group("ml/eval")->nodes, ElementsAre("h4", "h5"));
+}
+
+TEST_F(GangPlannerTest, PlannedNodeMissingBeforeAnyRankWasSteeredReplansWithoutIt) {
+  // h1 is not feasible (say cordoned): the first plan h0..h3 is given back and the group is
+  // planned again without h1.
+  const std::vector<std::string> feasible = {"h0", "h2", "h3", "h4", "h5", "h6", "h7"};
+  FilterVerdict v = planner_->Filter(Member(0), feasible);
+
+  EXPECT_EQ(OnlyPassing(v, feasible), "h0");
+  EXPECT_EQ(backend_->reserve_calls, 2);
+  EXPECT_THAT(backend_->specs.back(), HasSubstr("exclude=h1"));
+  EXPECT_EQ(backend_->allocations.at("alloc-1").state, FakePlacementBackend::State::kReleased);
+  EXPECT_THAT(planner_->Group("ml/train")->nodes, ElementsAre("h0", "h2", "h3", "h4"));
+  EXPECT_EQ(backend_->Live(), 1);
+}
+
+TEST_F(GangPlannerTest, PlannedNodeMissingAfterARankWasSteeredFailsResolvablyAndKeepsThePlan) {
+  planner_->Filter(Member(0), kHosts);
+  const std::vector<std::string> without_h2 = {"h0", "h1", "h3", "h4"};
+  FilterVerdict v = planner_->Filter(Member(2), without_h2);
+
+  EXPECT_EQ(OnlyPassing(v, without_h2), "");
+  EXPECT_THAT(v.failed, SizeIs(without_h2.size()));
+  EXPECT_THAT(v.failed.at("h0"), HasSubstr("waits for its planned node h2"));
+  EXPECT_EQ(backend_->reserve_calls, 1);
+  EXPECT_THAT(planner_->Group("ml/train")->nodes, ElementsAre("h0", "h1", "h2", "h3"));
+}
+
+TEST_F(GangPlannerTest, GroupDeletedBeforeBindLeavesNoReservationAfterTheTtl) {
+  planner_->Filter(Member(0), kHosts);  // then the group is deleted: no more pods come
+  ASSERT_EQ(backend_->Live(), 1);
+
+  clock_.now += absl::Seconds(61);
+  planner_->Tick();
+
+  EXPECT_EQ(backend_->Live(), 0);
+  EXPECT_FALSE(planner_->Group("ml/train").has_value());
+  EXPECT_EQ(backend_->commit_calls, 0);
+}
+
+TEST_F(GangPlannerTest, GroupSeenAgainAfterItsReservationExpiredIsPlannedAfresh) {
+  planner_->Filter(Member(0), kHosts);
+  clock_.now += absl::Seconds(61);
+  FilterVerdict v = planner_->Filter(Member(1), kHosts);
+
+  EXPECT_EQ(backend_->reserve_calls, 2);
+  EXPECT_EQ(OnlyPassing(v, kHosts), "h1");
+  EXPECT_EQ(backend_->Live(), 1);
+}
+
+TEST_F(GangPlannerTest, RecreatedGroupWithANewOwnerReleasesTheOldAllocation) {
+  for (int rank = 0; rank < 4; ++rank) planner_->Filter(Member(rank), kHosts);
+  planner_->Filter(Member(0, "train", 4, "job-uid-2"), kHosts);
+
+  EXPECT_EQ(backend_->allocations.at("alloc-1").state, FakePlacementBackend::State::kReleased);
+  EXPECT_EQ(backend_->reserve_calls, 2);
+  EXPECT_EQ(backend_->Live(), 1);
+}
+
+TEST_F(GangPlannerTest, ServiceDownGivesAnErrorForANewGroup) {
+  backend_->unavailable = true;
+  FilterVerdict v = planner_->Filter(Member(0), kHosts);
+
+  EXPECT_THAT(v.error, HasSubstr("cannot plan group ml/train"));
+  EXPECT_THAT(v.error, HasSubstr("UNAVAILABLE"));
+  EXPECT_THAT(v.failed, IsEmpty());
+  EXPECT_THAT(v.unresolvable, IsEmpty());
+}
+
+TEST_F(GangPlannerTest, ServiceDownStillSteersAGroupThatIsAlreadyPlanned) {
+  planner_->Filter(Member(0), kHosts);
+  backend_->unavailable = true;
+  FilterVerdict v = planner_->Filter(Member(1), kHosts);
+
+  EXPECT_EQ(OnlyPassing(v, kHosts), "h1");
+  EXPECT_THAT(v.error, IsEmpty());
+}
+
+TEST_F(GangPlannerTest, FailedCommitIsRetriedByTick) {
+  backend_->fail_commits = true;
+  for (int rank = 0; rank < 4; ++rank) planner_->Filter(Member(rank), kHosts);
+  EXPECT_FALSE(planner_->Group("ml/train")->committed);
+
+  backend_->fail_commits = false;
+  planner_->Tick();
+
+  EXPECT_TRUE(planner_->Group("ml/train")->committed);
+}
+
+TEST_F(GangPlannerTest, GroupThatDoesNotFitFailsResolvablyOnEveryNode) {
+  FilterVerdict v = planner_->Filter(Member(0, "huge", 9), kHosts);
+
+  EXPECT_THAT(v.failed, SizeIs(kHosts.size()));
+  EXPECT_THAT(v.failed.at("h0"), HasSubstr("does not fit now"));
+  EXPECT_THAT(v.error, IsEmpty());
+}
+
+TEST_F(GangPlannerTest, InvalidJobSpecIsUnresolvableOnEveryNode) {
+  GroupMember bad = Member(0);
+  bad.job_spec = "nodes=zero";
+  FilterVerdict v = planner_->Filter(bad, kHosts);
+
+  EXPECT_THAT(v.unresolvable, SizeIs(kHosts.size()));
+  EXPECT_THAT(v.unresolvable.at("h3"), HasSubstr("nodes must be a positive integer"));
+}
+
+TEST_F(GangPlannerTest, RankOutsideThePlanIsUnresolvable) {
+  FilterVerdict v = planner_->Filter(Member(4), kHosts);  // the group has ranks 0..3
+
+  EXPECT_THAT(v.unresolvable, SizeIs(kHosts.size()));
+  EXPECT_THAT(v.unresolvable.at("h0"), HasSubstr("has 4 nodes; rank 4 is outside it"));
+}
+
+TEST_F(GangPlannerTest, UnknownCandidateNodesAreSimplyNotPlanned) {
+  const std::vector<std::string> candidates = {"gpu-node-x", "h1", "gpu-node-y"};
+  planner_->Filter(Member(0, "one", 1), kHosts);
+  FilterVerdict v = planner_->Filter(Member(0, "two", 1, "uid-two"), candidates);
+
+  EXPECT_EQ(OnlyPassing(v, candidates), "h1");
+  EXPECT_THAT(v.unresolvable, SizeIs(2));
+}
+
+TEST_F(GangPlannerTest, AfterARestartACommittedGroupIsFoundByItsExternalId) {
+  for (int rank = 0; rank < 4; ++rank) planner_->Filter(Member(rank), kHosts);
+  // The extender restarts: a new planner over a daemon that holds the same ledger.
+  auto copy = std::make_unique<FakePlacementBackend>(kHosts, &clock_);
+  copy->allocations = backend_->allocations;
+  FakePlacementBackend* copy_raw = copy.get();
+  GangPlanner fresh(std::move(copy), PlannerOptions{}, [this] { return clock_(); });
+
+  FilterVerdict v = fresh.Filter(Member(2), kHosts);
+
+  EXPECT_EQ(OnlyPassing(v, kHosts), "h2");
+  EXPECT_EQ(copy_raw->reserve_calls, 0);
+  EXPECT_TRUE(fresh.Group("ml/train")->committed);
+}
+
+TEST_F(GangPlannerTest, NodeMapTranslatesFabricHostsToKubernetesNodeNames) {
+  PlannerOptions options;
+  options.node_names = *slurm::NodeNameMap::Parse("h0 node-a\nh1 node-b\n", "map");
+  Reset(std::move(options));
+  const std::vector<std::string> candidates = {"node-a", "node-b", "h2"};
+
+  FilterVerdict v = planner_->Filter(Member(1, "train", 2), candidates);
+
+  EXPECT_EQ(OnlyPassing(v, candidates), "node-b");
+}
+
+TEST_F(GangPlannerTest, PrioritizeGivesTheMaximumToThePlannedNodeOnly) {
+  planner_->Filter(Member(1), kHosts);
+  std::vector<HostScore> scores = planner_->Prioritize(Member(1), {"h0", "h1", "h2"});
+
+  ASSERT_THAT(scores, SizeIs(3));
+  EXPECT_EQ(scores[0].score, 0);
+  EXPECT_EQ(scores[1].score, kMaxExtenderScore);  // h1 is rank 1's node
+  EXPECT_EQ(scores[2].score, 0);
+}
+
+TEST_F(GangPlannerTest, UnrelatedPodsScoreLowerOnNodesAPendingGroupWaitsFor) {
+  planner_->Filter(Member(0), kHosts);  // h0 steered; h1..h3 still awaited
+  std::vector<HostScore> scores = planner_->ScoreUnrelated({"h0", "h1", "h3", "h4"});
+
+  ASSERT_THAT(scores, SizeIs(4));
+  EXPECT_EQ(scores[0].score, kUnrelatedFreeScore);     // h0: its pod is already there
+  EXPECT_EQ(scores[1].score, kUnrelatedPlannedScore);  // h1: rank 1 will come
+  EXPECT_EQ(scores[2].score, kUnrelatedPlannedScore);
+  EXPECT_EQ(scores[3].score, kUnrelatedFreeScore);     // h4: no plan
+}
+
+TEST_F(GangPlannerTest, ReleaseUncommittedGivesBackPendingReservationsOnly) {
+  for (int rank = 0; rank < 4; ++rank) planner_->Filter(Member(rank), kHosts);
+  planner_->Filter(Member(0, "pending", 2, "uid-p"), kHosts);
+  ASSERT_EQ(backend_->Live(), 2);
+
+  planner_->ReleaseUncommitted();
+
+  EXPECT_EQ(backend_->Live(), 1);
+  EXPECT_EQ(backend_->allocations.at("alloc-1").state, FakePlacementBackend::State::kCommitted);
+}
+
+}  // namespace
+}  // namespace topoplace::k8s

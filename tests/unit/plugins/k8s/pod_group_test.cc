@@ -1,0 +1,86 @@
+#include "plugins/k8s/extender/pod_group.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace topoplace::k8s {
+namespace {
+
+using ::testing::HasSubstr;
+
+PodInfo Pod(std::map<std::string, std::string> annotations,
+            std::map<std::string, std::string> labels = {}) {
+  PodInfo pod;
+  pod.name = "trainer-3";
+  pod.namespace_name = "ml";
+  pod.uid = "pod-uid";
+  pod.controller_uid = "job-uid";
+  pod.annotations = std::move(annotations);
+  pod.labels = std::move(labels);
+  return pod;
+}
+
+TEST(PodGroup, PodWithoutAJobSpecIsNotOurs) {
+  auto member = ReadGroupMember(Pod({{kGroupAnnotation, "g"}, {kRankAnnotation, "1"}}));
+  ASSERT_TRUE(member.ok());
+  EXPECT_FALSE(member->has_value());
+}
+
+TEST(PodGroup, IndexedJobPodTakesItsRankFromTheCompletionIndex) {
+  auto member = ReadGroupMember(Pod({{kJobSpecAnnotation, " tp=8,dp=4 "},
+                                     {kGroupAnnotation, "llama"},
+                                     {kCompletionIndexAnnotation, "3"}}));
+  ASSERT_TRUE(member.ok()) << member.status();
+  ASSERT_TRUE(member->has_value());
+  EXPECT_EQ((*member)->group_key, "ml/llama");
+  EXPECT_EQ((*member)->job_spec, "tp=8,dp=4");
+  EXPECT_EQ((*member)->rank, 3);
+  EXPECT_EQ((*member)->pod_uid, "pod-uid");
+  EXPECT_EQ((*member)->owner_uid, "job-uid");
+}
+
+TEST(PodGroup, ExplicitRankAnnotationWinsOverTheCompletionIndex) {
+  auto member = ReadGroupMember(Pod({{kJobSpecAnnotation, "tp=8"},
+                                     {kGroupAnnotation, "g"},
+                                     {kRankAnnotation, "0"},
+                                     {kCompletionIndexAnnotation, "5"}}));
+  ASSERT_TRUE(member.ok());
+  EXPECT_EQ((*member)->rank, 0);
+}
+
+TEST(PodGroup, GroupDefaultsToTheJobNameLabel) {
+  auto member = ReadGroupMember(
+      Pod({{kJobSpecAnnotation, "tp=8"}, {kCompletionIndexAnnotation, "1"}}, {{kJobNameLabel, "w"}}));
+  ASSERT_TRUE(member.ok());
+  EXPECT_EQ((*member)->group_key, "ml/w");
+}
+
+TEST(PodGroup, MissingAnnotationsAreInvalidArgumentNamingThem) {
+  struct Case {
+    std::map<std::string, std::string> annotations;
+    const char* message;
+  };
+  const Case cases[] = {
+      {{{kJobSpecAnnotation, "  "}}, "topoplace.io/job-spec is empty"},
+      {{{kJobSpecAnnotation, "tp=8"}, {kRankAnnotation, "0"}}, "no topoplace.io/group"},
+      {{{kJobSpecAnnotation, "tp=8"}, {kGroupAnnotation, "g"}},
+       "no topoplace.io/rank or batch.kubernetes.io/job-completion-index"},
+      {{{kJobSpecAnnotation, "tp=8"}, {kGroupAnnotation, "g"}, {kRankAnnotation, "-1"}},
+       "topoplace.io/rank must be a non-negative integer, got '-1'"},
+      {{{kJobSpecAnnotation, "tp=8"}, {kGroupAnnotation, "g"}, {kCompletionIndexAnnotation, "x"}},
+       "job-completion-index must be a non-negative integer"},
+  };
+  for (const Case& c : cases) {
+    auto member = ReadGroupMember(Pod(c.annotations));
+    ASSERT_FALSE(member.ok()) << c.message;
+    EXPECT_EQ(member.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(member.status().message(), HasSubstr(c.message));
+  }
+}
+
+TEST(PodGroup, ExternalIdIsK8sNamespaceSlashGroup) {
+  EXPECT_EQ(GroupExternalId("ml/llama"), "k8s:ml/llama");
+}
+
+}  // namespace
+}  // namespace topoplace::k8s
