@@ -1,5 +1,5 @@
 // The ledger commands that talk to a running topoplaced (global `--server ADDR`):
-// `reserve`, `commit`, `release`, `allocations`, `explain`. Credentials come from the
+// `reserve`, `renew`, `commit`, `release`, `allocations`, `explain`. Credentials come from the
 // environment (TOPOPLACE_TOKEN_FILE, TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE,
 // TOPOPLACE_KEY_FILE; see api/client/topoplace_client.h). Every command prints a table by
 // default and stable JSON with --json.
@@ -21,6 +21,7 @@ struct ServiceOptions {
   std::string job;
   std::string policy;
   int64_t ttl_seconds = 0;
+  std::string request_id;
   std::string allocation_id;
   std::string external_id;
   bool json = false;
@@ -37,12 +38,27 @@ absl::StatusOr<std::unique_ptr<TopoplaceClient>> ConnectTo(const CliContext& ctx
 
 absl::Status RunReserve(CliContext& ctx, const ServiceOptions& opt) {
   TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
-  TP_ASSIGN_OR_RETURN(v1::ReserveResponse r, client->Reserve(opt.job, opt.policy, opt.ttl_seconds));
+  v1::ReserveRequest request;
+  request.set_job_spec(opt.job);
+  request.set_policy(opt.policy);
+  request.set_ttl_seconds(opt.ttl_seconds);
+  request.set_request_id(opt.request_id);
+  TP_ASSIGN_OR_RETURN(v1::ReserveResponse r, client->Reserve(request));
   if (opt.json) {
     ctx.out << client::ReservationJson(r);
+  } else if (r.replayed()) {
+    ctx.out << client::AllocationTable(r.allocation()) << "\n(request id '" << opt.request_id
+            << "' was reserved before: this is the first answer, nothing new is held)\n";
   } else {
     ctx.out << client::AllocationTable(r.allocation()) << "\n" << r.plan().table();
   }
+  return absl::OkStatus();
+}
+
+absl::Status RunRenew(CliContext& ctx, const ServiceOptions& opt) {
+  TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
+  TP_ASSIGN_OR_RETURN(v1::Allocation a, client->Renew(opt.allocation_id, opt.ttl_seconds));
+  ctx.out << (opt.json ? client::AllocationJson(a) : client::AllocationTable(a));
   return absl::OkStatus();
 }
 
@@ -93,7 +109,14 @@ void RegisterServiceCommands(CLI::App& app, CliContext& ctx) {
   reserve->add_option("--policy", opt->policy, "Placement policy; default topoplace");
   reserve->add_option("--ttl", opt->ttl_seconds,
                       "Seconds to hold the GPUs before commit; 0 = the daemon's default");
+  reserve->add_option("--request-id", opt->request_id,
+                      "Idempotency key: a retry with the same key returns the first answer");
   OnRun(reserve, ctx, opt, RunReserve);
+
+  CLI::App* renew = app.add_subcommand("renew", "Extend a reservation's hold (--server)");
+  renew->add_option("allocation", opt->allocation_id, "Allocation id, e.g. alloc-7")->required();
+  renew->add_option("--ttl", opt->ttl_seconds, "New hold from now, seconds; 0 = the default");
+  OnRun(renew, ctx, opt, RunRenew);
 
   CLI::App* commit = app.add_subcommand("commit", "Bind a reservation to a job id (--server)");
   commit->add_option("allocation", opt->allocation_id, "Allocation id, e.g. alloc-7")->required();

@@ -42,6 +42,7 @@ Json ToJson(const v1::Allocation& a) {
               {"id", a.allocation_id()},
               {"state", std::string(StateName(a.state()))},
               {"external_id", a.external_id()},
+              {"request_id", a.request_id()},
               {"job", a.job_spec()},
               {"policy", a.policy()},
               {"fabric_version", a.fabric_version()},
@@ -101,6 +102,7 @@ std::string AllocationListJson(const v1::ListAllocationsResponse& list) {
 
 std::string ReservationJson(const v1::ReserveResponse& reservation) {
   return Json{{"allocation", ToJson(reservation.allocation())},
+              {"replayed", reservation.replayed()},
               {"plan", PlanJson(reservation.plan().json())}}
              .dump(2) +
          "\n";

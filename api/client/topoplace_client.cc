@@ -109,8 +109,21 @@ absl::StatusOr<v1::ReserveResponse> TopoplaceClient::Reserve(const std::string& 
   request.set_job_spec(job_spec);
   request.set_policy(policy);
   request.set_ttl_seconds(ttl_seconds);
+  return Reserve(request);
+}
+
+absl::StatusOr<v1::ReserveResponse> TopoplaceClient::Reserve(const v1::ReserveRequest& request) {
   return Call<v1::ReserveRequest, v1::ReserveResponse>(
       [this](auto* c, const auto& q, auto* r) { return placement_->Reserve(c, q, r); }, request);
+}
+
+absl::StatusOr<v1::Allocation> TopoplaceClient::Renew(const std::string& allocation_id,
+                                                      int64_t ttl_seconds) {
+  v1::RenewRequest request;
+  request.set_allocation_id(allocation_id);
+  request.set_ttl_seconds(ttl_seconds);
+  return Call<v1::RenewRequest, v1::Allocation>(
+      [this](auto* c, const auto& q, auto* r) { return placement_->Renew(c, q, r); }, request);
 }
 
 absl::StatusOr<v1::Allocation> TopoplaceClient::Commit(const std::string& allocation_id,

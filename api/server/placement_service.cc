@@ -45,20 +45,21 @@ absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
 
 absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
                                          v1::ReserveResponse& response) {
-  if (request.ttl_seconds() < 0 ||
-      absl::Seconds(request.ttl_seconds()) > ledger::kMaxReservationTtl) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "ttl_seconds: expected 0 (the default) up to ",
-        absl::ToInt64Seconds(ledger::kMaxReservationTtl), ", got ", request.ttl_seconds()));
-  }
+  TP_ASSIGN_OR_RETURN(absl::Duration ttl, ParseTtl(request.ttl_seconds()));
+  TP_RETURN_IF_ERROR(
+      CheckField("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy()));
   ledger::ReserveRequest reserve;
   reserve.job_spec = sched::FormatJobSpec(placement.job);
   reserve.policy = placement.policy;
   reserve.fabric_version = context_.fabric_version;
-  reserve.ttl = request.ttl_seconds() == 0 ? context_.default_ttl
-                                           : absl::Seconds(request.ttl_seconds());
+  reserve.ttl = ttl;
+  reserve.request_id = request.request_id();
+  if (!reserve.request_id.empty() &&
+      context_.ledger->FindByRequestId(reserve.request_id).ok()) {
+    return Replay(reserve, response);
+  }
   absl::Status last;
   for (int attempt = 0; attempt < kReserveAttempts; ++attempt) {
     TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
@@ -74,9 +75,35 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
       return absl::OkStatus();
     }
     last = allocation.status();
+    // A concurrent Reserve with the same request_id won the race: answer as its replay.
+    if (last.code() == absl::StatusCode::kAlreadyExists) return Replay(reserve, response);
     if (last.code() != absl::StatusCode::kAborted) return last;
   }
   return last;
+}
+
+absl::Status PlacementService::Replay(const ledger::ReserveRequest& reserve,
+                                      v1::ReserveResponse& response) {
+  TP_ASSIGN_OR_RETURN(ledger::Allocation first,
+                      context_.ledger->FindByRequestId(reserve.request_id));
+  if (first.job_spec != reserve.job_spec || first.policy != reserve.policy) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "request_id: '", reserve.request_id, "' was used by ", first.id, " for job_spec '",
+        first.job_spec, "' and policy '", first.policy, "'; use a new request_id"));
+  }
+  *response.mutable_allocation() = AllocationToProto(first);
+  response.mutable_plan()->set_json(first.plan_json);
+  response.set_replayed(true);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<absl::Duration> PlacementService::ParseTtl(int64_t ttl_seconds) const {
+  if (ttl_seconds < 0 || absl::Seconds(ttl_seconds) > ledger::kMaxReservationTtl) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ttl_seconds: expected 0 (the default) up to ",
+        absl::ToInt64Seconds(ledger::kMaxReservationTtl), ", got ", ttl_seconds));
+  }
+  return ttl_seconds == 0 ? context_.default_ttl : absl::Seconds(ttl_seconds);
 }
 
 grpc::ServerUnaryReactor* PlacementService::Place(grpc::CallbackServerContext* ctx,
@@ -92,6 +119,24 @@ grpc::ServerUnaryReactor* PlacementService::Reserve(grpc::CallbackServerContext*
                                                     v1::ReserveResponse* response) {
   absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
   if (s.ok()) s = DoReserve(*request, *response);
+  return FinishUnary(ctx, s);
+}
+
+grpc::ServerUnaryReactor* PlacementService::Renew(grpc::CallbackServerContext* ctx,
+                                                  const v1::RenewRequest* request,
+                                                  v1::Allocation* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
+  if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
+  if (s.ok()) {
+    absl::StatusOr<absl::Duration> ttl = ParseTtl(request->ttl_seconds());
+    s = ttl.status();
+    if (s.ok()) {
+      absl::StatusOr<ledger::Allocation> renewed =
+          context_.ledger->Renew(request->allocation_id(), *ttl);
+      if (renewed.ok()) *response = AllocationToProto(*renewed);
+      s = renewed.status();
+    }
+  }
   return FinishUnary(ctx, s);
 }
 

@@ -1,7 +1,8 @@
 // topoplace.v1.Placement over the callback API: Place (dry run on the ledger's current
 // occupancy), Reserve, Commit, Release, Get/List allocations, Explain.
 // Reserve places and then records in the ledger; if a concurrent reservation took one of
-// the chosen GPUs in between (ABORTED from the ledger) it places again, a few times.
+// the chosen GPUs in between (ABORTED from the ledger) it places again, a few times. A
+// Reserve with a request_id seen before is answered from the ledger (idempotent retries).
 // Thread-safe: RPCs run concurrently on gRPC's threads.
 #ifndef TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_
 #define TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_
@@ -20,6 +21,9 @@ class PlacementService final : public v1::Placement::CallbackService {
   grpc::ServerUnaryReactor* Reserve(grpc::CallbackServerContext* ctx,
                                     const v1::ReserveRequest* request,
                                     v1::ReserveResponse* response) override;
+  grpc::ServerUnaryReactor* Renew(grpc::CallbackServerContext* ctx,
+                                  const v1::RenewRequest* request,
+                                  v1::Allocation* response) override;
   grpc::ServerUnaryReactor* Commit(grpc::CallbackServerContext* ctx,
                                    const v1::CommitRequest* request,
                                    v1::Allocation* response) override;
@@ -39,6 +43,12 @@ class PlacementService final : public v1::Placement::CallbackService {
  private:
   absl::Status DoPlace(const v1::PlaceRequest& request, v1::PlaceResponse& response);
   absl::Status DoReserve(const v1::ReserveRequest& request, v1::ReserveResponse& response);
+  // Answers a Reserve whose request_id was used before: the first allocation if the job
+  // and policy match, ALREADY_EXISTS otherwise.
+  absl::Status Replay(const ledger::ReserveRequest& reserve, v1::ReserveResponse& response);
+  // ttl_seconds from a request: 0 is the daemon's default; INVALID_ARGUMENT outside
+  // [0, kMaxReservationTtl].
+  absl::StatusOr<absl::Duration> ParseTtl(int64_t ttl_seconds) const;
 
   const ServiceContext& context_;
 };

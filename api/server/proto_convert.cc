@@ -90,6 +90,7 @@ v1::Allocation AllocationToProto(const ledger::Allocation& a) {
   out.set_allocation_id(a.id);
   out.set_state(StateToProto(a.state));
   out.set_external_id(a.external_id);
+  out.set_request_id(a.request_id);
   out.set_job_spec(a.job_spec);
   out.set_policy(a.policy);
   out.set_fabric_version(a.fabric_version);

@@ -52,6 +52,26 @@ TEST_F(CliTest, Cli_LedgerCommandsRoundTripWithTheDocumentedExitCodes) {
   EXPECT_NE(release.out.find("released"), std::string::npos) << release.out;
 }
 
+TEST_F(CliTest, Cli_ReserveRetriedWithARequestIdAndRenewed) {
+  CommandResult first = Cli("reserve --job tp=8,pp=1,dp=2 --ttl 30 --request-id slurm:5/1 --json");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("\"replayed\": false"), std::string::npos) << first.out;
+  CommandResult retry = Cli("reserve --job tp=8,pp=1,dp=2 --ttl 30 --request-id slurm:5/1");
+  ASSERT_EQ(retry.exit_code, 0) << retry.err;
+  EXPECT_NE(retry.out.find("alloc-1"), std::string::npos) << retry.out;
+  EXPECT_NE(retry.out.find("nothing new is held"), std::string::npos) << retry.out;
+
+  CommandResult renew = Cli("renew alloc-1 --ttl 600 --json");
+  ASSERT_EQ(renew.exit_code, 0) << renew.err;
+  EXPECT_NE(renew.out.find("\"request_id\": \"slurm:5/1\""), std::string::npos) << renew.out;
+  CommandResult list = Cli("allocations --json");
+  EXPECT_EQ(list.out.find("alloc-2"), std::string::npos) << list.out;
+
+  CommandResult bad_ttl = Cli("renew alloc-1 --ttl 999999");
+  EXPECT_EQ(bad_ttl.exit_code, 2) << bad_ttl.err;
+  EXPECT_NE(bad_ttl.err.find("ttl_seconds"), std::string::npos) << bad_ttl.err;
+}
+
 TEST_F(CliTest, Cli_LedgerCommandsWithoutServerAreBadInput) {
   CommandResult r = RunCommand(ShellQuote(TopoplaceCliPath()) + " allocations");
   EXPECT_EQ(r.exit_code, 2);

@@ -181,6 +181,86 @@ TEST_F(ServiceTest, Service_ExpiredReservationIsReclaimedAndCannotBeCommitted) {
   EXPECT_EQ(client->ListAllocations()->allocations_size(), 0);
 }
 
+v1::ReserveRequest KeyedReserve(const std::string& job, const std::string& request_id) {
+  v1::ReserveRequest request;
+  request.set_job_spec(job);
+  request.set_request_id(request_id);
+  return request;
+}
+
+TEST_F(ServiceTest, Service_ReserveWithARequestIdIsIdempotentEvenAcrossRestart) {
+  StartServer();
+  std::string id;
+  std::set<std::string> gpus;
+  {
+    auto client = Client();
+    auto first = client->Reserve(KeyedReserve("tp=8,pp=1,dp=2", "slurm:77/attempt-1"));
+    ASSERT_TRUE(first.ok()) << first.status();
+    EXPECT_FALSE(first->replayed());
+    id = first->allocation().allocation_id();
+    gpus = GpuNames(first->allocation());
+    EXPECT_EQ(first->allocation().request_id(), "slurm:77/attempt-1");
+    auto retry = client->Reserve(KeyedReserve("tp=8,pp=1,dp=2", "slurm:77/attempt-1"));
+    ASSERT_TRUE(retry.ok()) << retry.status();
+    EXPECT_TRUE(retry->replayed());
+    EXPECT_EQ(retry->allocation().allocation_id(), id);
+    EXPECT_EQ(retry->plan().json(), first->plan().json());
+    EXPECT_EQ(client->ListAllocations()->allocations_size(), 1);
+  }
+  server_->Shutdown();
+  server_.reset();
+  StartServer();
+  auto client = Client();
+  auto after_restart = client->Reserve(KeyedReserve("tp=8,pp=1,dp=2", "slurm:77/attempt-1"));
+  ASSERT_TRUE(after_restart.ok()) << after_restart.status();
+  EXPECT_TRUE(after_restart->replayed());
+  EXPECT_EQ(after_restart->allocation().allocation_id(), id);
+  EXPECT_EQ(GpuNames(after_restart->allocation()), gpus);
+  EXPECT_EQ(client->ListAllocations()->allocations_size(), 1);
+
+  auto other_job = client->Reserve(KeyedReserve("tp=8,pp=1,dp=4", "slurm:77/attempt-1"));
+  EXPECT_EQ(other_job.status().code(), absl::StatusCode::kAlreadyExists) << other_job.status();
+  EXPECT_NE(other_job.status().message().find("request_id"), std::string::npos);
+  EXPECT_EQ(client->ListAllocations()->allocations_size(), 1);
+}
+
+TEST_F(ServiceTest, Service_ConcurrentRetriesWithOneRequestIdHoldOneAllocation) {
+  StartServer();
+  std::vector<std::thread> threads;
+  std::vector<std::string> ids(6);
+  for (size_t t = 0; t < ids.size(); ++t) {
+    threads.emplace_back([&, t] {
+      auto r = Client()->Reserve(KeyedReserve("tp=8,pp=1,dp=4", "pg/gang-1"));
+      if (r.ok()) ids[t] = r->allocation().allocation_id();
+      EXPECT_TRUE(r.ok()) << r.status();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& id : ids) EXPECT_EQ(id, ids[0]);
+  auto live = Client()->ListAllocations();
+  ASSERT_TRUE(live.ok());
+  EXPECT_EQ(live->allocations_size(), 1);
+}
+
+TEST_F(ServiceTest, Service_RenewExtendsAReservationAndRefusesCommits) {
+  StartServer();
+  auto client = Client();
+  auto reserved = client->Reserve("tp=8,pp=1,dp=1", "", 10);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  const std::string id = reserved->allocation().allocation_id();
+  clock_.Advance(absl::Seconds(8));
+  auto renewed = client->Renew(id, 120);
+  ASSERT_TRUE(renewed.ok()) << renewed.status();
+  EXPECT_EQ(renewed->state(), v1::ALLOCATION_STATE_RESERVED);
+  EXPECT_GT(renewed->expires_unix_ms(), reserved->allocation().expires_unix_ms());
+  clock_.Advance(absl::Seconds(60));  // past the first TTL, inside the renewed one
+  ASSERT_TRUE(client->Commit(id, "slurm:12").ok());
+  auto on_commit = client->Renew(id, 120);
+  EXPECT_EQ(on_commit.status().code(), absl::StatusCode::kFailedPrecondition) << on_commit.status();
+  EXPECT_EQ(client->Renew(id, -1).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(client->Renew("alloc-404", 60).status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST_F(ServiceTest, Service_RestartRebuildsAllocationsFromTheDatabase) {
   StartServer();
   std::string id;
@@ -258,6 +338,8 @@ TEST_F(ServiceTest, Service_MutationsNeedTheBearerTokenWhileReadsStayOpen) {
   auto allowed = Client("s3cret-token")->Reserve("tp=8,pp=1,dp=1", "", 0);
   ASSERT_TRUE(allowed.ok()) << allowed.status();
   EXPECT_EQ(anonymous->Release(allowed->allocation().allocation_id()).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(anonymous->Renew(allowed->allocation().allocation_id(), 60).status().code(),
             absl::StatusCode::kUnauthenticated);
 }
 
