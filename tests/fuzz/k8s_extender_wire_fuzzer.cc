@@ -1,0 +1,33 @@
+// libFuzzer target: any bytes as a kube-scheduler extender request, through the wire
+// parser, the pod-group reader and both answer encoders (which must accept whatever the
+// parser let through, including invalid UTF-8 in names and reasons).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "plugins/k8s/extender/extender_wire.h"
+#include "plugins/k8s/extender/pod_group.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace topoplace::k8s;  // NOLINT(build/namespaces)
+  const absl::string_view body(reinterpret_cast<const char*>(data), size);
+  absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(body);
+  if (!args.ok()) {
+    (void)EncodeFilterError(args.status().message());
+    return 0;
+  }
+  (void)ReadGroupMember(args->pod);
+  FilterVerdict verdict;
+  std::vector<HostScore> scores;
+  for (size_t i = 0; i < args->node_names.size(); ++i) {
+    const std::string& name = args->node_names[i];
+    if (i % 3 == 1) verdict.failed[name] = name;
+    if (i % 3 == 2) verdict.unresolvable[name] = args->pod.name;
+    scores.push_back({name, static_cast<int>(i) - 5});
+  }
+  (void)EncodeFilterResult(*args, verdict);
+  (void)EncodeHostPriorities(scores);
+  return 0;
+}
