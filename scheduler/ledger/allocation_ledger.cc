@@ -69,6 +69,20 @@ absl::Time ColumnTime(const SqliteStatement& s, int index) {
   return absl::FromUnixMicros(s.ColumnInt(index));
 }
 
+absl::Status CheckTtl(absl::Duration ttl) {
+  if (ttl > absl::ZeroDuration() && ttl <= kMaxReservationTtl) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("ttl: expected a duration in (0, ", absl::FormatDuration(kMaxReservationTtl),
+                   "], got ", absl::FormatDuration(ttl)));
+}
+
+// "alloc-42" -> 42, or NotFound naming the id.
+absl::StatusOr<int64_t> AllocationNumber(const std::string& id) {
+  std::optional<int64_t> n = ParseAllocationId(id);
+  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  return *n;
+}
+
 absl::StatusOr<Allocation> RowToAllocation(const SqliteStatement& row) {
   Allocation a;
   a.id = FormatAllocationId(row.ColumnInt(0));
@@ -201,11 +215,7 @@ absl::Status AllocationLedger::AppendEvent(int64_t n, absl::string_view kind,
 }
 
 absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& request) {
-  if (request.ttl <= absl::ZeroDuration() || request.ttl > kMaxReservationTtl) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ttl: expected a duration in (0, ", absl::FormatDuration(kMaxReservationTtl),
-                     "], got ", absl::FormatDuration(request.ttl)));
-  }
+  TP_RETURN_IF_ERROR(CheckTtl(request.ttl));
   if (request.gpus.empty()) return absl::InvalidArgumentError("gpus: expected at least one GPU");
   absl::flat_hash_set<GpuId> seen;
   for (GpuId g : request.gpus) {
@@ -293,17 +303,10 @@ absl::StatusOr<Allocation> AllocationLedger::Commit(const std::string& id,
   if (external_id.empty()) {
     return absl::InvalidArgumentError("external_id: expected a Slurm job id or pod group");
   }
-  std::optional<int64_t> n = ParseAllocationId(id);
-  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
-  auto it = live_.find(*n);
-  if (it == live_.end()) {
-    TP_ASSIGN_OR_RETURN(Allocation finished, LoadFinished(*n));
-    return absl::FailedPreconditionError(
-        absl::StrCat(id, " is ", AllocationStateName(finished.state), "; reserve again"));
-  }
-  Allocation& a = it->second;
+  TP_ASSIGN_OR_RETURN(Allocation * live, LiveLocked(n));
+  Allocation& a = *live;
   if (a.state == AllocationState::kCommitted) {
     if (a.external_id == external_id) return a;
     return absl::FailedPreconditionError(
@@ -319,16 +322,16 @@ absl::StatusOr<Allocation> AllocationLedger::Commit(const std::string& id,
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
                         db_->Prepare("UPDATE allocations SET state = 'committed',"
                                      " external_id = ?2, expires_us = NULL WHERE id = ?1"));
-    update.BindInt(1, *n);
+    update.BindInt(1, n);
     update.BindText(2, external_id);
     TP_RETURN_IF_ERROR(update.Run());
-    return AppendEvent(*n, "commit", external_id);
+    return AppendEvent(n, "commit", external_id);
   }));
-  Unindex(*n, a);
+  Unindex(n, a);
   a.state = AllocationState::kCommitted;
   a.external_id = external_id;
   a.expires_at = absl::InfiniteFuture();
-  Index(*n, a);
+  Index(n, a);
   return a;
 }
 
@@ -363,15 +366,23 @@ absl::Status AllocationLedger::Finish(Allocation& a, AllocationState state,
 }
 
 absl::StatusOr<Allocation> AllocationLedger::Release(const std::string& id) {
-  std::optional<int64_t> n = ParseAllocationId(id);
-  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  auto it = live_.find(*n);
-  if (it == live_.end()) return LoadFinished(*n);
+  auto it = live_.find(n);
+  if (it == live_.end()) return LoadFinished(n);
   Allocation a = it->second;
   TP_RETURN_IF_ERROR(Finish(a, AllocationState::kReleased, a.external_id));
   live_.erase(it);
   return a;
+}
+
+absl::StatusOr<Allocation*> AllocationLedger::LiveLocked(int64_t n) {
+  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  auto it = live_.find(n);
+  if (it != live_.end()) return &it->second;
+  TP_ASSIGN_OR_RETURN(Allocation finished, LoadFinished(n));
+  return absl::FailedPreconditionError(absl::StrCat(
+      FormatAllocationId(n), " is ", AllocationStateName(finished.state), "; reserve again"));
 }
 
 absl::StatusOr<Allocation> AllocationLedger::LoadFinished(int64_t n) {
@@ -389,13 +400,12 @@ absl::StatusOr<Allocation> AllocationLedger::LoadFinished(int64_t n) {
 }
 
 absl::StatusOr<Allocation> AllocationLedger::Get(const std::string& id) {
-  std::optional<int64_t> n = ParseAllocationId(id);
-  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
-  auto it = live_.find(*n);
+  auto it = live_.find(n);
   if (it != live_.end()) return it->second;
-  return LoadFinished(*n);
+  return LoadFinished(n);
 }
 
 absl::StatusOr<std::optional<int64_t>> AllocationLedger::FindRequestIdLocked(
@@ -421,22 +431,11 @@ absl::StatusOr<Allocation> AllocationLedger::FindByRequestId(const std::string& 
 }
 
 absl::StatusOr<Allocation> AllocationLedger::Renew(const std::string& id, absl::Duration ttl) {
-  if (ttl <= absl::ZeroDuration() || ttl > kMaxReservationTtl) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ttl: expected a duration in (0, ", absl::FormatDuration(kMaxReservationTtl),
-                     "], got ", absl::FormatDuration(ttl)));
-  }
-  std::optional<int64_t> n = ParseAllocationId(id);
-  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  TP_RETURN_IF_ERROR(CheckTtl(ttl));
+  TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
-  auto it = live_.find(*n);
-  if (it == live_.end()) {
-    TP_ASSIGN_OR_RETURN(Allocation finished, LoadFinished(*n));
-    return absl::FailedPreconditionError(
-        absl::StrCat(id, " is ", AllocationStateName(finished.state), "; reserve again"));
-  }
-  Allocation& a = it->second;
+  TP_ASSIGN_OR_RETURN(Allocation * live, LiveLocked(n));
+  Allocation& a = *live;
   if (a.state != AllocationState::kReserved) {
     return absl::FailedPreconditionError(
         absl::StrCat(id, " is committed to '", a.external_id, "'; commits do not expire"));
@@ -445,14 +444,14 @@ absl::StatusOr<Allocation> AllocationLedger::Renew(const std::string& id, absl::
   TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
                         db_->Prepare("UPDATE allocations SET expires_us = ?2 WHERE id = ?1"));
-    update.BindInt(1, *n);
+    update.BindInt(1, n);
     BindTime(update, 2, expires);
     TP_RETURN_IF_ERROR(update.Run());
-    return AppendEvent(*n, "renew", absl::StrCat("until ", absl::FormatTime(expires)));
+    return AppendEvent(n, "renew", absl::StrCat("until ", absl::FormatTime(expires)));
   }));
-  Unindex(*n, a);
+  Unindex(n, a);
   a.expires_at = expires;
-  Index(*n, a);
+  Index(n, a);
   return a;
 }
 

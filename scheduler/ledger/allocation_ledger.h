@@ -105,6 +105,9 @@ class AllocationLedger {
   absl::Status Finish(Allocation& a, AllocationState state, absl::string_view event_detail)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Allocation> LoadFinished(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Allocation `n` if it is live (after reclaiming expired ones); FailedPrecondition naming
+  // its final state if it finished, NotFound if it never existed.
+  absl::StatusOr<Allocation*> LiveLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AppendEvent(int64_t n, absl::string_view kind, absl::string_view detail)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The allocation number reserved with `request_id`, if any.
