@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# End to end with a real kube-apiserver and kube-scheduler (v1.20.2 built from Debian's
+# `kubernetes` source package by build_kube.sh, cached), etcd from Debian, topoplaced on
+# a small rail-optimised fabric (2 blocks x 4 nodes x 8 GPUs) and topoplace-k8s-extender,
+# all on loopback with free ports and one temp dir. No kubelet: Node objects are created
+# through the API with nvidia.com/gpu: 8 allocatable, named like the fabric's hosts.
+#  1. A 4-pod Indexed-Job-like group (completion-index annotations, created last rank
+#     first) binds every pod to its planned node in rank order within seconds; the group's
+#     allocation is committed as k8s:default/g1 (nodeCacheCapable: true).
+#  2. A 2-pod group is placed around the first (disjoint nodes), also committed.
+#  3. With the scheduler restarted on nodeCacheCapable: false (whole Node objects on the
+#     wire), a third 2-pod group takes the last two nodes by plan.
+#  4. A pod without annotations passes the extender untouched (the fabric is full, so it
+#     asks for nvidia.com/gpu: 0, which still makes the scheduler call the extender).
+#  5. No reservation is left over: every live allocation is committed.
+#
+# Usage: k8s_extender_e2e_test.sh TOPOPLACE TOPOPLACED TOPOPLACE_K8S_EXTENDER
+# Exit 77 (skipped) when etcd, Go 1.19, jq, curl or openssl are missing. Every process it
+# starts is stopped and its temp dir removed on exit, also on failure.
+set -euo pipefail
+shopt -s inherit_errexit  # a failing check inside $(...) fails the test
+topoplace=$(realpath "$1")
+topoplaced=$(realpath "$2")
+extender=$(realpath "$3")
+here=$(cd "$(dirname "$0")" && pwd)
+
+skip() { echo "SKIP: $*"; exit 77; }
+for tool in etcd jq curl openssl python3 /usr/lib/go-1.19/bin/go; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed (deploy/install-deps.sh)"
+done
+
+if [[ -z ${TOPOPLACE_KUBE_CACHE:-} ]]; then
+  if mkdir -p /var/cache/topoplace 2>/dev/null && [[ -w /var/cache/topoplace ]]; then
+    export TOPOPLACE_KUBE_CACHE=/var/cache/topoplace/kube-v1.20.2
+  else
+    export TOPOPLACE_KUBE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/topoplace/kube-v1.20.2
+  fi
+fi
+kube_bin=$("$here/build_kube.sh")
+
+D=$(mktemp -d /tmp/topoplace-k8s-e2e.XXXXXX)
+mkdir -p "$D/log" "$D/run"
+pids=()  # started processes, stopped in reverse order
+scheduler_pid=""
+cleanup() {
+  local status=$?
+  if ((status != 0)); then
+    echo "---- logs (tails) ----"
+    for f in "$D"/log/*.log; do
+      [[ -f $f ]] && { echo "== $f"; tail -n 25 "$f"; }
+    done
+  fi
+  [[ -n $scheduler_pid ]] && pids+=("$scheduler_pid")
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill "${pids[i]}" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$D"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+wait_for() {  # DESCRIPTION TRIES(0.1 s) COMMAND...
+  local what=$1 tries=$2
+  shift 2
+  for _ in $(seq "$tries"); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  fail "$what"
+}
+wait_port_file() {  # FILE PID
+  for _ in $(seq 100); do
+    [[ -s $1 ]] && { cat "$1"; return 0; }
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# --- etcd -------------------------------------------------------------------------------
+etcd_port=$(free_port)
+peer_port=$(free_port)
+etcd --name tp-e2e --data-dir "$D/etcd" \
+  --listen-client-urls "http://127.0.0.1:$etcd_port" \
+  --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+  --listen-peer-urls "http://127.0.0.1:$peer_port" \
+  --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+  --initial-cluster "tp-e2e=http://127.0.0.1:$peer_port" >"$D/log/etcd.log" 2>&1 &
+pids+=($!)
+wait_for "etcd did not become healthy" 100 curl -sf "http://127.0.0.1:$etcd_port/health"
+
+# --- kube-apiserver ---------------------------------------------------------------------
+token=$(openssl rand -hex 16)
+echo "$token,admin,admin,system:masters" >"$D/tokens.csv"
+openssl genrsa -out "$D/sa.key" 2048 2>/dev/null
+openssl rsa -in "$D/sa.key" -pubout -out "$D/sa.pub" 2>/dev/null
+api_port=$(free_port)
+"$kube_bin/kube-apiserver" \
+  --etcd-servers "http://127.0.0.1:$etcd_port" \
+  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+  --insecure-port 0 \
+  --cert-dir "$D/apiserver-certs" \
+  --token-auth-file "$D/tokens.csv" --authorization-mode AlwaysAllow \
+  --disable-admission-plugins ServiceAccount,TaintNodesByCondition \
+  --service-account-key-file "$D/sa.pub" --service-account-signing-key-file "$D/sa.key" \
+  --service-account-issuer https://kubernetes.default.svc \
+  --service-cluster-ip-range 10.0.0.0/24 >"$D/log/kube-apiserver.log" 2>&1 &
+pids+=($!)
+api="https://127.0.0.1:$api_port"
+kc() { curl -sSk -H "Authorization: Bearer $token" -H "Content-Type: application/json" "$@"; }
+wait_for "kube-apiserver did not become ready" 1200 \
+  bash -c "[[ \$(curl -sk -H 'Authorization: Bearer $token' $api/readyz) == ok ]]"
+
+# --- topoplaced on a fabric whose hosts are the node names --------------------------------
+"$topoplace" fabric generate --name k8s-e2e --blocks-per-pod 2 --nodes-per-block 4 \
+  --gpus-per-node 8 --rails 8 --spines-per-pod 8 --out "$D/fabric.json" >/dev/null
+"$topoplaced" --listen 127.0.0.1:0 --db "$D/topoplaced.db" --fabric "$D/fabric.json" \
+  --durability normal --port-file "$D/run/topoplaced.port" >"$D/log/topoplaced.log" 2>&1 &
+pids+=($!)
+tp_port=$(wait_port_file "$D/run/topoplaced.port" "${pids[-1]}") || fail "topoplaced did not start"
+tp() { "$topoplace" --server "127.0.0.1:$tp_port" "$@"; }
+
+# --- the extender -----------------------------------------------------------------------
+"$extender" --server "127.0.0.1:$tp_port" --listen 127.0.0.1:0 --reservation-ttl 60 \
+  --port-file "$D/run/extender.port" >"$D/log/extender.log" 2>&1 &
+pids+=($!)
+ext_port=$(wait_port_file "$D/run/extender.port" "${pids[-1]}") || fail "extender did not start"
+
+# --- Node objects -----------------------------------------------------------------------
+mapfile -t hosts < <(jq -r '.hosts[].name' "$D/fabric.json")
+((${#hosts[@]} == 8)) || fail "expected 8 fabric hosts, got ${#hosts[@]}"
+for h in "${hosts[@]}"; do
+  kc -X POST "$api/api/v1/nodes" -d @- >/dev/null <<EOF
+{"apiVersion": "v1", "kind": "Node",
+ "metadata": {"name": "$h", "labels": {"kubernetes.io/hostname": "$h"}},
+ "status": {"capacity": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "8", "pods": "110"},
+            "allocatable": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "8", "pods": "110"},
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                            "message": "no kubelet in this test"}]}}
+EOF
+done
+[[ $(kc "$api/api/v1/nodes" | jq '.items | length') == 8 ]] || fail "nodes were not created"
+
+# --- kube-scheduler with the extender ---------------------------------------------------
+cat >"$D/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters: [{name: e2e, cluster: {server: "$api", insecure-skip-tls-verify: true}}]
+users: [{name: admin, user: {token: "$token"}}]
+contexts: [{name: e2e, context: {cluster: e2e, user: admin}}]
+current-context: e2e
+EOF
+start_scheduler() {  # NODE_CACHE_CAPABLE (true|false)
+  local health_port
+  health_port=$(free_port)
+  cat >"$D/scheduler.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1beta1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: $D/kubeconfig
+leaderElection:
+  leaderElect: false
+healthzBindAddress: 127.0.0.1:$health_port
+metricsBindAddress: 127.0.0.1:$health_port
+# The extender must see every feasible node to steer a gang (see deploy/k8s/).
+percentageOfNodesToScore: 100
+extenders:
+- urlPrefix: http://127.0.0.1:$ext_port/topoplace
+  filterVerb: filter
+  prioritizeVerb: prioritize
+  weight: 1
+  nodeCacheCapable: $1
+  ignorable: false
+  managedResources:
+  - name: nvidia.com/gpu
+    ignoredByScheduler: false
+EOF
+  "$kube_bin/kube-scheduler" --config "$D/scheduler.yaml" --secure-port 0 \
+    >>"$D/log/kube-scheduler.log" 2>&1 &
+  scheduler_pid=$!
+  wait_for "kube-scheduler did not become healthy" 600 \
+    curl -sf "http://127.0.0.1:$health_port/healthz"
+}
+stop_scheduler() {
+  kill "$scheduler_pid"
+  wait "$scheduler_pid" 2>/dev/null || true
+  scheduler_pid=""
+}
+
+create_group() {  # GROUP JOB_SPEC PODS: creates the pods last rank first
+  local group=$1 spec=$2 n=$3
+  for ((r = n - 1; r >= 0; r--)); do
+    kc -X POST "$api/api/v1/namespaces/default/pods" -d @- >/dev/null <<EOF
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "$group-$r", "labels": {"job-name": "$group"},
+              "annotations": {"topoplace.io/job-spec": "$spec", "topoplace.io/group": "$group",
+                              "batch.kubernetes.io/job-completion-index": "$r"}},
+ "spec": {"containers": [{"name": "c", "image": "busybox",
+          "resources": {"limits": {"nvidia.com/gpu": "8"}, "requests": {"nvidia.com/gpu": "8"}}}]}}
+EOF
+  done
+}
+node_of() { kc "$api/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
+wait_bound() {  # GROUP PODS: prints the nodes in rank order once every pod is bound
+  local group=$1 n=$2 nodes=() start=$SECONDS bound
+  for _ in $(seq 200); do
+    nodes=()
+    bound=0
+    for ((r = 0; r < n; r++)); do
+      nodes+=("$(node_of "$group-$r")")
+      [[ -n ${nodes[-1]} ]] && bound=$((bound + 1))
+    done
+    if ((bound == n)); then
+      echo "bound $group in $((SECONDS - start)) s: ${nodes[*]}" >&2
+      echo "${nodes[*]}"
+      return 0
+    fi
+    sleep 0.1
+  done
+  kc "$api/api/v1/namespaces/default/pods/$group-0" | jq '.status' >&2
+  fail "group $group did not bind within 20 s (nodes: ${nodes[*]})"
+}
+planned_hosts() {  # GROUP: the committed plan's hosts in rank order
+  local id
+  id=$(tp allocations --json | jq -r --arg x "k8s:default/$1" \
+    '.allocations[] | select(.external_id == $x and .state == "committed") | .id')
+  [[ -n $id ]] || fail "no committed allocation for k8s:default/$1"
+  tp explain "$id" --json | jq -r '.plan.hosts | join(" ")'
+}
+check_group() {  # GROUP JOB_SPEC PODS: creates, waits, compares with the plan; prints nodes
+  local bound planned
+  create_group "$1" "$2" "$3"
+  bound=$(wait_bound "$1" "$3")
+  for _ in $(seq 50); do  # the commit follows the last rank's filter
+    planned=$(planned_hosts "$1" 2>/dev/null) && break
+    sleep 0.1
+  done
+  planned=$(planned_hosts "$1")
+  [[ $bound == "$planned" ]] || fail "$1: pods bound to [$bound], plan is [$planned]"
+  echo "ok: $1 pods are on their planned nodes in rank order: $bound" >&2
+  echo "$bound"
+}
+
+start_scheduler true
+g1=$(check_group g1 "tp=8,pp=1,dp=4" 4)
+g2=$(check_group g2 "tp=8,pp=1,dp=2" 2)
+for n in $g2; do
+  [[ " $g1 " != *" $n "* ]] || fail "g2 node $n is also g1's"
+done
+echo "ok: g2 placed around g1"
+
+stop_scheduler
+start_scheduler false
+g3=$(check_group g3 "tp=8,pp=1,dp=2" 2)
+for n in $g3; do
+  [[ " $g1 $g2 " != *" $n "* ]] || fail "g3 node $n is already used"
+done
+echo "ok: nodeCacheCapable: false steers g3 too"
+
+kc -X POST "$api/api/v1/namespaces/default/pods" -d @- >/dev/null <<EOF
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "plain"},
+ "spec": {"containers": [{"name": "c", "image": "busybox",
+          "resources": {"limits": {"nvidia.com/gpu": "0"}, "requests": {"nvidia.com/gpu": "0"}}}]}}
+EOF
+wait_for "a pod without annotations did not bind" 200 bash -c "[[ -n \$(curl -sk -H 'Authorization: Bearer $token' $api/api/v1/namespaces/default/pods/plain | jq -r '.spec.nodeName // empty') ]]"
+echo "ok: unrelated pod bound to $(node_of plain)"
+
+states=$(tp allocations --json | jq -r '[.allocations[].state] | sort | join(",")')
+[[ $states == "committed,committed,committed" ]] || fail "live allocations: $states"
+echo "ok: three committed allocations, no reservation left"
+echo "PASS"
