@@ -2,6 +2,9 @@
 
 namespace topoplace::cli {
 
+// `health [--link L | --switch S | --job J]` against --server (api/cli/health_command.cc).
+void RegisterHealthCommand(CLI::App& app, CliContext& ctx);
+
 void RegisterAllCommands(CLI::App& app, CliContext& ctx) {
   CLI::App* fabric = app.add_subcommand("fabric", "Generate, show and import fabrics");
   fabric->require_subcommand(1);
@@ -12,6 +15,7 @@ void RegisterAllCommands(CLI::App& app, CliContext& ctx) {
   RegisterSimulateCommand(app, ctx);
   RegisterServiceCommands(app, ctx);
   RegisterExportCommand(app, ctx);
+  RegisterHealthCommand(app, ctx);
 }
 
 }  // namespace topoplace::cli

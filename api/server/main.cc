@@ -38,6 +38,8 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--tls-cert", "tls_cert_file"},
       {"--tls-key", "tls_key_file"},
       {"--tls-client-ca", "tls_client_ca_file"},
+      {"--metrics-listen", "metrics_listen"},
+      {"--telemetry-retention-hours", "telemetry_retention_hours"},
   };
   return *keys;
 }

@@ -59,12 +59,23 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
     config.tls_key_file = std::string(value);
   } else if (key == "tls_client_ca_file") {
     config.tls_client_ca_file = std::string(value);
+  } else if (key == "metrics_listen") {
+    if (!value.empty() && value.find(':') == absl::string_view::npos) {
+      return BadValue(key, "host:port or empty", value);
+    }
+    config.metrics_listen = std::string(value);
+  } else if (key == "telemetry_retention_hours") {
+    double hours = 0;
+    if (!absl::SimpleAtod(value, &hours) || hours <= 0 || hours > 24 * 3650) {
+      return BadValue(key, "a number of hours in (0, 87600]", value);
+    }
+    config.telemetry_retention = absl::Hours(hours);
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown key '", key,
         "'; known: listen, db_path, fabric, reservation_ttl_seconds, reclaim_interval_seconds,"
         " durability, max_message_bytes, token_file, read_access, tls_cert_file, tls_key_file,"
-        " tls_client_ca_file"));
+        " tls_client_ca_file, metrics_listen, telemetry_retention_hours"));
   }
   return absl::OkStatus();
 }

@@ -43,6 +43,10 @@ struct ServerConfig {
   std::string tls_client_ca_file;
   // Seconds between sweeps that reclaim expired reservations.
   absl::Duration reclaim_interval = absl::Seconds(1);
+  // host:port serving Prometheus /metrics (port 0 picks one); empty: no /metrics.
+  std::string metrics_listen;
+  // Probe results, port counters and counter rates older than this are pruned.
+  absl::Duration telemetry_retention = absl::Hours(24 * 7);
 };
 
 // Applies the keys in the file at `path` on top of `config`. InvalidArgument names the

@@ -15,6 +15,8 @@
 #include "absl/time/time.h"
 #include "api/client/rpc_status.h"
 #include "api/server/authorizer.h"
+#include "api/server/host_report_store.h"
+#include "api/server/engine_holder.h"
 #include "api/server/telemetry_report_store.h"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/placement/engine.h"
@@ -22,12 +24,18 @@
 
 namespace topoplace::server {
 
+class HealthMonitor;
+
 struct ServiceContext {
   FabricPtr fabric;
   uint64_t fabric_version = 0;  // snapshot version in the store
-  std::unique_ptr<sched::PlacementEngine> engine;
+  // The current engine; telemetry swaps in one built with new link health
+  // (api/server/engine_holder.h). `engine->Place(...)` places on the current one.
+  std::unique_ptr<EngineHolder> engine;
   ledger::AllocationLedger* ledger = nullptr;
   TelemetryReportStore* telemetry = nullptr;
+  std::unique_ptr<HostReportStore> host_reports;  // agents' latest host reports
+  HealthMonitor* health = nullptr;  // link health (api/server/health_monitor.h)
   Authorizer authorizer;
   absl::Duration default_ttl;
 };

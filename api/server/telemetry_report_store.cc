@@ -1,5 +1,6 @@
 #include "api/server/telemetry_report_store.h"
 
+#include "absl/strings/str_cat.h"
 #include "topology/base/status_macros.h"
 #include "topology/store/migrations.h"
 
@@ -19,6 +20,18 @@ constexpr store::Migration kMigrations[] = {
      " rx_errors INTEGER NOT NULL, tx_discards INTEGER NOT NULL, ecn_marked INTEGER NOT NULL,"
      " cnp_sent INTEGER NOT NULL, link_downs INTEGER NOT NULL,"
      " measured_unix_ms INTEGER NOT NULL);"},
+    {2,
+     "ALTER TABLE probe_results ADD COLUMN transport TEXT NOT NULL DEFAULT 'tcp';"
+     "CREATE INDEX probe_results_time ON probe_results (measured_unix_ms);"
+     "CREATE INDEX port_counters_time ON port_counters (measured_unix_ms);"
+     "CREATE TABLE counter_rates ("
+     " endpoint TEXT NOT NULL, counter TEXT NOT NULL, per_second REAL NOT NULL,"
+     " measured_unix_ms INTEGER NOT NULL);"
+     "CREATE INDEX counter_rates_time ON counter_rates (measured_unix_ms);"
+     "CREATE TABLE health_events ("
+     " id INTEGER PRIMARY KEY AUTOINCREMENT, link TEXT NOT NULL, from_state TEXT NOT NULL,"
+     " to_state TEXT NOT NULL, reason TEXT NOT NULL, at_unix_ms INTEGER NOT NULL);"
+     "CREATE INDEX health_events_link ON health_events (link, id);"},
 };
 
 // SQLite integers are signed 64-bit; counters above 2^63 are clamped rather than wrapped.
@@ -39,7 +52,9 @@ absl::StatusOr<int> TelemetryReportStore::AddProbeResults(
   absl::MutexLock lock(&mu_);
   TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement insert,
-                        db_->Prepare("INSERT INTO probe_results VALUES (?1,?2,?3,?4,?5,?6,?7)"));
+                        db_->Prepare("INSERT INTO probe_results (reporter, source, target, latency_us,"
+                                     " bandwidth_gbps, reachable, measured_unix_ms, transport)"
+                                     " VALUES (?1,?2,?3,?4,?5,?6,?7,?8)"));
     for (const v1::ProbeResult& r : batch.results()) {
       insert.BindText(1, batch.reporter());
       insert.BindText(2, r.source());
@@ -48,6 +63,7 @@ absl::StatusOr<int> TelemetryReportStore::AddProbeResults(
       insert.BindDouble(5, r.bandwidth_gbps());
       insert.BindInt(6, r.reachable() ? 1 : 0);
       insert.BindInt(7, r.measured_unix_ms());
+      insert.BindText(8, r.transport().empty() ? "tcp" : r.transport());
       TP_RETURN_IF_ERROR(insert.Run());
       TP_RETURN_IF_ERROR(insert.Reset());
     }
@@ -95,6 +111,77 @@ absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> TelemetryReportStore::
     if (!row) return counts;
     counts[query.ColumnText(0)] = query.ColumnInt(1);
   }
+}
+
+absl::Status TelemetryReportStore::AddHealthEvents(const std::vector<HealthEvent>& events) {
+  absl::MutexLock lock(&mu_);
+  return db_->InTransaction([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(SqliteStatement insert,
+                        db_->Prepare("INSERT INTO health_events (link, from_state, to_state,"
+                                     " reason, at_unix_ms) VALUES (?1,?2,?3,?4,?5)"));
+    for (const HealthEvent& e : events) {
+      insert.BindText(1, e.link);
+      insert.BindText(2, e.from);
+      insert.BindText(3, e.to);
+      insert.BindText(4, e.reason);
+      insert.BindInt(5, e.at_unix_ms);
+      TP_RETURN_IF_ERROR(insert.Run());
+      TP_RETURN_IF_ERROR(insert.Reset());
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<TelemetryReportStore::HealthEvent>>
+TelemetryReportStore::LatestHealthEvents() {
+  absl::MutexLock lock(&mu_);
+  TP_ASSIGN_OR_RETURN(
+      SqliteStatement query,
+      db_->Prepare("SELECT link, from_state, to_state, reason, at_unix_ms FROM health_events"
+                   " WHERE id IN (SELECT MAX(id) FROM health_events GROUP BY link) ORDER BY id"));
+  std::vector<HealthEvent> events;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return events;
+    events.push_back({query.ColumnText(0), query.ColumnText(1), query.ColumnText(2),
+                      query.ColumnText(3), query.ColumnInt(4)});
+  }
+}
+
+absl::Status TelemetryReportStore::AddCounterRates(const std::vector<CounterRateRow>& rows) {
+  absl::MutexLock lock(&mu_);
+  return db_->InTransaction([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(SqliteStatement insert,
+                        db_->Prepare("INSERT INTO counter_rates VALUES (?1,?2,?3,?4)"));
+    for (const CounterRateRow& r : rows) {
+      insert.BindText(1, r.endpoint);
+      insert.BindText(2, r.counter);
+      insert.BindDouble(3, r.per_second);
+      insert.BindInt(4, r.at_unix_ms);
+      TP_RETURN_IF_ERROR(insert.Run());
+      TP_RETURN_IF_ERROR(insert.Reset());
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<int64_t> TelemetryReportStore::Prune(int64_t cutoff_unix_ms) {
+  absl::MutexLock lock(&mu_);
+  int64_t removed = 0;
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+    for (const char* table : {"probe_results", "port_counters", "counter_rates"}) {
+      TP_ASSIGN_OR_RETURN(SqliteStatement del,
+                          db_->Prepare(absl::StrCat("DELETE FROM ", table,
+                                                    " WHERE measured_unix_ms < ?1")));
+      del.BindInt(1, cutoff_unix_ms);
+      TP_RETURN_IF_ERROR(del.Run());
+      TP_ASSIGN_OR_RETURN(SqliteStatement changes, db_->Prepare("SELECT changes()"));
+      TP_ASSIGN_OR_RETURN(bool row, changes.Step());
+      if (row) removed += changes.ColumnInt(0);
+    }
+    return absl::OkStatus();
+  }));
+  return removed;
 }
 
 }  // namespace topoplace::server

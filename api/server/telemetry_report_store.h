@@ -1,6 +1,7 @@
-// Durable storage of telemetry reports (probe results and port counters) in SQLite, one
-// transaction per batch. This is only storage: turning reports into link health verdicts
-// belongs to the telemetry work (telemetry/), which will read these tables.
+// Durable storage of telemetry in SQLite, one transaction per batch: probe results and
+// port counters as reported (the probe time series), counter rates the health model
+// computed, and link health change events (the model's state is restored from them on
+// restart). Prune drops time-series rows older than the retention; health events stay.
 // Thread-safe.
 #ifndef TOPOPLACE_API_SERVER_TELEMETRY_REPORT_STORE_H_
 #define TOPOPLACE_API_SERVER_TELEMETRY_REPORT_STORE_H_
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -29,6 +31,28 @@ class TelemetryReportStore {
   // Number of stored reports that name each endpoint (probe source/target, counter
   // endpoint).
   absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> ReportCounts();
+
+  struct HealthEvent {
+    std::string link;  // "a--b"
+    std::string from;
+    std::string to;
+    std::string reason;
+    int64_t at_unix_ms = 0;
+  };
+  absl::Status AddHealthEvents(const std::vector<HealthEvent>& events);
+  // The newest event of every link that has one, by link name.
+  absl::StatusOr<std::vector<HealthEvent>> LatestHealthEvents();
+
+  struct CounterRateRow {
+    std::string endpoint;
+    std::string counter;
+    double per_second = 0;
+    int64_t at_unix_ms = 0;
+  };
+  absl::Status AddCounterRates(const std::vector<CounterRateRow>& rows);
+  // Deletes probe results, port counters and counter rates measured before `cutoff_ms`.
+  // Returns how many rows went.
+  absl::StatusOr<int64_t> Prune(int64_t cutoff_unix_ms);
 
  private:
   explicit TelemetryReportStore(std::unique_ptr<store::SqliteDb> db) : db_(std::move(db)) {}

@@ -3,7 +3,12 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "api/server/health_monitor.h"
+#include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
+#include "api/server/telemetry_path_view.h"
+#include "telemetry/health/fabric_health_model.h"
+#include "telemetry/health/job_path.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -43,18 +48,53 @@ absl::Status CheckCounters(const v1::ReportPortCountersRequest& request) {
   return absl::OkStatus();
 }
 
+// Reports without a measurement time get the time the daemon received them.
+template <typename Request, typename Entry>
+Request Stamped(const Request& request, Entry* (Request::*mutable_entry)(int), int size,
+                int64_t now_ms) {
+  Request copy = request;
+  for (int i = 0; i < size; ++i) {
+    Entry* e = (copy.*mutable_entry)(i);
+    if (e->measured_unix_ms() == 0) e->set_measured_unix_ms(now_ms);
+  }
+  return copy;
+}
+
 }  // namespace
+
+absl::Status TelemetryService::DoReportProbes(const v1::ReportProbeResultsRequest& request,
+                                              v1::ReportResponse& response) {
+  TP_RETURN_IF_ERROR(CheckProbes(request));
+  const absl::Time now = absl::Now();
+  if (context_.health != nullptr) TP_RETURN_IF_ERROR(context_.health->ObserveProbes(request, now));
+  TP_ASSIGN_OR_RETURN(
+      int n, context_.telemetry->AddProbeResults(Stamped(
+                 request, &v1::ReportProbeResultsRequest::mutable_results,
+                 request.results_size(), absl::ToUnixMillis(now))));
+  response.set_accepted(n);
+  return absl::OkStatus();
+}
+
+absl::Status TelemetryService::DoReportCounters(const v1::ReportPortCountersRequest& request,
+                                                v1::ReportResponse& response) {
+  TP_RETURN_IF_ERROR(CheckCounters(request));
+  const absl::Time now = absl::Now();
+  if (context_.health != nullptr) {
+    TP_RETURN_IF_ERROR(context_.health->ObserveCounters(request, now));
+  }
+  TP_ASSIGN_OR_RETURN(
+      int n, context_.telemetry->AddPortCounters(Stamped(
+                 request, &v1::ReportPortCountersRequest::mutable_counters,
+                 request.counters_size(), absl::ToUnixMillis(now))));
+  response.set_accepted(n);
+  return absl::OkStatus();
+}
 
 grpc::ServerUnaryReactor* TelemetryService::ReportProbeResults(
     grpc::CallbackServerContext* ctx, const v1::ReportProbeResultsRequest* request,
     v1::ReportResponse* response) {
   absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
-  if (s.ok()) s = CheckProbes(*request);
-  if (s.ok()) {
-    absl::StatusOr<int> n = context_.telemetry->AddProbeResults(*request);
-    if (n.ok()) response->set_accepted(*n);
-    s = n.status();
-  }
+  if (s.ok()) s = DoReportProbes(*request, *response);
   return FinishUnary(ctx, s);
 }
 
@@ -62,12 +102,7 @@ grpc::ServerUnaryReactor* TelemetryService::ReportPortCounters(
     grpc::CallbackServerContext* ctx, const v1::ReportPortCountersRequest* request,
     v1::ReportResponse* response) {
   absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
-  if (s.ok()) s = CheckCounters(*request);
-  if (s.ok()) {
-    absl::StatusOr<int> n = context_.telemetry->AddPortCounters(*request);
-    if (n.ok()) response->set_accepted(*n);
-    s = n.status();
-  }
+  if (s.ok()) s = DoReportCounters(*request, *response);
   return FinishUnary(ctx, s);
 }
 
@@ -76,21 +111,21 @@ absl::Status TelemetryService::DoGetLinkHealth(const v1::GetLinkHealthRequest& r
   TP_RETURN_IF_ERROR(CheckField("endpoint", request.endpoint(), kMaxNameBytes, false));
   TP_ASSIGN_OR_RETURN(auto counts, context_.telemetry->ReportCounts());
   const Fabric& fabric = *context_.fabric;
-  for (const Link& link : fabric.links()) {
-    std::string a = fabric.EndpointName(link.a);
-    std::string b = fabric.EndpointName(link.b);
+  for (LinkId l = 0; l < static_cast<LinkId>(fabric.links().size()); ++l) {
+    const Link& link = fabric.links()[l];
+    const std::string a = fabric.EndpointName(link.a);
+    const std::string b = fabric.EndpointName(link.b);
     if (!request.endpoint().empty() && request.endpoint() != a && request.endpoint() != b) {
       continue;
     }
     v1::LinkHealth* out = response.add_links();
-    out->set_state(std::string(LinkStateName(link.state)));
+    FillLinkHealth(fabric, l, context_.health ? context_.health->Link(l) : LinkHealthView{},
+                   *out);
     auto count = [&](const std::string& name) {
       auto it = counts.find(name);
       return it == counts.end() ? int64_t{0} : it->second;
     };
     out->set_reports(count(a) + count(b));
-    out->set_a(std::move(a));
-    out->set_b(std::move(b));
   }
   if (!request.endpoint().empty() && response.links_size() == 0) {
     return absl::NotFoundError(
@@ -104,6 +139,79 @@ grpc::ServerUnaryReactor* TelemetryService::GetLinkHealth(grpc::CallbackServerCo
                                                           v1::GetLinkHealthResponse* response) {
   absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
   if (s.ok()) s = DoGetLinkHealth(*request, *response);
+  return FinishUnary(ctx, s);
+}
+
+absl::Status TelemetryService::DoGetJobPath(const v1::GetJobPathRequest& request,
+                                            v1::GetJobPathResponse& response) {
+  if (context_.health == nullptr) return absl::UnavailableError("link health is not running");
+  absl::StatusOr<ledger::Allocation> allocation =
+      absl::InvalidArgumentError("key: give allocation_id or external_id");
+  if (request.has_allocation_id()) {
+    TP_RETURN_IF_ERROR(CheckField("allocation_id", request.allocation_id(), kMaxNameBytes, true));
+    allocation = context_.ledger->Get(request.allocation_id());
+  } else if (request.has_external_id()) {
+    TP_RETURN_IF_ERROR(CheckField("external_id", request.external_id(), kMaxNameBytes, true));
+    allocation = context_.ledger->GetByExternalId(request.external_id());
+  }
+  TP_RETURN_IF_ERROR(allocation.status());
+  const Fabric& fabric = *context_.fabric;
+  const telemetry::JobPath path = telemetry::PathOfGpus(fabric, GpusOfAllocation(fabric, *allocation));
+  *response.mutable_allocation() = AllocationToProto(*allocation);
+  for (LinkId l : path.links) {
+    FillLinkHealth(fabric, l, context_.health->Link(l), *response.add_links());
+  }
+  for (SwitchId s : path.switches) {
+    *response.add_switches() = SwitchHealthOf(fabric, s, *context_.health);
+  }
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* TelemetryService::GetJobPath(grpc::CallbackServerContext* ctx,
+                                                       const v1::GetJobPathRequest* request,
+                                                       v1::GetJobPathResponse* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
+  if (s.ok()) s = DoGetJobPath(*request, *response);
+  return FinishUnary(ctx, s);
+}
+
+absl::Status TelemetryService::DoGetAffected(const v1::GetAffectedAllocationsRequest& request,
+                                             v1::GetAffectedAllocationsResponse& response) {
+  if (context_.health == nullptr) return absl::UnavailableError("link health is not running");
+  const Fabric& fabric = *context_.fabric;
+  LinkId link = -1;
+  SwitchId sw = -1;
+  if (request.has_link()) {
+    TP_RETURN_IF_ERROR(CheckField("link", request.link(), kMaxNameBytes, true));
+    TP_ASSIGN_OR_RETURN(link, telemetry::FindLink(fabric, request.link()));
+    FillLinkHealth(fabric, link, context_.health->Link(link), *response.mutable_link());
+  } else if (request.has_switch_name()) {
+    TP_RETURN_IF_ERROR(CheckField("switch_name", request.switch_name(), kMaxNameBytes, true));
+    std::optional<SwitchId> found = fabric.FindSwitch(request.switch_name());
+    if (!found) {
+      return absl::NotFoundError(
+          absl::StrCat("switch_name: no switch '", request.switch_name(), "' in the fabric"));
+    }
+    sw = *found;
+    *response.mutable_switch_health() = SwitchHealthOf(fabric, sw, *context_.health);
+  } else {
+    return absl::InvalidArgumentError("target: give link or switch_name");
+  }
+  TP_ASSIGN_OR_RETURN(std::vector<ledger::Allocation> live, context_.ledger->ListLive());
+  for (const ledger::Allocation& a : live) {
+    const telemetry::JobPath path = telemetry::PathOfGpus(fabric, GpusOfAllocation(fabric, a));
+    if ((link >= 0 && path.TouchesLink(link)) || (sw >= 0 && path.TouchesSwitch(sw))) {
+      *response.add_allocations() = AllocationToProto(a);
+    }
+  }
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* TelemetryService::GetAffectedAllocations(
+    grpc::CallbackServerContext* ctx, const v1::GetAffectedAllocationsRequest* request,
+    v1::GetAffectedAllocationsResponse* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
+  if (s.ok()) s = DoGetAffected(*request, *response);
   return FinishUnary(ctx, s);
 }
 

@@ -1,7 +1,8 @@
-// topoplace.v1.Telemetry over the callback API. Reports are validated and stored durably;
-// GetLinkHealth answers from the fabric's declared link states plus how many stored
-// reports name each end. Deriving health from the reports is the telemetry issue's work.
-// Thread-safe.
+// topoplace.v1.Telemetry over the callback API. Reports are validated (field limits, then
+// against the fabric by the HealthMonitor: unknown endpoints and absurd values are
+// rejected whole and change nothing), fed to the link health model and stored durably.
+// GetLinkHealth, GetJobPath and GetAffectedAllocations answer from the model's current
+// verdicts. Thread-safe.
 #ifndef TOPOPLACE_API_SERVER_TELEMETRY_SERVICE_H_
 #define TOPOPLACE_API_SERVER_TELEMETRY_SERVICE_H_
 
@@ -23,10 +24,24 @@ class TelemetryService final : public v1::Telemetry::CallbackService {
   grpc::ServerUnaryReactor* GetLinkHealth(grpc::CallbackServerContext* ctx,
                                           const v1::GetLinkHealthRequest* request,
                                           v1::GetLinkHealthResponse* response) override;
+  grpc::ServerUnaryReactor* GetJobPath(grpc::CallbackServerContext* ctx,
+                                       const v1::GetJobPathRequest* request,
+                                       v1::GetJobPathResponse* response) override;
+  grpc::ServerUnaryReactor* GetAffectedAllocations(
+      grpc::CallbackServerContext* ctx, const v1::GetAffectedAllocationsRequest* request,
+      v1::GetAffectedAllocationsResponse* response) override;
 
  private:
+  absl::Status DoReportProbes(const v1::ReportProbeResultsRequest& request,
+                              v1::ReportResponse& response);
+  absl::Status DoReportCounters(const v1::ReportPortCountersRequest& request,
+                                v1::ReportResponse& response);
   absl::Status DoGetLinkHealth(const v1::GetLinkHealthRequest& request,
                                v1::GetLinkHealthResponse& response);
+  absl::Status DoGetJobPath(const v1::GetJobPathRequest& request,
+                            v1::GetJobPathResponse& response);
+  absl::Status DoGetAffected(const v1::GetAffectedAllocationsRequest& request,
+                             v1::GetAffectedAllocationsResponse& response);
   const ServiceContext& context_;
 };
 

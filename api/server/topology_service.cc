@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "api/server/health_monitor.h"
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
 #include "topology/base/status_macros.h"
@@ -37,33 +38,76 @@ absl::StatusOr<GpuId> ParseGpuName(const Fabric& fabric, absl::string_view field
   return absl::NotFoundError(absl::StrCat(field, ": host has no GPU ", index));
 }
 
-// Sends the current summary, then keeps the stream open until the client cancels or the
-// server shuts down (which cancels it): snapshots only change across restarts today.
+// Sends the current summary (with link health), then one more after every link health
+// change, until the client cancels or the server shuts down (which cancels it). Changes
+// that arrive while a write is in flight are coalesced into one later message carrying
+// the newest state.
 class WatchReactor final : public grpc::ServerWriteReactor<v1::FabricSummary> {
  public:
-  WatchReactor(const absl::Status& auth, const v1::FabricSummary& summary) : summary_(summary) {
+  WatchReactor(const absl::Status& auth, const v1::FabricSummary& summary, HealthMonitor* health)
+      : summary_(summary), health_(auth.ok() ? health : nullptr) {
     if (!auth.ok()) {
-      FinishOnce(rpc::ToGrpcStatus(auth));
+      absl::MutexLock lock(&mu_);
+      FinishLocked(rpc::ToGrpcStatus(auth));
       return;
     }
-    StartWrite(&summary_);
+    // Subscribe outside mu_: the monitor calls back with its own lock held.
+    if (health_ != nullptr) subscription_ = health_->Subscribe([this] { OnHealthChange(); });
+    absl::MutexLock lock(&mu_);
+    pending_ = true;
+    MaybeWriteLocked();
   }
   void OnWriteDone(bool ok) override {
-    if (!ok) FinishOnce(grpc::Status(grpc::StatusCode::CANCELLED, "stream closed"));
+    absl::MutexLock lock(&mu_);
+    writing_ = false;
+    if (!ok) {
+      FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "stream closed"));
+      return;
+    }
+    MaybeWriteLocked();
   }
-  void OnCancel() override { FinishOnce(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled")); }
-  void OnDone() override { delete this; }
+  void OnCancel() override {
+    absl::MutexLock lock(&mu_);
+    FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled"));
+  }
+  void OnDone() override {
+    // After Unsubscribe returns the monitor never calls OnHealthChange again.
+    if (health_ != nullptr && subscription_ >= 0) health_->Unsubscribe(subscription_);
+    delete this;
+  }
 
  private:
-  void FinishOnce(const grpc::Status& status) {
+  void OnHealthChange() {
     absl::MutexLock lock(&mu_);
+    pending_ = true;
+    MaybeWriteLocked();
+  }
+  void MaybeWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (finished_ || writing_ || !pending_) return;
+    pending_ = false;
+    writing_ = true;
+    message_ = summary_;
+    if (health_ != nullptr) {
+      const auto [degraded, down] = health_->UnhealthyCounts();
+      message_.set_health_version(health_->health_version());
+      message_.set_degraded_links(degraded);
+      message_.set_down_links(down);
+    }
+    StartWrite(&message_);
+  }
+  void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (finished_) return;
     finished_ = true;
     Finish(status);
   }
   const v1::FabricSummary summary_;
+  HealthMonitor* const health_;
+  int subscription_ = -1;
   absl::Mutex mu_;
+  v1::FabricSummary message_ ABSL_GUARDED_BY(mu_);
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool pending_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace
@@ -203,7 +247,8 @@ grpc::ServerUnaryReactor* TopologyService::ListDomains(grpc::CallbackServerConte
 
 grpc::ServerWriteReactor<v1::FabricSummary>* TopologyService::WatchFabric(
     grpc::CallbackServerContext* ctx, const v1::WatchFabricRequest* /*request*/) {
-  return new WatchReactor(context_.authorizer.Check(*ctx, Access::kRead), summary_);
+  return new WatchReactor(context_.authorizer.Check(*ctx, Access::kRead), summary_,
+                          context_.health);
 }
 
 }  // namespace topoplace::server

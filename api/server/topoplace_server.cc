@@ -1,6 +1,7 @@
 #include "api/server/topoplace_server.h"
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <system_error>
 
@@ -11,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/server/placement_service.h"
+#include "api/server/rpc_metrics_interceptor.h"
 #include "api/server/telemetry_service.h"
 #include "api/server/topology_service.h"
 #include "topology/base/status_macros.h"
@@ -81,7 +83,28 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
                       ledger::AllocationLedger::Open(config.db_path, server->context_.fabric,
                                                      clock, durability));
   TP_ASSIGN_OR_RETURN(server->telemetry_, TelemetryReportStore::Open(config.db_path, durability));
-  server->context_.engine = std::make_unique<sched::PlacementEngine>(server->context_.fabric);
+  TP_ASSIGN_OR_RETURN(server->context_.host_reports,
+                      HostReportStore::Open(config.db_path, durability));
+  server->metrics_ = std::make_unique<telemetry::DaemonMetrics>();
+  server->context_.engine = std::make_unique<EngineHolder>(
+      std::make_shared<const sched::PlacementEngine>(server->context_.fabric));
+  server->context_.engine->set_place_observer(
+      [m = server->metrics_.get()](absl::Duration d, bool ok) { m->ObservePlacement(d, ok); });
+  HealthMonitorOptions health_options;
+  health_options.retention = config.telemetry_retention;
+  server->health_ = std::make_unique<HealthMonitor>(
+      server->context_.fabric, server->telemetry_.get(), server->context_.engine.get(),
+      server->metrics_.get(), health_options);
+  TP_RETURN_IF_ERROR(server->health_->Restore());
+  server->context_.health = server->health_.get();
+  server->metrics_->SetAllocationSource([ledger = server->ledger_.get()] {
+    std::map<std::string, double> counts{{"reserved", 0}, {"committed", 0}};
+    absl::StatusOr<std::vector<ledger::Allocation>> live = ledger->ListLive();
+    if (live.ok()) {
+      for (const ledger::Allocation& a : *live) ++counts[std::string(AllocationStateName(a.state))];
+    }
+    return counts;
+  });
   server->context_.ledger = server->ledger_.get();
   server->context_.telemetry = server->telemetry_.get();
   server->context_.authorizer = std::move(authorizer);
@@ -98,12 +121,23 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   builder.RegisterService(server->topology_service_.get());
   builder.RegisterService(server->placement_service_.get());
   builder.RegisterService(server->telemetry_service_.get());
+  builder.experimental().SetInterceptorCreators(RpcMetricsInterceptors(server->metrics_.get()));
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("listen: cannot serve on '", config.listen, "'"));
   }
   grpc::HealthCheckServiceInterface* health = server->server_->GetHealthCheckService();
   if (health != nullptr) health->SetServingStatus(true);
+  server->health_->Start();
+  if (!config.metrics_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<telemetry::MetricsServer>> metrics =
+        telemetry::MetricsServer::Start(config.metrics_listen, *server->metrics_);
+    if (!metrics.ok()) {
+      server->Shutdown();
+      return metrics.status();
+    }
+    server->metrics_server_ = *std::move(metrics);
+  }
   server->sweeper_ = std::thread([raw = server.get(), interval = config.reclaim_interval] {
     raw->SweepExpired(interval);
   });
@@ -127,6 +161,8 @@ void TopoplaceServer::Shutdown() {
   server_->Shutdown(std::chrono::system_clock::now() + absl::ToChronoSeconds(kShutdownGrace));
   stop_.Notify();
   if (sweeper_.joinable()) sweeper_.join();
+  if (health_ != nullptr) health_->Stop();
+  metrics_server_.reset();
 }
 
 void TopoplaceServer::Wait() { server_->Wait(); }

@@ -20,9 +20,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
+#include "api/server/health_monitor.h"
 #include "api/server/server_config.h"
 #include "api/server/service_context.h"
 #include "scheduler/ledger/clock.h"
+#include "telemetry/metrics/daemon_metrics.h"
 
 namespace topoplace::server {
 
@@ -43,6 +45,9 @@ class TopoplaceServer {
   int port() const { return port_; }
   const Fabric& fabric() const { return *context_.fabric; }
   uint64_t fabric_version() const { return context_.fabric_version; }
+  // The bound /metrics port; 0 when metrics_listen is empty.
+  int metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
+  HealthMonitor& health() { return *health_; }
   // Stops accepting calls, cancels calls still running after a short grace period, stops
   // the sweeper. Everything acknowledged is already durable.
   void Shutdown();
@@ -55,11 +60,14 @@ class TopoplaceServer {
 
   std::unique_ptr<ledger::AllocationLedger> ledger_;
   std::unique_ptr<TelemetryReportStore> telemetry_;
+  std::unique_ptr<telemetry::DaemonMetrics> metrics_;
+  std::unique_ptr<HealthMonitor> health_;  // stopped in Shutdown, before the store goes
   ServiceContext context_;
   std::unique_ptr<TopologyService> topology_service_;
   std::unique_ptr<PlacementService> placement_service_;
   std::unique_ptr<TelemetryService> telemetry_service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<telemetry::MetricsServer> metrics_server_;
   int port_ = 0;
   absl::Notification stop_;
   std::thread sweeper_;

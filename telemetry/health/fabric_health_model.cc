@@ -234,6 +234,12 @@ absl::Status FabricHealthModel::ObserveNeighbor(LinkId link, bool lost, absl::Ti
   return absl::OkStatus();
 }
 
+void FabricHealthModel::Restore(LinkId link, LinkVerdict state, std::string reason) {
+  if (link < 0 || link >= static_cast<LinkId>(links_.size())) return;
+  links_[link].hysteresis.Reset(state);
+  links_[link].reason = std::move(reason);
+}
+
 std::vector<HealthChange> FabricHealthModel::Evaluate(absl::Time now) {
   std::vector<LinkId> links(dirty_.begin(), dirty_.end());
   dirty_.clear();

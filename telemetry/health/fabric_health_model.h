@@ -101,6 +101,8 @@ class FabricHealthModel {
   absl::Status ObserveCounters(const std::vector<CounterSample>& batch, absl::Time now);
   // LLDP: the neighbor across `link` was lost (true) or is seen again (false).
   absl::Status ObserveNeighbor(LinkId link, bool lost, absl::Time now);
+  // Sets a link's state without an event (restoring persisted health on start-up).
+  void Restore(LinkId link, LinkVerdict state, std::string reason);
   // Feeds one sample to every link with new evidence; returns the state changes.
   std::vector<HealthChange> Evaluate(absl::Time now);
 

@@ -38,6 +38,11 @@ class Hysteresis {
   // Feeds one sample verdict. Returns true when the state changed.
   bool Observe(LinkVerdict sample);
   LinkVerdict state() const { return state_; }
+  // Sets the state (e.g. restored from persisted events) and clears both streaks.
+  void Reset(LinkVerdict state) {
+    *this = Hysteresis(options_);
+    state_ = state;
+  }
 
  private:
   HysteresisOptions options_;

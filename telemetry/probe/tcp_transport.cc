@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -25,6 +26,7 @@ namespace {
 // A responder never waits longer than this for a client that went quiet.
 constexpr absl::Duration kResponderTimeout = absl::Seconds(5);
 constexpr uint32_t kMaxMessageBytes = 16 << 20;
+constexpr int kBandwidthSendBuffer = 256 << 10;
 
 void Serve(net::Fd conn) {
   net::SetTimeouts(conn.get(), kResponderTimeout);
@@ -133,15 +135,31 @@ absl::StatusOr<double> MeasureLatency(const ProbePeer& peer, const ProbeOptions&
 
 absl::StatusOr<double> MeasureBandwidth(const ProbePeer& peer, const ProbeOptions& o) {
   TP_ASSIGN_OR_RETURN(net::Fd fd, net::Connect(peer.address, peer.port, o.timeout));
+  // A small send buffer keeps what is still queued at the deadline small, so a slow link
+  // drains it quickly and the probe stays within its budget.
+  int sndbuf = kBandwidthSendBuffer;
+  setsockopt(fd.get(), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
   const uint32_t size = static_cast<uint32_t>(o.bandwidth_block_bytes);
   TP_RETURN_IF_ERROR(SendHeader(fd.get(), 'B', size));
   std::vector<char> block(size, 'b');
   const auto start = std::chrono::steady_clock::now();
   const auto until = start + absl::ToChronoNanoseconds(o.bandwidth_duration);
-  while (std::chrono::steady_clock::now() < until) {
-    TP_RETURN_IF_ERROR(net::WriteAll(fd.get(), block.data(), size));
+  size_t offset = 0;
+  while (true) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) break;
+    const int wait_ms = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
+    pollfd p{fd.get(), POLLOUT, 0};
+    if (poll(&p, 1, wait_ms) <= 0) continue;  // a slow link: the deadline ends the stream
+    const ssize_t n = send(fd.get(), block.data() + offset, size - offset, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    if (n <= 0) return absl::UnavailableError(absl::StrCat("send: ", std::strerror(errno)));
+    offset = (offset + static_cast<size_t>(n)) % size;
   }
   shutdown(fd.get(), SHUT_WR);
+  // The queued tail drains at the link's rate; allow for it on a slow link.
+  net::SetTimeouts(fd.get(), o.timeout + absl::Seconds(2));
   uint64_t received_be = 0;
   TP_RETURN_IF_ERROR(net::ReadAll(fd.get(), &received_be, sizeof(received_be)));
   const double seconds =

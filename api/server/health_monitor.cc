@@ -1,0 +1,202 @@
+#include "api/server/health_monitor.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::server {
+namespace {
+
+using telemetry::HealthChange;
+using telemetry::LinkVerdict;
+
+// Pruning is cheap but not free: once a minute is plenty for retentions of hours.
+constexpr absl::Duration kPruneEvery = absl::Minutes(1);
+
+}  // namespace
+
+HealthMonitor::HealthMonitor(FabricPtr fabric, TelemetryReportStore* store, EngineHolder* engines,
+                             telemetry::DaemonMetrics* metrics, HealthMonitorOptions options)
+    : fabric_(fabric),
+      store_(store),
+      engines_(engines),
+      metrics_(metrics),
+      options_(options),
+      model_(std::move(fabric), options.model) {
+  if (metrics_ != nullptr) {
+    metrics_->SetLinkCounts(static_cast<int>(fabric_->links().size()), 0, 0);
+  }
+}
+
+HealthMonitor::~HealthMonitor() { Stop(); }
+
+absl::Status HealthMonitor::Restore() {
+  TP_ASSIGN_OR_RETURN(std::vector<TelemetryReportStore::HealthEvent> events,
+                      store_->LatestHealthEvents());
+  std::vector<HealthChange> restored;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const TelemetryReportStore::HealthEvent& e : events) {
+      absl::StatusOr<LinkId> link = telemetry::FindLink(*fabric_, e.link);
+      std::optional<LinkVerdict> state = telemetry::ParseLinkVerdict(e.to);
+      if (!link.ok() || !state) continue;  // a link of an older fabric: nothing to restore
+      model_.Restore(*link, *state, e.reason);
+      if (*state != LinkVerdict::kHealthy) {
+        restored.push_back({*link, e.link, LinkVerdict::kHealthy, *state, e.reason, absl::Now()});
+      }
+    }
+  }
+  if (!restored.empty()) Publish(restored, absl::Now());
+  return absl::OkStatus();
+}
+
+void HealthMonitor::Start() {
+  ticker_ = std::thread([this] { RunTicks(); });
+}
+
+void HealthMonitor::Stop() {
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  if (ticker_.joinable()) ticker_.join();
+}
+
+void HealthMonitor::RunTicks() {
+  while (!stop_.WaitForNotificationWithTimeout(options_.tick)) {
+    // A failed tick (e.g. the disk is full) is retried on the next one; the evidence stays.
+    (void)Tick(absl::Now());
+  }
+}
+
+absl::Status HealthMonitor::ObserveProbes(const v1::ReportProbeResultsRequest& request,
+                                          absl::Time now) {
+  std::vector<telemetry::ProbeSample> batch;
+  batch.reserve(static_cast<size_t>(request.results_size()));
+  for (const v1::ProbeResult& r : request.results()) {
+    batch.push_back({r.source(), r.target(), r.latency_us(), r.bandwidth_gbps(), r.reachable(),
+                     r.transport()});
+  }
+  absl::Status status;
+  {
+    absl::MutexLock lock(&mu_);
+    status = model_.ObserveProbes(batch, now);
+  }
+  if (metrics_ == nullptr) return status;
+  if (!status.ok()) {
+    metrics_->CountRejectedReport("probe");
+    return status;
+  }
+  for (const v1::ProbeResult& r : request.results()) {
+    const Tier tier = fabric_->NicTier(*fabric_->FindNic(r.source()), *fabric_->FindNic(r.target()));
+    metrics_->ObserveProbe(tier, r.latency_us(), r.bandwidth_gbps(), r.reachable());
+  }
+  return status;
+}
+
+absl::Status HealthMonitor::ObserveCounters(const v1::ReportPortCountersRequest& request,
+                                            absl::Time now) {
+  std::vector<telemetry::CounterSample> batch;
+  for (const v1::PortCounters& c : request.counters()) {
+    batch.push_back({c.endpoint(), c.rx_errors(), c.tx_discards(), c.link_downs()});
+  }
+  std::vector<TelemetryReportStore::CounterRateRow> rates;
+  {
+    absl::MutexLock lock(&mu_);
+    absl::Status status = model_.ObserveCounters(batch, now);
+    if (!status.ok()) {
+      if (metrics_ != nullptr) metrics_->CountRejectedReport("counters");
+      return status;
+    }
+    for (const telemetry::CounterSample& c : batch) {
+      absl::StatusOr<LinkId> link = telemetry::FindLink(*fabric_, c.endpoint);
+      if (!link.ok()) continue;  // switch endpoints judge nothing
+      std::optional<double> rate = model_.error_rate(*link);
+      if (!rate) continue;
+      rates.push_back({c.endpoint, "rx_errors", *rate, absl::ToUnixMillis(now)});
+      if (metrics_ != nullptr) metrics_->SetReceiveErrorRate(c.endpoint, *rate);
+    }
+  }
+  if (!rates.empty()) TP_RETURN_IF_ERROR(store_->AddCounterRates(rates));
+  return absl::OkStatus();
+}
+
+absl::Status HealthMonitor::Tick(absl::Time now) {
+  std::vector<HealthChange> changes;
+  bool prune = false;
+  {
+    absl::MutexLock lock(&mu_);
+    changes = model_.Evaluate(now);
+    if (options_.retention > absl::ZeroDuration() && now - last_prune_ >= kPruneEvery) {
+      last_prune_ = now;
+      prune = true;
+    }
+  }
+  if (prune) {
+    TP_RETURN_IF_ERROR(store_->Prune(absl::ToUnixMillis(now - options_.retention)).status());
+  }
+  if (changes.empty()) return absl::OkStatus();
+  std::vector<TelemetryReportStore::HealthEvent> events;
+  for (const HealthChange& c : changes) {
+    events.push_back({c.link_name, std::string(telemetry::LinkVerdictName(c.from)),
+                      std::string(telemetry::LinkVerdictName(c.to)), c.reason,
+                      absl::ToUnixMillis(c.at)});
+  }
+  // The new state is already in the model: placement follows it even if persisting fails
+  // (the error is returned and the tick retried; the events are then missing, not wrong).
+  absl::Status persisted = store_->AddHealthEvents(events);
+  Publish(changes, now);
+  return persisted;
+}
+
+void HealthMonitor::Publish(const std::vector<HealthChange>& changes, absl::Time /*now*/) {
+  sched::FabricHealth health;
+  {
+    absl::MutexLock lock(&mu_);
+    health = model_.ToFabricHealth();
+    ++version_;
+    degraded_ = static_cast<int>(health.degraded_links.size());
+    down_ = static_cast<int>(health.unhealthy_links.size());
+  }
+  engines_->Swap(std::make_shared<const sched::PlacementEngine>(fabric_, health));
+  if (metrics_ != nullptr) {
+    for (const HealthChange& c : changes) {
+      metrics_->CountHealthChange(c.to);
+      metrics_->SetLinkHealth(c.link_name, c.to);
+    }
+    const int total = static_cast<int>(fabric_->links().size());
+    metrics_->SetLinkCounts(total - static_cast<int>(health.degraded_links.size()) -
+                                static_cast<int>(health.unhealthy_links.size()),
+                            static_cast<int>(health.degraded_links.size()),
+                            static_cast<int>(health.unhealthy_links.size()));
+  }
+  absl::MutexLock lock(&subscribers_mu_);
+  for (auto& [id, callback] : subscribers_) callback();
+}
+
+LinkHealthView HealthMonitor::Link(LinkId link) const {
+  absl::MutexLock lock(&mu_);
+  return {model_.state(link), model_.reason(link)};
+}
+
+uint64_t HealthMonitor::health_version() const {
+  absl::MutexLock lock(&mu_);
+  return version_;
+}
+
+std::pair<int, int> HealthMonitor::UnhealthyCounts() const {
+  absl::MutexLock lock(&mu_);
+  return {degraded_, down_};
+}
+
+int HealthMonitor::Subscribe(std::function<void()> on_change) {
+  absl::MutexLock lock(&subscribers_mu_);
+  subscribers_[next_id_] = std::move(on_change);
+  return next_id_++;
+}
+
+void HealthMonitor::Unsubscribe(int id) {
+  absl::MutexLock lock(&subscribers_mu_);
+  subscribers_.erase(id);
+}
+
+}  // namespace topoplace::server

@@ -1,0 +1,104 @@
+// The daemon's link health loop: telemetry reports go into the FabricHealthModel; a tick
+// (once a second) evaluates it, and on every health change persists the events, swaps in
+// a placement engine built with the new FabricHealth (down links excluded, degraded ones
+// penalised), updates the metrics and wakes WatchFabric streams. On start it restores the
+// last persisted state of every link, so a restart does not forget a dead link. The tick
+// also prunes the telemetry time series older than the retention.
+//
+//   HealthMonitor monitor(fabric, store, engines, metrics, {});
+//   TP_RETURN_IF_ERROR(monitor.Restore());
+//   monitor.Start();                       // ... Stop() before the store goes away
+//
+// Thread-safe.
+#ifndef TOPOPLACE_API_SERVER_HEALTH_MONITOR_H_
+#define TOPOPLACE_API_SERVER_HEALTH_MONITOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "api/server/engine_holder.h"
+#include "api/server/telemetry_report_store.h"
+#include "telemetry/health/fabric_health_model.h"
+#include "telemetry/metrics/daemon_metrics.h"
+#include "topoplace/v1/telemetry.pb.h"
+
+namespace topoplace::server {
+
+struct HealthMonitorOptions {
+  telemetry::HealthModelOptions model;
+  absl::Duration tick = absl::Seconds(1);
+  // Time-series rows older than this are pruned; zero keeps everything.
+  absl::Duration retention = absl::Hours(24 * 7);
+};
+
+struct LinkHealthView {
+  telemetry::LinkVerdict verdict = telemetry::LinkVerdict::kHealthy;
+  std::string reason;
+};
+
+class HealthMonitor {
+ public:
+  // `store`, `engines` and `metrics` must outlive the monitor; `metrics` may be null.
+  HealthMonitor(FabricPtr fabric, TelemetryReportStore* store, EngineHolder* engines,
+                telemetry::DaemonMetrics* metrics, HealthMonitorOptions options);
+  ~HealthMonitor();
+
+  // Restores the persisted state of every link and swaps in a matching engine.
+  absl::Status Restore();
+  // Starts and stops the tick thread. Stop is idempotent.
+  void Start();
+  void Stop();
+
+  // Validates against the fabric and records the evidence. A rejected batch changes
+  // nothing (and is counted in the metrics).
+  absl::Status ObserveProbes(const v1::ReportProbeResultsRequest& request, absl::Time now);
+  absl::Status ObserveCounters(const v1::ReportPortCountersRequest& request, absl::Time now);
+  // One evaluation (the tick thread calls this; tests may call it directly).
+  absl::Status Tick(absl::Time now);
+
+  LinkHealthView Link(LinkId link) const;
+  uint64_t health_version() const;
+  // Number of links telemetry judges degraded and down.
+  std::pair<int, int> UnhealthyCounts() const;
+
+  // Calls `on_change` (from the tick thread, without locks held by the caller) after
+  // every health change until Unsubscribe(id) returns; after that it is never called.
+  int Subscribe(std::function<void()> on_change);
+  void Unsubscribe(int id);
+
+ private:
+  void Publish(const std::vector<telemetry::HealthChange>& changes, absl::Time now);
+  void RunTicks();
+
+  const FabricPtr fabric_;
+  TelemetryReportStore* const store_;
+  EngineHolder* const engines_;
+  telemetry::DaemonMetrics* const metrics_;
+  const HealthMonitorOptions options_;
+
+  mutable absl::Mutex mu_;
+  telemetry::FabricHealthModel model_ ABSL_GUARDED_BY(mu_);
+  uint64_t version_ ABSL_GUARDED_BY(mu_) = 0;
+  int degraded_ ABSL_GUARDED_BY(mu_) = 0;
+  int down_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time last_prune_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+
+  absl::Mutex subscribers_mu_;
+  std::map<int, std::function<void()>> subscribers_ ABSL_GUARDED_BY(subscribers_mu_);
+  int next_id_ ABSL_GUARDED_BY(subscribers_mu_) = 0;
+
+  absl::Notification stop_;
+  std::thread ticker_;
+};
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_HEALTH_MONITOR_H_
