@@ -1,0 +1,165 @@
+// Link health through the real service (in-process TopoplaceServer, loopback gRPC, SQLite):
+// bad reports are rejected and change nothing; unreachable probes take a NIC cable down
+// after the hysteresis; WatchFabric streams the change; placement avoids the host; the
+// reverse lookup lists the allocation the link touches; the state survives a restart.
+#include <grpcpp/client_context.h>
+
+#include <set>
+#include <string>
+
+#include "api/client/topoplace_client.h"
+#include "api/server/topoplace_server.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/ledger/clock.h"
+#include "tests/integration/service/support/temp_dir.h"
+#include "topoplace/v1/telemetry.grpc.pb.h"
+#include "topoplace/v1/topology.grpc.pb.h"
+
+namespace topoplace::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kNic[] = "b00-n000/mlx5_0";  // superpod-4su: leaf-b00-r0
+constexpr char kPeer[] = "b00-n001/mlx5_0";
+
+class HealthServiceTest : public ::testing::Test {
+ protected:
+  HealthServiceTest() : clock_(absl::Now()) {
+    config_.listen = "127.0.0.1:0";
+    config_.db_path = dir_.File("topoplaced.db");
+    config_.fabric = "preset:superpod-4su";
+    config_.durability = "normal";
+  }
+  void Start() {
+    auto server = TopoplaceServer::Start(config_, clock_);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    client::ClientOptions options;
+    options.server = absl::StrCat("127.0.0.1:", server_->port());
+    client_ = *client::TopoplaceClient::Connect(options);
+    telemetry_ = v1::Telemetry::NewStub(client_->channel());
+  }
+  grpc::Status Report(const std::string& source, const std::string& target, bool reachable,
+                      double latency_us = 5) {
+    v1::ReportProbeResultsRequest request;
+    request.set_reporter("test");
+    v1::ProbeResult* r = request.add_results();
+    r->set_source(source);
+    r->set_target(target);
+    r->set_reachable(reachable);
+    if (reachable) r->set_latency_us(latency_us);
+    grpc::ClientContext ctx;
+    v1::ReportResponse response;
+    return telemetry_->ReportProbeResults(&ctx, request, &response);
+  }
+  std::string Health(const std::string& link) {
+    v1::GetAffectedAllocationsRequest request;
+    request.set_link(link);
+    v1::GetAffectedAllocationsResponse response;
+    grpc::ClientContext ctx;
+    grpc::Status s = telemetry_->GetAffectedAllocations(&ctx, request, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return response.link().health();
+  }
+
+  testing::TempDir dir_;
+  ledger::FakeClock clock_;
+  ServerConfig config_;
+  std::unique_ptr<TopoplaceServer> server_;
+  std::unique_ptr<client::TopoplaceClient> client_;
+  std::unique_ptr<v1::Telemetry::Stub> telemetry_;
+};
+
+TEST_F(HealthServiceTest, BadReportsAreRejectedAndChangeNothing) {
+  Start();
+  struct Case {
+    std::string source, target;
+    double latency;
+    grpc::StatusCode code;
+    std::string message;
+  } cases[] = {
+      {"b99-n000/mlx5_0", kPeer, 5, grpc::StatusCode::NOT_FOUND, "no NIC 'b99-n000/mlx5_0'"},
+      {kNic, "leaf-b00-r0", 5, grpc::StatusCode::NOT_FOUND, "results[0].target"},
+      {kNic, kPeer, 1e15, grpc::StatusCode::INVALID_ARGUMENT, "latency_us"},
+  };
+  for (const Case& c : cases) {
+    for (int i = 0; i < 3; ++i) {
+      grpc::Status s = Report(c.source, c.target, true, c.latency);
+      EXPECT_EQ(s.error_code(), c.code) << c.message;
+      EXPECT_THAT(s.error_message(), HasSubstr(c.message));
+      ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+    }
+  }
+  EXPECT_EQ(Health(kNic), "healthy");
+  EXPECT_EQ(server_->health().health_version(), 0u);
+}
+
+TEST_F(HealthServiceTest, DownLinkIsStreamedAvoidedListedAndRemembered) {
+  Start();
+  // An allocation on b00-n000 first (one host, 8 GPUs).
+  absl::StatusOr<v1::ReserveResponse> held = client_->Reserve("tp=8,pp=1,dp=1", "", 600);
+  ASSERT_TRUE(held.ok()) << held.status();
+  const std::string host = held->allocation().gpus(0).host();
+
+  // Watch from before the change.
+  auto topology = v1::Topology::NewStub(client_->channel());
+  grpc::ClientContext watch_ctx;
+  auto watch = topology->WatchFabric(&watch_ctx, v1::WatchFabricRequest());
+  v1::FabricSummary first;
+  ASSERT_TRUE(watch->Read(&first));
+  EXPECT_EQ(first.down_links(), 0);
+
+  const std::string nic = host + "/mlx5_0";
+  const std::string peer = host == "b00-n001" ? "b00-n000/mlx5_0" : "b00-n001/mlx5_0";
+  ASSERT_TRUE(Report(nic, peer, false).ok());
+  ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  EXPECT_EQ(Health(nic), "healthy") << "one bad sample must not flap";
+  ASSERT_TRUE(Report(nic, peer, false).ok());
+  ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  EXPECT_EQ(Health(nic), "down");
+
+  v1::FabricSummary changed;
+  ASSERT_TRUE(watch->Read(&changed));
+  EXPECT_GE(changed.health_version(), 1u);
+  EXPECT_GE(changed.down_links(), 1);
+  watch_ctx.TryCancel();
+  while (watch->Read(&changed)) {
+  }
+  (void)watch->Finish();
+
+  // The reverse lookup lists the allocation; the job path shows the down cable.
+  v1::GetAffectedAllocationsRequest affected_request;
+  affected_request.set_link(nic);
+  v1::GetAffectedAllocationsResponse affected;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(telemetry_->GetAffectedAllocations(&ctx, affected_request, &affected).ok());
+  ASSERT_EQ(affected.allocations_size(), 1);
+  EXPECT_EQ(affected.allocations(0).allocation_id(), held->allocation().allocation_id());
+  v1::GetJobPathRequest path_request;
+  path_request.set_allocation_id(held->allocation().allocation_id());
+  v1::GetJobPathResponse path;
+  grpc::ClientContext path_ctx;
+  ASSERT_TRUE(telemetry_->GetJobPath(&path_ctx, path_request, &path).ok());
+  bool saw_down = false;
+  for (const v1::LinkHealth& l : path.links()) saw_down = saw_down || l.health() == "down";
+  EXPECT_TRUE(saw_down);
+
+  // After release, a job that would fit on that host avoids it.
+  ASSERT_TRUE(client_->Release(held->allocation().allocation_id()).ok());
+  for (int i = 0; i < 4; ++i) {
+    absl::StatusOr<v1::ReserveResponse> next = client_->Reserve("tp=8,pp=1,dp=1", "", 600);
+    ASSERT_TRUE(next.ok()) << next.status();
+    EXPECT_NE(next->allocation().gpus(0).host(), host);
+  }
+
+  // Restart: the persisted event restores the down state.
+  server_->Shutdown();
+  server_.reset();
+  Start();
+  EXPECT_EQ(Health(nic), "down");
+}
+
+}  // namespace
+}  // namespace topoplace::server
