@@ -43,6 +43,26 @@ struct SwitchNeighbors {
   std::vector<LinkId> links;
 };
 
+// For each switch: true if it lies in a minor island, one holding at most half as many
+// NIC cables as the island with the most (see step 4 of Run). Precondition: NIC leaves set.
+std::vector<bool> MinorIslandLeaves(const Fabric& f, const std::vector<SwitchNeighbors>& adj) {
+  const size_t n = adj.size();
+  std::vector<size_t> rank(n), parent(n);
+  boost::disjoint_sets<size_t*, size_t*> sets(rank.data(), parent.data());
+  for (size_t s = 0; s < n; ++s) sets.make_set(s);
+  for (size_t s = 0; s < n; ++s) {
+    for (SwitchId o : adj[s].switches) sets.union_set(s, static_cast<size_t>(o));
+  }
+  std::vector<int64_t> cables(n, 0);  // per island root
+  for (const Nic& nic : f.nics()) {
+    if (nic.leaf >= 0) ++cables[sets.find_set(static_cast<size_t>(nic.leaf))];
+  }
+  const int64_t most = n == 0 ? 0 : *std::max_element(cables.begin(), cables.end());
+  std::vector<bool> minor(n, false);
+  for (size_t s = 0; s < n; ++s) minor[s] = 2 * cables[sets.find_set(s)] <= most;
+  return minor;
+}
+
 }  // namespace
 
 void HierarchyInference::Run(Fabric& f) {
@@ -145,17 +165,25 @@ void HierarchyInference::Run(Fabric& f) {
   }
   for (Nic& nic : f.nics_) nic.rail = nic.leaf >= 0 ? f.switches_[nic.leaf].rail : -1;
 
-  // 4. Blocks: hosts that reach exactly the same set of leaves.
+  // 4. Blocks: hosts that reach exactly the same set of leaves, counting only leaves in
+  // the host's main network. An island (switches joined by switch links) with at most half
+  // as many NIC cables as the largest is a separate network (storage, management): a
+  // compute host's HCA there does not split or mark "partial" its block. Islands of similar
+  // size are planes of one fabric (rail-only networks) and all count. A host cabled only
+  // into minor islands keys on those.
+  const std::vector<bool> minor_island = MinorIslandLeaves(f, up);
   std::map<std::vector<SwitchId>, int32_t> block_of_key;
   std::vector<std::vector<SwitchId>> keys;
   f.blocks_.clear();
   std::vector<std::string> isolated;
   for (size_t h = 0; h < f.hosts_.size(); ++h) {
     Host& host = f.hosts_[h];
-    std::vector<SwitchId> key;
+    std::vector<SwitchId> key, minor_key;
     for (NicId n : host.nics) {
-      if (f.nics_[n].leaf >= 0) key.push_back(f.nics_[n].leaf);
+      const SwitchId leaf = f.nics_[n].leaf;
+      if (leaf >= 0) (minor_island[leaf] ? minor_key : key).push_back(leaf);
     }
+    if (key.empty()) key = std::move(minor_key);
     std::sort(key.begin(), key.end());
     key.erase(std::unique(key.begin(), key.end()), key.end());
     host.block = -1;

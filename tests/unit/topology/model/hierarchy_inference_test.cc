@@ -93,6 +93,25 @@ TEST(HierarchyInference, HostMissingANicLink_StillJoinsItsBlockWithAWarning) {
   EXPECT_EQ(f->GpuTier(f->hosts()[3].gpus[1], f->hosts()[0].gpus[1]), Tier::kUnreachable);
 }
 
+TEST(HierarchyInference, StorageIsland_IsLeftOutOfBlockKeys) {
+  SmallFabric small;
+  // Host h00 also has a storage NIC on a switch island of its own, and a storage-only
+  // host hangs off the same island.
+  FabricBuilder& b = small.builder;
+  SwitchId storage = *b.AddSwitch("st");
+  NicId extra = *b.AddNic(0, "nic9", 100);
+  ASSERT_TRUE(b.AddLink(NicEnd(extra), SwitchEnd(storage), {.speed_gbps = 100}).ok());
+  HostId filer = *b.AddHost("filer");
+  NicId filer_nic = *b.AddNic(filer, "nic0", 100);
+  ASSERT_TRUE(b.AddLink(NicEnd(filer_nic), SwitchEnd(storage), {.speed_gbps = 100}).ok());
+  FabricPtr f = std::move(small).Build();
+  ASSERT_EQ(f->blocks().size(), 3u);
+  EXPECT_THAT(f->blocks()[0].hosts, ElementsAre(0, 1));  // h00 keeps h01's block
+  EXPECT_THAT(f->blocks()[0].leaves, ElementsAre(small.leaves[0], small.leaves[1]));
+  EXPECT_THAT(f->blocks()[2].hosts, ElementsAre(filer));
+  EXPECT_THAT(f->warnings(), ::testing::Not(::testing::Contains(HasSubstr("only part"))));
+}
+
 TEST(HierarchyInference, DeclaredTierThatContradictsTheGraph_IsAWarning) {
   FabricBuilder b("t");
   HostId h = *b.AddHost("h");
