@@ -80,13 +80,21 @@ std::string AgentReportToJson(const AgentReport& report) {
   j["nvlink_domain"] = report.nvlink_domain;
   j["nics"] = json::array();
   for (const AgentNic& nic : report.nics) {
-    j["nics"].push_back({{"name", nic.name},
-                         {"speed_gbps", nic.speed_gbps},
-                         {"state", nic.state},
-                         {"pci", nic.pci},
-                         {"numa", nic.numa},
-                         {"rdma_device", nic.rdma_device},
-                         {"link_layer", nic.link_layer}});
+    json n = {{"name", nic.name},
+              {"speed_gbps", nic.speed_gbps},
+              {"state", nic.state},
+              {"pci", nic.pci},
+              {"numa", nic.numa},
+              {"rdma_device", nic.rdma_device},
+              {"link_layer", nic.link_layer}};
+    if (!nic.gids.empty()) {
+      n["gids"] = json::array();
+      for (const AgentGid& g : nic.gids) {
+        n["gids"].push_back(
+            {{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.netdev}});
+      }
+    }
+    j["nics"].push_back(std::move(n));
   }
   j["gpus"] = json::array();
   for (const AgentGpu& gpu : report.gpus) {
@@ -134,7 +142,18 @@ absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view text,
     TP_RETURN_IF_ERROR(f.String("pci", nic.pci));
     TP_RETURN_IF_ERROR(f.Integer("numa", nic.numa));
     TP_RETURN_IF_ERROR(f.String("rdma_device", nic.rdma_device));
-    return f.String("link_layer", nic.link_layer);
+    TP_RETURN_IF_ERROR(f.String("link_layer", nic.link_layer));
+    return f.Array("gids", [&nic](const Fields& g) -> absl::Status {
+      AgentGid& gid = nic.gids.emplace_back();
+      TP_RETURN_IF_ERROR(g.Integer("index", gid.index));
+      TP_RETURN_IF_ERROR(g.Expect(gid.index >= 0, "index", "a GID index >= 0"));
+      TP_RETURN_IF_ERROR(g.String("gid", gid.gid, /*required=*/true));
+      TP_RETURN_IF_ERROR(g.String("type", gid.type));
+      TP_RETURN_IF_ERROR(g.Expect(gid.type.empty() || gid.type == "IB" ||
+                                      gid.type == "RoCE v1" || gid.type == "RoCE v2",
+                                  "type", "\"IB\", \"RoCE v1\", \"RoCE v2\" or empty"));
+      return g.String("netdev", gid.netdev);
+    });
   }));
   TP_RETURN_IF_ERROR(top.Array("gpus", [&report](const Fields& f) -> absl::Status {
     AgentGpu& gpu = report.gpus.emplace_back();

@@ -16,6 +16,14 @@
 
 namespace topoplace::discovery {
 
+// One used entry of an RDMA port's GID table (unused, all-zero entries are left out).
+struct AgentGid {
+  int32_t index = 0;
+  std::string gid = {};     // "fe80:0000:0000:0000:0a00:00ff:fe00:0001", as sysfs prints it
+  std::string type = {};    // "IB", "RoCE v1", "RoCE v2", or empty if unknown
+  std::string netdev = {};  // the netdev a RoCE GID belongs to; empty for IB
+};
+
 struct AgentNic {
   std::string name = {};   // netdev ("eth0") or RDMA device ("mlx5_0") name
   double speed_gbps = 0;   // 0: unknown
@@ -24,6 +32,7 @@ struct AgentNic {
   int32_t numa = -1;
   std::string rdma_device = {};  // "mlx5_0" if the netdev belongs to an RDMA device
   std::string link_layer = {};   // "InfiniBand", "Ethernet" or empty
+  std::vector<AgentGid> gids = {};  // RDMA ports only; written to JSON only when non-empty
 };
 
 struct AgentGpu {

@@ -24,9 +24,10 @@ absl::StatusOr<FabricPtr> BuildFabricFromFacts(std::vector<FabricFacts> facts, s
 
 absl::StatusOr<FabricPtr> ImportFabric(const ImportSources& sources, std::string name) {
   if (sources.spec.empty() && sources.ibnetdiscover.empty() && sources.lldp.empty() &&
-      sources.agent_reports.empty()) {
+      sources.agent_reports.empty() && sources.agent_report_texts.empty()) {
     return absl::InvalidArgumentError(
-        "nothing to import: give --ibnetdiscover, --lldp, --agent-report or --spec");
+        "nothing to import: give --ibnetdiscover, --lldp, --agent-report, --spec or --server "
+        "(with stored host reports)");
   }
   std::vector<FabricFacts> facts;
   if (!sources.spec.empty()) {
@@ -44,6 +45,10 @@ absl::StatusOr<FabricPtr> ImportFabric(const ImportSources& sources, std::string
   for (const std::string& path : sources.agent_reports) {
     TP_ASSIGN_OR_RETURN(const AgentReport report, LoadAgentReportFile(path));
     facts.push_back(AgentReportToFacts(report, path));
+  }
+  for (const AgentReportText& text : sources.agent_report_texts) {
+    TP_ASSIGN_OR_RETURN(const AgentReport report, ParseAgentReport(text.json, text.origin));
+    facts.push_back(AgentReportToFacts(report, text.origin));
   }
   return BuildFabricFromFacts(std::move(facts), std::move(name));
 }

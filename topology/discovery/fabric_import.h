@@ -18,17 +18,26 @@
 
 namespace topoplace::discovery {
 
+// An agent report already in memory (e.g. fetched from topoplaced), with the name that
+// messages and warnings cite for it ("topoplaced 10.0.0.1:7469: host h1").
+struct AgentReportText {
+  std::string origin;
+  std::string json;
+};
+
 struct ImportSources {
   std::vector<std::string> ibnetdiscover = {};  // dump files
   std::vector<std::string> lldp = {};           // neighbor files or directories of them
   std::vector<std::string> agent_reports = {};  // `topoplace-agent --once --json` outputs
   std::string spec = {};                        // optional fabric spec file (or preset:NAME)
+  std::vector<AgentReportText> agent_report_texts = {};  // merged after agent_reports
 };
 
 // Merges `facts` (in order: earlier sources win conflicts) and builds the Fabric.
 absl::StatusOr<FabricPtr> BuildFabricFromFacts(std::vector<FabricFacts> facts, std::string name);
 
-// Reads all `sources` (spec first, then ibnetdiscover, LLDP, agent reports) and builds
+// Reads all `sources` (spec first, then ibnetdiscover, LLDP, agent report files, agent
+// report texts) and builds
 // the merged Fabric named `name`. InvalidArgument if no source is given.
 absl::StatusOr<FabricPtr> ImportFabric(const ImportSources& sources, std::string name);
 

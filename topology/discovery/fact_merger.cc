@@ -51,7 +51,23 @@ void FactMerger::Add(FabricFacts facts) {
                                        sw.origin, ") declared; kept ", known.declared_tier));
     }
   }
-  for (LinkFact& link : facts.links) links_.push_back(std::move(link));
+  if (links_.empty()) {
+    links_ = std::move(facts.links);
+  } else {
+    links_.reserve(links_.size() + facts.links.size());
+    for (LinkFact& link : facts.links) links_.push_back(std::move(link));
+  }
+  for (AggregationNodeFact& an : facts.aggregation_nodes) {
+    auto [it, inserted] = aggregation_index_.try_emplace(an.name, aggregation_nodes_.size());
+    if (inserted) {
+      aggregation_nodes_.push_back(std::move(an));
+    } else if (aggregation_nodes_[it->second].switch_name != an.switch_name) {
+      warnings_.push_back(absl::StrCat("aggregation node ", an.name, ": in switch ",
+                                       aggregation_nodes_[it->second].switch_name, " (",
+                                       aggregation_nodes_[it->second].origin, ") and in ",
+                                       an.switch_name, " (", an.origin, "); kept the first"));
+    }
+  }
   for (std::string& warning : facts.warnings) warnings_.push_back(std::move(warning));
 }
 
@@ -172,6 +188,9 @@ FabricFacts FactMerger::Resolve() && {
   absl::flat_hash_map<std::string, size_t> link_by_key;  // both ends -> index in `links`
   absl::flat_hash_map<std::string, size_t> link_by_end;  // one end -> index in `links`
   std::vector<LinkFact> links;
+  link_by_key.reserve(links_.size());
+  link_by_end.reserve(2 * links_.size());
+  links.reserve(links_.size());
   for (LinkFact& link : links_) {
     link.a.role = role[link.a.node];
     link.b.role = role[link.b.node];
@@ -246,6 +265,7 @@ FabricFacts FactMerger::Resolve() && {
   facts.hosts = std::move(hosts_);
   facts.switches = std::move(switches_);
   facts.links = std::move(links);
+  facts.aggregation_nodes = std::move(aggregation_nodes_);
   facts.warnings = std::move(warnings_);
   OrderHostNics(facts);
   return facts;

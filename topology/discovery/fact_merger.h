@@ -45,6 +45,8 @@ class FactMerger {
   std::vector<SwitchFact> switches_;
   absl::flat_hash_map<std::string, size_t> switch_index_;
   std::vector<LinkFact> links_;
+  std::vector<AggregationNodeFact> aggregation_nodes_;
+  absl::flat_hash_map<std::string, size_t> aggregation_index_;
   std::vector<std::string> warnings_;
 };
 

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
+#include <optional>
 #include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::discovery {
@@ -79,14 +81,18 @@ bool NaturalLess(absl::string_view a, absl::string_view b) {
 }
 
 absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
-  std::map<std::string, double, std::less<>> nic_speed;  // "host/nic" -> Gb/s
+  // The speed each NIC's fact reported (0: unknown), by NicId: a link without a speed of
+  // its own takes it. (A vector, not a map keyed by "host/nic": 100k-NIC imports.)
+  std::vector<double> nic_speed;
   for (const HostFact* host : SortedByName(facts.hosts)) {
     TP_ASSIGN_OR_RETURN(const HostId h,
                         WithOrigin(builder.AddHost(host->name, host->nvlink_domain), host->origin));
     for (const NicFact& nic : host->nics) {
       const double speed = EffectiveSpeed(0, nic.speed_gbps);
-      TP_RETURN_IF_ERROR(WithOrigin(builder.AddNic(h, nic.name, speed), host->origin).status());
-      nic_speed[absl::StrCat(host->name, "/", nic.name)] = nic.speed_gbps;
+      TP_ASSIGN_OR_RETURN(const NicId id,
+                          WithOrigin(builder.AddNic(h, nic.name, speed), host->origin));
+      if (static_cast<size_t>(id) >= nic_speed.size()) nic_speed.resize(id + 1, 0);
+      nic_speed[id] = nic.speed_gbps;
     }
     for (const GpuFact& gpu : host->gpus) {
       NicId nic = -1;
@@ -104,8 +110,13 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
 
   // Parallel switch-switch cables with equal attributes become one link with a count.
   using BundleKey = std::tuple<std::string, std::string, double, int32_t, LinkState>;
-  std::map<BundleKey, std::pair<int32_t, std::string>> bundles;
-  std::vector<BundleKey> bundle_order;
+  struct Bundle {
+    BundleKey key;
+    int32_t count = 0;
+    std::string origin;  // of the first cable
+  };
+  absl::flat_hash_map<BundleKey, size_t> bundle_index;
+  std::vector<Bundle> bundles;  // in order of first appearance
   for (const LinkFact& link : facts.links) {
     const bool a_nic = link.a.role == NodeRole::kHost;
     const bool b_nic = link.b.role == NodeRole::kHost;
@@ -120,8 +131,8 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
             absl::StrCat(link.origin, ": link ", nic_name, " - ", sw_end.node,
                          " does not join a known NIC to a known switch"));
       }
-      const auto speed = nic_speed.find(nic_name);
-      const double nic_gbps = speed == nic_speed.end() ? 0 : speed->second;
+      const double nic_gbps =
+          static_cast<size_t>(*nic) < nic_speed.size() ? nic_speed[*nic] : 0;
       LinkAttrs attrs{.speed_gbps = EffectiveSpeed(link.speed_gbps, nic_gbps),
                       .lanes = link.lanes,
                       .count = link.count,
@@ -132,13 +143,16 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
     }
     std::string x = link.a.node, y = link.b.node;
     if (y < x) std::swap(x, y);
-    BundleKey key{x, y, EffectiveSpeed(link.speed_gbps, 0), link.lanes, link.state};
-    auto [it, inserted] = bundles.try_emplace(key, 0, link.origin);
-    if (inserted) bundle_order.push_back(key);
-    it->second.first += link.count;
+    BundleKey key{std::move(x), std::move(y), EffectiveSpeed(link.speed_gbps, 0), link.lanes,
+                  link.state};
+    auto [it, inserted] = bundle_index.try_emplace(key, bundles.size());
+    if (inserted) bundles.push_back(Bundle{.key = std::move(key), .origin = link.origin});
+    bundles[it->second].count += link.count;
   }
-  for (const BundleKey& key : bundle_order) {
-    const auto& [count, origin] = bundles[key];
+  for (const Bundle& bundle : bundles) {
+    const BundleKey& key = bundle.key;
+    const int32_t count = bundle.count;
+    const std::string& origin = bundle.origin;
     const std::optional<SwitchId> a = builder.FindSwitch(std::get<0>(key));
     const std::optional<SwitchId> b = builder.FindSwitch(std::get<1>(key));
     if (!a.has_value() || !b.has_value()) {
@@ -152,7 +166,22 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
     TP_RETURN_IF_ERROR(
         WithOrigin(builder.AddLink(SwitchEnd(*a), SwitchEnd(*b), attrs), origin).status());
   }
+  std::vector<std::string> homeless;
+  for (const AggregationNodeFact& an : facts.aggregation_nodes) {
+    const std::optional<SwitchId> sw = builder.FindSwitch(an.switch_name);
+    if (!sw) {
+      homeless.push_back(absl::StrCat(an.name, " (", an.origin, ")"));
+      continue;
+    }
+    TP_RETURN_IF_ERROR(WithOrigin(builder.AddAggregationNode(an.name, *sw), an.origin).status());
+  }
   for (const std::string& warning : facts.warnings) builder.AddWarning(warning);
+  if (!homeless.empty()) {
+    builder.AddWarning(absl::StrCat(homeless.size(),
+                                    " aggregation nodes name a switch that is not in the fabric, "
+                                    "left out: ",
+                                    absl::StrJoin(homeless, ", ")));
+  }
   return absl::OkStatus();
 }
 
@@ -187,6 +216,10 @@ FabricFacts FactsFromFabric(const Fabric& fabric, absl::string_view origin) {
     return PortRef{
         .node = fabric.hosts()[nic.host].name, .port = nic.name, .role = NodeRole::kHost};
   };
+  for (const AggregationNode& an : fabric.aggregation_nodes()) {
+    facts.aggregation_nodes.push_back(AggregationNodeFact{
+        .name = an.name, .switch_name = fabric.switches()[an.switch_id].name, .origin = where});
+  }
   for (const Link& link : fabric.links()) {
     facts.links.push_back(LinkFact{.a = port_ref(link.a),
                                    .b = port_ref(link.b),

@@ -53,6 +53,13 @@ struct SwitchFact {
   std::string origin = {};
 };
 
+// A SHARP aggregation node (in-network compute) inside switch `switch_name`.
+struct AggregationNodeFact {
+  std::string name = {};
+  std::string switch_name = {};
+  std::string origin = {};
+};
+
 // One end of a cable: a switch port ("leaf1", "swp3") or a host NIC ("h1", "mlx5_0").
 // `port` may be empty for switch ends when the source does not know port numbers
 // (spec files).
@@ -77,6 +84,7 @@ struct FabricFacts {
   std::vector<HostFact> hosts = {};
   std::vector<SwitchFact> switches = {};
   std::vector<LinkFact> links = {};
+  std::vector<AggregationNodeFact> aggregation_nodes = {};
   std::vector<std::string> warnings = {};
 };
 

@@ -47,6 +47,43 @@ std::string PortState(const std::string& state) {
   return word;
 }
 
+// True for the all-zero GIDs that fill the unused rows of a GID table.
+bool IsZeroGid(absl::string_view gid) {
+  return std::all_of(gid.begin(), gid.end(), [](char c) { return c == '0' || c == ':'; });
+}
+
+// The used rows of one port's GID table (ports/<n>/gids/<i> with gid_attrs/types/<i> and
+// gid_attrs/ndevs/<i>), in index order. The kernel prints "IB/RoCE v1" for type 0, which
+// is IB on an InfiniBand port and RoCE v1 on an Ethernet one.
+std::vector<AgentGid> ReadGids(const SysfsEnv& env, const std::string& port_dir,
+                               const std::string& link_layer) {
+  std::vector<int32_t> indexes;
+  for (const std::string& name : env.ListDir(port_dir + "/gids")) {
+    int32_t i = 0;
+    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), i);
+    if (ec == std::errc() && end == name.data() + name.size() && i >= 0) indexes.push_back(i);
+  }
+  std::sort(indexes.begin(), indexes.end());
+  std::vector<AgentGid> gids;
+  for (int32_t i : indexes) {
+    AgentGid gid;
+    gid.index = i;
+    gid.gid = ReadOr(env, absl::StrCat(port_dir, "/gids/", i));
+    if (gid.gid.empty() || IsZeroGid(gid.gid)) continue;
+    const std::string type = ReadOr(env, absl::StrCat(port_dir, "/gid_attrs/types/", i));
+    if (link_layer == "InfiniBand") {
+      gid.type = "IB";
+    } else if (absl::StrContains(type, "v2")) {
+      gid.type = "RoCE v2";
+    } else if (absl::StrContains(type, "v1")) {
+      gid.type = "RoCE v1";
+    }
+    gid.netdev = ReadOr(env, absl::StrCat(port_dir, "/gid_attrs/ndevs/", i));
+    gids.push_back(std::move(gid));
+  }
+  return gids;
+}
+
 struct PciNic {
   size_t nic;             // index into report.nics
   std::string real_path;  // resolved sysfs device path
@@ -65,6 +102,7 @@ void AddRdmaDevices(const SysfsEnv& env, AgentReport& report, std::vector<PciNic
       nic.link_layer = ReadOr(env, port_dir + "/link_layer");
       nic.speed_gbps = RateGbps(ReadOr(env, port_dir + "/rate"));
       nic.state = PortState(ReadOr(env, port_dir + "/state"));
+      nic.gids = ReadGids(env, port_dir, nic.link_layer);
       nic.numa = device.empty() ? -1 : ReadInt(env, base + "/device/numa_node", -1);
       nic.pci = device.empty() ? "" : PciAddress(device);
       const bool roce = nic.link_layer == "Ethernet" && !netdevs.empty();

@@ -27,7 +27,8 @@ struct HostDiscoveryOptions {
 // Fills nics, gpus and nvlink_domain of a report (host name and LLDP are the caller's).
 // An RDMA device with a netdev (RoCE) is named after the netdev, so that LLDP neighbors
 // seen on that netdev attach to it; an InfiniBand port is named after its device.
-// GPUs are indexed in PCI address order. Missing files are not errors: a host without
+// Each RDMA port's used GID table rows are recorded with their type (IB, RoCE v1, RoCE v2)
+// and netdev. GPUs are indexed in PCI address order. Missing files are not errors: a host without
 // GPUs or RDMA devices simply reports none.
 absl::StatusOr<AgentReport> DiscoverHost(const SysfsEnv& env, const HostDiscoveryOptions& options);
 

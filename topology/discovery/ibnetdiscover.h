@@ -7,8 +7,9 @@
 // - a CA with a factory-default NodeDescription ("MT4129 ConnectX7 Mellanox
 //   Technologies") names no host: it becomes a host of its own named "ca-<system GUID>"
 //   (HCAs of one system image share it); such CAs are never merged into one fake host;
-// - a SHARP "Aggregation Node" is in-network compute inside its switch, not a host: it is
-//   left out, and the warning names the switch;
+// - a SHARP "Aggregation Node" is in-network compute inside its switch, not a host: it
+//   becomes an aggregation node "an-<node GUID>" of the switch it is cabled to (no host,
+//   no NIC, no link), and an informational warning names it and the switch;
 // - a CA whose NodeDescription contains a management marker (UFM, subnet manager) is a
 //   management server, not a compute host: left out, the warning says where it hangs;
 // - a switch is named by the host part of "MF0;<name>:<model>/U1", else by a unique

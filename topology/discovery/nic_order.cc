@@ -1,6 +1,7 @@
 #include "topology/discovery/nic_order.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
 #include <string>
@@ -109,15 +110,15 @@ class Islands {
 
 void MoveSecondaryNetworkNics(FabricFacts& facts) {
   Islands islands(facts);
-  absl::flat_hash_map<std::string, size_t> island_of_nic;  // "host/nic" -> island
+  // Island of each host cable's switch end (SIZE_MAX for other links), counted per island.
+  std::vector<size_t> island_of_link(facts.links.size(), SIZE_MAX);
   absl::flat_hash_map<size_t, int> cables_per_island;
-  for (const LinkFact& link : facts.links) {
+  for (size_t l = 0; l < facts.links.size(); ++l) {
+    const LinkFact& link = facts.links[l];
     const bool a_host = link.a.role == NodeRole::kHost;
     if (!a_host && link.b.role != NodeRole::kHost) continue;
-    const PortRef& nic = a_host ? link.a : link.b;
-    const size_t island = islands.Of(a_host ? link.b.node : link.a.node);
-    island_of_nic[absl::StrCat(nic.node, "/", nic.port)] = island;
-    ++cables_per_island[island];
+    island_of_link[l] = islands.Of(a_host ? link.b.node : link.a.node);
+    ++cables_per_island[island_of_link[l]];
   }
   if (cables_per_island.size() < 2) return;
   int most = 0;
@@ -128,6 +129,15 @@ void MoveSecondaryNetworkNics(FabricFacts& facts) {
   auto is_minor = [&cables_per_island, most](size_t island) {
     return 2 * cables_per_island.at(island) <= most;
   };
+  // Only NICs on a minor island are looked up below; rail planes alone need no lookup.
+  absl::flat_hash_map<std::string, size_t> island_of_nic;  // "host/nic" -> minor island
+  for (size_t l = 0; l < facts.links.size(); ++l) {
+    if (island_of_link[l] == SIZE_MAX || !is_minor(island_of_link[l])) continue;
+    const LinkFact& link = facts.links[l];
+    const PortRef& nic = link.a.role == NodeRole::kHost ? link.a : link.b;
+    island_of_nic[absl::StrCat(nic.node, "/", nic.port)] = island_of_link[l];
+  }
+  if (island_of_nic.empty()) return;
   std::vector<std::string> moved;
   for (HostFact& host : facts.hosts) {
     auto secondary = [&](const NicFact& nic) {

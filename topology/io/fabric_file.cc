@@ -179,6 +179,18 @@ class FabricJsonReader {
       }
       return ctx.Wrap(builder.AddLink(a, b, attrs).status());
     }));
+    TP_RETURN_IF_ERROR(
+        ForEach(doc, "aggregation_nodes", [&](const RecordReader& in, const RecordContext& ctx) {
+          TP_RETURN_IF_ERROR(in.CheckShape({"name", "switch"}));
+          TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
+          TP_ASSIGN_OR_RETURN(std::string sw_name, in.String("switch", true));
+          std::optional<SwitchId> sw = builder.FindSwitch(sw_name);
+          if (!sw) {
+            return ctx.Error("switch",
+                             absl::StrCat("no switch '", sw_name, "' (declare it in switches)"));
+          }
+          return ctx.Wrap(builder.AddAggregationNode(std::move(name), *sw).status());
+        }));
     return std::move(builder).Build();
   }
 
@@ -189,9 +201,10 @@ class FabricJsonReader {
 
   absl::Status ReadHeader(const FlatDocument& doc) {
     static constexpr absl::string_view kScalars[] = {"format", "name", "version"};
-    static constexpr absl::string_view kSections[] = {"hosts", "nics", "gpus", "switches", "links"};
+    static constexpr absl::string_view kSections[] = {"hosts",    "nics",  "gpus",
+                                                      "switches", "links", "aggregation_nodes"};
     constexpr absl::string_view kExpected =
-        "expected format, name, version, hosts, nics, gpus, switches, links";
+        "expected format, name, version, hosts, nics, gpus, switches, links, aggregation_nodes";
     auto check_known = [&](const std::string& key, auto& names,
                            absl::string_view kind) -> absl::Status {
       for (absl::string_view k : names) {
@@ -380,10 +393,19 @@ std::string FabricToJson(const Fabric& f) {
     const int32_t tier = s.tier != 0 ? s.tier : s.declared_tier;
     if (tier != 0) w.Num("tier", tier);
   });
-  WriteSection(out, "links", f.links(), true, [&f](RecordWriter& w, const Link& l) {
+  // The optional last section is written only when there is something in it, so files
+  // without aggregation nodes keep their exact canonical text.
+  const bool has_aggregation = !f.aggregation_nodes().empty();
+  WriteSection(out, "links", f.links(), !has_aggregation, [&f](RecordWriter& w, const Link& l) {
     w.Str("a", f.EndpointName(l.a)).Str("b", f.EndpointName(l.b)).Num("speed_gbps", l.speed_gbps);
     w.Num("lanes", l.lanes).Num("count", l.count).Str("state", LinkStateName(l.state));
   });
+  if (has_aggregation) {
+    WriteSection(out, "aggregation_nodes", f.aggregation_nodes(), true,
+                 [&f](RecordWriter& w, const AggregationNode& a) {
+                   w.Str("name", a.name).Str("switch", f.switches()[a.switch_id].name);
+                 });
+  }
   out += "}\n";
   return out;
 }

@@ -1,5 +1,6 @@
 // The declarative fabric file (JSON, format "topoplace.fabric/v1"; documented in the
-// README): hosts, switches, NICs, GPUs and links. Loading validates everything and either
+// README): hosts, switches, NICs, GPUs, links and, optionally, SHARP aggregation nodes
+// (written only when the fabric has any). Loading validates everything and either
 // returns a whole Fabric or an error naming the file, line, field and what was expected;
 // nothing is half-loaded. Saving writes a canonical form (fixed key order, one record
 // per line) so that Save(Load(f)) reproduces a canonical file byte for byte.

@@ -112,6 +112,13 @@ struct Link {
   double bandwidth_gbps() const { return speed_gbps * count; }
 };
 
+// A SHARP aggregation node: in-network compute (reduction) inside a switch. Not a host
+// and not a graph vertex: jobs cannot run on it, it only says which switches can reduce.
+struct AggregationNode {
+  std::string name;        // e.g. "an-a000000000000004" (unique in the fabric)
+  SwitchId switch_id = -1;  // the switch it sits in (cabled to)
+};
+
 struct Block {
   int32_t pod = -1;
   std::vector<HostId> hosts;
@@ -154,6 +161,8 @@ class Fabric {
   const std::vector<Block>& blocks() const { return blocks_; }
   const std::vector<Pod>& pods() const { return pods_; }
   const std::vector<Rail>& rails() const { return rails_; }
+  // SHARP aggregation nodes, in the order added.
+  const std::vector<AggregationNode>& aggregation_nodes() const { return aggregation_nodes_; }
   // Hosts grouped by NVLink domain; a host with no declared domain is alone in its own.
   const std::vector<std::vector<HostId>>& nvlink_domains() const { return nvlink_domains_; }
   // Per switch tier (index 0 is tier 1); only tiers that exist.
@@ -209,6 +218,7 @@ class Fabric {
   std::vector<Block> blocks_;
   std::vector<Pod> pods_;
   std::vector<Rail> rails_;
+  std::vector<AggregationNode> aggregation_nodes_;
   std::vector<std::vector<HostId>> nvlink_domains_;
   std::vector<TierStats> tier_stats_;
   bool rail_optimized_ = false;
@@ -217,6 +227,7 @@ class Fabric {
   absl::flat_hash_map<std::string, HostId> host_by_name_;
   absl::flat_hash_map<std::string, SwitchId> switch_by_name_;
   absl::flat_hash_map<std::string, NicId> nic_by_name_;
+  absl::flat_hash_map<std::string, int32_t> aggregation_node_by_name_;
 
   // leaf_domain_[k-1][leaf] for tiers k = 1..max_tier; -1 for non-leaves.
   std::vector<std::vector<int32_t>> leaf_domain_;

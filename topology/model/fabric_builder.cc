@@ -138,6 +138,20 @@ absl::StatusOr<LinkId> FabricBuilder::AddLink(Endpoint a, Endpoint b, const Link
   return id;
 }
 
+absl::StatusOr<int32_t> FabricBuilder::AddAggregationNode(std::string name, SwitchId sw) {
+  if (name.empty()) return absl::InvalidArgumentError("aggregation node name must not be empty");
+  if (sw < 0 || sw >= static_cast<SwitchId>(fabric_->switches_.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("aggregation node '", name, "': unknown switch id ", sw));
+  }
+  const int32_t id = static_cast<int32_t>(fabric_->aggregation_nodes_.size());
+  if (!fabric_->aggregation_node_by_name_.try_emplace(name, id).second) {
+    return absl::InvalidArgumentError(absl::StrCat("duplicate aggregation node '", name, "'"));
+  }
+  fabric_->aggregation_nodes_.push_back(AggregationNode{.name = std::move(name), .switch_id = sw});
+  return id;
+}
+
 void FabricBuilder::AddWarning(std::string warning) {
   fabric_->warnings_.push_back(std::move(warning));
 }

@@ -56,6 +56,9 @@ class FabricBuilder {
   // Adds a link between two existing endpoints. Fails on unknown ids, a self loop,
   // a NIC-NIC link, or bad attributes.
   absl::StatusOr<LinkId> AddLink(Endpoint a, Endpoint b, const LinkAttrs& attrs);
+  // Adds a SHARP aggregation node inside switch `sw`. Fails on an empty or duplicate name
+  // or an unknown switch.
+  absl::StatusOr<int32_t> AddAggregationNode(std::string name, SwitchId sw);
   // Records a non-fatal problem that will be reported with the Fabric.
   void AddWarning(std::string warning);
 

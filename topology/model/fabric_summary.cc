@@ -41,6 +41,8 @@ std::string FabricSummaryJson(const Fabric& f) {
   j["nvlink_domains"] = f.nvlink_domains().size();
   j["rail_optimized"] = f.rail_optimized();
   j["warnings"] = f.warnings();
+  // Optional, like the fabric file section: present only on fabrics that have any.
+  if (!f.aggregation_nodes().empty()) j["aggregation_nodes"] = f.aggregation_nodes().size();
   return j.dump(2) + "\n";
 }
 
@@ -52,6 +54,9 @@ std::string FabricSummaryTable(const Fabric& f) {
   absl::StrAppendFormat(&out, "  rails %d%s   blocks %d   pods %d   nvlink domains %d\n",
                         f.rails().size(), f.rail_optimized() ? " (rail-optimised)" : "",
                         f.blocks().size(), f.pods().size(), f.nvlink_domains().size());
+  if (!f.aggregation_nodes().empty()) {
+    absl::StrAppendFormat(&out, "  sharp aggregation nodes %d\n", f.aggregation_nodes().size());
+  }
   absl::StrAppend(&out, "\n  tier  name    switches   down Gb/s     up Gb/s  oversub\n");
   for (const TierStats& t : f.tier_stats()) {
     std::optional<double> ratio = t.oversubscription();

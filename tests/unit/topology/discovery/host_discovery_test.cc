@@ -1,6 +1,8 @@
 #include "topology/discovery/host_discovery.h"
 
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -23,6 +25,51 @@ const AgentNic* FindNic(const AgentReport& report, const std::string& name) {
     if (nic.name == name) return &nic;
   }
   return nullptr;
+}
+
+TEST(HostDiscovery, RoceGidTableIsRecordedWithTypeAndNetdev) {
+  SysfsEnvPtr env = NewDiskSysfsEnv(std::string(TP_DISCOVERY_FIXTURES) + "/sysfs/roce-node");
+  absl::StatusOr<AgentReport> report = DiscoverHost(*env, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  const AgentNic* roce = FindNic(*report, "ens1f0np0");  // named after its netdev
+  ASSERT_NE(roce, nullptr);
+  EXPECT_EQ(roce->rdma_device, "mlx5_0");
+  // Rows 0-3 and 10 are used (in index order, not name order); the all-zero row 4 is not.
+  ASSERT_EQ(roce->gids.size(), 5u);
+  const std::vector<std::tuple<int32_t, std::string, std::string>> expected = {
+      {0, "fe80:0000:0000:0000:0a00:00ff:fe00:0001", "RoCE v1"},
+      {1, "fe80:0000:0000:0000:0a00:00ff:fe00:0001", "RoCE v2"},
+      {2, "0000:0000:0000:0000:0000:ffff:0a00:0001", "RoCE v1"},
+      {3, "0000:0000:0000:0000:0000:ffff:0a00:0001", "RoCE v2"},
+      {10, "0000:0000:0000:0000:0000:ffff:0a00:0101", "RoCE v2"},
+  };
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(roce->gids[i].index, std::get<0>(expected[i])) << i;
+    EXPECT_EQ(roce->gids[i].gid, std::get<1>(expected[i])) << i;
+    EXPECT_EQ(roce->gids[i].type, std::get<2>(expected[i])) << i;
+    EXPECT_EQ(roce->gids[i].netdev, "ens1f0np0") << i;
+  }
+  // On an InfiniBand port the kernel's "IB/RoCE v1" means IB; there is no netdev.
+  const AgentNic* ib = FindNic(*report, "mlx5_1");
+  ASSERT_NE(ib, nullptr);
+  ASSERT_EQ(ib->gids.size(), 1u);
+  EXPECT_EQ(ib->gids[0].type, "IB");
+  EXPECT_EQ(ib->gids[0].netdev, "");
+  // The GIDs survive the agent report's JSON.
+  report->host = "r1";  // the agent's part
+  absl::StatusOr<AgentReport> again = ParseAgentReport(AgentReportToJson(*report), "again");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(AgentReportToJson(*again), AgentReportToJson(*report));
+  EXPECT_THAT(AgentReportToJson(*report), ::testing::HasSubstr("\"type\": \"RoCE v2\""));
+}
+
+TEST(HostDiscovery, GidOfAnUnknownTypeInAReportIsAnErrorNamingTheField) {
+  const std::string json = R"({"format": "topoplace.agent-report/v1", "host": "h",
+      "nics": [{"name": "eth0", "gids": [{"index": 0, "gid": "fe80::1", "type": "RoCE v3"}]}]})";
+  absl::StatusOr<AgentReport> report = ParseAgentReport(json, "r.json");
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), ::testing::HasSubstr("nics[0].gids[0]"));
+  EXPECT_THAT(std::string(report.status().message()), ::testing::HasSubstr("type"));
 }
 
 TEST(HostDiscovery, InfinibandHcasComeFromSysfsWithRateStateAndNuma) {

@@ -8,6 +8,8 @@
 #include "gtest/gtest.h"
 #include "topology/discovery/fabric_import.h"
 #include "topology/discovery/ibnetdiscover_records.h"
+#include "topology/io/fabric_file.h"
+#include "topology/model/fabric_summary.h"
 
 namespace topoplace::discovery {
 namespace {
@@ -81,6 +83,42 @@ TEST(Ibnetdiscover, AggregationNodeIsNotAHost) {
   EXPECT_THAT(Warnings(*fabric), HasSubstr("on leaf-a port 41"));
 }
 
+TEST(Ibnetdiscover, AggregationNodeIsKeptInItsSwitchAndRoundTripsThroughTheFabricFile) {
+  FabricPtr fabric = Import(kMessy);
+  ASSERT_NE(fabric, nullptr);
+  ASSERT_EQ(fabric->aggregation_nodes().size(), 1u);
+  const AggregationNode& an = fabric->aggregation_nodes()[0];
+  EXPECT_EQ(an.name, "an-a000000000000004");
+  EXPECT_EQ(fabric->switches()[an.switch_id].name, "leaf-a");
+  EXPECT_THAT(Warnings(*fabric), HasSubstr("SHARP aggregation nodes kept as in-network compute"));
+  EXPECT_THAT(FabricSummaryTable(*fabric), HasSubstr("sharp aggregation nodes 1"));
+  EXPECT_THAT(FabricSummaryJson(*fabric), HasSubstr("\"aggregation_nodes\": 1"));
+
+  const std::string text = FabricToJson(*fabric);
+  EXPECT_THAT(text, HasSubstr("\"aggregation_nodes\": [\n    {\"name\": \"an-a000000000000004\", "
+                              "\"switch\": \"leaf-a\"}\n  ]\n}"));
+  absl::StatusOr<FabricPtr> again = ParseFabricJson(text, "again");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(FabricToJson(**again), text);  // byte for byte
+  // A spec carrying the node merges with discovery without duplicating it.
+  absl::StatusOr<FabricPtr> merged =
+      BuildFabricFromFacts({FactsFromFabric(**again, "spec"), FactsFromFabric(*fabric, "ib")}, "m");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ((*merged)->aggregation_nodes().size(), 1u);
+}
+
+TEST(Ibnetdiscover, AggregationNodeOfAnUnknownSwitchInAFabricFileIsAnErrorNamingTheField) {
+  absl::StatusOr<FabricPtr> f = ParseFabricJson(
+      "{\n  \"format\": \"topoplace.fabric/v1\",\n  \"name\": \"x\",\n  \"version\": 1,\n"
+      "  \"hosts\": [],\n  \"nics\": [],\n  \"gpus\": [],\n  \"switches\": [\n"
+      "    {\"name\": \"s1\"}\n  ],\n  \"links\": [],\n  \"aggregation_nodes\": [\n"
+      "    {\"name\": \"an-1\", \"switch\": \"s2\"}\n  ]\n}\n",
+      "f.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(),
+            "f.json:13: aggregation_nodes[0].switch: no switch 's2' (declare it in switches)");
+}
+
 TEST(Ibnetdiscover, ManagementServerIsLeftOutWithAWarning) {
   FabricPtr fabric = Import(kMessy);
   ASSERT_NE(fabric, nullptr);
@@ -128,6 +166,30 @@ TEST(Ibnetdiscover, StorageHcaIsOrderedAfterComputeHcas) {
   EXPECT_EQ(NicNamed(*fabric, "h1/mlx5_1").index, 2);
   EXPECT_EQ(NicNamed(*fabric, "h1/mlx5_2").rail, NicNamed(*fabric, "h2/mlx5_1").rail);
   EXPECT_THAT(Warnings(*fabric), HasSubstr("h1 (mlx5_1)"));
+}
+
+TEST(Ibnetdiscover, StorageHcaDoesNotSplitOrMarkPartialTheComputeBlock) {
+  FabricPtr fabric = Import(kMessy);
+  ASSERT_NE(fabric, nullptr);
+  // h1's storage HCA is on its own island (1 cable against 10): its block key is
+  // {leaf-a, leaf-b} like h2, h4 and h5, so none of them is "partial"; only h3 (which lost
+  // mlx5_1) and the two factory-default CAs (one leaf each) reach part of the block.
+  auto block_of = [&](const std::string& host) {
+    return fabric->hosts()[*fabric->FindHost(host)].block;
+  };
+  const int32_t block = block_of("h1");
+  ASSERT_GE(block, 0);
+  for (const char* host : {"h2", "h3", "h4", "h5"}) EXPECT_EQ(block_of(host), block) << host;
+  EXPECT_EQ(fabric->blocks().size(), 1u);
+  EXPECT_EQ(fabric->blocks()[block].leaves.size(), 2u);
+  const std::string warnings = Warnings(*fabric);
+  EXPECT_THAT(warnings, HasSubstr("3 hosts reach only part of their block's leaves"));
+  EXPECT_THAT(warnings, HasSubstr("h3 (1 of 2 leaves)"));
+  for (const char* host : {"h1 (", "h2 (", "h4 (", "h5 ("}) {
+    EXPECT_THAT(warnings, ::testing::Not(HasSubstr(std::string(host) + "2 of")));
+  }
+  // The storage leaf is a leaf of no block.
+  EXPECT_EQ(fabric->switches()[*fabric->FindSwitch("storage-leaf")].block, -1);
 }
 
 TEST(Ibnetdiscover, WidthAndRateGiveTheCableSpeed) {
