@@ -1,6 +1,7 @@
 // topoplace-agent: collects this host's discovery facts (RDMA devices, NICs, GPUs and
-// their PCIe affinity, NVLink domain, LLDP neighbors) and reports them. Until the daemon
-// exists, `--once --json` prints the report for `topoplace fabric import --agent-report`.
+// their PCIe affinity, NVLink domain, LLDP neighbors) and reports them: `--once --server
+// ADDR` sends the report to topoplaced (ReportHost); `--once --json` prints it for
+// `topoplace fabric import --agent-report`.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "api/agent/probe_mode.h"
+#include "api/client/topoplace_client.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/agent_report.h"
 #include "topology/discovery/host_discovery.h"
@@ -32,6 +35,7 @@ struct Options {
   std::string lldp_socket;
   std::string lldp_file;  // recorded lldpcli output instead of running lldpcli
   bool no_lldp = false;
+  std::string server;  // topoplaced to send the report to (host:port)
   discovery::HostDiscoveryOptions discovery;
 };
 
@@ -102,6 +106,18 @@ absl::StatusOr<AgentReport> Collect(const Options& opt) {
   return report;
 }
 
+// Sends `report` to the daemon at `server` (credentials from the environment).
+absl::Status SendReport(const std::string& server, const AgentReport& report) {
+  TP_ASSIGN_OR_RETURN(const client::ClientOptions options, client::ClientOptionsFromEnv(server));
+  TP_ASSIGN_OR_RETURN(const std::unique_ptr<client::TopoplaceClient> client,
+                      client::TopoplaceClient::Connect(options));
+  TP_ASSIGN_OR_RETURN(const client::v1::ReportHostResponse response,
+                      client->ReportHost(discovery::AgentReportToJson(report)));
+  std::cerr << "topoplace-agent: reported " << response.host() << " to " << server
+            << (response.replaced() ? " (replaced the earlier report)" : "") << "\n";
+  return absl::OkStatus();
+}
+
 void PrintTable(const AgentReport& report) {
   std::cout << "host " << report.host << "\n";
   for (const discovery::AgentNic& nic : report.nics) {
@@ -122,6 +138,10 @@ void PrintTable(const AgentReport& report) {
 }  // namespace topoplace::agent
 
 int main(int argc, char** argv) {
+  // `topoplace-agent probe ...`: link probes and counters (api/agent/probe_mode.h).
+  if (argc > 1 && std::string(argv[1]) == "probe") {
+    return topoplace::agent::ProbeMain(argc - 1, argv + 1);
+  }
   using topoplace::agent::Options;
   Options opt;
   CLI::App app{"topoplace-agent: report this host's GPUs, NICs and LLDP neighbors"};
@@ -133,19 +153,28 @@ int main(int argc, char** argv) {
   app.add_option("--lldp-socket", opt.lldp_socket, "lldpd control socket (lldpcli -u)");
   app.add_option("--lldp-file", opt.lldp_file, "Read recorded lldpcli -f json0 output instead");
   app.add_flag("--no-lldp", opt.no_lldp, "Do not collect LLDP neighbors");
+  app.add_option("--server", opt.server,
+                 "Send the report to the topoplaced at ADDR (host:port); with --once");
   app.add_option("--netdev", opt.discovery.netdev_pattern,
                  "Also report virtual interfaces matching this pattern (e.g. 'eth*')");
   app.add_option("--nvlink-domain-file", opt.discovery.nvlink_domain_file,
                  "File (under the sysfs root) holding this host's NVLink domain");
   CLI11_PARSE(app, argc, argv);
   if (!opt.once) {
-    std::cerr << "topoplace-agent: only --once is implemented (the daemon does not exist yet)\n";
+    std::cerr << "topoplace-agent: only --once is implemented (with --json and/or --server)\n";
     return 2;
   }
   absl::StatusOr<topoplace::discovery::AgentReport> report = topoplace::agent::Collect(opt);
   if (!report.ok()) {
     std::cerr << "topoplace-agent: " << report.status().message() << "\n";
     return report.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  if (!opt.server.empty()) {
+    if (absl::Status s = topoplace::agent::SendReport(opt.server, *report); !s.ok()) {
+      std::cerr << "topoplace-agent: " << s.message() << "\n";
+      return s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+    }
+    if (!opt.json) return 0;
   }
   if (opt.json) {
     std::cout << topoplace::discovery::AgentReportToJson(*report);

@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "api/cli/commands.h"
+#include "api/client/topoplace_client.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/fabric_import.h"
 #include "topology/io/fabric_file.h"
@@ -17,11 +19,30 @@ struct ImportOptions {
   discovery::ImportSources sources;
   std::string name = "imported";
   std::string out;
+  std::string server;  // topoplaced whose stored host reports join the merge
   bool json = false;
 };
 
+// Adds every host report stored in the daemon at `server` to `sources`.
+absl::Status AddServerReports(const std::string& server, discovery::ImportSources& sources) {
+  TP_ASSIGN_OR_RETURN(const client::ClientOptions options, client::ClientOptionsFromEnv(server));
+  TP_ASSIGN_OR_RETURN(const std::unique_ptr<client::TopoplaceClient> client,
+                      client::TopoplaceClient::Connect(options));
+  TP_ASSIGN_OR_RETURN(const client::v1::ListHostReportsResponse reports,
+                      client->ListHostReports());
+  for (const client::v1::HostReport& r : reports.reports()) {
+    sources.agent_report_texts.push_back(discovery::AgentReportText{
+        .origin = absl::StrCat("topoplaced ", server, ": host ", r.host()),
+        .json = r.report_json()});
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunImport(CliContext& ctx, const ImportOptions& opt) {
-  TP_ASSIGN_OR_RETURN(const FabricPtr fabric, discovery::ImportFabric(opt.sources, opt.name));
+  discovery::ImportSources sources = opt.sources;
+  const std::string& server = opt.server.empty() ? ctx.server : opt.server;
+  if (!server.empty()) TP_RETURN_IF_ERROR(AddServerReports(server, sources));
+  TP_ASSIGN_OR_RETURN(const FabricPtr fabric, discovery::ImportFabric(sources, opt.name));
   if (!opt.out.empty()) TP_RETURN_IF_ERROR(SaveFabricFile(*fabric, opt.out));
   ctx.out << (opt.json ? FabricSummaryJson(*fabric) : FabricSummaryTable(*fabric));
   return absl::OkStatus();
@@ -32,7 +53,8 @@ absl::Status RunImport(CliContext& ctx, const ImportOptions& opt) {
 void RegisterImportCommand(CLI::App& fabric, CliContext& ctx) {
   auto opt = std::make_shared<ImportOptions>();
   CLI::App* cmd = fabric.add_subcommand(
-      "import", "Build a fabric from ibnetdiscover, LLDP, agent reports and a spec file");
+      "import", "Build a fabric from ibnetdiscover, LLDP, agent reports (files or a daemon's) and a spec "
+      "file");
   cmd->add_option("--ibnetdiscover", opt->sources.ibnetdiscover, "ibnetdiscover dump file(s)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--lldp", opt->sources.lldp,
@@ -41,6 +63,8 @@ void RegisterImportCommand(CLI::App& fabric, CliContext& ctx) {
                   "topoplace-agent --once --json output file(s)");
   cmd->add_option("--spec", opt->sources.spec,
                   "Fabric spec file (or preset:NAME) describing what cannot be discovered");
+  cmd->add_option("--server", opt->server,
+                  "Also merge the host reports stored in the topoplaced at ADDR (host:port)");
   cmd->add_option("--name", opt->name, "Name of the merged fabric");
   cmd->add_option("--out", opt->out, "Save the merged fabric file here");
   cmd->add_flag("--json", opt->json, "Print stable JSON instead of a table");

@@ -169,6 +169,20 @@ absl::StatusOr<v1::FabricSummary> TopoplaceClient::GetFabricSummary() {
       v1::GetFabricSummaryRequest());
 }
 
+absl::StatusOr<v1::ReportHostResponse> TopoplaceClient::ReportHost(
+    const std::string& report_json) {
+  v1::ReportHostRequest request;
+  request.set_report_json(report_json);
+  return Call<v1::ReportHostRequest, v1::ReportHostResponse>(
+      [this](auto* c, const auto& q, auto* r) { return topology_->ReportHost(c, q, r); }, request);
+}
+
+absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReports() {
+  return Call<v1::ListHostReportsRequest, v1::ListHostReportsResponse>(
+      [this](auto* c, const auto& q, auto* r) { return topology_->ListHostReports(c, q, r); },
+      v1::ListHostReportsRequest());
+}
+
 absl::StatusOr<v1::PlaceResponse> RemotePlace(const std::string& server,
                                               const std::string& job_spec,
                                               const std::string& policy) {

@@ -62,6 +62,10 @@ class TopoplaceClient {
   absl::StatusOr<v1::ListAllocationsResponse> ListAllocations();
   absl::StatusOr<v1::ExplainResponse> Explain(const std::string& allocation_id);
   absl::StatusOr<v1::FabricSummary> GetFabricSummary();
+  // Sends one host's agent report (topoplace.agent-report/v1 JSON); the daemon keeps the
+  // latest per host.
+  absl::StatusOr<v1::ReportHostResponse> ReportHost(const std::string& report_json);
+  absl::StatusOr<v1::ListHostReportsResponse> ListHostReports();
 
   // For callers that need the raw generated stubs (tests, tools).
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }

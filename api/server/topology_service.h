@@ -27,11 +27,21 @@ class TopologyService final : public v1::Topology::CallbackService {
                                         v1::ListDomainsResponse* response) override;
   grpc::ServerWriteReactor<v1::FabricSummary>* WatchFabric(
       grpc::CallbackServerContext* ctx, const v1::WatchFabricRequest* request) override;
+  // Host reports from agents (implemented in topology_host_reports.cc).
+  grpc::ServerUnaryReactor* ReportHost(grpc::CallbackServerContext* ctx,
+                                       const v1::ReportHostRequest* request,
+                                       v1::ReportHostResponse* response) override;
+  grpc::ServerUnaryReactor* ListHostReports(grpc::CallbackServerContext* ctx,
+                                            const v1::ListHostReportsRequest* request,
+                                            v1::ListHostReportsResponse* response) override;
 
  private:
   absl::Status DoGetHost(const v1::GetHostRequest& request, v1::HostInfo& response);
   absl::Status DoGetPath(const v1::GetPathRequest& request, v1::GetPathResponse& response);
   void DoListDomains(v1::ListDomainsResponse& response);
+  absl::Status DoReportHost(const v1::ReportHostRequest& request,
+                            v1::ReportHostResponse& response);
+  absl::Status DoListHostReports(v1::ListHostReportsResponse& response);
 
   const ServiceContext& context_;
   // Rendered once: the snapshot never changes while the daemon runs.

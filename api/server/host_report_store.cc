@@ -1,0 +1,65 @@
+#include "api/server/host_report_store.h"
+
+#include "topology/base/status_macros.h"
+#include "topology/store/migrations.h"
+
+namespace topoplace::server {
+namespace {
+
+using store::SqliteStatement;
+
+constexpr store::Migration kMigrations[] = {
+    {1,
+     "CREATE TABLE host_reports ("
+     " host TEXT PRIMARY KEY NOT NULL, report_json TEXT NOT NULL,"
+     " received_unix_ms INTEGER NOT NULL);"},
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HostReportStore>> HostReportStore::Open(
+    const std::string& path, store::Durability durability) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
+                      store::SqliteDb::Open(path, durability));
+  TP_RETURN_IF_ERROR(store::ApplyMigrations(*db, "host_reports", kMigrations));
+  return std::unique_ptr<HostReportStore>(new HostReportStore(std::move(db)));
+}
+
+absl::StatusOr<bool> HostReportStore::Put(absl::string_view host, absl::string_view report_json,
+                                          int64_t received_unix_ms) {
+  absl::MutexLock lock(&mu_);
+  bool replaced = false;
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(SqliteStatement exists,
+                        db_->Prepare("SELECT 1 FROM host_reports WHERE host = ?1"));
+    exists.BindText(1, host);
+    TP_ASSIGN_OR_RETURN(replaced, exists.Step());
+    TP_ASSIGN_OR_RETURN(SqliteStatement upsert,
+                        db_->Prepare("INSERT INTO host_reports VALUES (?1, ?2, ?3) "
+                                     "ON CONFLICT(host) DO UPDATE SET "
+                                     "report_json = excluded.report_json, "
+                                     "received_unix_ms = excluded.received_unix_ms"));
+    upsert.BindText(1, host);
+    upsert.BindText(2, report_json);
+    upsert.BindInt(3, received_unix_ms);
+    return upsert.Run();
+  }));
+  return replaced;
+}
+
+absl::StatusOr<std::vector<StoredHostReport>> HostReportStore::List() {
+  absl::MutexLock lock(&mu_);
+  TP_ASSIGN_OR_RETURN(
+      SqliteStatement query,
+      db_->Prepare("SELECT host, report_json, received_unix_ms FROM host_reports ORDER BY host"));
+  std::vector<StoredHostReport> out;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return out;
+    out.push_back(StoredHostReport{.host = query.ColumnText(0),
+                                   .report_json = query.ColumnText(1),
+                                   .received_unix_ms = query.ColumnInt(2)});
+  }
+}
+
+}  // namespace topoplace::server

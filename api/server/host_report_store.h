@@ -1,0 +1,58 @@
+// Durable storage of host discovery reports (what `topoplace-agent --server` sends) in
+// SQLite: the latest report per host, replaced whole on every new report, one transaction
+// each. Only storage: validation happens in the RPC (topology_host_reports.cc) and merging
+// in `topoplace fabric import --server`.
+//
+//   TP_ASSIGN_OR_RETURN(auto store, HostReportStore::Open("/var/lib/topoplace/tp.db", kFull));
+//   TP_ASSIGN_OR_RETURN(bool replaced, store->Put("h1", json, now_ms));
+//   TP_ASSIGN_OR_RETURN(std::vector<StoredHostReport> all, store->List());
+//
+// Thread-safe.
+#ifndef TOPOPLACE_API_SERVER_HOST_REPORT_STORE_H_
+#define TOPOPLACE_API_SERVER_HOST_REPORT_STORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "topology/store/sqlite_db.h"
+
+namespace topoplace::server {
+
+// Largest report ReportHost accepts (the JSON text); a real host's report is a few KB.
+inline constexpr size_t kMaxHostReportBytes = size_t{1} << 20;
+
+struct StoredHostReport {
+  std::string host;
+  std::string report_json;
+  int64_t received_unix_ms = 0;
+};
+
+class HostReportStore {
+ public:
+  // Opens or creates the host report table in the database file at `path`.
+  static absl::StatusOr<std::unique_ptr<HostReportStore>> Open(const std::string& path,
+                                                               store::Durability durability);
+
+  // Stores `report_json` as the latest report of `host`. Returns true if it replaced an
+  // earlier report of that host. The caller has validated both.
+  absl::StatusOr<bool> Put(absl::string_view host, absl::string_view report_json,
+                           int64_t received_unix_ms);
+  // Every host's latest report, ordered by host name.
+  absl::StatusOr<std::vector<StoredHostReport>> List();
+
+ private:
+  explicit HostReportStore(std::unique_ptr<store::SqliteDb> db) : db_(std::move(db)) {}
+  absl::Mutex mu_;
+  std::unique_ptr<store::SqliteDb> db_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_HOST_REPORT_STORE_H_

@@ -1,0 +1,78 @@
+// TopologyService::ReportHost and ListHostReports: agents' host reports, validated and
+// kept durably (latest per host) in the HostReportStore. Kept apart from
+// topology_service.cc, which serves the fabric snapshot.
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "api/server/host_report_store.h"
+#include "api/server/request_limits.h"
+#include "api/server/topology_service.h"
+#include "topology/base/status_macros.h"
+#include "topology/discovery/agent_report.h"
+
+namespace topoplace::server {
+namespace {
+
+// Parses and normalises one report; InvalidArgument names the field that is wrong.
+absl::StatusOr<discovery::AgentReport> ValidateHostReport(absl::string_view report_json) {
+  TP_RETURN_IF_ERROR(CheckField("report_json", report_json, kMaxHostReportBytes, true));
+  TP_ASSIGN_OR_RETURN(discovery::AgentReport report,
+                      discovery::ParseAgentReport(report_json, "report_json"));
+  TP_RETURN_IF_ERROR(CheckField("report_json: field host", report.host, kMaxNameBytes, true));
+  if (absl::StrContains(report.host, '/')) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("report_json: field host: '", report.host, "' may not contain '/'"));
+  }
+  return report;
+}
+
+}  // namespace
+
+absl::Status TopologyService::DoReportHost(const v1::ReportHostRequest& request,
+                                           v1::ReportHostResponse& response) {
+  TP_ASSIGN_OR_RETURN(const discovery::AgentReport report,
+                      ValidateHostReport(request.report_json()));
+  if (context_.host_reports == nullptr) {
+    return absl::FailedPreconditionError("this daemon keeps no host reports");
+  }
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  TP_ASSIGN_OR_RETURN(const bool replaced,
+                      context_.host_reports->Put(report.host,
+                                                 discovery::AgentReportToJson(report), now_ms));
+  response.set_host(report.host);
+  response.set_received_unix_ms(now_ms);
+  response.set_replaced(replaced);
+  return absl::OkStatus();
+}
+
+absl::Status TopologyService::DoListHostReports(v1::ListHostReportsResponse& response) {
+  if (context_.host_reports == nullptr) return absl::OkStatus();
+  TP_ASSIGN_OR_RETURN(const std::vector<StoredHostReport> stored, context_.host_reports->List());
+  for (const StoredHostReport& s : stored) {
+    v1::HostReport* out = response.add_reports();
+    out->set_host(s.host);
+    out->set_report_json(s.report_json);
+    out->set_received_unix_ms(s.received_unix_ms);
+  }
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* TopologyService::ReportHost(grpc::CallbackServerContext* ctx,
+                                                      const v1::ReportHostRequest* request,
+                                                      v1::ReportHostResponse* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
+  if (s.ok()) s = DoReportHost(*request, *response);
+  return FinishUnary(ctx, s);
+}
+
+grpc::ServerUnaryReactor* TopologyService::ListHostReports(
+    grpc::CallbackServerContext* ctx, const v1::ListHostReportsRequest* /*request*/,
+    v1::ListHostReportsResponse* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
+  if (s.ok()) s = DoListHostReports(*response);
+  return FinishUnary(ctx, s);
+}
+
+}  // namespace topoplace::server

@@ -1,0 +1,202 @@
+// Host reports end to end over real loopback gRPC (port 0) and a real SQLite file:
+// ReportHost validates and keeps the latest report per host across restarts, and the real
+// `topoplace-agent --server` and `topoplace fabric import --server` binaries talk to an
+// in-process TopoplaceServer with the credentials from the environment.
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/client/topoplace_client.h"
+#include "api/server/host_report_store.h"
+#include "api/server/topoplace_server.h"
+#include "scheduler/ledger/clock.h"
+#include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/run_command.h"
+
+namespace topoplace::server {
+namespace {
+
+using ::testing::HasSubstr;
+using client::ClientOptions;
+using client::TopoplaceClient;
+using topoplace::testing::RunCommand;
+using topoplace::testing::ShellQuote;
+
+constexpr char kToken[] = "agent-token";
+
+std::string ReadFixture(const std::string& relative) {
+  std::ifstream in(std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/" + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The recorded report of host g1, renamed to `host`.
+std::string ReportOf(const std::string& host) {
+  nlohmann::json j = nlohmann::json::parse(ReadFixture("agent-reports/gpu-host.json"));
+  j["host"] = host;
+  return j.dump();
+}
+
+class HostReportTest : public ::testing::Test {
+ protected:
+  HostReportTest() : clock_(absl::Now()) {
+    config_.listen = "127.0.0.1:0";
+    config_.db_path = dir_.File("topoplaced.db");
+    config_.fabric = "preset:rail-512";
+    config_.token_file = dir_.File("token");
+    std::ofstream(config_.token_file) << kToken << "\n";
+  }
+
+  void StartServer() {
+    auto server = TopoplaceServer::Start(config_, clock_);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+  }
+
+  std::string Address() const { return absl::StrCat("127.0.0.1:", server_->port()); }
+
+  std::unique_ptr<TopoplaceClient> Client(const std::string& token = kToken) {
+    ClientOptions options;
+    options.server = Address();
+    options.token = token;
+    options.timeout = absl::Seconds(10);
+    return *TopoplaceClient::Connect(options);
+  }
+
+  // A shell prefix giving a child process the token through the environment.
+  std::string Env() const { return "TOPOPLACE_TOKEN_FILE=" + ShellQuote(config_.token_file) + " "; }
+
+  topoplace::testing::TempDir dir_;
+  ledger::FakeClock clock_;
+  ServerConfig config_;
+  std::unique_ptr<TopoplaceServer> server_;
+};
+
+TEST_F(HostReportTest, KeepsTheLatestReportPerHostAcrossARestart) {
+  StartServer();
+  auto client = Client();
+  auto first = client->ReportHost(ReportOf("g1"));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->host(), "g1");
+  EXPECT_FALSE(first->replaced());
+  ASSERT_TRUE(client->ReportHost(ReportOf("g2")).ok());
+
+  nlohmann::json changed = nlohmann::json::parse(ReportOf("g1"));
+  changed["nvlink_domain"] = "nvl72-rack9";
+  auto second = client->ReportHost(changed.dump());
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE(second->replaced());
+
+  server_->Shutdown();
+  server_.reset();
+  StartServer();  // same SQLite file
+  auto listed = Client()->ListHostReports();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->reports_size(), 2);
+  EXPECT_EQ(listed->reports(0).host(), "g1");
+  EXPECT_EQ(listed->reports(1).host(), "g2");
+  EXPECT_EQ(nlohmann::json::parse(listed->reports(0).report_json())["nvlink_domain"],
+            "nvl72-rack9");
+  EXPECT_GT(listed->reports(0).received_unix_ms(), 0);
+}
+
+TEST_F(HostReportTest, BadReportsAreInvalidArgumentNamingTheField) {
+  StartServer();
+  auto client = Client();
+  struct Case {
+    std::string json;
+    std::string message;
+  };
+  nlohmann::json wrong_type = nlohmann::json::parse(ReportOf("g1"));
+  wrong_type["nics"][0]["speed_gbps"] = "fast";
+  nlohmann::json slash = nlohmann::json::parse(ReportOf("rack/g1"));
+  const Case cases[] = {
+      {"", "report_json: required"},
+      {"{\"format\": \"topoplace.agent-report/v1\"", "report_json"},
+      {"[1, 2]", "report_json"},
+      {wrong_type.dump(), "speed_gbps"},
+      {slash.dump(), "report_json: field host"},
+      {std::string(kMaxHostReportBytes + 1, ' '), "report_json: at most 1048576 bytes"},
+  };
+  for (const Case& c : cases) {
+    auto r = client->ReportHost(c.json);
+    ASSERT_FALSE(r.ok()) << c.json.substr(0, 80);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr(c.message));
+  }
+  auto listed = client->ListHostReports();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->reports_size(), 0) << "a rejected report must not be stored";
+}
+
+TEST_F(HostReportTest, ReportingNeedsTheTokenListingDoesNot) {
+  StartServer();
+  auto r = Client("")->ReportHost(ReportOf("g1"));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnauthenticated) << r.status();
+  EXPECT_EQ(Client("wrong")->ReportHost(ReportOf("g1")).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(Client("")->ListHostReports().ok());
+}
+
+TEST_F(HostReportTest, AgentSendsAndImportMergesStoredReportsBesideFiles) {
+  StartServer();
+  const std::string agent =
+      absl::StrCat(Env(), TOPOPLACE_AGENT, " --once --no-lldp --host-name n7 --sysfs-root ",
+                   ShellQuote(std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/sysfs/gpu-node"),
+                   " --server ", Address());
+  auto sent = RunCommand(agent);
+  ASSERT_EQ(sent.exit_code, 0) << sent.err;
+  EXPECT_THAT(sent.err, HasSubstr("reported n7 to " + Address()));
+
+  auto listed = Client()->ListHostReports();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->reports_size(), 1);
+  EXPECT_EQ(listed->reports(0).host(), "n7");
+
+  // Stored reports join the merge beside a report file (g1).
+  const std::string fixture =
+      std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/agent-reports/gpu-host.json";
+  auto imported =
+      RunCommand(absl::StrCat(Env(), TOPOPLACE_CLI, " fabric import --json --server ", Address(),
+                              " --agent-report ", ShellQuote(fixture)));
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  nlohmann::json summary = nlohmann::json::parse(imported.out);
+  EXPECT_EQ(summary["hosts"], 2);
+  EXPECT_EQ(summary["gpus"], 4);  // 2 in the recorded tree, 2 in the report file
+
+  // The global --server works too, and the daemon's reports alone are enough.
+  auto alone = RunCommand(absl::StrCat(Env(), TOPOPLACE_CLI, " --server ", Address(),
+                                       " fabric import --json"));
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(nlohmann::json::parse(alone.out)["hosts"], 1);
+}
+
+TEST_F(HostReportTest, AgentWithoutTheTokenFailsAndStoresNothing) {
+  StartServer();
+  auto sent = RunCommand(absl::StrCat(
+      TOPOPLACE_AGENT, " --once --no-lldp --host-name n7 --sysfs-root ",
+      ShellQuote(std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/sysfs/gpu-node"), " --server ",
+      Address()));
+  EXPECT_EQ(sent.exit_code, 1);
+  EXPECT_THAT(sent.err, HasSubstr("topoplace-agent:"));
+  EXPECT_EQ(Client()->ListHostReports()->reports_size(), 0);
+}
+
+TEST_F(HostReportTest, ImportFromAnUnreachableDaemonNamesTheAddress) {
+  StartServer();
+  const std::string address = Address();
+  server_->Shutdown();
+  server_.reset();
+  auto r = RunCommand(absl::StrCat(Env(), TOPOPLACE_CLI, " fabric import --server ", address));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("topoplaced at " + address));
+}
+
+}  // namespace
+}  // namespace topoplace::server
