@@ -20,6 +20,7 @@
 #include "telemetry/counters/sysfs_counters.h"
 #include "telemetry/probe/probe_plan.h"
 #include "telemetry/probe/tcp_transport.h"
+#include "telemetry/probe/verbs_transport.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/read_file.h"
 #include "topology/io/fabric_file.h"
@@ -49,7 +50,24 @@ struct ProbeModeOptions {
   int latency_iterations = 20;
   int bandwidth_ms = 100;
   int timeout_ms = 1000;
+  std::string transport = "auto";  // auto: RDMA where a device exists, else TCP
+  std::string rdma_device;         // empty: the first device
 };
+
+// The probe transport `opt.transport` asks for. "auto" falls back to TCP when this host
+// has no RDMA device (or the build has no libibverbs).
+absl::StatusOr<telemetry::ProbeTransportPtr> MakeTransport(const ProbeModeOptions& opt) {
+  if (opt.transport == "tcp") return telemetry::NewTcpTransport();
+  if (opt.transport != "rdma" && opt.transport != "auto") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--transport: expected auto, tcp or rdma, got '", opt.transport, "'"));
+  }
+  absl::StatusOr<telemetry::ProbeTransportPtr> rdma =
+      telemetry::NewVerbsTransport(opt.rdma_device, opt.sysfs_root);
+  if (rdma.ok() || opt.transport == "rdma") return rdma;
+  std::cerr << "topoplace-agent: " << rdma.status().message() << "; probing over TCP\n";
+  return telemetry::NewTcpTransport();
+}
 
 // Sends reports to the daemon's Telemetry service (credentials from the environment).
 class Reporter {
@@ -134,8 +152,7 @@ absl::Status Run(const ProbeModeOptions& opt) {
   probe_options.timeout = absl::Milliseconds(opt.timeout_ms);
   TP_RETURN_IF_ERROR(telemetry::ValidateProbeOptions(probe_options));
 
-  // TCP for now; the verbs transport takes over where RDMA devices exist.
-  telemetry::ProbeTransportPtr transport = telemetry::NewTcpTransport();
+  TP_ASSIGN_OR_RETURN(telemetry::ProbeTransportPtr transport, MakeTransport(opt));
   TP_ASSIGN_OR_RETURN(telemetry::ProbeResponderPtr responder,
                       transport->Listen(opt.listen, opt.port));
   TP_ASSIGN_OR_RETURN(std::unique_ptr<Reporter> reporter, Reporter::Connect(opt.server));
@@ -205,6 +222,8 @@ int ProbeMain(int argc, char** argv) {
   app.add_option("--latency-iterations", opt.latency_iterations, "Ping-pongs per latency probe");
   app.add_option("--bandwidth-ms", opt.bandwidth_ms, "Milliseconds of streaming per bandwidth probe");
   app.add_option("--timeout-ms", opt.timeout_ms, "Per-probe connect/read timeout");
+  app.add_option("--transport", opt.transport, "auto (RDMA if a device exists), tcp or rdma");
+  app.add_option("--rdma-device", opt.rdma_device, "RDMA device for --transport rdma/auto");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

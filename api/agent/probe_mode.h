@@ -1,5 +1,6 @@
 // `topoplace-agent probe ...`: the agent's probe mode. Runs a probe responder on this
-// host, probes the peers the probe plan names every interval (telemetry/probe/probe_plan.h),
+// host (RDMA verbs where a device exists, else TCP; --transport), probes the peers the
+// probe plan names every interval (telemetry/probe/probe_plan.h),
 // reads this host's port counters from sysfs, and reports both to topoplaced over gRPC
 // (Telemetry.ReportProbeResults / ReportPortCounters). Runs until SIGINT/SIGTERM or for
 // --rounds rounds.

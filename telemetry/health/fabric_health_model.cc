@@ -108,7 +108,8 @@ LinkVerdict FabricHealthModel::JudgeProbe(const ProbeSample& sample, PairResult&
   return verdict;
 }
 
-LinkVerdict FabricHealthModel::ProbeVerdict(LinkId link, absl::Time now) const {
+LinkVerdict FabricHealthModel::ProbeVerdict(LinkId link, absl::Time now,
+                                            std::string& evidence) const {
   const Link& l = fabric_->links()[link];
   const NicId nic = l.a.kind == Endpoint::Kind::kNic ? l.a.id
                     : l.b.kind == Endpoint::Kind::kNic ? l.b.id
@@ -120,15 +121,27 @@ LinkVerdict FabricHealthModel::ProbeVerdict(LinkId link, absl::Time now) const {
   for (const auto& key : it->second) {
     const PairResult& r = pairs_.at(key);
     if (now - r.at > options_.freshness) continue;
-    best = best ? std::min(*best, r.verdict) : r.verdict;
+    if (!best || r.verdict < *best) {
+      best = r.verdict;
+      evidence = r.evidence;
+    }
   }
   return best.value_or(LinkVerdict::kHealthy);
 }
 
 void FabricHealthModel::Feed(LinkId link, absl::Time now, std::vector<HealthChange>& changes) {
   LinkStatus& s = links_[link];
-  LinkVerdict sample = std::max(ProbeVerdict(link, now), s.counter_verdict);
-  if (s.neighbor_lost) sample = LinkVerdict::kDown;
+  std::string probe_evidence;
+  const LinkVerdict probe = ProbeVerdict(link, now, probe_evidence);
+  LinkVerdict sample = std::max(probe, s.counter_verdict);
+  // The evidence of whichever input decided the sample.
+  if (sample != LinkVerdict::kHealthy) {
+    s.last_evidence = probe >= s.counter_verdict ? probe_evidence : s.counter_evidence;
+  }
+  if (s.neighbor_lost) {
+    sample = LinkVerdict::kDown;
+    s.last_evidence = "LLDP neighbor lost";
+  }
   const LinkVerdict before = s.hysteresis.state();
   if (!s.hysteresis.Observe(sample)) return;
   s.reason = s.hysteresis.state() == LinkVerdict::kHealthy ? "recovered" : s.last_evidence;
@@ -179,14 +192,11 @@ absl::Status FabricHealthModel::ObserveProbes(const std::vector<ProbeSample>& ba
     std::string why;
     it->second.verdict = JudgeProbe(batch[i], it->second, key.first, key.second, why);
     it->second.at = now;
-    for (NicId n : {key.first, key.second}) {
-      const LinkId l = access_link_[n];
-      if (it->second.verdict != LinkVerdict::kHealthy) {
-        links_[l].last_evidence =
-            absl::StrCat("probe ", batch[i].source, " -> ", batch[i].target, ": ", why);
-      }
-      Touch(l);
-    }
+    it->second.evidence =
+        it->second.verdict == LinkVerdict::kHealthy
+            ? ""
+            : absl::StrCat("probe ", batch[i].source, " -> ", batch[i].target, ": ", why);
+    for (NicId n : {key.first, key.second}) Touch(access_link_[n]);
   }
   return absl::OkStatus();
 }
@@ -211,11 +221,11 @@ absl::Status FabricHealthModel::ObserveCounters(const std::vector<CounterSample>
     s.counter_verdict = LinkVerdict::kHealthy;
     if (downs.per_second && downs.delta > 0) {
       s.counter_verdict = LinkVerdict::kDegraded;
-      s.last_evidence = absl::StrCat("counters ", c.endpoint, ": ", downs.delta, " link downs");
+      s.counter_evidence = absl::StrCat("counters ", c.endpoint, ": ", downs.delta, " link downs");
     }
     if (errors.per_second && *errors.per_second > options_.error_rate_per_second) {
       s.counter_verdict = LinkVerdict::kDegraded;
-      s.last_evidence = absl::StrFormat("counters %s: %.3g receive errors/s > %.3g/s",
+      s.counter_evidence = absl::StrFormat("counters %s: %.3g receive errors/s > %.3g/s",
                                         c.endpoint, *errors.per_second,
                                         options_.error_rate_per_second);
     }
@@ -229,7 +239,6 @@ absl::Status FabricHealthModel::ObserveNeighbor(LinkId link, bool lost, absl::Ti
     return absl::NotFoundError(absl::StrCat("link: no link with id ", link));
   }
   links_[link].neighbor_lost = lost;
-  if (lost) links_[link].last_evidence = "LLDP neighbor lost";
   Touch(link);
   return absl::OkStatus();
 }

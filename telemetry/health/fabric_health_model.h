@@ -120,10 +120,12 @@ class FabricHealthModel {
     absl::Time at;
     double best_latency_us = -1;
     double best_bandwidth_gbps = 0;
+    std::string evidence;  // "probe a -> b: why" when the verdict is not healthy
   };
   struct LinkStatus {
     Hysteresis hysteresis;
     LinkVerdict counter_verdict = LinkVerdict::kHealthy;
+    std::string counter_evidence;
     bool neighbor_lost = false;
     std::optional<double> error_rate;
     std::string reason;
@@ -133,7 +135,8 @@ class FabricHealthModel {
   absl::StatusOr<NicId> ResolveNic(absl::string_view field, absl::string_view name) const;
   LinkVerdict JudgeProbe(const ProbeSample& sample, PairResult& pair, NicId a, NicId b,
                          std::string& why) const;
-  LinkVerdict ProbeVerdict(LinkId link, absl::Time now) const;
+  // The best verdict of the fresh probes touching the link, and the evidence behind it.
+  LinkVerdict ProbeVerdict(LinkId link, absl::Time now, std::string& evidence) const;
   void Feed(LinkId link, absl::Time now, std::vector<HealthChange>& changes);
   void Touch(LinkId link) { dirty_.insert(link); }
 

@@ -194,6 +194,10 @@ for h in "${hosts[@]}"; do
   [[ $(link_health "$h") == healthy ]] || fail "$h/eth0 should stay healthy: $(tp health --json)"
 done
 echo "ok: daemon marks $victim/eth0 down and $neighbour/eth0 degraded; others healthy"
+reason=$(tp health --link "$neighbour/eth0" --json | jq -r .link.reason)
+[[ $reason == *bandwidth* || $reason == *latency* ]] ||
+  fail "$neighbour/eth0 is degraded for the wrong reason: '$reason'"
+echo "ok: $neighbour/eth0 reason: $reason"
 
 affected=$(tp health --link "$victim/eth0" --json)
 jq -e --arg a "$alloc" '[.allocations[].allocation_id] | index($a) != null' <<<"$affected" \
@@ -219,6 +223,9 @@ if command -v sqlite3 >/dev/null; then
     "SELECT COUNT(*) FROM health_events WHERE link LIKE '$victim/eth0%' AND to_state = 'down'")
   [[ $events -ge 1 ]] || fail "no persisted down event for $victim/eth0"
   echo "ok: $events persisted down event(s) for $victim/eth0"
+  rates=$(sqlite3 "$work/topoplaced.db" "SELECT COUNT(*) FROM counter_rates")
+  [[ $rates -ge 1 ]] || fail "no counter rates in the time series"
+  echo "ok: $rates counter-rate rows in the time series"
 fi
 
 # /metrics: the link's state, and the exposition passes promtool.

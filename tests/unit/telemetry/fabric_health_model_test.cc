@@ -78,6 +78,19 @@ TEST_F(FabricHealthModelTest, LowBandwidthAgainstTheLearnedExpectationIsDegraded
   EXPECT_TRUE(model_->ToFabricHealth().degraded_links.contains(Access(a)));
 }
 
+TEST_F(FabricHealthModelTest, ReasonNamesTheEvidenceBehindTheVerdict) {
+  // b's cable is slow; its neighbour a is dead. b's best evidence is the slow probe, so b
+  // is degraded "because of bandwidth", not "because a is unreachable".
+  const std::string a = "b00-n000/mlx5_0", b = "b00-n001/mlx5_0", d = "b01-n001/mlx5_0";
+  Round({Ok(b, d, 20)}, kT0);
+  const ProbeSample dead{a, b, 0, 0, false, "tcp"};
+  for (int i = 1; i <= 2; ++i) Round({Ok(b, d, 0.1), dead}, kT0 + absl::Seconds(i));
+  EXPECT_EQ(model_->state(Access(b)), LinkVerdict::kDegraded);
+  EXPECT_THAT(model_->reason(Access(b)), HasSubstr("bandwidth"));
+  EXPECT_EQ(model_->state(Access(a)), LinkVerdict::kDown);
+  EXPECT_THAT(model_->reason(Access(a)), HasSubstr("unreachable"));
+}
+
 TEST_F(FabricHealthModelTest, RdmaBandwidthIsJudgedAgainstLinkSpeed) {
   const std::string a = "b00-n000/mlx5_0", b = "b00-n001/mlx5_0";
   ProbeSample slow{a, b, 3, 50, true, "rdma"};  // 50 Gb/s on 400 Gb/s NICs
