@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "topology/store/sqlite_db.h"
 #include "topoplace/v1/telemetry.grpc.pb.h"
 #include "topoplace/v1/topology.grpc.pb.h"
 
@@ -159,6 +160,36 @@ TEST_F(HealthServiceTest, DownLinkIsStreamedAvoidedListedAndRemembered) {
   server_.reset();
   Start();
   EXPECT_EQ(Health(nic), "down");
+}
+
+TEST_F(HealthServiceTest, RetentionPrunesOldTimeSeriesRows) {
+  config_.telemetry_retention = absl::Hours(1);
+  Start();
+  v1::ReportProbeResultsRequest request;
+  request.set_reporter("test");
+  for (int64_t age_hours : {3, 2, 0}) {
+    v1::ProbeResult* r = request.add_results();
+    r->set_source(kNic);
+    r->set_target(kPeer);
+    r->set_reachable(true);
+    r->set_latency_us(4);
+    r->set_measured_unix_ms(absl::ToUnixMillis(absl::Now() - absl::Hours(age_hours)));
+  }
+  grpc::ClientContext ctx;
+  v1::ReportResponse response;
+  ASSERT_TRUE(telemetry_->ReportProbeResults(&ctx, request, &response).ok());
+  // The first tick of a monitor prunes (then once a minute).
+  server_->Shutdown();
+  server_.reset();
+  Start();
+  ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  absl::StatusOr<std::unique_ptr<store::SqliteDb>> db = store::SqliteDb::Open(config_.db_path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  absl::StatusOr<store::SqliteStatement> count =
+      (*db)->Prepare("SELECT COUNT(*) FROM probe_results");
+  ASSERT_TRUE(count.ok());
+  ASSERT_TRUE(*count->Step());
+  EXPECT_EQ(count->ColumnInt(0), 1) << "only the row inside the 1 h retention stays";
 }
 
 }  // namespace
