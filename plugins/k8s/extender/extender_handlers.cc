@@ -18,8 +18,8 @@ HttpAnswer ExtenderHandlers::Filter(absl::string_view body) {
   absl::StatusOr<std::optional<GroupMember>> member = ReadGroupMember(args->pod);
   FilterVerdict verdict;
   if (!member.ok()) {
-    const std::string reason = absl::StrCat("topoplace: ", member.status().message());
-    for (const std::string& node : args->node_names) verdict.unresolvable.emplace(node, reason);
+    verdict.All(FilterVerdict::Outcome::kUnresolvable,
+                absl::StrCat("topoplace: ", member.status().message()));
   } else if (member->has_value()) {
     verdict = planner_.Filter(**member, args->node_names);
   }

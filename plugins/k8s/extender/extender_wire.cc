@@ -97,13 +97,44 @@ absl::StatusOr<ExtenderArgs> ParseArgsJson(const json& body) {
   return args;
 }
 
-json FailedMap(const ExtenderArgs& args, const std::map<std::string, std::string>& failed) {
-  json out = json::object();
-  if (failed.empty()) return out;
-  for (const std::string& node : args.node_names) {
-    if (auto it = failed.find(node); it != failed.end()) out[node] = it->second;
+// Appends `text` as a JSON string. The text came out of a parsed JSON request (or is
+// ours), so it is valid UTF-8; only quotes, backslashes and control bytes need escapes.
+void AppendJsonString(std::string& out, absl::string_view text) {
+  out.push_back('"');
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+        } else {
+          out.push_back(c);
+        }
+    }
   }
-  return out;
+  out.push_back('"');
+}
+
+// {"name":"reason",...} for the candidates whose outcome is `outcome`.
+void AppendFailedMap(std::string& out, const ExtenderArgs& args, const FilterVerdict& verdict,
+                     FilterVerdict::Outcome outcome) {
+  out.push_back('{');
+  bool first = true;
+  for (const std::string& node : args.node_names) {
+    const FilterVerdict::Decision& d = verdict.For(node);
+    if (d.outcome != outcome) continue;
+    if (!first) out.push_back(',');
+    first = false;
+    AppendJsonString(out, node);
+    out.push_back(':');
+    AppendJsonString(out, d.reason);
+  }
+  out.push_back('}');
 }
 
 }  // namespace
@@ -119,29 +150,38 @@ absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
 }
 
 std::string EncodeFilterResult(const ExtenderArgs& args, const FilterVerdict& verdict) {
-  json out = json::object();
-  auto passes = [&](const std::string& name) {
-    return !verdict.failed.contains(name) && !verdict.unresolvable.contains(name);
-  };
+  using Outcome = FilterVerdict::Outcome;
+  std::string out;
+  out.reserve(64 + 48 * args.node_names.size());
   if (args.has_node_objects) {
     json items = json::array();
     for (size_t i = 0; i < args.node_names.size(); ++i) {
-      if (passes(args.node_names[i])) items.push_back(args.node_items[i]);
+      if (verdict.For(args.node_names[i]).outcome == Outcome::kPass) {
+        items.push_back(args.node_items[i]);
+      }
     }
-    out["Nodes"] = {{"metadata", json::object()}, {"items", std::move(items)}};
-    out["NodeNames"] = nullptr;
+    out += "{\"Nodes\":{\"metadata\":{},\"items\":";
+    out += items.dump(-1, ' ', false, json::error_handler_t::replace);
+    out += "},\"NodeNames\":null";
   } else {
-    json names = json::array();
-    for (const std::string& name : args.node_names) {
-      if (passes(name)) names.push_back(name);
+    out += "{\"Nodes\":null,\"NodeNames\":[";
+    bool first = true;
+    for (const std::string& node : args.node_names) {
+      if (verdict.For(node).outcome != Outcome::kPass) continue;
+      if (!first) out.push_back(',');
+      first = false;
+      AppendJsonString(out, node);
     }
-    out["Nodes"] = nullptr;
-    out["NodeNames"] = std::move(names);
+    out += "]";
   }
-  out["FailedNodes"] = FailedMap(args, verdict.failed);
-  out["FailedAndUnresolvableNodes"] = FailedMap(args, verdict.unresolvable);
-  out["Error"] = verdict.error;
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  out += ",\"FailedNodes\":";
+  AppendFailedMap(out, args, verdict, Outcome::kFail);
+  out += ",\"FailedAndUnresolvableNodes\":";
+  AppendFailedMap(out, args, verdict, Outcome::kUnresolvable);
+  out += ",\"Error\":";
+  AppendJsonString(out, verdict.error);
+  out += "}";
+  return out;
 }
 
 std::string EncodeFilterError(absl::string_view error) {
@@ -154,11 +194,16 @@ std::string EncodeFilterError(absl::string_view error) {
 }
 
 std::string EncodeHostPriorities(const std::vector<HostScore>& scores) {
-  json out = json::array();
-  for (const HostScore& s : scores) {
-    out.push_back({{"Host", s.host}, {"Score", std::clamp(s.score, 0, kMaxExtenderScore)}});
+  std::string out = "[";
+  out.reserve(32 * scores.size() + 2);
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out += "{\"Host\":";
+    AppendJsonString(out, scores[i].host);
+    absl::StrAppend(&out, ",\"Score\":", std::clamp(scores[i].score, 0, kMaxExtenderScore), "}");
   }
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  out += "]";
+  return out;
 }
 
 }  // namespace topoplace::k8s

@@ -12,7 +12,9 @@
 // sends whole Node objects in Nodes.items and expects the passing ones back the same way.
 //
 //   TP_ASSIGN_OR_RETURN(ExtenderArgs args, ParseExtenderArgs(body));
-//   FilterVerdict verdict = ...;  // passed / failed node names
+//   FilterVerdict verdict;  // e.g. only "n7" passes:
+//   verdict.All(FilterVerdict::Outcome::kUnresolvable, "planned elsewhere");
+//   verdict.exceptions["n7"] = {};
 //   std::string answer = EncodeFilterResult(args, verdict);
 //
 // Pure functions; thread-safe. Parsing never throws (JSON errors become InvalidArgument).
@@ -52,15 +54,35 @@ struct ExtenderArgs {
   nlohmann::json node_items;
 };
 
-// What a filter decided, by node name. Nodes in neither map pass.
+// What a filter decided for each candidate: one outcome for all of them (`others`), with
+// per-node exceptions. "Only the planned node passes" is one exception, not 3,999 entries.
 struct FilterVerdict {
-  // Nodes that may fit later (the scheduler may preempt for them): reason per node.
-  std::map<std::string, std::string> failed;
-  // Nodes that cannot fit this pod whatever happens (no preemption is tried).
-  std::map<std::string, std::string> unresolvable;
+  enum class Outcome {
+    kPass,
+    kFail,          // FailedNodes: may fit later (the scheduler may preempt for it)
+    kUnresolvable,  // FailedAndUnresolvableNodes: cannot fit this pod whatever happens
+  };
+  struct Decision {
+    Outcome outcome = Outcome::kPass;
+    std::string reason;  // empty for kPass
+  };
+
+  Decision others;                           // every candidate not in `exceptions`
+  std::map<std::string, Decision> exceptions;  // by node name
   // Non-empty: the filter failed as a whole; the scheduler retries the pod later (or, for
   // an `ignorable` extender, carries on without us).
   std::string error;
+
+  // Sets every candidate's outcome (clearing exceptions).
+  void All(Outcome outcome, std::string reason) {
+    others = {outcome, std::move(reason)};
+    exceptions.clear();
+  }
+  // The decision for `node`.
+  const Decision& For(const std::string& node) const {
+    auto it = exceptions.find(node);
+    return it == exceptions.end() ? others : it->second;
+  }
 };
 
 struct HostScore {
@@ -76,8 +98,9 @@ inline constexpr int kMaxExtenderScore = 10;
 // Nodes has no candidates.
 absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body);
 
-// The filter answer for `args`: the candidates not failed by `verdict`, in request order,
-// as NodeNames or (has_node_objects) as Nodes objects. Failed names not among the
+// The filter answer for `args`: the candidates `verdict` passes, in request order, as
+// NodeNames or (has_node_objects) as Nodes objects; the others in FailedNodes or
+// FailedAndUnresolvableNodes with their reasons. Exceptions for names that are not
 // candidates are left out.
 std::string EncodeFilterResult(const ExtenderArgs& args, const FilterVerdict& verdict);
 

@@ -12,15 +12,12 @@
 namespace topoplace::k8s {
 namespace {
 
-void FailAll(const std::vector<std::string>& candidates, const std::string& reason,
-             std::map<std::string, std::string>& into) {
-  for (const std::string& node : candidates) into.emplace(node, reason);
-}
-
 std::string WithExclusions(const std::string& spec, const std::vector<std::string>& exclude) {
   if (exclude.empty()) return spec;
   return absl::StrCat(spec, ",exclude=", absl::StrJoin(exclude, ","));
 }
+
+using Outcome = FilterVerdict::Outcome;
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -105,13 +102,11 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
     if (!found.ok()) {
       const absl::Status& s = found.status();
       if (s.code() == absl::StatusCode::kInvalidArgument) {
-        FailAll(candidates, absl::StrCat("topoplace: group ", member.group_key, ": ", s.message()),
-                verdict.unresolvable);
+        verdict.All(Outcome::kUnresolvable,
+                    absl::StrCat("topoplace: group ", member.group_key, ": ", s.message()));
       } else if (s.code() == absl::StatusCode::kResourceExhausted) {
-        FailAll(candidates,
-                absl::StrCat("topoplace: group ", member.group_key, " does not fit now: ",
-                             s.message()),
-                verdict.failed);
+        verdict.All(Outcome::kFail, absl::StrCat("topoplace: group ", member.group_key,
+                                                 " does not fit now: ", s.message()));
       } else {
         verdict.error = absl::StrCat("topoplace: cannot plan group ", member.group_key, ": ",
                                      s.ToString());
@@ -121,10 +116,9 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
     GroupState& group = **found;
     const int size = static_cast<int>(group.nodes.size());
     if (member.rank >= size) {
-      FailAll(candidates,
-              absl::StrCat("topoplace: group ", member.group_key, " has ", size,
-                           " nodes; rank ", member.rank, " is outside it"),
-              verdict.unresolvable);
+      verdict.All(Outcome::kUnresolvable,
+                  absl::StrCat("topoplace: group ", member.group_key, " has ", size,
+                               " nodes; rank ", member.rank, " is outside it"));
       return verdict;
     }
     // Before any rank is steered the whole group can still move: kube-scheduler passes
@@ -144,11 +138,10 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
     }
     const std::string& planned = group.nodes[member.rank];
     if (Contains(candidates, planned)) {
-      const std::string reason = absl::StrCat("topoplace: group ", member.group_key, " rank ",
-                                              member.rank, " is planned on node ", planned);
-      for (const std::string& node : candidates) {
-        if (node != planned) verdict.unresolvable.emplace(node, reason);
-      }
+      verdict.All(Outcome::kUnresolvable,
+                  absl::StrCat("topoplace: group ", member.group_key, " rank ", member.rank,
+                               " is planned on node ", planned));
+      verdict.exceptions[planned] = {};
       if (!group.steered[member.rank]) {
         group.steered[member.rank] = true;
         ++group.steered_count;
@@ -157,11 +150,10 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
       return verdict;
     }
     // The planned node cannot take the pod now; the rest of the group is already on its way.
-    FailAll(candidates,
-            absl::StrCat("topoplace: group ", member.group_key, " rank ", member.rank,
-                         " waits for its planned node ", planned,
-                         ", which is not among the feasible nodes"),
-            verdict.failed);
+    verdict.All(Outcome::kFail,
+                absl::StrCat("topoplace: group ", member.group_key, " rank ", member.rank,
+                             " waits for its planned node ", planned,
+                             ", which is not among the feasible nodes"));
     return verdict;
   }
 }

@@ -43,8 +43,8 @@ TEST(ExtenderWire, NodeNamesModeAnswersNodeNamesWithNullNodes) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(testing::LoadRecordedRequests()[1].body);
   ASSERT_TRUE(args.ok());
   FilterVerdict verdict;
-  verdict.failed["node-a2"] = "busy";
-  verdict.unresolvable["node-b1"] = "not planned";
+  verdict.exceptions["node-a2"] = {FilterVerdict::Outcome::kFail, "busy"};
+  verdict.exceptions["node-b1"] = {FilterVerdict::Outcome::kUnresolvable, "not planned"};
 
   json answer = json::parse(EncodeFilterResult(*args, verdict));
 
@@ -71,7 +71,7 @@ TEST(ExtenderWire, NodeObjectsModeReadsNamesFromItemsAndEchoesThePassingObjects)
   EXPECT_THAT(args->node_names, ElementsAre("node-a1", "node-a2", "node-b1"));
 
   FilterVerdict verdict;
-  verdict.unresolvable["node-a2"] = "not planned";
+  verdict.exceptions["node-a2"] = {FilterVerdict::Outcome::kUnresolvable, "not planned"};
   json answer = json::parse(EncodeFilterResult(*args, verdict));
 
   EXPECT_TRUE(answer["NodeNames"].is_null());
@@ -135,12 +135,45 @@ TEST(ExtenderWire, FailuresForNodesThatWereNotCandidatesAreLeftOut) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(testing::LoadRecordedRequests()[0].body);
   ASSERT_TRUE(args.ok());
   FilterVerdict verdict;
-  verdict.failed["node-zz"] = "unknown";
+  verdict.exceptions["node-zz"] = {FilterVerdict::Outcome::kFail, "unknown"};
 
   json answer = json::parse(EncodeFilterResult(*args, verdict));
 
   EXPECT_EQ(answer["NodeNames"], json({"node-a1"}));
   EXPECT_EQ(answer["FailedNodes"], json::object());
+}
+
+TEST(ExtenderWire, OneOutcomeForAllCandidatesWithExceptionsCoversEveryNode) {
+  absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(testing::LoadRecordedRequests()[1].body);
+  ASSERT_TRUE(args.ok());
+  FilterVerdict verdict;
+  verdict.All(FilterVerdict::Outcome::kUnresolvable, "planned on node-b2");
+  verdict.exceptions["node-b2"] = {};
+
+  json answer = json::parse(EncodeFilterResult(*args, verdict));
+
+  EXPECT_EQ(answer["NodeNames"], json({"node-b2"}));
+  EXPECT_EQ(answer["FailedAndUnresolvableNodes"],
+            json({{"node-a1", "planned on node-b2"}, {"node-a2", "planned on node-b2"},
+                  {"node-b1", "planned on node-b2"}}));
+  EXPECT_EQ(answer["FailedNodes"], json::object());
+}
+
+TEST(ExtenderWire, NamesAndReasonsAreEscapedAsJsonStrings) {
+  absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(
+      R"({"Pod": {"metadata": {}}, "NodeNames": ["q\"uote", "back\\slash", "tab\there", "ü"]})");
+  ASSERT_TRUE(args.ok()) << args.status();
+  FilterVerdict verdict;
+  verdict.All(FilterVerdict::Outcome::kFail, "line\nbreak \"quoted\"");
+  verdict.exceptions["ü"] = {};
+
+  json answer = json::parse(EncodeFilterResult(*args, verdict));
+
+  EXPECT_EQ(answer["NodeNames"], json({"ü"}));
+  EXPECT_EQ(answer["FailedNodes"]["q\"uote"], "line\nbreak \"quoted\"");
+  EXPECT_TRUE(answer["FailedNodes"].contains("back\\slash"));
+  EXPECT_TRUE(answer["FailedNodes"].contains("tab\there"));
+  EXPECT_EQ(json::parse(EncodeHostPriorities({{"a\"b", 3}}))[0]["Host"], "a\"b");
 }
 
 TEST(ExtenderWire, FilterErrorAnswerCarriesOnlyTheError) {
