@@ -191,6 +191,7 @@ class IbFactsBuilder {
 
   void NoteLeftOutCa(const IbNode& ca, const IbNode& sw, int32_t sw_port) {
     const CaModel& model = ca_model_[ca.guid];
+    if (model.role == CaRole::kHost) return;  // nothing to note (and 100k names not built)
     const std::string where = absl::StrCat("H-", GuidHex(ca.guid), " '", ca.description, "' on ",
                                            switch_name_[sw.guid], " port ", sw_port);
     if (model.role == CaRole::kAggregationNode) {
