@@ -7,17 +7,16 @@
 // read the HTTP rows by wall clock). Target: p99 under 5 ms.
 //
 //   build/tests/bench/k8s_extender_bench
+#include <benchmark/benchmark.h>
+#include <httplib.h>
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <benchmark/benchmark.h>
-#include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
 #include "plugins/k8s/extender/extender_handlers.h"
@@ -51,8 +50,11 @@ json NodeObject(const std::string& name) {
                           {"reason", "KubeletHasSufficientMemory"},
                           {"message", "kubelet has sufficient memory available"}});
   }
-  json resources = {{"cpu", "128"}, {"memory", "2064Gi"}, {"nvidia.com/gpu", "8"},
-                    {"pods", "110"}, {"ephemeral-storage", "3Ti"}};
+  json resources = {{"cpu", "128"},
+                    {"memory", "2064Gi"},
+                    {"nvidia.com/gpu", "8"},
+                    {"pods", "110"},
+                    {"ephemeral-storage", "3Ti"}};
   return {{"metadata",
            {{"name", name},
             {"uid", "0b6c2f2e-8a44-4a63-9d8e-" + name},
@@ -172,8 +174,7 @@ BENCHMARK(BM_PrioritizeUnrelatedPod_NodeNames);
 void BM_FilterGangPod_NodeObjects(benchmark::State& state) {
   Fixture& f = Shared();
   state.counters["request_kb"] = f.gang_objects_bodies[0].size() / 1024.0;
-  Measure(state,
-          [&](int i) { return f.handlers->Filter(f.gang_objects_bodies[i % kGroupNodes]); });
+  Measure(state, [&](int i) { return f.handlers->Filter(f.gang_objects_bodies[i % kGroupNodes]); });
 }
 BENCHMARK(BM_FilterGangPod_NodeObjects)->Unit(benchmark::kMillisecond);
 

@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < args->node_names.size(); ++i) {
     const std::string& name = args->node_names[i];
     if (i % 3 == 1) verdict.exceptions[name] = {FilterVerdict::Outcome::kFail, name};
-    if (i % 3 == 2) verdict.exceptions[name] = {FilterVerdict::Outcome::kUnresolvable, args->pod.name};
+    if (i % 3 == 2)
+      verdict.exceptions[name] = {FilterVerdict::Outcome::kUnresolvable, args->pod.name};
     scores.push_back({name, static_cast<int>(i) - 5});
   }
   (void)EncodeFilterResult(*args, verdict);

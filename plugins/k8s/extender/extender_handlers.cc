@@ -1,10 +1,9 @@
 #include "plugins/k8s/extender/extender_handlers.h"
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "plugins/k8s/extender/extender_wire.h"
@@ -30,7 +29,7 @@ HttpAnswer ExtenderHandlers::Prioritize(absl::string_view body) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(body);
   if (!args.ok()) {
     return {400, nlohmann::json{{"Error", std::string(args.status().message())}}.dump(
-                    -1, ' ', false, nlohmann::json::error_handler_t::replace)};
+                     -1, ' ', false, nlohmann::json::error_handler_t::replace)};
   }
   absl::StatusOr<std::optional<GroupMember>> member = ReadGroupMember(args->pod);
   std::vector<HostScore> scores;

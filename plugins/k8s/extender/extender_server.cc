@@ -1,13 +1,12 @@
 #include "plugins/k8s/extender/extender_server.h"
 
+#include <httplib.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <string>
 #include <thread>
 #include <utility>
-
-#include <httplib.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -24,8 +23,8 @@ absl::Status CheckReadable(const std::string& path, const char* what) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
-    const ServerOptions& options, ExtenderHandlers& handlers) {
+absl::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(const ServerOptions& options,
+                                                                      ExtenderHandlers& handlers) {
   const size_t colon = options.listen.rfind(':');
   int port = -1;
   if (colon == std::string::npos || !absl::SimpleAtoi(options.listen.substr(colon + 1), &port) ||
@@ -65,21 +64,20 @@ absl::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
     res.status = a.status;
     res.set_content(std::move(a.body), "application/json");
   };
-  server->Post(R"((/.*)?/filter)", [&handlers, answer](const httplib::Request& req,
-                                                       httplib::Response& res) {
-    answer(res, handlers.Filter(req.body));
-  });
-  server->Post(R"((/.*)?/prioritize)", [&handlers, answer](const httplib::Request& req,
-                                                           httplib::Response& res) {
-    answer(res, handlers.Prioritize(req.body));
-  });
+  server->Post(R"((/.*)?/filter)",
+               [&handlers, answer](const httplib::Request& req, httplib::Response& res) {
+                 answer(res, handlers.Filter(req.body));
+               });
+  server->Post(R"((/.*)?/prioritize)",
+               [&handlers, answer](const httplib::Request& req, httplib::Response& res) {
+                 answer(res, handlers.Prioritize(req.body));
+               });
   server->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
 
-  const int bound = port == 0 ? server->bind_to_any_port(host) : (server->bind_to_port(host, port)
-                                                                       ? port
-                                                                       : -1);
+  const int bound =
+      port == 0 ? server->bind_to_any_port(host) : (server->bind_to_port(host, port) ? port : -1);
   if (bound <= 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on '", options.listen, "'"));
   }

@@ -28,7 +28,7 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:8888";  // host:port; port 0 picks a free port
   std::string tls_cert_file;              // PEM chain; with tls_key_file: HTTPS
   std::string tls_key_file;
-  std::string tls_client_ca_file;         // with TLS: require client certificates
+  std::string tls_client_ca_file;  // with TLS: require client certificates
 };
 
 class ExtenderServer {

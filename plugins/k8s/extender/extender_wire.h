@@ -22,10 +22,9 @@
 #define TOPOPLACE_PLUGINS_K8S_EXTENDER_EXTENDER_WIRE_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -67,7 +66,7 @@ struct FilterVerdict {
     std::string reason;  // empty for kPass
   };
 
-  Decision others;                           // every candidate not in `exceptions`
+  Decision others;                             // every candidate not in `exceptions`
   std::map<std::string, Decision> exceptions;  // by node name
   // Non-empty: the filter failed as a whole; the scheduler retries the pod later (or, for
   // an `ignorable` extender, carries on without us).

@@ -48,8 +48,8 @@ void GangPlanner::Forget(const std::string& key, bool release) {
   if (it == groups_.end()) return;
   if (release) {
     if (absl::Status s = backend_->Release(it->second.allocation_id); !s.ok()) {
-      std::cerr << "topoplace-k8s-extender: release " << it->second.allocation_id << " of "
-                << key << ": " << s << "\n";
+      std::cerr << "topoplace-k8s-extender: release " << it->second.allocation_id << " of " << key
+                << ": " << s << "\n";
     }
   }
   groups_.erase(it);
@@ -108,8 +108,8 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
         verdict.All(Outcome::kFail, absl::StrCat("topoplace: group ", member.group_key,
                                                  " does not fit now: ", s.message()));
       } else {
-        verdict.error = absl::StrCat("topoplace: cannot plan group ", member.group_key, ": ",
-                                     s.ToString());
+        verdict.error =
+            absl::StrCat("topoplace: cannot plan group ", member.group_key, ": ", s.ToString());
       }
       return verdict;
     }
@@ -150,10 +150,9 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
       return verdict;
     }
     // The planned node cannot take the pod now; the rest of the group is already on its way.
-    verdict.All(Outcome::kFail,
-                absl::StrCat("topoplace: group ", member.group_key, " rank ", member.rank,
-                             " waits for its planned node ", planned,
-                             ", which is not among the feasible nodes"));
+    verdict.All(Outcome::kFail, absl::StrCat("topoplace: group ", member.group_key, " rank ",
+                                             member.rank, " waits for its planned node ", planned,
+                                             ", which is not among the feasible nodes"));
     return verdict;
   }
 }

@@ -58,7 +58,7 @@ struct PlannerOptions {
 };
 
 // Scores of the mild preference for pods without a job spec.
-inline constexpr int kUnrelatedFreeScore = 1;    // nodes no pending group waits for
+inline constexpr int kUnrelatedFreeScore = 1;     // nodes no pending group waits for
 inline constexpr int kUnrelatedPlannedScore = 0;  // nodes planned for a pending group rank
 
 // What the planner holds for one group (a copy, for tests and logs).

@@ -1,13 +1,13 @@
 #include "plugins/k8s/extender/grpc_placement_backend.h"
 
+#include <grpcpp/client_context.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
-
-#include <grpcpp/client_context.h>
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "api/client/rpc_status.h"
@@ -53,8 +53,7 @@ class GrpcPlacementBackend final : public PlacementBackend {
   absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl) override {
     const int64_t ttl_seconds =
         std::max<int64_t>(1, static_cast<int64_t>(std::ceil(absl::ToDoubleSeconds(ttl))));
-    absl::StatusOr<v1::ReserveResponse> response =
-        client_->Reserve(job_spec, policy_, ttl_seconds);
+    absl::StatusOr<v1::ReserveResponse> response = client_->Reserve(job_spec, policy_, ttl_seconds);
     if (response.status().code() == absl::StatusCode::kAborted) {
       response = client_->Reserve(job_spec, policy_, ttl_seconds);
     }
@@ -85,8 +84,7 @@ class GrpcPlacementBackend final : public PlacementBackend {
     if (!token_.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token_));
     TP_RETURN_IF_ERROR(
         rpc::FromGrpcStatus(placement_->GetAllocation(&context, request, &allocation)));
-    TP_ASSIGN_OR_RETURN(v1::ExplainResponse explain,
-                        client_->Explain(allocation.allocation_id()));
+    TP_ASSIGN_OR_RETURN(v1::ExplainResponse explain, client_->Explain(allocation.allocation_id()));
     GroupPlan plan;
     plan.allocation_id = allocation.allocation_id();
     TP_ASSIGN_OR_RETURN(plan.hosts, PlanHosts(explain.plan_json()));

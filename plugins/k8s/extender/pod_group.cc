@@ -46,8 +46,8 @@ absl::StatusOr<std::optional<GroupMember>> ReadGroupMember(const PodInfo& pod) {
                                                    kCompletionIndexAnnotation, " annotation"));
   }
   if (!absl::SimpleAtoi(*rank, &member.rank) || member.rank < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("annotation ", rank_key, " must be a non-negative integer, got '", *rank, "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "annotation ", rank_key, " must be a non-negative integer, got '", *rank, "'"));
   }
   member.pod_uid = pod.uid;
   member.owner_uid = pod.controller_uid;

@@ -1,12 +1,12 @@
 #include "plugins/k8s/extender/extender_handlers.h"
 
-#include <memory>
-#include <string>
-#include <vector>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "tests/unit/plugins/k8s/fake_placement_backend.h"
 #include "tests/unit/plugins/k8s/recorded_requests.h"
@@ -35,10 +35,10 @@ class ExtenderHandlersTest : public ::testing::Test {
 
   // The recorded 4-node filter request for rank `rank` of a 2-node group.
   std::string GroupFilterBody(int rank) {
-    return WithAnnotations(recorded_[1].body, {{"topoplace.io/job-spec", "nodes=2"},
-                                               {"topoplace.io/group", "trainer"},
-                                               {"batch.kubernetes.io/job-completion-index",
-                                                std::to_string(rank)}});
+    return WithAnnotations(recorded_[1].body,
+                           {{"topoplace.io/job-spec", "nodes=2"},
+                            {"topoplace.io/group", "trainer"},
+                            {"batch.kubernetes.io/job-completion-index", std::to_string(rank)}});
   }
 
   FakeClock clock_;

@@ -1,13 +1,13 @@
 #include "plugins/k8s/extender/extender_server.h"
 
-#include <memory>
-#include <string>
-#include <vector>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/integration/service/support/test_certificates.h"

@@ -1,12 +1,12 @@
 #include "plugins/k8s/extender/extender_wire.h"
 
-#include <fstream>
-#include <string>
-#include <vector>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "tests/unit/plugins/k8s/recorded_requests.h"
 
@@ -153,9 +153,9 @@ TEST(ExtenderWire, OneOutcomeForAllCandidatesWithExceptionsCoversEveryNode) {
   json answer = json::parse(EncodeFilterResult(*args, verdict));
 
   EXPECT_EQ(answer["NodeNames"], json({"node-b2"}));
-  EXPECT_EQ(answer["FailedAndUnresolvableNodes"],
-            json({{"node-a1", "planned on node-b2"}, {"node-a2", "planned on node-b2"},
-                  {"node-b1", "planned on node-b2"}}));
+  EXPECT_EQ(answer["FailedAndUnresolvableNodes"], json({{"node-a1", "planned on node-b2"},
+                                                        {"node-a2", "planned on node-b2"},
+                                                        {"node-b1", "planned on node-b2"}}));
   EXPECT_EQ(answer["FailedNodes"], json::object());
 }
 

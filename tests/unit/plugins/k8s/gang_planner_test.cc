@@ -1,11 +1,11 @@
 #include "plugins/k8s/extender/gang_planner.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "tests/unit/plugins/k8s/fake_placement_backend.h"
 
@@ -13,11 +13,11 @@ namespace topoplace::k8s {
 namespace {
 
 using ::testing::ElementsAre;
+using testing::FakeClock;
+using testing::FakePlacementBackend;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
-using testing::FakeClock;
-using testing::FakePlacementBackend;
 
 const std::vector<std::string> kHosts = {"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"};
 
@@ -290,7 +290,7 @@ TEST_F(GangPlannerTest, UnrelatedPodsScoreLowerOnNodesAPendingGroupWaitsFor) {
   EXPECT_EQ(scores[0].score, kUnrelatedFreeScore);     // h0: its pod is already there
   EXPECT_EQ(scores[1].score, kUnrelatedPlannedScore);  // h1: rank 1 will come
   EXPECT_EQ(scores[2].score, kUnrelatedPlannedScore);
-  EXPECT_EQ(scores[3].score, kUnrelatedFreeScore);     // h4: no plan
+  EXPECT_EQ(scores[3].score, kUnrelatedFreeScore);  // h4: no plan
 }
 
 TEST_F(GangPlannerTest, ReleaseUncommittedGivesBackPendingReservationsOnly) {

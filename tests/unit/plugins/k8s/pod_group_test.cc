@@ -49,8 +49,8 @@ TEST(PodGroup, ExplicitRankAnnotationWinsOverTheCompletionIndex) {
 }
 
 TEST(PodGroup, GroupDefaultsToTheJobNameLabel) {
-  auto member = ReadGroupMember(
-      Pod({{kJobSpecAnnotation, "tp=8"}, {kCompletionIndexAnnotation, "1"}}, {{kJobNameLabel, "w"}}));
+  auto member = ReadGroupMember(Pod(
+      {{kJobSpecAnnotation, "tp=8"}, {kCompletionIndexAnnotation, "1"}}, {{kJobNameLabel, "w"}}));
   ASSERT_TRUE(member.ok());
   EXPECT_EQ((*member)->group_key, "ml/w");
 }

@@ -5,10 +5,9 @@
 #define TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_RECORDED_REQUESTS_H_
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace topoplace::k8s::testing {
 
@@ -30,8 +29,7 @@ inline std::vector<RecordedRequest> LoadRecordedRequests() {
 }
 
 // A recorded request body with annotations added to its pod.
-inline std::string WithAnnotations(const std::string& body,
-                                   const nlohmann::json& annotations) {
+inline std::string WithAnnotations(const std::string& body, const nlohmann::json& annotations) {
   nlohmann::json j = nlohmann::json::parse(body);
   j["Pod"]["metadata"]["annotations"] = annotations;
   return j.dump();
