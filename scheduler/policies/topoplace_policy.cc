@@ -136,11 +136,21 @@ std::vector<std::vector<int32_t>> GroupsOf(const Fabric& fabric, const Domain& d
   return groups;
 }
 
-// Chooses blocks for the job in `domain`. With `granule` > 1 only whole granules are
-// taken from a block (aligned packing); otherwise amounts and order follow the variant.
-std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Domain& domain,
-                                          int granule, int unit, bool by_pod,
-                                          Amounts amounts, Order order) {
+// The greedy part of a block choice: which groups (pods, or the whole domain) and, inside
+// each, which blocks with how many granules. The amount and order variants only rework
+// these takes, so one selection serves every variant and every cut.
+struct GroupPick {
+  std::vector<int32_t> blocks;  // the group's blocks
+  std::vector<int> cap;         // free granules per block of the group
+  int amount = 0;               // granules taken from the group
+  std::vector<Take> takes;      // GreedyBestFit(cap, amount)
+};
+using BlockSelection = std::vector<GroupPick>;
+
+// Selects blocks for the job in `domain`, taking only whole granules from a block, or
+// nullopt if the domain cannot hold the job that way.
+std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Domain& domain,
+                                           int granule, bool by_pod) {
   const Inventory& inv = ctx.inventory;
   const std::vector<std::vector<int32_t>> groups = GroupsOf(ctx.fabric, domain, by_pod);
   std::vector<int> group_cap(groups.size(), 0);
@@ -149,22 +159,49 @@ std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Dom
   }
   const std::vector<Take> group_takes = GreedyBestFit(group_cap, ctx.nodes / granule);
   if (group_takes.empty()) return std::nullopt;
-  BlockSequence seq;
+  BlockSelection selection;
   for (const Take& gt : group_takes) {
-    const std::vector<int32_t>& group = groups[gt.index];
-    std::vector<int> cap(group.size());
-    for (size_t j = 0; j < group.size(); ++j) cap[j] = inv.block_free(group[j]) / granule;
-    std::vector<Take> takes = GreedyBestFit(cap, gt.amount);
-    if (amounts == Amounts::kUnitTrimmed && unit > 1) TrimToUnits(takes, cap, gt.amount, unit);
+    GroupPick pick;
+    pick.blocks = groups[gt.index];
+    pick.cap.resize(pick.blocks.size());
+    for (size_t j = 0; j < pick.blocks.size(); ++j) {
+      pick.cap[j] = inv.block_free(pick.blocks[j]) / granule;
+    }
+    pick.amount = gt.amount;
+    pick.takes = GreedyBestFit(pick.cap, gt.amount);
+    selection.push_back(std::move(pick));
+  }
+  return selection;
+}
+
+// The (block, hosts) sequence of `selection` under one amount and order variant.
+BlockSequence Arrange(const BlockSelection& selection, int granule, int unit, Amounts amounts,
+                      Order order) {
+  BlockSequence seq;
+  for (const GroupPick& pick : selection) {
+    std::vector<Take> takes = pick.takes;
+    if (amounts == Amounts::kUnitTrimmed && unit > 1) {
+      TrimToUnits(takes, pick.cap, pick.amount, unit);
+    }
     if (order == Order::kBlockId) {
       std::sort(takes.begin(), takes.end(),
                 [](const Take& a, const Take& b) { return a.index < b.index; });
     } else if (order == Order::kResidueChain && unit > 1) {
       ChainResidues(takes, unit);
     }
-    for (const Take& t : takes) seq.emplace_back(group[t.index], t.amount * granule);
+    for (const Take& t : takes) seq.emplace_back(pick.blocks[t.index], t.amount * granule);
   }
   return seq;
+}
+
+// Chooses blocks for the job in `domain`. With `granule` > 1 only whole granules are
+// taken from a block (aligned packing); otherwise amounts and order follow the variant.
+std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Domain& domain,
+                                          int granule, int unit, bool by_pod,
+                                          Amounts amounts, Order order) {
+  const std::optional<BlockSelection> selection = SelectBlocks(ctx, domain, granule, by_pod);
+  if (!selection) return std::nullopt;
+  return Arrange(*selection, granule, unit, amounts, order);
 }
 
 // The block of every node slot if `seq` is laid out along `cut`.
@@ -245,31 +282,50 @@ std::string DomainName(const Domain& d) {
   return d.level == DomainLevel::kPod ? absl::StrCat("pod ", d.id) : "the cluster";
 }
 
+// Single-host-granule selections of one domain, pods first and (on a multi-pod domain)
+// across all its blocks: what every hybrid layout of the domain starts from.
+struct HybridSelections {
+  std::optional<BlockSelection> by_pod, flat;
+};
+
+HybridSelections SelectForHybrids(const PlacementContext& ctx, const Domain& domain) {
+  HybridSelections out;
+  out.by_pod = SelectBlocks(ctx, domain, 1, true);
+  if (out.by_pod && MultiPod(ctx.fabric, domain)) out.flat = SelectBlocks(ctx, domain, 1, false);
+  return out;
+}
+
 // The layout of `cut` over `domain` with the fewest cross-block bytes among the amount
-// and order variants, or nullopt if the domain cannot hold the job.
+// and order variants, or nullopt if the domain cannot hold the job. Variants that come
+// out identical to an earlier one are not re-scored (they cannot be strictly better).
 std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const NodeGraph& graph,
-                                    const Domain& domain, const Cut& cut) {
-  std::optional<BlockSequence> best;
+                                    const Domain& domain, const Cut& cut,
+                                    const HybridSelections& selections) {
+  std::vector<BlockSequence> seen;
+  size_t best = 0;
   double best_bytes = 0;
   std::vector<int32_t> scratch;
   for (bool by_pod : {true, false}) {
     if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
+    const std::optional<BlockSelection>& selection =
+        by_pod ? selections.by_pod : selections.flat;
+    if (!selection) return std::nullopt;
     for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
       for (Order order : {Order::kSelection, Order::kBlockId, Order::kResidueChain}) {
-        std::optional<BlockSequence> seq =
-            ChooseBlocks(ctx, domain, 1, cut.unit, by_pod, amounts, order);
-        if (!seq) return std::nullopt;
-        NodeBlocks(ctx, *seq, cut, scratch);
+        BlockSequence seq = Arrange(*selection, 1, cut.unit, amounts, order);
+        if (std::find(seen.begin(), seen.end(), seq) != seen.end()) continue;
+        NodeBlocks(ctx, seq, cut, scratch);
         const double bytes = CrossBlockBytes(graph, scratch);
-        if (!best || bytes < best_bytes) {
-          best = std::move(seq);
+        if (seen.empty() || bytes < best_bytes) {
+          best = seen.size();
           best_bytes = bytes;
         }
+        seen.push_back(std::move(seq));
       }
     }
   }
-  return Materialize(ctx, *best, cut, absl::StrCat(cut.name, " packing across blocks of ",
-                                                   DomainName(domain)));
+  return Materialize(ctx, seen[best], cut, absl::StrCat(cut.name, " packing across blocks of ",
+                                                        DomainName(domain)));
 }
 
 }  // namespace
@@ -337,12 +393,14 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
       }
     }
     if (i > 0) continue;
+    const HybridSelections selections = SelectForHybrids(ctx, domain);
     for (const Cut& cut : cuts) {
-      if (std::optional<Candidate> c = BestHybrid(ctx, graph, domain, cut)) {
+      if (std::optional<Candidate> c = BestHybrid(ctx, graph, domain, cut, selections)) {
         out.push_back(*std::move(c));
       }
     }
-    if (std::optional<Candidate> c = BestHybrid(ctx, graph, domain, PlainCut(ctx))) {
+    if (std::optional<Candidate> c =
+            BestHybrid(ctx, graph, domain, PlainCut(ctx), selections)) {
       out.push_back(*std::move(c));
     }
   }

@@ -1,17 +1,27 @@
 #include "scheduler/traffic/traffic_report.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "scheduler/traffic/repeated_add.h"
 
 namespace topoplace::sched {
 namespace {
 
-// Books pair after pair and counts group spread; keeps the scratch arrays of one
-// evaluation. Reads only the router's flat index in the per-pair path.
+// Classifies pair after pair and counts group spread; keeps the scratch arrays of one
+// evaluation. The per-rank facts a pair needs (NVLink key, NIC, rail, leaf, block, pod)
+// are gathered once into one rank-ordered array, so the pair loop reads a small
+// contiguous array. Pairs are counted per tier and their bytes booked per dimension at the
+// end with AddRepeated, which gives bit for bit the sums of booking them one by one.
 class Evaluator {
  public:
-  Evaluator(std::span<const RankSlot> slots, const Router& router, TrafficReport& report)
+  // `gpus_per_node` > 0 promises that ranks [k*g, (k+1)*g) share one host.
+  Evaluator(std::span<const RankSlot> slots, const Router& router, int gpus_per_node,
+            TrafficReport& report)
       : slots_(slots),
+        gpus_per_node_(gpus_per_node),
         router_(router),
         index_(router.index()),
         report_(report),
@@ -22,44 +32,22 @@ class Evaluator {
 
   // Walks every group of `dim` once: books its pairs (if `bytes` > 0) and its spread.
   void Dimension(const RankLayout& layout, Dim dim, double bytes) {
-    const int size = layout.size(dim);
-    const int stride = layout.stride(dim);
-    const int window = stride * size;
-    const Pattern pattern = PatternOf(dim);
+    Gather();
+    Counts counts;
+    if (router_.options().rail_local) {
+      Walk<true>(layout, dim, bytes, counts);
+    } else {
+      Walk<false>(layout, dim, bytes, counts);
+    }
     std::array<double, kNumTiers>& dim_bytes = report_.dim_tier_bytes[static_cast<int>(dim)];
-    GroupSpread& spread = report_.spread[static_cast<int>(dim)];
-    double leaves = 0, blocks = 0, pods = 0;
-    for (int hi = 0; hi < layout.world_size(); hi += window) {
-      for (int lo = 0; lo < stride; ++lo) {
-        const int base = hi + lo;
-        CountSpread(base, stride, size, spread, leaves, blocks, pods);
-        if (bytes <= 0) continue;
-        for (int i = 0; i < size; ++i) {
-          const int r = base + i * stride;
-          switch (pattern) {
-            case Pattern::kRing:
-              Add(dim_bytes, r, base + ((i + 1) % size) * stride, bytes);
-              break;
-            case Pattern::kChain:
-              if (i + 1 < size) {
-                Add(dim_bytes, r, r + stride, bytes);
-                Add(dim_bytes, r + stride, r, bytes);
-              }
-              break;
-            case Pattern::kAllToAll:
-              for (int j = 0; j < size; ++j) {
-                if (j != i) Add(dim_bytes, r, base + j * stride, bytes);
-              }
-              break;
-          }
-        }
+    for (int t = 0; t < kNumTiers; ++t) {
+      dim_bytes[t] = AddRepeated(dim_bytes[t], bytes, counts.tier[t]);
+      if (t > static_cast<int>(Tier::kNvlink) && counts.tier[t] > 0) {
+        max_tier_ = std::max(max_tier_, static_cast<Tier>(t));
       }
     }
-    if (spread.groups > 0) {
-      spread.mean_leaves = leaves / spread.groups;
-      spread.mean_blocks = blocks / spread.groups;
-      spread.mean_pods = pods / spread.groups;
-    }
+    report_.unreachable_bytes = AddRepeated(report_.unreachable_bytes, bytes, counts.unreachable);
+    report_.cross_rail_bytes = AddRepeated(report_.cross_rail_bytes, bytes, counts.cross_rail);
   }
 
   void Finish() {
@@ -73,36 +61,165 @@ class Evaluator {
   }
 
  private:
-  void Add(std::array<double, kNumTiers>& dim_bytes, int from, int to, double bytes) {
-    const RankSlot& a = slots_[from];
-    const RankSlot& b = slots_[to];
-    const Tier tier = router_.Classify(a, b);
+  // What the pair loop and the spread count read about one rank.
+  struct RankFacts {
+    int32_t key;  // equal for two ranks exactly when Router::Classify says NVLink
+    NicId nic;
+    int32_t rail, leaf, block, pod;  // -1 when absent
+  };
+
+  // Pairs of one dimension by outcome, booked when the dimension is done.
+  struct Counts {
+    std::array<int64_t, kNumTiers> tier{};
+    int64_t unreachable = 0, cross_rail = 0;
+  };
+
+  // Fills facts_ (once per evaluation). Two ranks share an NVLink key when they share a
+  // host or an NVLink domain; a host outside any domain gets a key of its own (< -1).
+  void Gather() {
+    if (facts_ || slots_.empty()) return;
+    facts_ = std::make_unique_for_overwrite<RankFacts[]>(slots_.size());
+    for (size_t r = 0; r < slots_.size(); ++r) {
+      const RankSlot& s = slots_[r];
+      const int32_t domain = index_.host_nvlink(s.host);
+      facts_[r] = RankFacts{domain >= 0 ? domain : -2 - s.host,
+                            s.nic,
+                            s.nic >= 0 ? index_.nic_rail(s.nic) : -1,
+                            s.nic >= 0 ? index_.nic_leaf(s.nic) : -1,
+                            index_.host_block(s.host),
+                            index_.host_pod(s.host)};
+    }
+  }
+
+  template <bool kRailLocal>
+  void Walk(const RankLayout& layout, Dim dim, double bytes, Counts& counts) {
+    const int size = layout.size(dim);
+    const int stride = layout.stride(dim);
+    const int window = stride * size;
+    const Pattern pattern = PatternOf(dim);
+    GroupSpread& spread = report_.spread[static_cast<int>(dim)];
+    double leaves = 0, blocks = 0, pods = 0;
+    // With a node-aligned stride, the groups whose first ranks share a node visit the same
+    // hosts (member i of each sits on the same node), hence the same blocks and pods: count
+    // those once per node and reuse them, in the same order of additions.
+    const int g = gpus_per_node_;
+    const bool node_aligned = g > 0 && stride % g == 0;
+    for (int hi = 0; hi < layout.world_size(); hi += window) {
+      for (int lo = 0; lo < stride; ++lo) {
+        const int base = hi + lo;
+        CountSpread(base, stride, size, node_aligned && lo % g != 0, spread, leaves, blocks,
+                    pods);
+        if (bytes <= 0) continue;
+        switch (pattern) {
+          case Pattern::kRing:
+            for (int i = 0; i + 1 < size; ++i) {
+              Pair<kRailLocal>(base + i * stride, base + (i + 1) * stride, bytes, counts);
+            }
+            Pair<kRailLocal>(base + (size - 1) * stride, base, bytes, counts);
+            break;
+          case Pattern::kChain:
+            for (int i = 0; i + 1 < size; ++i) {
+              const int r = base + i * stride;
+              if constexpr (kRailLocal) {
+                Pair<true>(r, r + stride, bytes, counts);
+                Pair<true>(r + stride, r, bytes, counts);
+              } else {
+                PairBothWays(r, r + stride, bytes, counts);
+              }
+            }
+            break;
+          case Pattern::kAllToAll:
+            for (int i = 0; i < size; ++i) {
+              for (int j = 0; j < size; ++j) {
+                if (j != i) Pair<kRailLocal>(base + i * stride, base + j * stride, bytes, counts);
+              }
+            }
+            break;
+        }
+      }
+    }
+    if (spread.groups > 0) {
+      spread.mean_leaves = leaves / spread.groups;
+      spread.mean_blocks = blocks / spread.groups;
+      spread.mean_pods = pods / spread.groups;
+    }
+  }
+
+  // The tier of from -> to as Router::Classify gives it, and the NIC that sends.
+  template <bool kRailLocal>
+  [[gnu::always_inline]] Tier Classify(int from, int to, NicId& via) const {
+    const RankFacts& a = facts_[from];
+    const RankFacts& b = facts_[to];
+    if (a.key == b.key) return Tier::kNvlink;
+    if constexpr (kRailLocal) {
+      via = router_.SendingNic(slots_[from], slots_[to]);
+    } else {
+      via = a.nic;
+    }
+    if (via < 0 || b.nic < 0) return Tier::kUnreachable;
+    return index_.NicTier(via, b.nic);
+  }
+
+  // Counts one directed pair; books leaf uplink bytes in pair order.
+  template <bool kRailLocal>
+  [[gnu::always_inline]] void Pair(int from, int to, double bytes, Counts& counts) {
+    NicId via = -1;
+    const Tier tier = Classify<kRailLocal>(from, to, via);
     if (tier == Tier::kUnreachable) {
-      report_.unreachable_bytes += bytes;
+      ++counts.unreachable;
       return;
     }
-    dim_bytes[static_cast<int>(tier)] += bytes;  // tier_bytes are summed in Finish
+    ++counts.tier[static_cast<int>(tier)];
     if (tier == Tier::kNvlink) return;
-    max_tier_ = std::max(max_tier_, tier);
-    if (index_.nic_rail(a.nic) != index_.nic_rail(b.nic)) report_.cross_rail_bytes += bytes;
+    if (facts_[from].rail != facts_[to].rail) ++counts.cross_rail;
     if (tier >= Tier::kSpine) {
-      const SwitchId leaf = index_.nic_leaf(router_.SendingNic(a, b));
+      const SwitchId leaf = kRailLocal ? index_.nic_leaf(via) : facts_[from].leaf;
       if (leaf >= 0) leaf_up_[leaf] += bytes;
     }
   }
 
-  // Distinct leaves/blocks/pods of one group, with stamp arrays instead of sets: an entry
-  // equal to the current group id means "already counted for this group".
-  void CountSpread(int base, int stride, int size, GroupSpread& spread, double& leaves,
-                   double& blocks, double& pods) {
-    const int group = next_group_++;
-    int nl = 0, nb = 0, np = 0;
-    for (int i = 0; i < size; ++i) {
-      const RankSlot& slot = slots_[base + i * stride];
-      nl += Stamp(leaf_stamp_, slot.nic >= 0 ? index_.nic_leaf(slot.nic) : -1, group);
-      nb += Stamp(block_stamp_, index_.host_block(slot.host), group);
-      np += Stamp(pod_stamp_, index_.host_pod(slot.host), group);
+  // Pair<false>(a, b) then Pair<false>(b, a): each side sends through its own NIC and the
+  // tier is symmetric, so the pair is classified once.
+  [[gnu::always_inline]] void PairBothWays(int a, int b, double bytes, Counts& counts) {
+    NicId via = -1;
+    const Tier tier = Classify<false>(a, b, via);
+    if (tier == Tier::kUnreachable) {
+      counts.unreachable += 2;
+      return;
     }
+    counts.tier[static_cast<int>(tier)] += 2;
+    if (tier == Tier::kNvlink) return;
+    const RankFacts& fa = facts_[a];
+    const RankFacts& fb = facts_[b];
+    if (fa.rail != fb.rail) counts.cross_rail += 2;
+    if (tier >= Tier::kSpine) {
+      if (fa.leaf >= 0) leaf_up_[fa.leaf] += bytes;
+      if (fb.leaf >= 0) leaf_up_[fb.leaf] += bytes;
+    }
+  }
+
+  // Distinct leaves/blocks/pods of one group, with stamp arrays instead of sets: an entry
+  // equal to the current group id means "already counted for this group". With
+  // `same_hosts` the group visits the hosts of the previous one, whose block and pod counts
+  // are reused.
+  void CountSpread(int base, int stride, int size, bool same_hosts, GroupSpread& spread,
+                   double& leaves, double& blocks, double& pods) {
+    const int group = next_group_++;
+    int nl = 0;
+    if (same_hosts) {
+      for (int i = 0; i < size; ++i) {
+        nl += Stamp(leaf_stamp_, facts_[base + i * stride].leaf, group);
+      }
+    } else {
+      last_blocks_ = last_pods_ = 0;
+      for (int i = 0; i < size; ++i) {
+        const RankFacts& f = facts_[base + i * stride];
+        nl += Stamp(leaf_stamp_, f.leaf, group);
+        last_blocks_ += Stamp(block_stamp_, f.block, group);
+        last_pods_ += Stamp(pod_stamp_, f.pod, group);
+      }
+    }
+    const int nb = last_blocks_, np = last_pods_;
     ++spread.groups;
     leaves += nl;
     blocks += nb;
@@ -119,12 +236,15 @@ class Evaluator {
   }
 
   std::span<const RankSlot> slots_;
+  const int gpus_per_node_;
   const Router& router_;
   const TierIndex& index_;
   TrafficReport& report_;
   std::vector<double> leaf_up_;
   std::vector<int> leaf_stamp_, block_stamp_, pod_stamp_;
+  std::unique_ptr<RankFacts[]> facts_;  // per rank, filled by Gather
   int next_group_ = 0;
+  int last_blocks_ = 0, last_pods_ = 0;  // distinct blocks and pods of the last host walk
   Tier max_tier_ = Tier::kNvlink;  // highest reachable tier any pair used
 };
 
@@ -146,7 +266,7 @@ TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traf
                               std::span<const RankSlot> slots, const Router& router,
                               int gpus_per_node) {
   TrafficReport report;
-  Evaluator eval(slots, router, report);
+  Evaluator eval(slots, router, gpus_per_node, report);
   for (Dim dim : kAllDims) {
     const int size = layout.size(dim);
     if (size <= 1) continue;

@@ -1,0 +1,68 @@
+#include "scheduler/traffic/repeated_add.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace topoplace::sched {
+namespace {
+
+double Loop(double acc, double x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc += x;
+  return acc;
+}
+
+// Bit-for-bit equality (EXPECT_EQ on doubles would accept -0 == +0).
+void ExpectSameBits(double got, double want, double acc, double x, int64_t n) {
+  EXPECT_EQ(std::signbit(got), std::signbit(want));
+  EXPECT_EQ(got, want) << std::hexfloat << "acc=" << acc << " x=" << x << " n=" << n;
+}
+
+TEST(AddRepeated, MatchesTheLoopOnBytesLikeValues) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-10, 40);
+  std::uniform_int_distribution<int64_t> count(0, 40000);
+  for (int i = 0; i < 3000; ++i) {
+    const double x = std::ldexp(mantissa(rng), exponent(rng));  // full 53-bit mantissas
+    const double acc = i % 3 == 0 ? 0.0 : std::ldexp(mantissa(rng), exponent(rng) + 5);
+    const int64_t n = count(rng);
+    ExpectSameBits(AddRepeated(acc, x, n), Loop(acc, x, n), acc, x, n);
+  }
+}
+
+TEST(AddRepeated, MatchesTheLoopOnShortMantissasAndTies) {
+  // Integers and halves: sums hit exact ties (x = 3 at a spacing of 2 is halfway), where
+  // the rounding depends on the accumulator's parity.
+  for (double x : {1.0, 3.0, 0.5, 1.5, 1e9, 7.0 / 8, 3.0 * 0x1p-30}) {
+    for (double acc : {0.0, 1.0, 0x1p53, 0x1p53 - 6, 0x1p54 + 2, 12345.25}) {
+      for (int64_t n : {0, 1, 2, 3, 17, 1000, 65537}) {
+        ExpectSameBits(AddRepeated(acc, x, n), Loop(acc, x, n), acc, x, n);
+      }
+    }
+  }
+}
+
+TEST(AddRepeated, StepsSmallerThanHalfASpacingVanish) {
+  const double acc = 0x1p60;
+  EXPECT_EQ(AddRepeated(acc, 1.0, 1000000), acc);
+  ExpectSameBits(AddRepeated(acc, 0x1p7 + 1, 1000), Loop(acc, 0x1p7 + 1, 1000), acc,
+                 0x1p7 + 1, 1000);
+}
+
+TEST(AddRepeated, OtherInputsTakeTheLoop) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double x : {-2.5, 0.0, -0.0, inf, 1e-310}) {
+    for (double acc : {-0.0, 0.0, -7.25, 1e300, 1e-320}) {
+      ExpectSameBits(AddRepeated(acc, x, 100), Loop(acc, x, 100), acc, x, 100);
+    }
+  }
+  EXPECT_TRUE(std::isnan(AddRepeated(std::nan(""), 1.0, 5)));
+  EXPECT_EQ(AddRepeated(4.0, 1.0, -3), 4.0);
+}
+
+}  // namespace
+}  // namespace topoplace::sched
