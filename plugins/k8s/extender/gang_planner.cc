@@ -212,6 +212,17 @@ void GangPlanner::Tick() {
   std::vector<std::string> forget;
   for (auto& [key, group] : groups_) {
     CommitIfComplete(key, group);
+    const absl::Duration ttl = options_.reservation_ttl;
+    if (!group.committed && now < group.expires && group.expires - now < ttl / 2 &&
+        now - group.last_seen < ttl) {
+      absl::StatusOr<absl::Time> renewed = backend_->Renew(group.allocation_id, ttl);
+      if (renewed.ok()) {
+        group.expires = *renewed;
+      } else {
+        std::cerr << "topoplace-k8s-extender: renew " << group.allocation_id << " of " << key
+                  << ": " << renewed.status() << "\n";
+      }
+    }
     if (!group.committed && now >= group.expires) forget.push_back(key);
     if (group.committed && now - group.last_seen >= options_.forget_committed_after) {
       forget.push_back(key);

@@ -12,8 +12,10 @@
 // - reserve at the first pod, with `reservation_ttl`; commit as "k8s:<ns>/<group>" once
 //   every rank has been steered to its node (filter passed it there);
 // - a retried pod (same or new pod of the same rank) is steered to the same node;
-// - a group deleted before all its ranks were steered leaves only a reservation, which
-//   the daemon reclaims when its TTL runs out; the planner then forgets it;
+// - while pods of a pending group keep reaching the filter (the scheduler retries waiting
+//   pods every few seconds), Tick renews its reservation when less than half the TTL is
+//   left; a group deleted before all its ranks were steered stops calling, so its
+//   reservation runs out and the daemon reclaims it; the planner then forgets it;
 // - the same group name with a new controller uid (the Job was recreated) releases the old
 //   allocation and plans again;
 // - planned nodes that are not among the candidates: if no rank has been steered yet the
@@ -91,8 +93,9 @@ class GangPlanner {
   // a rank of a group that has not reached them yet, kUnrelatedFreeScore elsewhere.
   std::vector<HostScore> ScoreUnrelated(const std::vector<std::string>& candidates);
 
-  // Housekeeping, about once a second: retries failed commits, forgets expired
-  // reservations and idle committed groups.
+  // Housekeeping, about once a second: retries failed commits, renews reservations of
+  // pending groups seen within the last TTL, forgets expired reservations and idle
+  // committed groups.
   void Tick();
 
   // Releases every group's reservation that is not committed (on shutdown).

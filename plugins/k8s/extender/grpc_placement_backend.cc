@@ -40,6 +40,10 @@ absl::StatusOr<std::vector<std::string>> PlanHosts(const std::string& plan_json)
   return hosts;
 }
 
+int64_t TtlSeconds(absl::Duration ttl) {
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(absl::ToDoubleSeconds(ttl))));
+}
+
 class GrpcPlacementBackend final : public PlacementBackend {
  public:
   GrpcPlacementBackend(std::unique_ptr<client::TopoplaceClient> client,
@@ -51,8 +55,7 @@ class GrpcPlacementBackend final : public PlacementBackend {
         placement_(v1::Placement::NewStub(client_->channel())) {}
 
   absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl) override {
-    const int64_t ttl_seconds =
-        std::max<int64_t>(1, static_cast<int64_t>(std::ceil(absl::ToDoubleSeconds(ttl))));
+    const int64_t ttl_seconds = TtlSeconds(ttl);
     absl::StatusOr<v1::ReserveResponse> response = client_->Reserve(job_spec, policy_, ttl_seconds);
     if (response.status().code() == absl::StatusCode::kAborted) {
       response = client_->Reserve(job_spec, policy_, ttl_seconds);
@@ -67,6 +70,12 @@ class GrpcPlacementBackend final : public PlacementBackend {
 
   absl::Status Commit(const std::string& allocation_id, const std::string& external_id) override {
     return client_->Commit(allocation_id, external_id).status();
+  }
+
+  absl::StatusOr<absl::Time> Renew(const std::string& allocation_id, absl::Duration ttl) override {
+    absl::StatusOr<v1::Allocation> renewed = client_->Renew(allocation_id, TtlSeconds(ttl));
+    if (!renewed.ok()) return renewed.status();
+    return ExpiresOf(*renewed);
   }
 
   absl::Status Release(const std::string& allocation_id) override {

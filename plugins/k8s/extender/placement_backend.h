@@ -30,6 +30,10 @@ class PlacementBackend {
   virtual absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl) = 0;
   // Binds a reservation to `external_id`; idempotent. FAILED_PRECONDITION once expired.
   virtual absl::Status Commit(const std::string& allocation_id, const std::string& external_id) = 0;
+  // Holds a reservation for `ttl` from now; returns the new expiry. FAILED_PRECONDITION
+  // once it expired or was committed.
+  virtual absl::StatusOr<absl::Time> Renew(const std::string& allocation_id,
+                                           absl::Duration ttl) = 0;
   // Frees the allocation's GPUs; idempotent.
   virtual absl::Status Release(const std::string& allocation_id) = 0;
   // The live committed allocation bound to `external_id`; NOT_FOUND if there is none.

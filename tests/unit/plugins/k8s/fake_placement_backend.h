@@ -96,6 +96,20 @@ class FakePlacementBackend final : public PlacementBackend {
     return absl::OkStatus();
   }
 
+  absl::StatusOr<absl::Time> Renew(const std::string& id, absl::Duration ttl) override {
+    absl::MutexLock lock(&mu_);
+    ++renew_calls;
+    if (unavailable) return absl::UnavailableError("fake topoplaced is down");
+    ReclaimExpired();
+    auto it = allocations.find(id);
+    if (it == allocations.end()) return absl::NotFoundError(id);
+    if (it->second.state != State::kReserved) {
+      return absl::FailedPreconditionError(absl::StrCat(id, " is not reserved"));
+    }
+    it->second.expires = clock_->now + ttl;
+    return it->second.expires;
+  }
+
   absl::Status Release(const std::string& id) override {
     absl::MutexLock lock(&mu_);
     ++release_calls;
@@ -132,6 +146,7 @@ class FakePlacementBackend final : public PlacementBackend {
   int reserve_calls = 0;
   int commit_calls = 0;
   int release_calls = 0;
+  int renew_calls = 0;
   std::vector<std::string> specs;
   std::map<std::string, Allocation> allocations;
 

@@ -157,12 +157,29 @@ TEST_F(GangPlannerTest, GroupDeletedBeforeBindLeavesNoReservationAfterTheTtl) {
   planner_->Filter(Member(0), kHosts);  // then the group is deleted: no more pods come
   ASSERT_EQ(backend_->Live(), 1);
 
-  clock_.now += absl::Seconds(61);
-  planner_->Tick();
+  for (int second = 1; second <= 120; ++second) {  // housekeeping ticks every second
+    clock_.now += absl::Seconds(1);
+    planner_->Tick();
+  }
 
+  // Renewed at most while the last pod was seen within one TTL: gone within 2 TTLs.
   EXPECT_EQ(backend_->Live(), 0);
   EXPECT_FALSE(planner_->Group("ml/train").has_value());
   EXPECT_EQ(backend_->commit_calls, 0);
+}
+
+TEST_F(GangPlannerTest, PendingGroupWhosePodsKeepComingIsRenewedNotExpired) {
+  planner_->Filter(Member(0), kHosts);
+  for (int second = 1; second <= 150; ++second) {  // rank 1 retried every 10 s
+    clock_.now += absl::Seconds(1);
+    if (second % 10 == 0) planner_->Filter(Member(1), kHosts);
+    planner_->Tick();
+  }
+
+  EXPECT_GT(backend_->renew_calls, 0);
+  EXPECT_EQ(backend_->reserve_calls, 1);
+  EXPECT_EQ(backend_->Live(), 1);
+  EXPECT_THAT(planner_->Group("ml/train")->nodes, ElementsAre("h0", "h1", "h2", "h3"));
 }
 
 TEST_F(GangPlannerTest, GroupSeenAgainAfterItsReservationExpiredIsPlannedAfresh) {
