@@ -18,6 +18,7 @@
 #include "api/server/server_config.h"
 #include "api/server/topoplace_server.h"
 #include "scheduler/ledger/clock.h"
+#include "topology/base/port_file.h"
 #include "topology/base/status_macros.h"
 
 namespace {
@@ -42,20 +43,6 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--telemetry-retention-hours", "telemetry_retention_hours"},
   };
   return *keys;
-}
-
-// Writes the bound port to `path` atomically, so a waiting reader never sees half a number.
-absl::Status WritePortFile(const std::string& path, int port) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << port << "\n";
-    if (!out) return absl::UnavailableError(absl::StrCat("--port-file: cannot write '", tmp, "'"));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("--port-file: cannot rename to '", path, "'"));
-  }
-  return absl::OkStatus();
 }
 
 absl::Status Run(const std::string& config_file, const std::vector<std::string>& flag_values,

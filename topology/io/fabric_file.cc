@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "topology/base/json_string.h"
 #include "topology/base/status_macros.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/flat_json.h"
@@ -280,28 +281,6 @@ class FabricJsonReader {
   absl::flat_hash_map<std::string, std::vector<int>> lines_;
 };
 
-// JSON string literal for `s`.
-void AppendQuoted(std::string& out, absl::string_view s) {
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
-
 // Shortest text that reads back as the same double; integers without a fraction.
 void AppendNumber(std::string& out, double v) {
   if (std::abs(v) < 1e15 && v == std::floor(v)) {
@@ -317,7 +296,7 @@ class RecordWriter {
   explicit RecordWriter(std::string& out) : out_(out) { out_ += "    {"; }
   RecordWriter& Str(absl::string_view key, absl::string_view value) {
     Key(key);
-    AppendQuoted(out_, value);
+    AppendJsonString(out_, value);
     return *this;
   }
   RecordWriter& Num(absl::string_view key, double value) {
@@ -331,7 +310,7 @@ class RecordWriter {
   void Key(absl::string_view key) {
     if (!first_) out_ += ", ";
     first_ = false;
-    AppendQuoted(out_, key);
+    AppendJsonString(out_, key);
     out_ += ": ";
   }
   std::string& out_;
@@ -342,7 +321,7 @@ template <typename T, typename Fn>
 void WriteSection(std::string& out, absl::string_view name, const std::vector<T>& items,
                   bool last_section, Fn&& write_fields) {
   out += "  ";
-  AppendQuoted(out, name);
+  AppendJsonString(out, name);
   out += ": [";
   if (!items.empty()) out += "\n";
   for (size_t i = 0; i < items.size(); ++i) {
@@ -372,9 +351,9 @@ std::string FabricToJson(const Fabric& f) {
   std::string out;
   out.reserve(128 * (f.hosts().size() + f.nics().size() + f.gpus().size() + f.links().size()));
   out += "{\n  \"format\": ";
-  AppendQuoted(out, kFormat);
+  AppendJsonString(out, kFormat);
   out += ",\n  \"name\": ";
-  AppendQuoted(out, f.name());
+  AppendJsonString(out, f.name());
   absl::StrAppend(&out, ",\n  \"version\": ", f.version(), ",\n");
   WriteSection(out, "hosts", f.hosts(), false, [](RecordWriter& w, const Host& h) {
     w.Str("name", h.name);

@@ -23,6 +23,7 @@
 #include "plugins/k8s/extender/extender_server.h"
 #include "plugins/k8s/extender/gang_planner.h"
 #include "plugins/k8s/extender/grpc_placement_backend.h"
+#include "topology/base/port_file.h"
 #include "topology/base/status_macros.h"
 
 namespace {
@@ -38,19 +39,6 @@ struct Flags {
   std::string port_file;
   ServerOptions http;
 };
-
-absl::Status WritePortFile(const std::string& path, int port) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << port << "\n";
-    if (!out) return absl::UnavailableError(absl::StrCat("--port-file: cannot write '", tmp, "'"));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("--port-file: cannot rename to '", path, "'"));
-  }
-  return absl::OkStatus();
-}
 
 absl::Status Run(const Flags& flags) {
   if (flags.ttl_seconds <= 0) return absl::InvalidArgumentError("--reservation-ttl must be > 0");

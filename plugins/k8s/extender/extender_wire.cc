@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "topology/base/json_string.h"
 
 namespace topoplace::k8s {
 namespace {
@@ -95,29 +96,6 @@ absl::StatusOr<ExtenderArgs> ParseArgsJson(const json& body) {
   }
   args.node_items = *items_it;
   return args;
-}
-
-// Appends `text` as a JSON string. The text came out of a parsed JSON request (or is
-// ours), so it is valid UTF-8; only quotes, backslashes and control bytes need escapes.
-void AppendJsonString(std::string& out, absl::string_view text) {
-  out.push_back('"');
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
 }
 
 // {"name":"reason",...} for the candidates whose outcome is `outcome`.

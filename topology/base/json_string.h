@@ -1,0 +1,18 @@
+// JSON string literals for the writers that build JSON text by hand for speed (the fabric
+// file, the kube-scheduler extender's answers).
+#ifndef TOPOPLACE_TOPOLOGY_BASE_JSON_STRING_H_
+#define TOPOPLACE_TOPOLOGY_BASE_JSON_STRING_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace topoplace {
+
+// Appends `text` as a quoted JSON string. `text` must be valid UTF-8 (it is passed through
+// unchanged); quotes, backslashes and control bytes are escaped.
+void AppendJsonString(std::string& out, absl::string_view text);
+
+}  // namespace topoplace
+
+#endif  // TOPOPLACE_TOPOLOGY_BASE_JSON_STRING_H_
