@@ -1,5 +1,6 @@
 #include "api/server/health_monitor.h"
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -91,6 +92,43 @@ absl::Status HealthMonitor::ObserveProbes(const v1::ReportProbeResultsRequest& r
     metrics_->ObserveProbe(tier, r.latency_us(), r.bandwidth_gbps(), r.reachable());
   }
   return status;
+}
+
+namespace {
+
+// True if `report` shows `leaf` as LLDP neighbor of fabric NIC `nic_name` (matched by the
+// NIC's own name or by the netdev of the RDMA device of that name).
+bool SeesNeighbor(const discovery::AgentReport& report, absl::string_view nic_name,
+                  absl::string_view leaf) {
+  auto is_port_of_nic = [&](absl::string_view port) {
+    if (port == nic_name) return true;
+    for (const discovery::AgentNic& n : report.nics) {
+      if (n.name == port && n.rdma_device == nic_name) return true;
+    }
+    return false;
+  };
+  for (const discovery::LldpNeighbor& n : report.lldp) {
+    if (is_port_of_nic(n.local_port) && n.system_name == leaf) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void HealthMonitor::ObserveNeighbors(const discovery::AgentReport& report, absl::Time now) {
+  if (report.lldp.empty()) return;
+  std::optional<HostId> host = fabric_->FindHost(report.host);
+  if (!host) return;
+  absl::MutexLock lock(&mu_);
+  for (NicId nic : fabric_->hosts()[*host].nics) {
+    const Nic& n = fabric_->nics()[nic];
+    if (n.leaf < 0) continue;
+    absl::StatusOr<LinkId> link =
+        telemetry::FindLink(*fabric_, fabric_->EndpointName({Endpoint::Kind::kNic, nic}));
+    if (!link.ok()) continue;
+    const bool lost = !SeesNeighbor(report, n.name, fabric_->switches()[n.leaf].name);
+    (void)model_.ObserveNeighbor(*link, lost, now);  // the id came from this fabric
+  }
 }
 
 absl::Status HealthMonitor::ObserveCounters(const v1::ReportPortCountersRequest& request,

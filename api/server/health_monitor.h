@@ -28,6 +28,7 @@
 #include "api/server/telemetry_report_store.h"
 #include "telemetry/health/fabric_health_model.h"
 #include "telemetry/metrics/daemon_metrics.h"
+#include "topology/discovery/agent_report.h"
 #include "topoplace/v1/telemetry.pb.h"
 
 namespace topoplace::server {
@@ -61,6 +62,11 @@ class HealthMonitor {
   // nothing (and is counted in the metrics).
   absl::Status ObserveProbes(const v1::ReportProbeResultsRequest& request, absl::Time now);
   absl::Status ObserveCounters(const v1::ReportPortCountersRequest& request, absl::Time now);
+  // LLDP from a host's agent report: each cabled NIC of that host whose port no longer
+  // sees its fabric leaf as neighbor counts as neighbor loss (down, after the hysteresis);
+  // seeing the leaf again clears it. Reports without LLDP data, or from hosts the fabric
+  // does not have, judge nothing.
+  void ObserveNeighbors(const discovery::AgentReport& report, absl::Time now);
   // One evaluation (the tick thread calls this; tests may call it directly).
   absl::Status Tick(absl::Time now);
 

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "api/server/health_monitor.h"
 #include "api/server/host_report_store.h"
 #include "api/server/request_limits.h"
 #include "api/server/topology_service.h"
@@ -44,6 +45,7 @@ absl::Status TopologyService::DoReportHost(const v1::ReportHostRequest& request,
   response.set_host(report.host);
   response.set_received_unix_ms(now_ms);
   response.set_replaced(replaced);
+  if (context_.health != nullptr) context_.health->ObserveNeighbors(report, absl::Now());
   return absl::OkStatus();
 }
 

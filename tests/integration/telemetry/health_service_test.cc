@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "topology/discovery/agent_report.h"
 #include "topology/store/sqlite_db.h"
 #include "topoplace/v1/telemetry.grpc.pb.h"
 #include "topoplace/v1/topology.grpc.pb.h"
@@ -160,6 +161,41 @@ TEST_F(HealthServiceTest, DownLinkIsStreamedAvoidedListedAndRemembered) {
   server_.reset();
   Start();
   EXPECT_EQ(Health(nic), "down");
+}
+
+// b00-n000's agent report; LLDP shows each NIC's leaf except those in `lost`.
+std::string HostReportWithLldp(const Fabric& fabric, const std::set<std::string>& lost) {
+  discovery::AgentReport report;
+  report.host = "b00-n000";
+  for (NicId nic : fabric.hosts()[*fabric.FindHost(report.host)].nics) {
+    const Nic& n = fabric.nics()[nic];
+    report.nics.push_back({.name = n.name, .speed_gbps = n.speed_gbps, .state = "up"});
+    if (lost.count(n.name) == 0) {
+      report.lldp.push_back({.local_port = n.name,
+                             .system_name = fabric.switches()[n.leaf].name,
+                             .port = "swp1",
+                             .role = NodeRole::kSwitch});
+    }
+  }
+  return discovery::AgentReportToJson(report);
+}
+
+TEST_F(HealthServiceTest, LldpNeighborLossFromAnAgentReportTakesTheCableDownAndBack) {
+  Start();
+  const Fabric& fabric = server_->fabric();
+  auto send = [&](const std::set<std::string>& lost) {
+    absl::StatusOr<v1::ReportHostResponse> r =
+        client_->ReportHost(HostReportWithLldp(fabric, lost));
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  };
+  send({"mlx5_0"});
+  EXPECT_EQ(Health(kNic), "healthy") << "one report must not flap";
+  send({"mlx5_0"});
+  EXPECT_EQ(Health(kNic), "down");
+  EXPECT_EQ(Health("b00-n000/mlx5_1"), "healthy");
+  for (int i = 0; i < 3; ++i) send({});
+  EXPECT_EQ(Health(kNic), "healthy");
 }
 
 TEST_F(HealthServiceTest, RetentionPrunesOldTimeSeriesRows) {
