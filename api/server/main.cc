@@ -70,7 +70,7 @@ absl::Status Run(const std::string& config_file, const std::vector<std::string>&
             << server->fabric_version() << ", " << server->fabric().gpus().size() << " GPUs) on "
             << config.listen.substr(0, config.listen.rfind(':')) << ":" << server->port()
             << ", database " << config.db_path << std::endl;
-  if (!port_file.empty()) TP_RETURN_IF_ERROR(WritePortFile(port_file, server->port()));
+  if (!port_file.empty()) TP_RETURN_IF_ERROR(topoplace::WritePortFile(port_file, server->port()));
 
   int received = 0;
   sigwait(&signals, &received);
