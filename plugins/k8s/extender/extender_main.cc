@@ -68,7 +68,9 @@ absl::Status Run(const Flags& flags) {
             << (flags.http.tls_cert_file.empty() ? "http://" : "https://")
             << flags.http.listen.substr(0, flags.http.listen.rfind(':')) << ":" << server->port()
             << ", topoplaced at " << flags.server << std::endl;
-  if (!flags.port_file.empty()) TP_RETURN_IF_ERROR(topoplace::WritePortFile(flags.port_file, server->port()));
+  if (!flags.port_file.empty()) {
+    TP_RETURN_IF_ERROR(topoplace::WritePortFile(flags.port_file, server->port()));
+  }
 
   std::atomic<bool> stopping = false;
   std::thread ticker([&planner, &stopping] {
