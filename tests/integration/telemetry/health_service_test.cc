@@ -174,7 +174,7 @@ std::string HostReportWithLldp(const Fabric& fabric, const std::set<std::string>
       report.lldp.push_back({.local_port = n.name,
                              .system_name = fabric.switches()[n.leaf].name,
                              .port = "swp1",
-                             .role = NodeRole::kSwitch});
+                             .role = discovery::NodeRole::kSwitch});
     }
   }
   return discovery::AgentReportToJson(report);
