@@ -3,8 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 namespace topoplace::telemetry {
 namespace {
@@ -44,7 +47,9 @@ class GarbageCounterTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GarbageCounterTest, RejectedNamingTheFile) {
   namespace fs = std::filesystem;
-  const fs::path root = fs::path(::testing::TempDir()) / "garbage-sysfs";
+  // ctest runs every parameter as its own process, in parallel: one tree per process.
+  const fs::path root =
+      fs::path(::testing::TempDir()) / ("garbage-sysfs-" + std::to_string(::getpid()));
   fs::remove_all(root);
   const fs::path dir = root / "sys/class/net/eth9/statistics";
   fs::create_directories(dir);
