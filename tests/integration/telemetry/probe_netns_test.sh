@@ -48,23 +48,8 @@ fail() {
   exit 1
 }
 
-add_ns() {
-  ip netns add "$1"
-  namespaces+=("$1")
-  ip -n "$1" link set lo up
-}
-veth_id=0
-cable() {  # NS_A IF_A NS_B IF_B
-  veth_id=$((veth_id + 1))
-  local a="tp${$}a${veth_id}" b="tp${$}b${veth_id}"
-  ip link add "$a" type veth peer name "$b"
-  ip link set "$a" netns "$1"
-  ip link set "$b" netns "$3"
-  ip -n "$1" link set "$a" name "$2"
-  ip -n "$3" link set "$b" name "$4"
-  ip -n "$1" link set "$2" up
-  ip -n "$3" link set "$4" up
-}
+# shellcheck source=tests/integration/netns_lib.sh
+source "$(dirname "$0")/../netns_lib.sh"
 bridge() {  # NS PORT...
   local ns=$1
   shift
