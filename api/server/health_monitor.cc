@@ -123,11 +123,10 @@ void HealthMonitor::ObserveNeighbors(const discovery::AgentReport& report, absl:
   for (NicId nic : fabric_->hosts()[*host].nics) {
     const Nic& n = fabric_->nics()[nic];
     if (n.leaf < 0) continue;
-    absl::StatusOr<LinkId> link =
-        telemetry::FindLink(*fabric_, fabric_->EndpointName({Endpoint::Kind::kNic, nic}));
-    if (!link.ok()) continue;
+    const LinkId link = model_.access_link(nic);
+    if (link < 0) continue;
     const bool lost = !SeesNeighbor(report, n.name, fabric_->switches()[n.leaf].name);
-    (void)model_.ObserveNeighbor(*link, lost, now);  // the id came from this fabric
+    (void)model_.ObserveNeighbor(link, lost, now);  // the id came from this fabric
   }
 }
 
@@ -146,9 +145,10 @@ absl::Status HealthMonitor::ObserveCounters(const v1::ReportPortCountersRequest&
       return status;
     }
     for (const telemetry::CounterSample& c : batch) {
-      absl::StatusOr<LinkId> link = telemetry::FindLink(*fabric_, c.endpoint);
-      if (!link.ok()) continue;  // switch endpoints judge nothing
-      std::optional<double> rate = model_.error_rate(*link);
+      // The model validated every endpoint; switch endpoints judge nothing.
+      std::optional<NicId> nic = fabric_->FindNic(c.endpoint);
+      if (!nic || model_.access_link(*nic) < 0) continue;
+      std::optional<double> rate = model_.error_rate(model_.access_link(*nic));
       if (!rate) continue;
       rates.push_back({c.endpoint, "rx_errors", *rate, absl::ToUnixMillis(now)});
       if (metrics_ != nullptr) metrics_->SetReceiveErrorRate(c.endpoint, *rate);

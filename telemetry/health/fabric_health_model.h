@@ -110,6 +110,8 @@ class FabricHealthModel {
   const std::string& reason(LinkId link) const { return links_[link].reason; }
   // Error rate (1/s) last computed for the link's NIC end; nullopt if none yet.
   std::optional<double> error_rate(LinkId link) const { return links_[link].error_rate; }
+  // The link cabling `nic` to its leaf; -1 if uncabled. Precondition: a valid NIC id.
+  LinkId access_link(NicId nic) const { return access_link_[nic]; }
   // Down links as unhealthy_links, degraded ones as degraded_links.
   sched::FabricHealth ToFabricHealth() const;
   const Fabric& fabric() const { return *fabric_; }
