@@ -67,6 +67,20 @@ TEST(FabricFile, CanonicalFile_RoundTripsByteForByte) {
   EXPECT_EQ((*f)->links()[2].speed_gbps, 800.5);
 }
 
+TEST(FabricFile, AggregationNodes_RoundTripByteForByte) {
+  const std::string text = Tiny(
+      "\"state\": \"down\"}\n  ]\n}",
+      "\"state\": \"down\"}\n  ],\n"
+      "  \"aggregation_nodes\": [\n"
+      "    {\"name\": \"an-1\", \"switch\": \"leaf1\"}\n"
+      "  ]\n}");
+  absl::StatusOr<FabricPtr> f = ParseFabricJson(text, "tiny.json");
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ((*f)->aggregation_nodes().size(), 1u);
+  EXPECT_EQ((*f)->aggregation_nodes()[0].name, "an-1");
+  EXPECT_EQ(FabricToJson(**f), text);
+}
+
 TEST(FabricFile, GeneratedPreset_SurvivesSaveAndLoad) {
   FabricPtr f = *GeneratePreset("superpod-4su");
   const std::string path = (std::filesystem::path(testing::TempDir()) / "superpod.json").string();
