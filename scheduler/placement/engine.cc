@@ -100,7 +100,10 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
     Evaluated ev;
     ev.index = i;
     ev.slots = *std::move(slots);
-    ev.traffic = EvaluateTraffic(layout, traffic, ev.slots, router, job.gpus_per_node);
+    const std::unique_ptr<Attachment[]> attached = tiers_.Attach(ev.slots);
+    const std::span<const Attachment> attachments(attached.get(), ev.slots.size());
+    ev.traffic =
+        EvaluateTraffic(layout, traffic, ev.slots, attachments, router, job.gpus_per_node);
     if (ev.traffic.unreachable_bytes > 0) {
       rejections.push_back(absl::StrCat(
           cand.how, ": ", ev.traffic.unreachable_bytes,
@@ -108,7 +111,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
           "rail-plane fabric needs rail-local forwarding, --rail-local)"));
       continue;
     }
-    ev.footprint = ComputeFootprint(inv, health_, tiers_, ev.slots);
+    ev.footprint = ComputeFootprint(inv, health_, ev.slots, attachments);
     ev.relaxed = MaxTierViolation(job, ev.footprint, ev.traffic);
     if (ev.relaxed && job.mode == ConstraintMode::kHard) {
       rejections.push_back(absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)"));

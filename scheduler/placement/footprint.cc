@@ -5,34 +5,34 @@
 namespace topoplace::sched {
 
 PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
-                               const TierIndex& index, std::span<const RankSlot> slots) {
+                               std::span<const RankSlot> slots,
+                               std::span<const Attachment> attachments) {
   const Fabric& fabric = inv.fabric();
   PlanFootprint fp;
   std::vector<int> gpus_in_block(fabric.blocks().size(), 0);
   std::vector<uint8_t> leaf_seen(fabric.switches().size(), 0);
   std::vector<uint8_t> pod_seen(fabric.pods().size(), 0);
-  HostId last_host = -1;
-  for (const RankSlot& s : slots) {
-    const int32_t block = index.host_block(s.host);
-    const int32_t pod = index.host_pod(s.host);
-    if (block >= 0) ++gpus_in_block[block];
-    if (s.nic >= 0) {
-      const SwitchId leaf = index.nic_leaf(s.nic);
+  // Slots of one node are consecutive: host facts are read once per node.
+  for (size_t r = 0; r < slots.size();) {
+    const HostId host = slots[r].host;
+    const Attachment& first = attachments[r];
+    size_t end = r + 1;
+    while (end < slots.size() && slots[end].host == host) ++end;
+    for (size_t i = r; i < end; ++i) {
+      const SwitchId leaf = attachments[i].leaf;
       if (leaf >= 0 && !leaf_seen[leaf]) {
         leaf_seen[leaf] = 1;
         ++fp.leaves_used;
       }
     }
-    if (pod >= 0 && !pod_seen[pod]) {
-      pod_seen[pod] = 1;
+    if (first.block >= 0) gpus_in_block[first.block] += static_cast<int>(end - r);
+    if (first.pod >= 0 && !pod_seen[first.pod]) {
+      pod_seen[first.pod] = 1;
       ++fp.pods_used;
     }
-    // Slots of one node are consecutive.
-    if (s.host != last_host) {
-      ++fp.nodes;
-      if (health.host_degraded(s.host)) ++fp.degraded_hosts;
-      last_host = s.host;
-    }
+    ++fp.nodes;
+    if (health.host_degraded(host)) ++fp.degraded_hosts;
+    r = end;
   }
   for (int32_t b = 0; b < static_cast<int32_t>(gpus_in_block.size()); ++b) {
     if (gpus_in_block[b] == 0) continue;

@@ -25,10 +25,11 @@ struct PlanFootprint {
   int fragmentation_delta() const { return partial_blocks_after - partial_blocks_before; }
 };
 
-// Preconditions: `slots` come from MapRanks over hosts of `inv.fabric()`, which `index`
-// was built from.
+// Preconditions: `slots` come from MapRanks over hosts of `inv.fabric()`, and
+// attachments[r] is the TierIndex attachment of slots[r] (TierIndex::Attach).
 PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
-                               const TierIndex& index, std::span<const RankSlot> slots);
+                               std::span<const RankSlot> slots,
+                               std::span<const Attachment> attachments);
 
 }  // namespace topoplace::sched
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/policies/domain_select.h"
+#include "scheduler/traffic/repeated_add.h"
 
 namespace topoplace::sched {
 namespace {
@@ -41,11 +42,11 @@ std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
   if (layout.size(dim) <= 1 || layout.stride(dim) % g != 0) return std::nullopt;
   Cut cut{absl::StrCat(DimName(dim), "-aligned"), ctx.nodes / layout.size(dim),
           std::vector<int>(ctx.nodes)};
-  std::vector<int> coord(ctx.nodes);
-  for (int k = 0; k < ctx.nodes; ++k) coord[k] = layout.Coord(k * g, dim);
-  std::iota(cut.node_order.begin(), cut.node_order.end(), 0);
-  std::stable_sort(cut.node_order.begin(), cut.node_order.end(),
-                   [&](int a, int b) { return coord[a] < coord[b]; });
+  // Nodes by coordinate, in node order within one coordinate (a counting sort: stable).
+  std::vector<int> first(layout.size(dim) + 1, 0);
+  for (int k = 0; k < ctx.nodes; ++k) ++first[layout.Coord(k * g, dim) + 1];
+  for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
+  for (int k = 0; k < ctx.nodes; ++k) cut.node_order[first[layout.Coord(k * g, dim)]++] = k;
   return cut;
 }
 
@@ -218,10 +219,15 @@ void NodeBlocks(const PlacementContext& ctx, const BlockSequence& seq, const Cut
 // a fixed node distance (dimensions with a stride that is a multiple of gpus_per_node),
 // weighted by the bytes per iteration between them. Dimensions that stay inside a node,
 // or straddle nodes irregularly, are left out: the graph ranks layouts cheaply, the
-// engine's full evaluation gives the real numbers.
+// engine's full evaluation gives the real numbers. Edges come in segments of one
+// dimension, whose edges all weigh the same.
 struct NodeGraph {
-  std::vector<std::pair<int, int>> edges;
-  std::vector<double> bytes;
+  struct Segment {
+    size_t end;     // edges [end of the previous segment, end)
+    double weight;  // bytes per iteration of each of its edges
+  };
+  std::vector<int32_t> from, to;
+  std::vector<Segment> segments;
 };
 
 NodeGraph BuildNodeGraph(const PlacementContext& ctx) {
@@ -232,35 +238,48 @@ NodeGraph BuildNodeGraph(const PlacementContext& ctx) {
     const int size = layout.size(d);
     const double pair = ctx.traffic.pair(d);
     if (size <= 1 || pair <= 0 || layout.stride(d) % g != 0) continue;
-    const auto add = [&](int a, int b, double w) {
-      graph.edges.emplace_back(a, b);
-      graph.bytes.push_back(w);
+    const Pattern pattern = PatternOf(d);
+    const size_t per_node = pattern == Pattern::kAllToAll ? size - 1 : 1;
+    graph.from.reserve(graph.from.size() + per_node * ctx.nodes);
+    graph.to.reserve(graph.to.size() + per_node * ctx.nodes);
+    const auto add = [&](int a, int b) {
+      graph.from.push_back(a);
+      graph.to.push_back(b);
     };
     for (int k = 0; k < ctx.nodes; ++k) {
       const int rank = k * g;
       const int coord = layout.Coord(rank, d);
-      switch (PatternOf(d)) {
-        case Pattern::kRing: add(k, layout.Neighbor(rank, d) / g, g * pair); break;
+      switch (pattern) {
+        case Pattern::kRing: add(k, layout.Neighbor(rank, d) / g); break;
         case Pattern::kChain:
-          if (coord + 1 < size) add(k, layout.Neighbor(rank, d) / g, 2 * g * pair);
+          if (coord + 1 < size) add(k, layout.Neighbor(rank, d) / g);
           break;
         case Pattern::kAllToAll:
           for (int c = 0; c < size; ++c) {
-            if (c != coord) add(k, layout.WithCoord(rank, d, c) / g, g * pair);
+            if (c != coord) add(k, layout.WithCoord(rank, d, c) / g);
           }
           break;
       }
     }
+    // A chain edge stands for both directions.
+    const double weight = (pattern == Pattern::kChain ? 2 : 1) * g * pair;
+    graph.segments.push_back({graph.from.size(), weight});
   }
   return graph;
 }
 
 // Bytes per iteration of `graph` that cross blocks when node k sits in node_block[k].
+// Counts crossing edges per segment and books them with AddRepeated: bit for bit the sum
+// of adding each crossing edge's bytes in edge order.
 double CrossBlockBytes(const NodeGraph& graph, std::span<const int32_t> node_block) {
   double bytes = 0;
-  for (size_t e = 0; e < graph.edges.size(); ++e) {
-    const auto [a, b] = graph.edges[e];
-    if (node_block[a] != node_block[b]) bytes += graph.bytes[e];
+  size_t e = 0;
+  for (const NodeGraph::Segment& segment : graph.segments) {
+    int64_t crossing = 0;
+    for (; e < segment.end; ++e) {
+      crossing += node_block[graph.from[e]] != node_block[graph.to[e]];
+    }
+    bytes = AddRepeated(bytes, segment.weight, crossing);
   }
   return bytes;
 }

@@ -1,58 +1,79 @@
-// Flat copies of the few fabric fields the hot path reads per communicating pair (leaf
-// domain ids per NIC, rail and leaf per NIC, NVLink domain, block and pod per host), so
-// that classifying a pair touches small contiguous arrays instead of the fabric's wide
+// Flat copies of the few fabric fields the hot path reads per communicating pair, so that
+// classifying a pair touches one small record per side instead of the fabric's wide
 // records. Gives the same answers as Fabric::NicTier (tests compare them); built once per
 // fabric.
 //
 //   TierIndex index(*fabric);
 //   Tier t = index.NicTier(a, b);
+//   const Attachment& at = index.SlotAttachment(slot);  // leaf, rail, block, pod, ...
 //
 // Immutable; thread-safe for readers. Holds a reference to the fabric.
 #ifndef TOPOPLACE_SCHEDULER_TRAFFIC_TIER_INDEX_H_
 #define TOPOPLACE_SCHEDULER_TRAFFIC_TIER_INDEX_H_
 
-#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <vector>
 
+#include "scheduler/mapping/rank_map.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
+
+// Where one GPU's traffic meets the network: its NIC's switch groups and its host's
+// coordinates, in one 32-byte record (two per cache line).
+struct Attachment {
+  // domain[k]: the tier-(k+1) switch group of the NIC's leaf; domain[2] is the group at
+  // the fabric's top tier, so that sharing any tier >= 3 reads as core (groups nest).
+  // Tiers the fabric lacks hold a value unique to the NIC, so they never match; all -1
+  // for an uncabled NIC or a host without NICs.
+  std::array<int32_t, kMaxSwitchTier> domain;
+  int32_t rail, leaf;   // of the NIC; -1 when absent
+  int32_t block, pod;   // of the host; -1 when absent
+  // Equal for two GPUs exactly when they share an NVLink domain: the host's domain id, or
+  // -2 - host for a host outside any domain.
+  int32_t nvlink_key;
+};
+static_assert(sizeof(Attachment) == 32);
 
 class TierIndex {
  public:
   explicit TierIndex(const Fabric& fabric);
 
   const Fabric& fabric() const { return fabric_; }
-  int32_t nic_rail(NicId n) const { return Record(n)[levels_]; }
-  SwitchId nic_leaf(NicId n) const { return Record(n)[levels_ + 1]; }
-  int32_t host_nvlink(HostId h) const { return host_nvlink_[h]; }
-  int32_t host_block(HostId h) const { return host_block_[h]; }
-  int32_t host_pod(HostId h) const { return host_pod_[h]; }
+  const Attachment& nic(NicId n) const { return nic_attachments_[n]; }
+  // The slot's NIC record, or its host's (no network) when the slot has no NIC.
+  const Attachment& SlotAttachment(const RankSlot& s) const {
+    return s.nic >= 0 ? nic_attachments_[s.nic] : host_attachments_[s.host];
+  }
+  // SlotAttachment of every slot, in slot order: gathered once per candidate plan and
+  // read by both the traffic evaluation and the footprint.
+  std::unique_ptr<Attachment[]> Attach(std::span<const RankSlot> slots) const;
+  int32_t nic_rail(NicId n) const { return nic(n).rail; }
+  SwitchId nic_leaf(NicId n) const { return nic(n).leaf; }
+  int32_t host_nvlink(HostId h) const { return host_attachments_[h].nvlink_key; }
+  int32_t host_block(HostId h) const { return host_attachments_[h].block; }
+  int32_t host_pod(HostId h) const { return host_attachments_[h].pod; }
 
-  // Highest tier between two NICs; kUnreachable if either is uncabled or they share no
-  // switch group. Preconditions: valid NIC ids.
-  Tier NicTier(NicId a, NicId b) const {
-    const int32_t* da = Record(a);
-    const int32_t* db = Record(b);
-    if (levels_ == 0 || da[0] < 0 || db[0] < 0) return Tier::kUnreachable;
-    for (int k = 0; k < levels_; ++k) {
-      if (da[k] == db[k]) return static_cast<Tier>(std::min(k + 1, kMaxSwitchTier));
+  // Highest network tier between two attachments; kUnreachable if either has no cable or
+  // they share no switch group. Ignores NVLink (compare nvlink_key for that).
+  static Tier Between(const Attachment& a, const Attachment& b) {
+    if (a.domain[0] < 0 || b.domain[0] < 0) return Tier::kUnreachable;
+    for (int k = 0; k < kMaxSwitchTier; ++k) {
+      if (a.domain[k] == b.domain[k]) return static_cast<Tier>(k + 1);
     }
     return Tier::kUnreachable;
   }
+  // Highest tier between two NICs. Preconditions: valid NIC ids.
+  Tier NicTier(NicId a, NicId b) const { return Between(nic(a), nic(b)); }
 
  private:
-  // One contiguous record per NIC, so a pair costs one cache line per side:
-  // [domain at tier 1 .. domain at tier levels_ (-1 if uncabled), rail, leaf].
-  const int32_t* Record(NicId n) const {
-    return &nic_records_[static_cast<size_t>(n) * (levels_ + 2)];
-  }
-
   const Fabric& fabric_;
-  int levels_ = 0;
-  std::vector<int32_t> nic_records_;
-  std::vector<int32_t> host_nvlink_, host_block_, host_pod_;
+  std::vector<Attachment> nic_attachments_;
+  // Per host: nvlink_key, block and pod set; no NIC (domain and leaf -1).
+  std::vector<Attachment> host_attachments_;
 };
 
 }  // namespace topoplace::sched

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "scheduler/traffic/repeated_add.h"
@@ -11,16 +10,17 @@ namespace topoplace::sched {
 namespace {
 
 // Classifies pair after pair and counts group spread; keeps the scratch arrays of one
-// evaluation. The per-rank facts a pair needs (NVLink key, NIC, rail, leaf, block, pod)
-// are gathered once into one rank-ordered array, so the pair loop reads a small
-// contiguous array. Pairs are counted per tier and their bytes booked per dimension at the
+// evaluation. The per-rank facts a pair needs (its Attachment: switch groups, rail, leaf,
+// block, pod, NVLink key) come gathered in one rank-ordered array, so the pair loop reads
+// a small contiguous array. Pairs are counted per tier and their bytes booked per dimension at the
 // end with AddRepeated, which gives bit for bit the sums of booking them one by one.
 class Evaluator {
  public:
   // `gpus_per_node` > 0 promises that ranks [k*g, (k+1)*g) share one host.
-  Evaluator(std::span<const RankSlot> slots, const Router& router, int gpus_per_node,
-            TrafficReport& report)
+  Evaluator(std::span<const RankSlot> slots, std::span<const Attachment> attachments,
+            const Router& router, int gpus_per_node, TrafficReport& report)
       : slots_(slots),
+        facts_(attachments),
         gpus_per_node_(gpus_per_node),
         router_(router),
         index_(router.index()),
@@ -32,7 +32,6 @@ class Evaluator {
 
   // Walks every group of `dim` once: books its pairs (if `bytes` > 0) and its spread.
   void Dimension(const RankLayout& layout, Dim dim, double bytes) {
-    Gather();
     Counts counts;
     if (router_.options().rail_local) {
       Walk<true>(layout, dim, bytes, counts);
@@ -61,35 +60,11 @@ class Evaluator {
   }
 
  private:
-  // What the pair loop and the spread count read about one rank.
-  struct RankFacts {
-    int32_t key;  // equal for two ranks exactly when Router::Classify says NVLink
-    NicId nic;
-    int32_t rail, leaf, block, pod;  // -1 when absent
-  };
-
   // Pairs of one dimension by outcome, booked when the dimension is done.
   struct Counts {
     std::array<int64_t, kNumTiers> tier{};
     int64_t unreachable = 0, cross_rail = 0;
   };
-
-  // Fills facts_ (once per evaluation). Two ranks share an NVLink key when they share a
-  // host or an NVLink domain; a host outside any domain gets a key of its own (< -1).
-  void Gather() {
-    if (facts_ || slots_.empty()) return;
-    facts_ = std::make_unique_for_overwrite<RankFacts[]>(slots_.size());
-    for (size_t r = 0; r < slots_.size(); ++r) {
-      const RankSlot& s = slots_[r];
-      const int32_t domain = index_.host_nvlink(s.host);
-      facts_[r] = RankFacts{domain >= 0 ? domain : -2 - s.host,
-                            s.nic,
-                            s.nic >= 0 ? index_.nic_rail(s.nic) : -1,
-                            s.nic >= 0 ? index_.nic_leaf(s.nic) : -1,
-                            index_.host_block(s.host),
-                            index_.host_pod(s.host)};
-    }
-  }
 
   template <bool kRailLocal>
   void Walk(const RankLayout& layout, Dim dim, double bytes, Counts& counts) {
@@ -148,16 +123,16 @@ class Evaluator {
   // The tier of from -> to as Router::Classify gives it, and the NIC that sends.
   template <bool kRailLocal>
   [[gnu::always_inline]] Tier Classify(int from, int to, NicId& via) const {
-    const RankFacts& a = facts_[from];
-    const RankFacts& b = facts_[to];
-    if (a.key == b.key) return Tier::kNvlink;
+    const Attachment& a = facts_[from];
+    const Attachment& b = facts_[to];
+    if (a.nvlink_key == b.nvlink_key) return Tier::kNvlink;
     if constexpr (kRailLocal) {
       via = router_.SendingNic(slots_[from], slots_[to]);
+      if (via < 0) return Tier::kUnreachable;
+      return TierIndex::Between(index_.nic(via), b);
     } else {
-      via = a.nic;
+      return TierIndex::Between(a, b);  // the sender's own NIC: `via` is not read
     }
-    if (via < 0 || b.nic < 0) return Tier::kUnreachable;
-    return index_.NicTier(via, b.nic);
   }
 
   // Counts one directed pair; books leaf uplink bytes in pair order.
@@ -189,8 +164,8 @@ class Evaluator {
     }
     counts.tier[static_cast<int>(tier)] += 2;
     if (tier == Tier::kNvlink) return;
-    const RankFacts& fa = facts_[a];
-    const RankFacts& fb = facts_[b];
+    const Attachment& fa = facts_[a];
+    const Attachment& fb = facts_[b];
     if (fa.rail != fb.rail) counts.cross_rail += 2;
     if (tier >= Tier::kSpine) {
       if (fa.leaf >= 0) leaf_up_[fa.leaf] += bytes;
@@ -213,7 +188,7 @@ class Evaluator {
     } else {
       last_blocks_ = last_pods_ = 0;
       for (int i = 0; i < size; ++i) {
-        const RankFacts& f = facts_[base + i * stride];
+        const Attachment& f = facts_[base + i * stride];
         nl += Stamp(leaf_stamp_, f.leaf, group);
         last_blocks_ += Stamp(block_stamp_, f.block, group);
         last_pods_ += Stamp(pod_stamp_, f.pod, group);
@@ -236,13 +211,13 @@ class Evaluator {
   }
 
   std::span<const RankSlot> slots_;
+  std::span<const Attachment> facts_;  // per rank
   const int gpus_per_node_;
   const Router& router_;
   const TierIndex& index_;
   TrafficReport& report_;
   std::vector<double> leaf_up_;
   std::vector<int> leaf_stamp_, block_stamp_, pod_stamp_;
-  std::unique_ptr<RankFacts[]> facts_;  // per rank, filled by Gather
   int next_group_ = 0;
   int last_blocks_ = 0, last_pods_ = 0;  // distinct blocks and pods of the last host walk
   Tier max_tier_ = Tier::kNvlink;  // highest reachable tier any pair used
@@ -263,10 +238,11 @@ double PairCount(const RankLayout& layout, Dim d) {
 }  // namespace
 
 TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traffic,
-                              std::span<const RankSlot> slots, const Router& router,
+                              std::span<const RankSlot> slots,
+                              std::span<const Attachment> attachments, const Router& router,
                               int gpus_per_node) {
   TrafficReport report;
-  Evaluator eval(slots, router, gpus_per_node, report);
+  Evaluator eval(slots, attachments, router, gpus_per_node, report);
   for (Dim dim : kAllDims) {
     const int size = layout.size(dim);
     if (size <= 1) continue;

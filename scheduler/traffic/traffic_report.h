@@ -3,7 +3,8 @@
 // successors, adjacent stages, all-to-all peers), so the cost is O(ranks * ep) rather than
 // O(ranks^2).
 //
-//   TrafficReport r = EvaluateTraffic(fabric, layout, traffic, slots, router);
+//   TrafficReport r = EvaluateTraffic(layout, traffic, slots, index.Attach(slots), router,
+//                                     job.gpus_per_node);
 //   double spine = r.spine_bytes();
 #ifndef TOPOPLACE_SCHEDULER_TRAFFIC_TRAFFIC_REPORT_H_
 #define TOPOPLACE_SCHEDULER_TRAFFIC_TRAFFIC_REPORT_H_
@@ -56,9 +57,11 @@ struct TrafficReport {
 // [k*g, (k+1)*g) share one host (as MapRanks lays them out); dimensions whose groups then
 // fit inside one node are booked to NVLink arithmetically instead of pair by pair, and
 // their groups count as touching one leaf, block and pod. Preconditions: slots.size() ==
-// layout.world_size(); every slot names a host of the router's fabric.
+// layout.world_size(); every slot names a host of the router's fabric; attachments ==
+// router.index().Attach(slots).
 TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traffic,
-                              std::span<const RankSlot> slots, const Router& router,
+                              std::span<const RankSlot> slots,
+                              std::span<const Attachment> attachments, const Router& router,
                               int gpus_per_node);
 
 }  // namespace topoplace::sched
