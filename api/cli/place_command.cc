@@ -143,6 +143,7 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   request.routing.rail_local = opt.rail_local;
   request.weights = weights;
   request.seed = opt.seed;
+  request.link_loads = true;
   if (opt.compare) {
     const std::vector<std::string> policies = sched::PolicyNames();
     std::vector<absl::StatusOr<sched::PlacementPlan>> plans;

@@ -36,6 +36,7 @@ absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
                                        v1::PlaceResponse& response) {
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy()));
+  placement.link_loads = true;  // the plan's JSON lists bytes per link
   TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
                       context_.engine->Place(placement, context_.ledger->Occupancy()));
   *response.mutable_plan() = PlanToProto(*context_.fabric, plan);

@@ -1,6 +1,7 @@
 #include "scheduler/placement/engine.h"
 
 #include <limits>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -57,7 +58,13 @@ struct Evaluated {
 }  // namespace
 
 PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health)
-    : fabric_(std::move(fabric)), health_(*fabric_, health), tiers_(*fabric_) {}
+    : fabric_(std::move(fabric)),
+      health_(*fabric_, health),
+      tiers_(*fabric_),
+      links_(*fabric_,
+             std::vector<LinkId>(health.unhealthy_links.begin(), health.unhealthy_links.end()),
+             std::vector<SwitchId>(health.unhealthy_switches.begin(),
+                                   health.unhealthy_switches.end())) {}
 
 absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& request,
                                                      const Occupancy& occupancy) const {
@@ -141,7 +148,14 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   plan.node_hosts = std::move(candidates[best->index].node_hosts);
   plan.ranks = std::move(best->slots);
   plan.traffic_model = traffic;
-  plan.traffic = best->traffic;
+  plan.traffic = std::move(best->traffic);
+  if (request.link_loads) {
+    const std::unique_ptr<Attachment[]> attached = tiers_.Attach(plan.ranks);
+    const TrafficReport tallied =
+        EvaluateTraffic(layout, traffic, plan.ranks, {attached.get(), plan.ranks.size()},
+                        router, job.gpus_per_node, /*tally_network=*/true);
+    plan.links = LinkLoads(links_, plan.ranks, tallied);
+  }
   plan.footprint = best->footprint;
   plan.spine_bytes_lower_bound = SpineBytesLowerBound(layout, traffic, inv, nodes);
   plan.candidates_considered = static_cast<int>(candidates.size());

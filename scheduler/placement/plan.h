@@ -9,6 +9,7 @@
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_map.h"
 #include "scheduler/placement/footprint.h"
+#include "scheduler/traffic/link_loads.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/traffic_model.h"
 #include "scheduler/traffic/traffic_report.h"
@@ -35,6 +36,9 @@ struct PlacementPlan {
   std::vector<RankSlot> ranks;      // rank -> (host, GPU, NIC)
   TrafficModel traffic_model;
   TrafficReport traffic;
+  // Bytes per iteration on every link the plan crosses; filled when the request asks
+  // (PlacementRequest::link_loads).
+  std::vector<LinkLoad> links;
   PlanFootprint footprint;
   double spine_bytes_lower_bound = 0;
   std::vector<ScorerContribution> explain;

@@ -1,6 +1,9 @@
 #include "scheduler/report/plan_report.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,6 +19,33 @@ Json TierBytesJson(const std::array<double, kNumTiers>& bytes) {
   Json j = Json::object();
   for (int t = 0; t < kNumTiers; ++t) j[std::string(TierName(static_cast<Tier>(t)))] = bytes[t];
   return j;
+}
+
+// The link's lower end (the NIC, or the switch of the lower tier) and its upper end.
+std::pair<std::string, std::string> LinkEnds(const Fabric& fabric, LinkId id) {
+  const Link& link = fabric.links()[id];
+  const auto tier = [&](const Endpoint& e) {
+    return e.kind == Endpoint::Kind::kNic ? 0 : fabric.switches()[e.id].tier;
+  };
+  const bool a_lower = tier(link.a) <= tier(link.b);
+  return {fabric.EndpointName(a_lower ? link.a : link.b),
+          fabric.EndpointName(a_lower ? link.b : link.a)};
+}
+
+double Busiest(const LinkLoad& l) { return std::max(l.up_bytes, l.down_bytes); }
+
+// Up to `n` of the plan's links, busiest first (ties in link order).
+std::vector<const LinkLoad*> BusiestLinks(const PlacementPlan& plan, size_t n) {
+  std::vector<const LinkLoad*> out;
+  for (const LinkLoad& l : plan.links) out.push_back(&l);
+  n = std::min(n, out.size());
+  std::partial_sort(out.begin(), out.begin() + n, out.end(),
+                    [](const LinkLoad* a, const LinkLoad* b) {
+                      return Busiest(*a) != Busiest(*b) ? Busiest(*a) > Busiest(*b)
+                                                        : a->link < b->link;
+                    });
+  out.resize(n);
+  return out;
 }
 
 }  // namespace
@@ -63,6 +93,8 @@ std::string PlanToJson(const Fabric& fabric, const PlacementPlan& plan) {
   j["spine_bytes_lower_bound"] = plan.spine_bytes_lower_bound;
   j["cross_rail_bytes"] = t.cross_rail_bytes;
   j["max_leaf_uplink_bytes"] = t.max_leaf_uplink_bytes;
+  const std::vector<const LinkLoad*> busiest = BusiestLinks(plan, 1);
+  j["max_link_bytes"] = busiest.empty() ? 0.0 : Busiest(*busiest[0]);
   j["max_switch_hops"] = t.max_hops;
   Json spread = Json::object();
   for (Dim d : kAllDims) {
@@ -75,6 +107,15 @@ std::string PlanToJson(const Fabric& fabric, const PlacementPlan& plan) {
              {"max_pods", s.max_pods}};
   }
   j["spread"] = std::move(spread);
+  Json links = Json::array();
+  for (const LinkLoad& l : plan.links) {
+    auto [lower, upper] = LinkEnds(fabric, l.link);
+    links.push_back(Json{{"lower", std::move(lower)},
+                         {"upper", std::move(upper)},
+                         {"up_bytes", l.up_bytes},
+                         {"down_bytes", l.down_bytes}});
+  }
+  j["links"] = std::move(links);
   const PlanFootprint& fp = plan.footprint;
   j["footprint"] = Json{{"nodes", fp.nodes},
                         {"leaves", fp.leaves_used},
@@ -143,6 +184,12 @@ void PrintPlanTable(const Fabric& fabric, const PlacementPlan& plan, std::ostrea
       << FormatBytes(plan.spine_bytes_lower_bound) << ")\n";
   out << "max switch hops    " << t.max_hops << "\n";
   out << "hottest leaf up    " << FormatBytes(t.max_leaf_uplink_bytes) << "\n";
+  out << "links crossed      " << plan.links.size() << "\n";
+  for (const LinkLoad* l : BusiestLinks(plan, 3)) {
+    const auto [lower, upper] = LinkEnds(fabric, l->link);
+    out << absl::StrFormat("  busy link        %s - %s: %s up, %s down\n", lower, upper,
+                           FormatBytes(l->up_bytes), FormatBytes(l->down_bytes));
+  }
   out << "cross-rail bytes   " << FormatBytes(t.cross_rail_bytes) << "\n";
   for (Dim d : {Dim::kDp, Dim::kPp, Dim::kCp, Dim::kEp}) {
     const GroupSpread& s = t.spread[static_cast<int>(d)];

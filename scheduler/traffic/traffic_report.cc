@@ -18,17 +18,34 @@ class Evaluator {
  public:
   // `gpus_per_node` > 0 promises that ranks [k*g, (k+1)*g) share one host.
   Evaluator(std::span<const RankSlot> slots, std::span<const Attachment> attachments,
-            const Router& router, int gpus_per_node, TrafficReport& report)
+            const Router& router, int gpus_per_node, bool tally_network, TrafficReport& report)
       : slots_(slots),
         facts_(attachments),
         gpus_per_node_(gpus_per_node),
         router_(router),
         index_(router.index()),
         report_(report),
-        leaf_up_(router.fabric().switches().size(), 0.0),
+        tally_(report.network),
+        full_tally_(tally_network),
         leaf_stamp_(router.fabric().switches().size(), -1),
         block_stamp_(router.fabric().blocks().size(), -1),
-        pod_stamp_(router.fabric().pods().size(), -1) {}
+        pod_stamp_(router.fabric().pods().size(), -1) {
+    const size_t switches = router.fabric().switches().size();
+    // Raw pointers: the pair loop's stores to doubles then cannot make the compiler reload
+    // the vectors' data pointers.
+    tally_.leaf_up.assign(switches, 0.0);
+    leaf_up_ = tally_.leaf_up.data();
+    if (!full_tally_) return;
+    tally_.rank.assign(slots.size(), {0, 0});
+    for (std::vector<double>* v :
+         {&tally_.leaf_down, &tally_.leaf_core_up, &tally_.leaf_core_down}) {
+      v->assign(switches, 0.0);
+    }
+    rank_ = tally_.rank.data();
+    leaf_down_ = tally_.leaf_down.data();
+    core_up_ = tally_.leaf_core_up.data();
+    core_down_ = tally_.leaf_core_down.data();
+  }
 
   // Walks every group of `dim` once: books its pairs (if `bytes` > 0) and its spread.
   void Dimension(const RankLayout& layout, Dim dim, double bytes) {
@@ -54,7 +71,7 @@ class Evaluator {
       for (int t = 0; t < kNumTiers; ++t) report_.tier_bytes[t] += dim[t];
     }
     report_.max_hops = max_tier_ == Tier::kNvlink ? 0 : SwitchHops(max_tier_);
-    for (double up : leaf_up_) {
+    for (double up : tally_.leaf_up) {
       report_.max_leaf_uplink_bytes = std::max(report_.max_leaf_uplink_bytes, up);
     }
   }
@@ -135,7 +152,7 @@ class Evaluator {
     }
   }
 
-  // Counts one directed pair; books leaf uplink bytes in pair order.
+  // Counts one directed pair and tallies where its bytes cross the tiers, in pair order.
   template <bool kRailLocal>
   [[gnu::always_inline]] void Pair(int from, int to, double bytes, Counts& counts) {
     NicId via = -1;
@@ -147,9 +164,17 @@ class Evaluator {
     ++counts.tier[static_cast<int>(tier)];
     if (tier == Tier::kNvlink) return;
     if (facts_[from].rail != facts_[to].rail) ++counts.cross_rail;
+    if (full_tally_) {
+      if (kRailLocal && via != slots_[from].nic) {
+        tally_.forwarded_sent.emplace_back(via, bytes);
+      } else {
+        rank_[from].sent += bytes;
+      }
+      rank_[to].received += bytes;
+    }
     if (tier >= Tier::kSpine) {
-      const SwitchId leaf = kRailLocal ? index_.nic_leaf(via) : facts_[from].leaf;
-      if (leaf >= 0) leaf_up_[leaf] += bytes;
+      Climb(kRailLocal ? index_.nic_leaf(via) : facts_[from].leaf, facts_[to].leaf, tier,
+            bytes);
     }
   }
 
@@ -167,9 +192,28 @@ class Evaluator {
     const Attachment& fa = facts_[a];
     const Attachment& fb = facts_[b];
     if (fa.rail != fb.rail) counts.cross_rail += 2;
+    if (full_tally_) {
+      rank_[a].sent += bytes;
+      rank_[a].received += bytes;
+      rank_[b].sent += bytes;
+      rank_[b].received += bytes;
+    }
     if (tier >= Tier::kSpine) {
-      if (fa.leaf >= 0) leaf_up_[fa.leaf] += bytes;
-      if (fb.leaf >= 0) leaf_up_[fb.leaf] += bytes;
+      Climb(fa.leaf, fb.leaf, tier, bytes);
+      Climb(fb.leaf, fa.leaf, tier, bytes);
+    }
+  }
+
+  // Tallies bytes that go up from leaf `up` and come down to leaf `down` through `tier`.
+  [[gnu::always_inline]] void Climb(SwitchId up, SwitchId down, Tier tier, double bytes) {
+    const bool core = tier == Tier::kCore;
+    if (up >= 0) {
+      leaf_up_[up] += bytes;
+      if (full_tally_ && core) core_up_[up] += bytes;
+    }
+    if (full_tally_ && down >= 0) {
+      leaf_down_[down] += bytes;
+      if (core) core_down_[down] += bytes;
     }
   }
 
@@ -216,7 +260,10 @@ class Evaluator {
   const Router& router_;
   const TierIndex& index_;
   TrafficReport& report_;
-  std::vector<double> leaf_up_;
+  NetworkTally& tally_;
+  const bool full_tally_;  // all of NetworkTally, not just leaf_up
+  NetworkTally::RankBytes* rank_ = nullptr;
+  double *leaf_up_ = nullptr, *leaf_down_ = nullptr, *core_up_ = nullptr, *core_down_ = nullptr;
   std::vector<int> leaf_stamp_, block_stamp_, pod_stamp_;
   int next_group_ = 0;
   int last_blocks_ = 0, last_pods_ = 0;  // distinct blocks and pods of the last host walk
@@ -240,9 +287,9 @@ double PairCount(const RankLayout& layout, Dim d) {
 TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traffic,
                               std::span<const RankSlot> slots,
                               std::span<const Attachment> attachments, const Router& router,
-                              int gpus_per_node) {
+                              int gpus_per_node, bool tally_network) {
   TrafficReport report;
-  Evaluator eval(slots, attachments, router, gpus_per_node, report);
+  Evaluator eval(slots, attachments, router, gpus_per_node, tally_network, report);
   for (Dim dim : kAllDims) {
     const int size = layout.size(dim);
     if (size <= 1) continue;

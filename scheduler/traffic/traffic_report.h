@@ -1,5 +1,6 @@
 // Where a mapped job's bytes go: per tier, per parallel dimension, the hottest leaf
-// uplink, and how far each group spreads. Walks only the pairs that communicate (ring
+// uplink, where they enter and leave the switch tiers (for bytes per link), and how far
+// each group spreads. Walks only the pairs that communicate (ring
 // successors, adjacent stages, all-to-all peers), so the cost is O(ranks * ep) rather than
 // O(ranks^2).
 //
@@ -11,6 +12,8 @@
 
 #include <array>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/mapping/rank_map.h"
@@ -28,6 +31,24 @@ struct GroupSpread {
   int max_leaves = 0, max_blocks = 0, max_pods = 0;
 };
 
+// Where a plan's network bytes enter and leave the switch tiers; LinkLoads
+// (link_loads.h) turns this into bytes per link. Per iteration, from the pairs that use
+// the network. Only leaf_up is always filled; the rest when EvaluateTraffic is asked to
+// (it costs about a quarter more, so candidates are evaluated without it).
+struct NetworkTally {
+  // Per rank: bytes its own NIC sends into and receives from the network.
+  struct RankBytes {
+    double sent, received;
+  };
+  std::vector<RankBytes> rank;
+  // With rail-local forwarding: bytes sent through a NIC of the sender's host other than
+  // its own (after the NVLink hop), as (NIC, bytes) in pair order.
+  std::vector<std::pair<NicId, double>> forwarded_sent;
+  // Per switch id (leaves only): bytes leaving the leaf upwards and arriving from above,
+  // and the part of each that travels beyond the spine (core).
+  std::vector<double> leaf_up, leaf_down, leaf_core_up, leaf_core_down;
+};
+
 struct TrafficReport {
   // Bytes per iteration by highest tier crossed; index = static_cast<int>(Tier).
   std::array<double, kNumTiers> tier_bytes{};
@@ -42,6 +63,7 @@ struct TrafficReport {
   // Most switches any communicating pair crosses (0 if all traffic is on NVLink).
   int max_hops = 0;
   std::array<GroupSpread, kNumDims> spread{};
+  NetworkTally network;
 
   // Bytes that climb to the spine or above.
   double spine_bytes() const {
@@ -58,11 +80,11 @@ struct TrafficReport {
 // fit inside one node are booked to NVLink arithmetically instead of pair by pair, and
 // their groups count as touching one leaf, block and pod. Preconditions: slots.size() ==
 // layout.world_size(); every slot names a host of the router's fabric; attachments ==
-// router.index().Attach(slots).
+// router.index().Attach(slots). With `tally_network` the whole NetworkTally is filled.
 TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traffic,
                               std::span<const RankSlot> slots,
                               std::span<const Attachment> attachments, const Router& router,
-                              int gpus_per_node);
+                              int gpus_per_node, bool tally_network = false);
 
 }  // namespace topoplace::sched
 

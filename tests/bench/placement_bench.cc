@@ -66,11 +66,13 @@ std::string JobFor(int gpus) {
   }
 }
 
-void RunPlacement(benchmark::State& state, const std::string& preset, const char* policy) {
+void RunPlacement(benchmark::State& state, const std::string& preset, const char* policy,
+                  bool link_loads = false) {
   const Setup& setup = SetupFor(preset);
   PlacementRequest req;
   req.job = *ParseJobSpec(JobFor(static_cast<int>(state.range(0))));
   req.policy = policy;
+  req.link_loads = link_loads;
   std::vector<double> micros, cpu_micros;
   size_t i = 0, failures = 0;
   for (auto _ : state) {
@@ -100,6 +102,10 @@ void BM_PlaceRail28k(benchmark::State& state) { RunPlacement(state, "rail-28k", 
 void BM_PlaceClos3_100k(benchmark::State& state) {
   RunPlacement(state, "clos3-100k", "topoplace");
 }
+// With bytes per link filled in (as `topoplace place` and the Place RPC ask).
+void BM_PlaceRail28kWithLinkLoads(benchmark::State& state) {
+  RunPlacement(state, "rail-28k", "topoplace", /*link_loads=*/true);
+}
 // A baseline for scale: the same engine path with slurm-tree's single candidate.
 void BM_PlaceRail28kSlurmTree(benchmark::State& state) {
   RunPlacement(state, "rail-28k", "slurm-tree");
@@ -109,6 +115,8 @@ BENCHMARK(BM_PlaceRail28k)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Arg(8192)
     ->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(BM_PlaceClos3_100k)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Arg(8192)
     ->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(BM_PlaceRail28kWithLinkLoads)->Arg(64)->Arg(8192)->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
 BENCHMARK(BM_PlaceRail28kSlurmTree)->Arg(64)->Arg(8192)->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
 

@@ -1,4 +1,5 @@
 // `topoplace place` end to end through the CLI registry: exit codes and output shape.
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -45,6 +46,7 @@ TEST(PlaceCommand, PrintsATableWithBytesPerTierAndExplain) {
   EXPECT_THAT(r.out, HasSubstr("spine bytes        0 B"));
   EXPECT_THAT(r.out, HasSubstr("spine-bytes"));
   EXPECT_THAT(r.out, HasSubstr("rail-alignment"));
+  EXPECT_THAT(r.out, HasSubstr("links crossed      256"));
 }
 
 TEST(PlaceCommand, JsonIsStableAndComplete) {
@@ -59,6 +61,21 @@ TEST(PlaceCommand, JsonIsStableAndComplete) {
   EXPECT_EQ(j["explain"].size(), 6u);
   EXPECT_TRUE(j["bytes_per_tier"].contains("spine"));
   EXPECT_TRUE(j.contains("spine_bytes_lower_bound"));
+  // Bytes per link: every NIC cable of the 64 hosts, plus leaf uplinks for the bytes that
+  // cross blocks; the busiest is reported on its own.
+  ASSERT_GT(j["links"].size(), 512u);
+  const nlohmann::json& cable = j["links"][0];
+  EXPECT_THAT(cable["lower"].get<std::string>(), HasSubstr("/mlx5_"));
+  EXPECT_THAT(cable["upper"].get<std::string>(), HasSubstr("leaf"));
+  double busiest = 0, uplink_up = 0;
+  for (const nlohmann::json& l : j["links"]) {
+    busiest = std::max({busiest, l["up_bytes"].get<double>(), l["down_bytes"].get<double>()});
+    if (l["lower"].get<std::string>().find('/') == std::string::npos) {
+      uplink_up += l["up_bytes"].get<double>();
+    }
+  }
+  EXPECT_EQ(j["max_link_bytes"].get<double>(), busiest);
+  EXPECT_NEAR(uplink_up, j["spine_bytes"].get<double>(), 1e-6 * uplink_up + 1);
   // Same input, same bytes.
   EXPECT_EQ(RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=8,dp=8",
                  "--policy", "slurm-tree", "--json"})

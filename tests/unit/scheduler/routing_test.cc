@@ -1,5 +1,7 @@
 #include "scheduler/traffic/routing.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "scheduler/traffic/traffic_report.h"
@@ -66,6 +68,22 @@ TEST(TierIndex, AgreesWithTheFabricOnEveryNicPair) {
         ASSERT_EQ(index.NicTier(a, b), (*f)->NicTier(a, b)) << preset << " " << a << " " << b;
       }
     }
+  }
+  {
+    // Three tiers: core pairs occur between pods. A sparse sample of 100k NICs.
+    absl::StatusOr<FabricPtr> clos = GeneratePreset("clos3-100k");
+    ASSERT_TRUE(clos.ok()) << clos.status();
+    const TierIndex index(**clos);
+    const NicId n = static_cast<NicId>((*clos)->nics().size());
+    std::set<Tier> seen;
+    for (NicId a = 0; a < n; a += 997) {
+      for (NicId b = 0; b < n; b += 1009) {
+        ASSERT_EQ(index.NicTier(a, b), (*clos)->NicTier(a, b)) << a << " " << b;
+        seen.insert(index.NicTier(a, b));
+      }
+    }
+    EXPECT_TRUE(seen.contains(Tier::kCore));
+    EXPECT_TRUE(seen.contains(Tier::kSpine));
   }
   FabricPtr planes = RailPlaneFabric();
   const TierIndex index(*planes);

@@ -1,0 +1,188 @@
+#include "scheduler/traffic/link_loads.h"
+
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "scheduler/placement/engine.h"
+#include "topology/generate/reference_fabrics.h"
+
+namespace topoplace::sched {
+namespace {
+
+FabricPtr Preset(const std::string& name) {
+  absl::StatusOr<FabricPtr> f = GeneratePreset(name);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return *f;
+}
+
+PlacementPlan Place(const PlacementEngine& engine, const std::string& spec,
+                    const Occupancy& occupancy, bool rail_local = false) {
+  PlacementRequest req;
+  req.job = *ParseJobSpec(spec);
+  req.routing.rail_local = rail_local;
+  req.link_loads = true;
+  absl::StatusOr<PlacementPlan> plan = engine.Place(req, occupancy);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return plan.ok() ? *std::move(plan) : PlacementPlan{};
+}
+
+// Bytes summed over the plan's links by the tier of their lower end (0: NIC cables,
+// 1: leaf uplinks, 2: spine-to-core links).
+struct Sums {
+  std::map<int, double> up, down;
+  std::map<int, int> links;
+};
+
+Sums SumByLowerTier(const Fabric& fabric, const PlacementPlan& plan) {
+  Sums sums;
+  for (const LinkLoad& l : plan.links) {
+    const Link& link = fabric.links()[l.link];
+    int lower = kMaxSwitchTier;
+    for (const Endpoint& e : {link.a, link.b}) {
+      lower = std::min(lower, e.kind == Endpoint::Kind::kNic ? 0 : fabric.switches()[e.id].tier);
+    }
+    sums.up[lower] += l.up_bytes;
+    sums.down[lower] += l.down_bytes;
+    ++sums.links[lower];
+  }
+  return sums;
+}
+
+double TierBytes(const PlacementPlan& plan, Tier t) {
+  return plan.traffic.tier_bytes[static_cast<int>(t)];
+}
+
+// Every network byte crosses two NIC cables (up at the sender, down at the receiver);
+// every byte that reaches the spine crosses a leaf uplink on each side; every core byte a
+// spine-to-core link on each side.
+void ExpectBytesConserved(const Fabric& fabric, const PlacementPlan& plan) {
+  const Sums sums = SumByLowerTier(fabric, plan);
+  const double network = plan.traffic.network_bytes();
+  const double core = TierBytes(plan, Tier::kCore);
+  const auto near = [](double total) { return 1e-9 * total + 1; };
+  EXPECT_NEAR(sums.up.count(0) ? sums.up.at(0) : 0, network, near(network));
+  EXPECT_NEAR(sums.down.count(0) ? sums.down.at(0) : 0, network, near(network));
+  EXPECT_NEAR(sums.up.count(1) ? sums.up.at(1) : 0, plan.traffic.spine_bytes(),
+              near(network));
+  EXPECT_NEAR(sums.down.count(1) ? sums.down.at(1) : 0, plan.traffic.spine_bytes(),
+              near(network));
+  EXPECT_NEAR(sums.up.count(2) ? sums.up.at(2) : 0, core, near(network));
+  EXPECT_NEAR(sums.down.count(2) ? sums.down.at(2) : 0, core, near(network));
+}
+
+TEST(LinkLoads, JobInOneBlockLoadsOnlyItsNicCables) {
+  const FabricPtr f = Preset("superpod-4su");
+  const PlacementEngine engine(f);
+  const PlacementPlan plan = Place(engine, "tp=8,pp=4,dp=8,model=70b", Occupancy(*f));
+  ASSERT_EQ(plan.traffic.spine_bytes(), 0);
+  const Sums sums = SumByLowerTier(*f, plan);
+  // 32 nodes x 8 rail NICs, each cable both ways (DP rings and PP stages go across nodes);
+  // nothing above the leaves.
+  EXPECT_EQ(sums.links.at(0), 32 * 8);
+  EXPECT_EQ(sums.links.count(1), 0u);
+  for (const LinkLoad& l : plan.links) {
+    EXPECT_GT(l.up_bytes, 0);
+    EXPECT_GT(l.down_bytes, 0);
+  }
+  ExpectBytesConserved(*f, plan);
+}
+
+TEST(LinkLoads, JobAcrossBlocksSpreadsEachLeafsBytesEvenlyOverItsUplinks) {
+  const FabricPtr f = Preset("superpod-4su");
+  const PlacementEngine engine(f);
+  // 64 nodes: two blocks, the pipeline cut between them.
+  const PlacementPlan plan = Place(engine, "tp=8,pp=8,dp=8,model=70b", Occupancy(*f));
+  ASSERT_GT(plan.traffic.spine_bytes(), 0);
+  ExpectBytesConserved(*f, plan);
+  // Each loaded leaf has equal-speed uplinks: they all carry the same share.
+  std::map<SwitchId, std::vector<double>> per_leaf;
+  for (const LinkLoad& l : plan.links) {
+    const Link& link = f->links()[l.link];
+    if (link.a.kind == Endpoint::Kind::kNic || link.b.kind == Endpoint::Kind::kNic) continue;
+    const SwitchId leaf = f->switches()[link.a.id].tier == 1 ? link.a.id : link.b.id;
+    per_leaf[leaf].push_back(l.up_bytes);
+  }
+  ASSERT_FALSE(per_leaf.empty());
+  for (const auto& [leaf, ups] : per_leaf) {
+    EXPECT_EQ(ups.size(), f->switches().size() - 32) << "every spine, leaf " << leaf;
+    for (double up : ups) EXPECT_DOUBLE_EQ(up, ups.front()) << "leaf " << leaf;
+  }
+}
+
+TEST(LinkLoads, JobAcrossPodsLoadsSpineToCoreLinks) {
+  const FabricPtr f = Preset("clos3-100k");
+  const PlacementEngine engine(f);
+  // 1,024 nodes: more than one pod holds (800).
+  const PlacementPlan plan = Place(engine, "tp=8,pp=16,dp=64,model=405b", Occupancy(*f));
+  ASSERT_GT(TierBytes(plan, Tier::kCore), 0);
+  EXPECT_GT(SumByLowerTier(*f, plan).links.at(2), 0);
+  ExpectBytesConserved(*f, plan);
+}
+
+TEST(LinkLoads, RailLocalForwardingSendsThroughTheDestinationRailsNic) {
+  const FabricPtr f = Preset("rail-28k");
+  const PlacementEngine engine(f);
+  // A DP ring over 16 GPUs on 2 nodes: the ring steps from GPU 7 of one node to GPU 0 of
+  // the next, across rails. Rail planes have no path for that without forwarding.
+  const PlacementPlan plan = Place(engine, "tp=1,pp=1,dp=16,model=7b", Occupancy(*f),
+                                   /*rail_local=*/true);
+  ASSERT_GT(plan.traffic.cross_rail_bytes, 0);
+  ExpectBytesConserved(*f, plan);
+  // Only the two rail-0 NIC cables receive; the senders are the rail-0 NICs too (GPU 7's
+  // bytes hop over NVLink to GPU 0 first), so no other cable carries anything.
+  ASSERT_EQ(plan.links.size(), 2u);
+  for (const LinkLoad& l : plan.links) {
+    const Link& link = f->links()[l.link];
+    const NicId nic = link.a.kind == Endpoint::Kind::kNic ? link.a.id : link.b.id;
+    EXPECT_EQ(f->nics()[nic].index, 0);
+    EXPECT_EQ(l.up_bytes, l.down_bytes);
+  }
+}
+
+TEST(LinkLoads, AreLeftOutUnlessAskedFor_TheRestOfThePlanIsTheSame) {
+  const FabricPtr f = Preset("superpod-4su");
+  const PlacementEngine engine(f);
+  const Occupancy empty(*f);
+  PlacementRequest req;
+  req.job = *ParseJobSpec("tp=8,pp=8,dp=8,model=70b");
+  absl::StatusOr<PlacementPlan> without = engine.Place(req, empty);
+  req.link_loads = true;
+  absl::StatusOr<PlacementPlan> with = engine.Place(req, empty);
+  ASSERT_TRUE(without.ok() && with.ok());
+  EXPECT_TRUE(without->links.empty());
+  EXPECT_FALSE(with->links.empty());
+  EXPECT_EQ(without->node_hosts, with->node_hosts);
+  EXPECT_EQ(without->traffic.tier_bytes, with->traffic.tier_bytes);
+  EXPECT_EQ(without->cost, with->cost);
+}
+
+TEST(LinkIndex, LeavesOutDownUplinksAndSharesTheRest) {
+  const FabricPtr f = Preset("superpod-4su");
+  const SwitchId leaf = f->blocks()[0].leaves[0];
+  const LinkIndex all(*f, {}, {});
+  ASSERT_EQ(all.uplinks(leaf).size(), 16u);
+  const LinkId down = all.uplinks(leaf)[3].link;
+  const LinkIndex healthy(*f, std::vector<LinkId>{down}, {});
+  ASSERT_EQ(healthy.uplinks(leaf).size(), 15u);
+  double total = 0;
+  for (const LinkIndex::Uplink& u : healthy.uplinks(leaf)) {
+    EXPECT_NE(u.link, down);
+    EXPECT_DOUBLE_EQ(u.share, 1.0 / 15);
+    total += u.share;
+  }
+  EXPECT_DOUBLE_EQ(total, 1.0);
+  // A down spine takes its links out of every leaf's set.
+  const SwitchId spine = all.uplinks(leaf)[0].upper;
+  const LinkIndex no_spine(*f, {}, std::vector<SwitchId>{spine});
+  for (const LinkIndex::Uplink& u : no_spine.uplinks(leaf)) EXPECT_NE(u.upper, spine);
+  EXPECT_EQ(no_spine.uplinks(leaf).size(), 15u);
+  // NIC cables are found for every cabled NIC.
+  for (NicId n = 0; n < static_cast<NicId>(f->nics().size()); ++n) {
+    EXPECT_GE(all.access_link(n), 0) << f->nics()[n].name;
+  }
+}
+
+}  // namespace
+}  // namespace topoplace::sched
