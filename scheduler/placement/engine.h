@@ -35,7 +35,7 @@ struct PlacementRequest {
   ScorerWeights weights;  // overrides of the registry defaults
   uint64_t seed = 1;      // for the random baseline
   // Fill PlacementPlan::links (bytes per link): one more traffic walk over the chosen
-  // plan, about a third of the placement's time on large jobs.
+  // plan, about 60% more time for an 8,192-GPU job (placement_bench).
   bool link_loads = false;
 };
 
