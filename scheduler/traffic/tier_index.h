@@ -51,11 +51,8 @@ class TierIndex {
   // SlotAttachment of every slot, in slot order: gathered once per candidate plan and
   // read by both the traffic evaluation and the footprint.
   std::unique_ptr<Attachment[]> Attach(std::span<const RankSlot> slots) const;
-  int32_t nic_rail(NicId n) const { return nic(n).rail; }
   SwitchId nic_leaf(NicId n) const { return nic(n).leaf; }
   int32_t host_nvlink(HostId h) const { return host_attachments_[h].nvlink_key; }
-  int32_t host_block(HostId h) const { return host_attachments_[h].block; }
-  int32_t host_pod(HostId h) const { return host_attachments_[h].pod; }
 
   // Highest network tier between two attachments; kUnreachable if either has no cable or
   // they share no switch group. Ignores NVLink (compare nvlink_key for that).
