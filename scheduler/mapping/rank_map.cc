@@ -4,6 +4,12 @@
 
 namespace topoplace::sched {
 
+NicId GpuNic(const Fabric& fabric, const Host& host, GpuId gpu) {
+  const NicId nic = fabric.gpus()[gpu].nic;
+  if (nic >= 0 || host.nics.empty()) return nic;
+  return host.nics[fabric.gpus()[gpu].index % host.nics.size()];
+}
+
 absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSpec& job,
                                                std::span<const HostId> node_hosts,
                                                const Occupancy& occupancy) {
@@ -15,11 +21,7 @@ absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSp
     for (GpuId gpu : host.gpus) {
       if (local == g) break;
       if (occupancy.busy(gpu)) continue;
-      NicId nic = fabric.gpus()[gpu].nic;
-      if (nic < 0 && !host.nics.empty()) {
-        nic = host.nics[fabric.gpus()[gpu].index % host.nics.size()];
-      }
-      slots[k * g + local] = RankSlot{node_hosts[k], gpu, nic};
+      slots[k * g + local] = RankSlot{node_hosts[k], gpu, GpuNic(fabric, host, gpu)};
       ++local;
     }
     if (local < g) {

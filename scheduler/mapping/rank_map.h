@@ -20,10 +20,14 @@ struct RankSlot {
   NicId nic = -1;  // -1 if the host has no NIC at all
 };
 
+// The NIC `gpu` (on `host`) talks through: its declared affine NIC, else the host NIC whose
+// index is the GPU's local index modulo the NIC count (the rail-optimised cabling
+// convention); -1 if the host has no NIC at all.
+NicId GpuNic(const Fabric& fabric, const Host& host, GpuId gpu);
+
 // Maps every rank of `job` onto `node_hosts` (one host per node, rank order).
 // FailedPrecondition if a host has fewer than gpus_per_node free GPUs in `occupancy`.
-// A GPU without a declared affine NIC uses the host NIC whose index is the GPU's local
-// index modulo the NIC count (the rail-optimised cabling convention).
+// Each GPU's NIC is GpuNic.
 absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSpec& job,
                                                std::span<const HostId> node_hosts,
                                                const Occupancy& occupancy);

@@ -52,6 +52,13 @@ class TierIndex {
   // read by both the traffic evaluation and the footprint.
   std::unique_ptr<Attachment[]> Attach(std::span<const RankSlot> slots) const;
   SwitchId nic_leaf(NicId n) const { return nic(n).leaf; }
+  // The host's GPU count if the host is aligned, else 0. GPU j (local order) of every
+  // aligned host sits on a cabled NIC with the same rail and NIC index, and GPU j of two
+  // aligned hosts share a leaf or a switch group at some tier exactly when their GPUs 0
+  // do. So on two aligned hosts, the g pairs (GPU j, GPU j) all classify like (GPU 0,
+  // GPU 0), with rail-local forwarding or without, which lets a traffic walk classify
+  // them once.
+  int aligned_gpus(HostId h) const { return aligned_gpus_[h]; }
   int32_t host_nvlink(HostId h) const { return host_attachments_[h].nvlink_key; }
 
   // Highest network tier between two attachments; kUnreachable if either has no cable or
@@ -71,6 +78,7 @@ class TierIndex {
   std::vector<Attachment> nic_attachments_;
   // Per host: nvlink_key, block and pod set; no NIC (domain and leaf -1).
   std::vector<Attachment> host_attachments_;
+  std::vector<int32_t> aligned_gpus_;  // per host
 };
 
 }  // namespace topoplace::sched

@@ -16,7 +16,8 @@ namespace {
 // end with AddRepeated, which gives bit for bit the sums of booking them one by one.
 class Evaluator {
  public:
-  // `gpus_per_node` > 0 promises that ranks [k*g, (k+1)*g) share one host.
+  // `gpus_per_node` > 0 promises that ranks [k*g, (k+1)*g) run on one host's first g free
+  // GPUs in local order.
   Evaluator(std::span<const RankSlot> slots, std::span<const Attachment> attachments,
             const Router& router, int gpus_per_node, bool tally_network, TrafficReport& report)
       : slots_(slots),
@@ -35,6 +36,9 @@ class Evaluator {
     // the vectors' data pointers.
     tally_.leaf_up.assign(switches, 0.0);
     leaf_up_ = tally_.leaf_up.data();
+    // Only leaf_up is tallied here: it takes the same bytes from every pair of a dimension,
+    // so counting sibling pairs together leaves its sums bit for bit the same.
+    lockstep_ = !tally_network && OnAlignedHosts();
     if (!full_tally_) return;
     tally_.rank.assign(slots.size(), {0, 0});
     for (std::vector<double>* v :
@@ -50,10 +54,13 @@ class Evaluator {
   // Walks every group of `dim` once: books its pairs (if `bytes` > 0) and its spread.
   void Dimension(const RankLayout& layout, Dim dim, double bytes) {
     Counts counts;
+    const bool lockstep = lockstep_ && layout.stride(dim) % gpus_per_node_ == 0;
     if (router_.options().rail_local) {
-      Walk<true>(layout, dim, bytes, counts);
+      lockstep ? Walk<true, true>(layout, dim, bytes, counts)
+               : Walk<true, false>(layout, dim, bytes, counts);
     } else {
-      Walk<false>(layout, dim, bytes, counts);
+      lockstep ? Walk<false, true>(layout, dim, bytes, counts)
+               : Walk<false, false>(layout, dim, bytes, counts);
     }
     std::array<double, kNumTiers>& dim_bytes = report_.dim_tier_bytes[static_cast<int>(dim)];
     for (int t = 0; t < kNumTiers; ++t) {
@@ -83,7 +90,11 @@ class Evaluator {
     int64_t unreachable = 0, cross_rail = 0;
   };
 
-  template <bool kRailLocal>
+  // With kLockstep (every node on all GPUs of an aligned host, TierIndex::aligned_gpus, and
+  // a node-aligned stride), groups come in runs of g whose member i sits on one node, on
+  // GPU j for the j-th group: their pairs classify alike, so the walk classifies the run's
+  // first group and counts each pair g times.
+  template <bool kRailLocal, bool kLockstep>
   void Walk(const RankLayout& layout, Dim dim, double bytes, Counts& counts) {
     const int size = layout.size(dim);
     const int stride = layout.stride(dim);
@@ -97,33 +108,36 @@ class Evaluator {
     const int g = gpus_per_node_;
     const bool node_aligned = g > 0 && stride % g == 0;
     for (int hi = 0; hi < layout.world_size(); hi += window) {
-      for (int lo = 0; lo < stride; ++lo) {
+      for (int lo = 0; lo < stride; lo += kLockstep ? g : 1) {
         const int base = hi + lo;
         CountSpread(base, stride, size, node_aligned && lo % g != 0, spread, leaves, blocks,
                     pods);
+        if constexpr (kLockstep) RepeatSpread(g - 1, spread, leaves, blocks, pods);
         if (bytes <= 0) continue;
         switch (pattern) {
           case Pattern::kRing:
             for (int i = 0; i + 1 < size; ++i) {
-              Pair<kRailLocal>(base + i * stride, base + (i + 1) * stride, bytes, counts);
+              Pair<kRailLocal, kLockstep>(base + i * stride, base + (i + 1) * stride, bytes,
+                                          counts);
             }
-            Pair<kRailLocal>(base + (size - 1) * stride, base, bytes, counts);
+            Pair<kRailLocal, kLockstep>(base + (size - 1) * stride, base, bytes, counts);
             break;
           case Pattern::kChain:
             for (int i = 0; i + 1 < size; ++i) {
               const int r = base + i * stride;
               if constexpr (kRailLocal) {
-                Pair<true>(r, r + stride, bytes, counts);
-                Pair<true>(r + stride, r, bytes, counts);
+                Pair<true, kLockstep>(r, r + stride, bytes, counts);
+                Pair<true, kLockstep>(r + stride, r, bytes, counts);
               } else {
-                PairBothWays(r, r + stride, bytes, counts);
+                PairBothWays<kLockstep>(r, r + stride, bytes, counts);
               }
             }
             break;
           case Pattern::kAllToAll:
             for (int i = 0; i < size; ++i) {
               for (int j = 0; j < size; ++j) {
-                if (j != i) Pair<kRailLocal>(base + i * stride, base + j * stride, bytes, counts);
+                if (j == i) continue;
+                Pair<kRailLocal, kLockstep>(base + i * stride, base + j * stride, bytes, counts);
               }
             }
             break;
@@ -152,18 +166,26 @@ class Evaluator {
     }
   }
 
-  // Counts one directed pair and tallies where its bytes cross the tiers, in pair order.
-  template <bool kRailLocal>
+  // Counts one directed pair (with kLockstep, it and its g - 1 siblings on the next GPUs of
+  // the same two nodes) and tallies where its bytes cross the tiers, in pair order.
+  template <bool kRailLocal, bool kLockstep>
   [[gnu::always_inline]] void Pair(int from, int to, double bytes, Counts& counts) {
     NicId via = -1;
     const Tier tier = Classify<kRailLocal>(from, to, via);
+    const int copies = kLockstep ? gpus_per_node_ : 1;
     if (tier == Tier::kUnreachable) {
-      ++counts.unreachable;
+      counts.unreachable += copies;
       return;
     }
-    ++counts.tier[static_cast<int>(tier)];
+    counts.tier[static_cast<int>(tier)] += copies;
     if (tier == Tier::kNvlink) return;
-    if (facts_[from].rail != facts_[to].rail) ++counts.cross_rail;
+    if (facts_[from].rail != facts_[to].rail) counts.cross_rail += copies;
+    if constexpr (kLockstep) {  // aligned hosts: every sibling sends by its own NIC
+      if (tier >= Tier::kSpine) {
+        for (int j = 0; j < copies; ++j) leaf_up_[facts_[from + j].leaf] += bytes;
+      }
+      return;
+    }
     if (full_tally_) {
       if (kRailLocal && via != slots_[from].nic) {
         tally_.forwarded_sent.emplace_back(via, bytes);
@@ -180,18 +202,29 @@ class Evaluator {
 
   // Pair<false>(a, b) then Pair<false>(b, a): each side sends through its own NIC and the
   // tier is symmetric, so the pair is classified once.
+  template <bool kLockstep>
   [[gnu::always_inline]] void PairBothWays(int a, int b, double bytes, Counts& counts) {
     NicId via = -1;
     const Tier tier = Classify<false>(a, b, via);
+    const int copies = kLockstep ? gpus_per_node_ : 1;
     if (tier == Tier::kUnreachable) {
-      counts.unreachable += 2;
+      counts.unreachable += 2 * copies;
       return;
     }
-    counts.tier[static_cast<int>(tier)] += 2;
+    counts.tier[static_cast<int>(tier)] += 2 * copies;
     if (tier == Tier::kNvlink) return;
     const Attachment& fa = facts_[a];
     const Attachment& fb = facts_[b];
-    if (fa.rail != fb.rail) counts.cross_rail += 2;
+    if (fa.rail != fb.rail) counts.cross_rail += 2 * copies;
+    if constexpr (kLockstep) {
+      if (tier >= Tier::kSpine) {
+        for (int j = 0; j < copies; ++j) {
+          leaf_up_[facts_[a + j].leaf] += bytes;
+          leaf_up_[facts_[b + j].leaf] += bytes;
+        }
+      }
+      return;
+    }
     if (full_tally_) {
       rank_[a].sent += bytes;
       rank_[a].received += bytes;
@@ -239,6 +272,7 @@ class Evaluator {
       }
     }
     const int nb = last_blocks_, np = last_pods_;
+    last_leaves_ = nl;
     ++spread.groups;
     leaves += nl;
     blocks += nb;
@@ -246,6 +280,28 @@ class Evaluator {
     spread.max_leaves = std::max(spread.max_leaves, nl);
     spread.max_blocks = std::max(spread.max_blocks, nb);
     spread.max_pods = std::max(spread.max_pods, np);
+  }
+
+  // Books `copies` more groups with the last group's counts (kLockstep siblings, whose
+  // hosts, and leaves one for one, are the same).
+  void RepeatSpread(int copies, GroupSpread& spread, double& leaves, double& blocks,
+                    double& pods) const {
+    for (int c = 0; c < copies; ++c) {
+      ++spread.groups;
+      leaves += last_leaves_;
+      blocks += last_blocks_;
+      pods += last_pods_;
+    }
+  }
+
+  // Whether every node runs on all GPUs of an aligned host (TierIndex::aligned_gpus).
+  bool OnAlignedHosts() const {
+    const int g = gpus_per_node_;
+    if (g <= 0 || slots_.size() % g != 0) return false;
+    for (size_t r = 0; r < slots_.size(); r += g) {
+      if (index_.aligned_gpus(slots_[r].host) != g) return false;
+    }
+    return true;
   }
 
   static int Stamp(std::vector<int>& stamps, int32_t index, int group) {
@@ -267,6 +323,8 @@ class Evaluator {
   std::vector<int> leaf_stamp_, block_stamp_, pod_stamp_;
   int next_group_ = 0;
   int last_blocks_ = 0, last_pods_ = 0;  // distinct blocks and pods of the last host walk
+  int last_leaves_ = 0;                  // distinct leaves of the last group
+  bool lockstep_ = false;                // see Walk
   Tier max_tier_ = Tier::kNvlink;  // highest reachable tier any pair used
 };
 
