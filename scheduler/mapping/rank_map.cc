@@ -14,15 +14,15 @@ absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSp
                                                std::span<const HostId> node_hosts,
                                                const Occupancy& occupancy) {
   const int g = job.gpus_per_node;
-  std::vector<RankSlot> slots(node_hosts.size() * static_cast<size_t>(g));
-  for (size_t k = 0; k < node_hosts.size(); ++k) {
-    const Host& host = fabric.hosts()[node_hosts[k]];
+  std::vector<RankSlot> slots;
+  slots.reserve(node_hosts.size() * static_cast<size_t>(g));
+  for (const HostId h : node_hosts) {
+    const Host& host = fabric.hosts()[h];
     int local = 0;
     for (GpuId gpu : host.gpus) {
-      if (local == g) break;
       if (occupancy.busy(gpu)) continue;
-      slots[k * g + local] = RankSlot{node_hosts[k], gpu, GpuNic(fabric, host, gpu)};
-      ++local;
+      slots.push_back(RankSlot{h, gpu, GpuNic(fabric, host, gpu)});
+      if (++local == g) break;
     }
     if (local < g) {
       return absl::FailedPreconditionError(absl::StrCat(
