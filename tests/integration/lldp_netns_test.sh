@@ -26,23 +26,17 @@ chmod 755 "$work"                # lldpd reads its -O config as the unprivileged
 namespaces=()
 pids=()
 
+# shellcheck source=tests/integration/netns_lib.sh
+source "$(dirname "$0")/netns_lib.sh"
 cleanup() {
   set +e
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
-  for ns in "${namespaces[@]}"; do
-    # lldpd forks a privilege-separated child; kill whatever still runs in the namespace.
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill "$pid" 2>/dev/null; done
-    ip netns del "$ns" 2>/dev/null
-    rm -f "/run/lldpd-$ns.socket" "/run/lldpd-$ns.pid"
-  done
+  netns_cleanup
+  for ns in "${namespaces[@]}"; do rm -f "/run/lldpd-$ns.socket" "/run/lldpd-$ns.pid"; done
   rm -rf "$work"
 }
 trap cleanup EXIT
 
 mkdir -p /run/lldpd
-# shellcheck source=tests/integration/netns_lib.sh
-source "$(dirname "$0")/netns_lib.sh"
 
 start_lldpd() {  # NS ROLE(host|switch)
   local ns=$1 conf="$work/lldpd-$1.conf"

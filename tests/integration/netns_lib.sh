@@ -1,5 +1,6 @@
+# shellcheck shell=bash
 # Shell helpers for tests that build a fabric out of network namespaces. Source it after
-# declaring `namespaces=()`; the caller's EXIT trap deletes every namespace listed there.
+# declaring `namespaces=()` and `pids=()`, and call netns_cleanup from the EXIT trap.
 
 # add_ns NS: a namespace with loopback up, remembered for cleanup.
 add_ns() {
@@ -21,4 +22,18 @@ cable() {
   ip -n "$3" link set "$b" name "$4"
   ip -n "$1" link set "$2" up
   ip -n "$3" link set "$4" up
+}
+
+# netns_cleanup: stops every process in `pids`, then whatever still runs inside a listed
+# namespace (daemons that fork, such as lldpd's privilege-separated child), and deletes
+# the namespaces. Never fails: it runs from EXIT traps, after errors.
+# shellcheck disable=SC2154  # pids is the caller's, like namespaces
+netns_cleanup() {
+  local pid ns
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for ns in "${namespaces[@]}"; do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
+    ip netns del "$ns" 2>/dev/null || true
+  done
 }

@@ -31,14 +31,11 @@ work=$(mktemp -d)
 namespaces=()
 pids=()
 
+# shellcheck source=tests/integration/netns_lib.sh
+source "$(dirname "$0")/../netns_lib.sh"
 cleanup() {
   set +e
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
-  for ns in "${namespaces[@]}"; do
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-    ip netns del "$ns" 2>/dev/null
-  done
+  netns_cleanup
   if [[ ${keep_work:-0} == 1 ]]; then echo "logs kept in $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -48,8 +45,6 @@ fail() {
   exit 1
 }
 
-# shellcheck source=tests/integration/netns_lib.sh
-source "$(dirname "$0")/../netns_lib.sh"
 bridge() {  # NS PORT...
   local ns=$1
   shift
