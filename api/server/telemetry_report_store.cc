@@ -37,6 +37,22 @@ constexpr store::Migration kMigrations[] = {
 // SQLite integers are signed 64-bit; counters above 2^63 are clamped rather than wrapped.
 int64_t Clamp(uint64_t v) { return v > INT64_MAX ? INT64_MAX : static_cast<int64_t>(v); }
 
+// Inserts every row of `rows` with the statement `sql`, all or none: `bind(insert, row)`
+// binds one row's parameters.
+template <typename Rows, typename Bind>
+absl::Status InsertAll(store::SqliteDb& db, absl::string_view sql, const Rows& rows,
+                       const Bind& bind) {
+  return db.InTransaction([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(SqliteStatement insert, db.Prepare(sql));
+    for (const auto& row : rows) {
+      bind(insert, row);
+      TP_RETURN_IF_ERROR(insert.Run());
+      TP_RETURN_IF_ERROR(insert.Reset());
+    }
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TelemetryReportStore>> TelemetryReportStore::Open(
@@ -50,50 +66,39 @@ absl::StatusOr<std::unique_ptr<TelemetryReportStore>> TelemetryReportStore::Open
 absl::StatusOr<int> TelemetryReportStore::AddProbeResults(
     const v1::ReportProbeResultsRequest& batch) {
   absl::MutexLock lock(&mu_);
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
-    TP_ASSIGN_OR_RETURN(SqliteStatement insert,
-                        db_->Prepare("INSERT INTO probe_results (reporter, source, target, latency_us,"
-                                     " bandwidth_gbps, reachable, measured_unix_ms, transport)"
-                                     " VALUES (?1,?2,?3,?4,?5,?6,?7,?8)"));
-    for (const v1::ProbeResult& r : batch.results()) {
-      insert.BindText(1, batch.reporter());
-      insert.BindText(2, r.source());
-      insert.BindText(3, r.target());
-      insert.BindDouble(4, r.latency_us());
-      insert.BindDouble(5, r.bandwidth_gbps());
-      insert.BindInt(6, r.reachable() ? 1 : 0);
-      insert.BindInt(7, r.measured_unix_ms());
-      insert.BindText(8, r.transport().empty() ? "tcp" : r.transport());
-      TP_RETURN_IF_ERROR(insert.Run());
-      TP_RETURN_IF_ERROR(insert.Reset());
-    }
-    return absl::OkStatus();
-  }));
+  TP_RETURN_IF_ERROR(InsertAll(
+      *db_,
+      "INSERT INTO probe_results (reporter, source, target, latency_us, bandwidth_gbps,"
+      " reachable, measured_unix_ms, transport) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+      batch.results(), [&](SqliteStatement& insert, const v1::ProbeResult& r) {
+        insert.BindText(1, batch.reporter());
+        insert.BindText(2, r.source());
+        insert.BindText(3, r.target());
+        insert.BindDouble(4, r.latency_us());
+        insert.BindDouble(5, r.bandwidth_gbps());
+        insert.BindInt(6, r.reachable() ? 1 : 0);
+        insert.BindInt(7, r.measured_unix_ms());
+        insert.BindText(8, r.transport().empty() ? "tcp" : r.transport());
+      }));
   return batch.results_size();
 }
 
 absl::StatusOr<int> TelemetryReportStore::AddPortCounters(
     const v1::ReportPortCountersRequest& batch) {
   absl::MutexLock lock(&mu_);
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
-    TP_ASSIGN_OR_RETURN(
-        SqliteStatement insert,
-        db_->Prepare("INSERT INTO port_counters VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)"));
-    for (const v1::PortCounters& c : batch.counters()) {
-      insert.BindText(1, batch.reporter());
-      insert.BindText(2, c.endpoint());
-      insert.BindInt(3, c.port());
-      insert.BindInt(4, Clamp(c.rx_errors()));
-      insert.BindInt(5, Clamp(c.tx_discards()));
-      insert.BindInt(6, Clamp(c.ecn_marked()));
-      insert.BindInt(7, Clamp(c.cnp_sent()));
-      insert.BindInt(8, Clamp(c.link_downs()));
-      insert.BindInt(9, c.measured_unix_ms());
-      TP_RETURN_IF_ERROR(insert.Run());
-      TP_RETURN_IF_ERROR(insert.Reset());
-    }
-    return absl::OkStatus();
-  }));
+  TP_RETURN_IF_ERROR(InsertAll(
+      *db_, "INSERT INTO port_counters VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)", batch.counters(),
+      [&](SqliteStatement& insert, const v1::PortCounters& c) {
+        insert.BindText(1, batch.reporter());
+        insert.BindText(2, c.endpoint());
+        insert.BindInt(3, c.port());
+        insert.BindInt(4, Clamp(c.rx_errors()));
+        insert.BindInt(5, Clamp(c.tx_discards()));
+        insert.BindInt(6, Clamp(c.ecn_marked()));
+        insert.BindInt(7, Clamp(c.cnp_sent()));
+        insert.BindInt(8, Clamp(c.link_downs()));
+        insert.BindInt(9, c.measured_unix_ms());
+      }));
   return batch.counters_size();
 }
 
@@ -115,21 +120,16 @@ absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> TelemetryReportStore::
 
 absl::Status TelemetryReportStore::AddHealthEvents(const std::vector<HealthEvent>& events) {
   absl::MutexLock lock(&mu_);
-  return db_->InTransaction([&]() -> absl::Status {
-    TP_ASSIGN_OR_RETURN(SqliteStatement insert,
-                        db_->Prepare("INSERT INTO health_events (link, from_state, to_state,"
-                                     " reason, at_unix_ms) VALUES (?1,?2,?3,?4,?5)"));
-    for (const HealthEvent& e : events) {
-      insert.BindText(1, e.link);
-      insert.BindText(2, e.from);
-      insert.BindText(3, e.to);
-      insert.BindText(4, e.reason);
-      insert.BindInt(5, e.at_unix_ms);
-      TP_RETURN_IF_ERROR(insert.Run());
-      TP_RETURN_IF_ERROR(insert.Reset());
-    }
-    return absl::OkStatus();
-  });
+  return InsertAll(*db_,
+                   "INSERT INTO health_events (link, from_state, to_state, reason, at_unix_ms)"
+                   " VALUES (?1,?2,?3,?4,?5)",
+                   events, [](SqliteStatement& insert, const HealthEvent& e) {
+                     insert.BindText(1, e.link);
+                     insert.BindText(2, e.from);
+                     insert.BindText(3, e.to);
+                     insert.BindText(4, e.reason);
+                     insert.BindInt(5, e.at_unix_ms);
+                   });
 }
 
 absl::StatusOr<std::vector<TelemetryReportStore::HealthEvent>>
@@ -150,19 +150,13 @@ TelemetryReportStore::LatestHealthEvents() {
 
 absl::Status TelemetryReportStore::AddCounterRates(const std::vector<CounterRateRow>& rows) {
   absl::MutexLock lock(&mu_);
-  return db_->InTransaction([&]() -> absl::Status {
-    TP_ASSIGN_OR_RETURN(SqliteStatement insert,
-                        db_->Prepare("INSERT INTO counter_rates VALUES (?1,?2,?3,?4)"));
-    for (const CounterRateRow& r : rows) {
-      insert.BindText(1, r.endpoint);
-      insert.BindText(2, r.counter);
-      insert.BindDouble(3, r.per_second);
-      insert.BindInt(4, r.at_unix_ms);
-      TP_RETURN_IF_ERROR(insert.Run());
-      TP_RETURN_IF_ERROR(insert.Reset());
-    }
-    return absl::OkStatus();
-  });
+  return InsertAll(*db_, "INSERT INTO counter_rates VALUES (?1,?2,?3,?4)", rows,
+                   [](SqliteStatement& insert, const CounterRateRow& r) {
+                     insert.BindText(1, r.endpoint);
+                     insert.BindText(2, r.counter);
+                     insert.BindDouble(3, r.per_second);
+                     insert.BindInt(4, r.at_unix_ms);
+                   });
 }
 
 absl::StatusOr<int64_t> TelemetryReportStore::Prune(int64_t cutoff_unix_ms) {
