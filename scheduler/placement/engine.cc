@@ -48,6 +48,7 @@ std::optional<std::string> MaxTierViolation(const JobSpec& job, const PlanFootpr
 struct Evaluated {
   size_t index = 0;
   std::vector<RankSlot> slots;
+  std::unique_ptr<Attachment[]> attachments;  // per slot; the link-load walk reuses them
   TrafficReport traffic;
   PlanFootprint footprint;
   std::vector<ScoreResult> scores;
@@ -107,8 +108,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
     Evaluated ev;
     ev.index = i;
     ev.slots = *std::move(slots);
-    const std::unique_ptr<Attachment[]> attached = tiers_.Attach(ev.slots);
-    const std::span<const Attachment> attachments(attached.get(), ev.slots.size());
+    ev.attachments = tiers_.Attach(ev.slots);
+    const std::span<const Attachment> attachments(ev.attachments.get(), ev.slots.size());
     ev.traffic =
         EvaluateTraffic(layout, traffic, ev.slots, attachments, router, job.gpus_per_node);
     if (ev.traffic.unreachable_bytes > 0) {
@@ -150,9 +151,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   plan.traffic_model = traffic;
   plan.traffic = std::move(best->traffic);
   if (request.link_loads) {
-    const std::unique_ptr<Attachment[]> attached = tiers_.Attach(plan.ranks);
     const TrafficReport tallied =
-        EvaluateTraffic(layout, traffic, plan.ranks, {attached.get(), plan.ranks.size()},
+        EvaluateTraffic(layout, traffic, plan.ranks, {best->attachments.get(), plan.ranks.size()},
                         router, job.gpus_per_node, /*tally_network=*/true);
     plan.links = LinkLoads(links_, plan.ranks, tallied);
   }
