@@ -67,8 +67,9 @@ class LinkIndex {
 
 // The per-link bytes of an evaluated plan: access links in rank order of their first
 // rank (then NICs that only rail-local forwarding uses), leaf uplinks by leaf, then
-// spine-to-core links by spine; each link once, links that carry nothing left out. Preconditions: `traffic` came from EvaluateTraffic over `slots` on
-// the fabric of `index`.
+// spine-to-core links by spine; each link once, links that carry nothing left out.
+// Preconditions: `traffic` came from EvaluateTraffic over `slots` on the fabric of
+// `index`, with tally_network.
 std::vector<LinkLoad> LinkLoads(const LinkIndex& index, std::span<const RankSlot> slots,
                                 const TrafficReport& traffic);
 
