@@ -35,7 +35,8 @@ struct PlacementRequest {
   ScorerWeights weights;  // overrides of the registry defaults
   uint64_t seed = 1;      // for the random baseline
   // Fill PlacementPlan::links (bytes per link): one more traffic walk over the chosen
-  // plan, about 60% more time for an 8,192-GPU job (placement_bench).
+  // plan, pair by pair; about a third more time for an 8,192-GPU job on rail-28k
+  // (placement_bench).
   bool link_loads = false;
 };
 
