@@ -177,10 +177,29 @@ absl::StatusOr<v1::ReportHostResponse> TopoplaceClient::ReportHost(
       [this](auto* c, const auto& q, auto* r) { return topology_->ReportHost(c, q, r); }, request);
 }
 
-absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReports() {
+absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReportsPage(
+    int page_size, const std::string& page_token) {
+  v1::ListHostReportsRequest request;
+  request.set_page_size(page_size);
+  request.set_page_token(page_token);
   return Call<v1::ListHostReportsRequest, v1::ListHostReportsResponse>(
       [this](auto* c, const auto& q, auto* r) { return topology_->ListHostReports(c, q, r); },
-      v1::ListHostReportsRequest());
+      request);
+}
+
+absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReports() {
+  v1::ListHostReportsResponse all;
+  std::string token;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(v1::ListHostReportsResponse page, ListHostReportsPage(0, token));
+    for (v1::HostReport& r : *page.mutable_reports()) *all.add_reports() = std::move(r);
+    if (page.next_page_token().empty()) return all;
+    if (page.next_page_token() == token) {
+      return absl::InternalError(absl::StrCat("ListHostReports: the server returned page token \"",
+                                              token, "\" twice"));
+    }
+    token = page.next_page_token();
+  }
 }
 
 absl::StatusOr<v1::PlaceResponse> RemotePlace(const std::string& server,

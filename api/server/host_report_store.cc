@@ -47,18 +47,28 @@ absl::StatusOr<bool> HostReportStore::Put(absl::string_view host, absl::string_v
   return replaced;
 }
 
-absl::StatusOr<std::vector<StoredHostReport>> HostReportStore::List() {
+absl::StatusOr<HostReportPage> HostReportStore::List(absl::string_view after, int limit,
+                                                     size_t max_bytes) {
   absl::MutexLock lock(&mu_);
-  TP_ASSIGN_OR_RETURN(
-      SqliteStatement query,
-      db_->Prepare("SELECT host, report_json, received_unix_ms FROM host_reports ORDER BY host"));
-  std::vector<StoredHostReport> out;
+  TP_ASSIGN_OR_RETURN(SqliteStatement query,
+                      db_->Prepare("SELECT host, report_json, received_unix_ms FROM host_reports"
+                                   " WHERE host > ?1 ORDER BY host LIMIT ?2"));
+  query.BindText(1, after);
+  query.BindInt(2, int64_t{limit} + 1);  // one more says whether another page follows
+  HostReportPage page;
+  size_t bytes = 0;
   while (true) {
     TP_ASSIGN_OR_RETURN(bool row, query.Step());
-    if (!row) return out;
-    out.push_back(StoredHostReport{.host = query.ColumnText(0),
-                                   .report_json = query.ColumnText(1),
-                                   .received_unix_ms = query.ColumnInt(2)});
+    if (!row) return page;
+    if (static_cast<int>(page.reports.size()) == limit ||
+        (bytes >= max_bytes && !page.reports.empty())) {
+      page.more = true;
+      return page;
+    }
+    page.reports.push_back(StoredHostReport{.host = query.ColumnText(0),
+                                            .report_json = query.ColumnText(1),
+                                            .received_unix_ms = query.ColumnInt(2)});
+    bytes += page.reports.back().report_json.size();
   }
 }
 

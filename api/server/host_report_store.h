@@ -5,7 +5,7 @@
 //
 //   TP_ASSIGN_OR_RETURN(auto store, HostReportStore::Open("/var/lib/topoplace/tp.db", kFull));
 //   TP_ASSIGN_OR_RETURN(bool replaced, store->Put("h1", json, now_ms));
-//   TP_ASSIGN_OR_RETURN(std::vector<StoredHostReport> all, store->List());
+//   TP_ASSIGN_OR_RETURN(HostReportPage page, store->List("", 100, 16 << 20));
 //
 // Thread-safe.
 #ifndef TOPOPLACE_API_SERVER_HOST_REPORT_STORE_H_
@@ -34,6 +34,11 @@ struct StoredHostReport {
   int64_t received_unix_ms = 0;
 };
 
+struct HostReportPage {
+  std::vector<StoredHostReport> reports;
+  bool more = false;  // hosts after the last one have reports too
+};
+
 class HostReportStore {
  public:
   // Opens or creates the host report table in the database file at `path`.
@@ -44,8 +49,10 @@ class HostReportStore {
   // earlier report of that host. The caller has validated both.
   absl::StatusOr<bool> Put(absl::string_view host, absl::string_view report_json,
                            int64_t received_unix_ms);
-  // Every host's latest report, ordered by host name.
-  absl::StatusOr<std::vector<StoredHostReport>> List();
+  // The latest reports of the hosts whose names sort after `after` (all for ""), by
+  // host name: at most `limit` of them, and no more once their JSON adds up to
+  // `max_bytes` (at least one when any exists). Precondition: limit >= 1.
+  absl::StatusOr<HostReportPage> List(absl::string_view after, int limit, size_t max_bytes);
 
  private:
   explicit HostReportStore(std::unique_ptr<store::SqliteDb> db) : db_(std::move(db)) {}

@@ -16,6 +16,12 @@
 namespace topoplace::server {
 namespace {
 
+// ListHostReports pages: reports are up to 1 MiB each (kMaxHostReportBytes), so a page
+// also ends once its reports pass 16 MiB, well under the client's 64 MiB receive limit.
+constexpr int kDefaultHostReportPage = 256;
+constexpr int kMaxHostReportPage = 1000;
+constexpr size_t kHostReportPageBytes = size_t{16} << 20;
+
 // Parses and normalises one report; InvalidArgument names the field that is wrong.
 absl::StatusOr<discovery::AgentReport> ValidateHostReport(absl::string_view report_json) {
   TP_RETURN_IF_ERROR(CheckField("report_json", report_json, kMaxHostReportBytes, true));
@@ -49,10 +55,21 @@ absl::Status TopologyService::DoReportHost(const v1::ReportHostRequest& request,
   return absl::OkStatus();
 }
 
-absl::Status TopologyService::DoListHostReports(v1::ListHostReportsResponse& response) {
+absl::Status TopologyService::DoListHostReports(const v1::ListHostReportsRequest& request,
+                                                v1::ListHostReportsResponse& response) {
+  if (request.page_size() < 0 || request.page_size() > kMaxHostReportPage) {
+    return absl::InvalidArgumentError(absl::StrCat("page_size: expected 0 (meaning ",
+                                                   kDefaultHostReportPage, ") to ",
+                                                   kMaxHostReportPage, ", got ",
+                                                   request.page_size()));
+  }
   if (context_.host_reports == nullptr) return absl::OkStatus();
-  TP_ASSIGN_OR_RETURN(const std::vector<StoredHostReport> stored, context_.host_reports->List());
-  for (const StoredHostReport& s : stored) {
+  const int limit = request.page_size() == 0 ? kDefaultHostReportPage : request.page_size();
+  TP_ASSIGN_OR_RETURN(
+      const HostReportPage page,
+      context_.host_reports->List(request.page_token(), limit, kHostReportPageBytes));
+  if (page.more) response.set_next_page_token(page.reports.back().host);
+  for (const StoredHostReport& s : page.reports) {
     v1::HostReport* out = response.add_reports();
     out->set_host(s.host);
     out->set_report_json(s.report_json);
@@ -70,10 +87,10 @@ grpc::ServerUnaryReactor* TopologyService::ReportHost(grpc::CallbackServerContex
 }
 
 grpc::ServerUnaryReactor* TopologyService::ListHostReports(
-    grpc::CallbackServerContext* ctx, const v1::ListHostReportsRequest* /*request*/,
+    grpc::CallbackServerContext* ctx, const v1::ListHostReportsRequest* request,
     v1::ListHostReportsResponse* response) {
   absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
-  if (s.ok()) s = DoListHostReports(*response);
+  if (s.ok()) s = DoListHostReports(*request, *response);
   return FinishUnary(ctx, s);
 }
 

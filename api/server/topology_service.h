@@ -41,7 +41,8 @@ class TopologyService final : public v1::Topology::CallbackService {
   void DoListDomains(v1::ListDomainsResponse& response);
   absl::Status DoReportHost(const v1::ReportHostRequest& request,
                             v1::ReportHostResponse& response);
-  absl::Status DoListHostReports(v1::ListHostReportsResponse& response);
+  absl::Status DoListHostReports(const v1::ListHostReportsRequest& request,
+                                 v1::ListHostReportsResponse& response);
 
   const ServiceContext& context_;
   // Rendered once: the snapshot never changes while the daemon runs.

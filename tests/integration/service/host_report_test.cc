@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -142,6 +143,79 @@ TEST_F(HostReportTest, ReportingNeedsTheTokenListingDoesNot) {
   EXPECT_EQ(Client("wrong")->ReportHost(ReportOf("g1")).status().code(),
             absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(Client("")->ListHostReports().ok());
+}
+
+TEST_F(HostReportTest, ListIsPagedByHostNameAndTheClientFollowsEveryPage) {
+  StartServer();
+  auto client = Client();
+  for (const char* host : {"g3", "g1", "g5", "g2", "g4"}) {
+    ASSERT_TRUE(client->ReportHost(ReportOf(host)).ok());
+  }
+  std::vector<std::vector<std::string>> pages;
+  std::string token;
+  do {
+    auto page = client->ListHostReportsPage(2, token);
+    ASSERT_TRUE(page.ok()) << page.status();
+    pages.emplace_back();
+    for (const auto& r : page->reports()) pages.back().push_back(r.host());
+    token = page->next_page_token();
+  } while (!token.empty() && pages.size() < 10);
+  EXPECT_EQ(pages, (std::vector<std::vector<std::string>>{{"g1", "g2"}, {"g3", "g4"}, {"g5"}}));
+}
+
+TEST_F(HostReportTest, ClientListsMoreReportsThanOneDefaultPageHolds) {
+  {
+    // 300 hosts (the default page is 256), written straight into the daemon's file.
+    auto store = HostReportStore::Open(config_.db_path, store::Durability::kNormal);
+    ASSERT_TRUE(store.ok()) << store.status();
+    for (int i = 0; i < 300; ++i) {
+      const std::string host = absl::StrCat("h", 1000 + i);
+      ASSERT_TRUE((*store)->Put(host, ReportOf(host), 1).ok());
+    }
+  }
+  StartServer();
+  auto first = Client()->ListHostReportsPage(0, "");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->reports_size(), 256);
+  EXPECT_EQ(first->next_page_token(), "h1255");
+  auto all = Client()->ListHostReports();
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->reports_size(), 300);
+  EXPECT_EQ(all->reports(0).host(), "h1000");
+  EXPECT_EQ(all->reports(299).host(), "h1299");
+  EXPECT_TRUE(all->next_page_token().empty());
+}
+
+TEST_F(HostReportTest, PageSizeOutOfRangeIsInvalidArgument) {
+  StartServer();
+  for (int size : {-1, 1001}) {
+    auto page = Client()->ListHostReportsPage(size, "");
+    EXPECT_EQ(page.status().code(), absl::StatusCode::kInvalidArgument) << page.status();
+    EXPECT_THAT(std::string(page.status().message()), HasSubstr("page_size: expected 0"));
+  }
+}
+
+TEST(HostReportStore, PageEndsAtTheLimitOrOnceItsReportsPassTheByteBudget) {
+  topoplace::testing::TempDir dir;
+  auto store = HostReportStore::Open(dir.File("reports.db"), store::Durability::kNormal);
+  ASSERT_TRUE(store.ok()) << store.status();
+  for (const char* host : {"c", "a", "b"}) {
+    ASSERT_TRUE((*store)->Put(host, std::string(10, 'x'), 1).ok());
+  }
+  auto hosts = [&](absl::string_view after, int limit, size_t max_bytes) {
+    absl::StatusOr<HostReportPage> page = (*store)->List(after, limit, max_bytes);
+    EXPECT_TRUE(page.ok()) << page.status();
+    std::string out;
+    for (const StoredHostReport& r : page->reports) out += r.host;
+    return absl::StrCat(out, page->more ? "+" : "");
+  };
+  EXPECT_EQ(hosts("", 10, 1 << 20), "abc");
+  EXPECT_EQ(hosts("", 2, 1 << 20), "ab+");
+  EXPECT_EQ(hosts("", 3, 1 << 20), "abc");
+  EXPECT_EQ(hosts("", 10, 15), "ab+");  // 20 bytes: the page ends after passing 15
+  EXPECT_EQ(hosts("b", 10, 15), "c");
+  EXPECT_EQ(hosts("", 10, 0), "a+");  // never an empty page while reports remain
+  EXPECT_EQ(hosts("c", 10, 0), "");
 }
 
 TEST_F(HostReportTest, AgentSendsAndImportMergesStoredReportsBesideFiles) {
