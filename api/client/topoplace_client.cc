@@ -21,6 +21,8 @@ namespace {
 
 // Big enough for a plan of a 28k-GPU job (its JSON and table ride along).
 constexpr int kMaxResponseBytes = 64 << 20;
+// Host reports per ListHostReports page (the daemon also ends a page past 16 MiB).
+constexpr int kHostReportPage = 256;
 
 absl::StatusOr<std::string> ReadFile(absl::string_view what, const std::string& path) {
   std::ifstream in(path);
@@ -191,7 +193,8 @@ absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReports() {
   v1::ListHostReportsResponse all;
   std::string token;
   while (true) {
-    TP_ASSIGN_OR_RETURN(v1::ListHostReportsResponse page, ListHostReportsPage(0, token));
+    TP_ASSIGN_OR_RETURN(v1::ListHostReportsResponse page,
+                        ListHostReportsPage(kHostReportPage, token));
     for (v1::HostReport& r : *page.mutable_reports()) *all.add_reports() = std::move(r);
     if (page.next_page_token().empty()) return all;
     if (page.next_page_token() == token) {

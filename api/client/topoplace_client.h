@@ -65,7 +65,7 @@ class TopoplaceClient {
   // Sends one host's agent report (topoplace.agent-report/v1 JSON); the daemon keeps the
   // latest per host.
   absl::StatusOr<v1::ReportHostResponse> ReportHost(const std::string& report_json);
-  // One page of the stored host reports (page_size 0: the daemon's default).
+  // One page of the stored host reports (page_size 0: all of them in one response).
   absl::StatusOr<v1::ListHostReportsResponse> ListHostReportsPage(int page_size,
                                                                   const std::string& page_token);
   // Every stored host report, by host name: asks page after page until the last.

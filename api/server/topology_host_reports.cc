@@ -1,6 +1,7 @@
 // TopologyService::ReportHost and ListHostReports: agents' host reports, validated and
 // kept durably (latest per host) in the HostReportStore. Kept apart from
 // topology_service.cc, which serves the fabric snapshot.
+#include <limits>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -16,9 +17,9 @@
 namespace topoplace::server {
 namespace {
 
-// ListHostReports pages: reports are up to 1 MiB each (kMaxHostReportBytes), so a page
-// also ends once its reports pass 16 MiB, well under the client's 64 MiB receive limit.
-constexpr int kDefaultHostReportPage = 256;
+// ListHostReports pages: a page also ends once its reports pass 16 MiB. A stored report
+// is at most kMaxHostReportBytes as sent, a few times that pretty-printed, so a page stays
+// well under the client's 64 MiB receive limit.
 constexpr int kMaxHostReportPage = 1000;
 constexpr size_t kHostReportPageBytes = size_t{16} << 20;
 
@@ -58,16 +59,18 @@ absl::Status TopologyService::DoReportHost(const v1::ReportHostRequest& request,
 absl::Status TopologyService::DoListHostReports(const v1::ListHostReportsRequest& request,
                                                 v1::ListHostReportsResponse& response) {
   if (request.page_size() < 0 || request.page_size() > kMaxHostReportPage) {
-    return absl::InvalidArgumentError(absl::StrCat("page_size: expected 0 (meaning ",
-                                                   kDefaultHostReportPage, ") to ",
+    return absl::InvalidArgumentError(absl::StrCat("page_size: expected 0 (everything) to ",
                                                    kMaxHostReportPage, ", got ",
                                                    request.page_size()));
   }
   if (context_.host_reports == nullptr) return absl::OkStatus();
-  const int limit = request.page_size() == 0 ? kDefaultHostReportPage : request.page_size();
-  TP_ASSIGN_OR_RETURN(
-      const HostReportPage page,
-      context_.host_reports->List(request.page_token(), limit, kHostReportPageBytes));
+  // page_size 0: the unpaged answer older clients expect (they ignore next_page_token).
+  const bool paged = request.page_size() > 0;
+  TP_ASSIGN_OR_RETURN(const HostReportPage page,
+                      context_.host_reports->List(
+                          request.page_token(),
+                          paged ? request.page_size() : std::numeric_limits<int>::max(),
+                          paged ? kHostReportPageBytes : std::numeric_limits<size_t>::max()));
   if (page.more) response.set_next_page_token(page.reports.back().host);
   for (const StoredHostReport& s : page.reports) {
     v1::HostReport* out = response.add_reports();

@@ -282,8 +282,8 @@ class Evaluator {
     spread.max_pods = std::max(spread.max_pods, np);
   }
 
-  // Books `copies` more groups with the last group's counts (kLockstep siblings, whose
-  // hosts, and leaves one for one, are the same).
+  // Books `copies` more groups with the last group's counts: kLockstep siblings visit the
+  // same hosts, and leaves that match the last group's one for one, so as many of each.
   void RepeatSpread(int copies, GroupSpread& spread, double& leaves, double& blocks,
                     double& pods) const {
     for (int c = 0; c < copies; ++c) {

@@ -76,11 +76,12 @@ struct TrafficReport {
 };
 
 // Classifies every communicating pair of the job. `gpus_per_node` > 0 promises that ranks
-// [k*g, (k+1)*g) share one host (as MapRanks lays them out); dimensions whose groups then
-// fit inside one node are booked to NVLink arithmetically instead of pair by pair, and
-// their groups count as touching one leaf, block and pod. Preconditions: slots.size() ==
-// layout.world_size(); every slot names a host of the router's fabric; attachments ==
-// router.index().Attach(slots). With `tally_network` the whole NetworkTally is filled.
+// [k*g, (k+1)*g) run on one host's first g free GPUs in local order (as MapRanks lays them
+// out); dimensions whose groups then fit inside one node are booked to NVLink
+// arithmetically instead of pair by pair, and their groups count as touching one leaf,
+// block and pod. Preconditions: slots.size() == layout.world_size(); every slot names a
+// host of the router's fabric; attachments == router.index().Attach(slots). With
+// `tally_network` the whole NetworkTally is filled.
 TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traffic,
                               std::span<const RankSlot> slots,
                               std::span<const Attachment> attachments, const Router& router,

@@ -163,9 +163,9 @@ TEST_F(HostReportTest, ListIsPagedByHostNameAndTheClientFollowsEveryPage) {
   EXPECT_EQ(pages, (std::vector<std::vector<std::string>>{{"g1", "g2"}, {"g3", "g4"}, {"g5"}}));
 }
 
-TEST_F(HostReportTest, ClientListsMoreReportsThanOneDefaultPageHolds) {
+TEST_F(HostReportTest, ClientListsMoreReportsThanOnePageHolds) {
   {
-    // 300 hosts (the default page is 256), written straight into the daemon's file.
+    // 300 hosts (the client asks for pages of 256), written straight into the daemon's file.
     auto store = HostReportStore::Open(config_.db_path, store::Durability::kNormal);
     ASSERT_TRUE(store.ok()) << store.status();
     for (int i = 0; i < 300; ++i) {
@@ -174,10 +174,15 @@ TEST_F(HostReportTest, ClientListsMoreReportsThanOneDefaultPageHolds) {
     }
   }
   StartServer();
-  auto first = Client()->ListHostReportsPage(0, "");
+  auto first = Client()->ListHostReportsPage(256, "");
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->reports_size(), 256);
   EXPECT_EQ(first->next_page_token(), "h1255");
+  // page_size 0 is the unpaged answer older clients get: everything, no token.
+  auto unpaged = Client()->ListHostReportsPage(0, "");
+  ASSERT_TRUE(unpaged.ok()) << unpaged.status();
+  EXPECT_EQ(unpaged->reports_size(), 300);
+  EXPECT_TRUE(unpaged->next_page_token().empty());
   auto all = Client()->ListHostReports();
   ASSERT_TRUE(all.ok()) << all.status();
   ASSERT_EQ(all->reports_size(), 300);

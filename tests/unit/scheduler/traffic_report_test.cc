@@ -120,35 +120,53 @@ void ExpectSameReport(const TrafficReport& quick, const TrafficReport& full,
   }
 }
 
-// Maps `spec` onto `nodes` hosts drawn at random from the free ones, so that pairs of
-// every tier occur, and compares the two walks with and without rail-local forwarding.
-void CompareWalks(const Fabric& fabric, const std::string& spec, uint64_t seed) {
-  absl::StatusOr<JobSpec> job = ParseJobSpec(spec);
-  ASSERT_TRUE(job.ok()) << job.status();
-  const Occupancy free(fabric);
-  std::vector<HostId> hosts;
-  for (HostId h = 0; h < static_cast<HostId>(fabric.hosts().size()); ++h) {
-    if (static_cast<int>(fabric.hosts()[h].gpus.size()) >= job->gpus_per_node) hosts.push_back(h);
-  }
-  std::mt19937_64 rng(seed);
-  std::shuffle(hosts.begin(), hosts.end(), rng);
-  ASSERT_GE(hosts.size(), static_cast<size_t>(job->nodes())) << spec;
-  hosts.resize(job->nodes());
-  absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, *job, hosts, free);
+// Maps `job` onto `hosts` and compares the two walks with and without rail-local
+// forwarding.
+void CompareWalks(const Fabric& fabric, const JobSpec& job, const std::vector<HostId>& hosts,
+                  const std::string& what) {
+  absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, job, hosts, Occupancy(fabric));
   ASSERT_TRUE(slots.ok()) << slots.status();
   const TierIndex index(fabric);
   const std::unique_ptr<Attachment[]> attached = index.Attach(*slots);
   const std::span<const Attachment> attachments(attached.get(), slots->size());
-  const RankLayout layout(*job);
-  const TrafficModel traffic = BuildTrafficModel(*job);
+  const RankLayout layout(job);
+  const TrafficModel traffic = BuildTrafficModel(job);
   for (bool rail_local : {false, true}) {
     const Router router(index, {.rail_local = rail_local});
-    const int g = job->gpus_per_node;
+    const int g = job.gpus_per_node;
     ExpectSameReport(
         EvaluateTraffic(layout, traffic, *slots, attachments, router, g),
         EvaluateTraffic(layout, traffic, *slots, attachments, router, g, /*tally_network=*/true),
-        absl::StrCat(fabric.name(), " ", spec, " seed ", seed, " rail_local ", rail_local));
+        absl::StrCat(fabric.name(), " ", what, " rail_local ", rail_local));
   }
+}
+
+// `count` hosts with at least `gpus` GPUs, drawn at random so that pairs of every tier
+// occur; with `aligned_first`, aligned hosts (TierIndex::aligned_gpus == gpus) first.
+std::vector<HostId> RandomHosts(const Fabric& fabric, int gpus, size_t count, bool aligned_first,
+                                std::mt19937_64& rng) {
+  const TierIndex index(fabric);
+  std::vector<HostId> hosts;
+  for (HostId h = 0; h < static_cast<HostId>(fabric.hosts().size()); ++h) {
+    if (static_cast<int>(fabric.hosts()[h].gpus.size()) >= gpus) hosts.push_back(h);
+  }
+  std::shuffle(hosts.begin(), hosts.end(), rng);
+  if (aligned_first) {
+    std::stable_partition(hosts.begin(), hosts.end(),
+                          [&](HostId h) { return index.aligned_gpus(h) == gpus; });
+  }
+  hosts.resize(std::min(count, hosts.size()));
+  return hosts;
+}
+
+void CompareWalks(const Fabric& fabric, const std::string& spec, uint64_t seed) {
+  absl::StatusOr<JobSpec> job = ParseJobSpec(spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  std::mt19937_64 rng(seed);
+  const std::vector<HostId> hosts =
+      RandomHosts(fabric, job->gpus_per_node, job->nodes(), false, rng);
+  ASSERT_EQ(hosts.size(), static_cast<size_t>(job->nodes())) << spec;
+  CompareWalks(fabric, *job, hosts, absl::StrCat(spec, " seed ", seed));
 }
 
 TEST(EvaluateTraffic, ClassifyingSiblingPairsOnceChangesNoScoredField) {
@@ -170,6 +188,109 @@ TEST(EvaluateTraffic, ClassifyingSiblingPairsOnceChangesNoScoredField) {
       CompareWalks(**f, spec, 7);
     }
   }
+}
+
+int Draw(std::mt19937_64& rng, int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); }
+
+// A fabric of 1 to 3 switch tiers whose hosts differ on purpose: GPU and NIC counts,
+// uncabled NICs, NICs on a stray leaf, NVLink domains, and GPU-to-NIC wiring that is
+// declared, implied (no declared NIC), crossed, all on one NIC or random. Some hosts come
+// out aligned, some not. Sets `gpus` to the GPU count most hosts have.
+FabricPtr RandomFabric(std::mt19937_64& rng, int& gpus) {
+  FabricBuilder b("random");
+  LinkAttrs cable;
+  cable.speed_gbps = 400;
+  const int tiers = 1 + Draw(rng, 3), rails = 1 + Draw(rng, 3);
+  const int leaves_per_block = rails, blocks = 1 + Draw(rng, 3);
+  std::vector<SwitchId> leaves, spines;
+  for (int l = 0; l < blocks * leaves_per_block; ++l) {
+    leaves.push_back(*b.AddSwitch(absl::StrCat("leaf", l)));
+  }
+  if (tiers >= 2) {
+    const int planes = 1 + Draw(rng, 2);  // 2: spines split by rail parity
+    for (int s = 0; s < 2 + Draw(rng, 3); ++s) {
+      spines.push_back(*b.AddSwitch(absl::StrCat("spine", s)));
+      for (size_t l = 0; l < leaves.size(); ++l) {
+        if (static_cast<int>(l) % planes == s % planes) {
+          EXPECT_TRUE(b.AddLink(SwitchEnd(leaves[l]), SwitchEnd(spines.back()), cable).ok());
+        }
+      }
+    }
+  }
+  if (tiers == 3) {
+    const SwitchId core = *b.AddSwitch("core");
+    for (SwitchId s : spines) EXPECT_TRUE(b.AddLink(SwitchEnd(s), SwitchEnd(core), cable).ok());
+  }
+  const int gpu_counts[] = {1, 2, 4, 8};
+  gpus = gpu_counts[Draw(rng, 4)];
+  for (int h = 0; h < 6 + Draw(rng, 10); ++h) {
+    const std::string domain = Draw(rng, 4) == 0 ? absl::StrCat("nvl", Draw(rng, 2)) : "";
+    const HostId host = *b.AddHost(absl::StrCat("h", h), domain);
+    const int block = Draw(rng, blocks);
+    const int nic_count = Draw(rng, 4) == 0 ? 1 + Draw(rng, 3) : rails;
+    std::vector<NicId> nics;
+    for (int k = 0; k < nic_count; ++k) {
+      nics.push_back(*b.AddNic(host, absl::StrCat("mlx5_", k), 400));
+      if (Draw(rng, 20) == 0) continue;  // uncabled
+      const int leaf = Draw(rng, 10) == 0 ? Draw(rng, static_cast<int>(leaves.size()))
+                                          : block * leaves_per_block + k % rails;
+      EXPECT_TRUE(b.AddLink(NicEnd(nics.back()), SwitchEnd(leaves[leaf]), cable).ok());
+    }
+    const int host_gpus = Draw(rng, 5) == 0 ? gpu_counts[Draw(rng, 4)] : gpus;
+    const int wiring = Draw(rng, 5);
+    for (int i = 0; i < host_gpus; ++i) {
+      const NicId nic = wiring == 0   ? -1                                   // implied
+                        : wiring == 1 ? nics[nic_count - 1 - i % nic_count]  // crossed
+                        : wiring == 2 ? nics[0]                              // one shared NIC
+                        : wiring == 3 ? nics[Draw(rng, nic_count)]           // random
+                                      : nics[i % nic_count];                 // straight
+      EXPECT_TRUE(b.AddGpu(host, i, nic).ok());
+    }
+  }
+  absl::StatusOr<FabricPtr> f = std::move(b).Build();
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *f : nullptr;
+}
+
+// A random divisor of n.
+int Divisor(std::mt19937_64& rng, int n) {
+  std::vector<int> divisors;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) divisors.push_back(d);
+  }
+  return divisors[Draw(rng, static_cast<int>(divisors.size()))];
+}
+
+TEST(EvaluateTraffic, SiblingShortcutMatchesThePairWalkOnRandomFabrics) {
+  std::mt19937_64 rng(2026);
+  int aligned_plans = 0;
+  for (int round = 0; round < 300; ++round) {
+    int g = 0;
+    FabricPtr fabric = RandomFabric(rng, g);
+    ASSERT_NE(fabric, nullptr);
+    const TierIndex index(*fabric);
+    const std::vector<HostId> hosts =
+        RandomHosts(*fabric, g, 2 + Draw(rng, 7), Draw(rng, 2) == 0, rng);
+    if (hosts.size() < 2) continue;
+    int rest = static_cast<int>(hosts.size()) * g;
+    const int tp = Divisor(rng, g);
+    rest /= tp;
+    const int cp = rest % 2 == 0 && Draw(rng, 3) == 0 ? 2 : 1;
+    rest /= cp;
+    const int ep = Draw(rng, 2) == 0 ? Divisor(rng, rest) : 1;
+    rest /= ep;
+    const int pp = Divisor(rng, rest);
+    const std::string spec = absl::StrCat(
+        "tp=", tp, ",cp=", cp, ",ep=", ep, ",pp=", pp, ",dp=", rest / pp, ",gpus_per_node=", g,
+        Draw(rng, 2) == 0 ? ",order=tp-cp-ep-pp-dp" : "",
+        ",tp_bytes=1000.5,cp_bytes=777.25,ep_bytes=33.3,dp_bytes=3.3e8,pp_bytes=12345.678");
+    absl::StatusOr<JobSpec> job = ParseJobSpec(spec);
+    ASSERT_TRUE(job.ok()) << spec << ": " << job.status();
+    aligned_plans += std::all_of(hosts.begin(), hosts.end(),
+                                 [&](HostId h) { return index.aligned_gpus(h) == g; });
+    CompareWalks(*fabric, *job, hosts, absl::StrCat("round ", round, " ", spec));
+  }
+  EXPECT_GT(aligned_plans, 50) << "too few plans took the shortcut to test it";
 }
 
 }  // namespace
