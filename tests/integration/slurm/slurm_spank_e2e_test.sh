@@ -22,6 +22,12 @@ topoplace=$(realpath "$1")
 topoplaced=$(realpath "$2")
 spank_so=$(realpath "$3")
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
+if [[ -n ${TOPOPLACE_SANITIZED:-} ]]; then
+  # Slurm's own programs are not instrumented, and the ones that run SPANK prologs and
+  # epilogs start from a clean environment, so no LD_PRELOAD can put the ASan runtime first.
+  echo "SKIP: an ASan-built spank_topoplace.so cannot load into Slurm's uninstrumented daemons"
+  exit 77
+fi
 
 source "$(dirname "$0")/slurm_cluster.sh"
 
