@@ -1,9 +1,9 @@
 #include "scheduler/traffic/tier_index.h"
 
+#include <algorithm>
 #include <span>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 
 namespace topoplace::sched {
 namespace {
@@ -12,6 +12,8 @@ namespace {
 // (TierIndex::aligned_gpus): per GPU position j and per compared field (the switch
 // groups and the leaf), the value at j and the value at position 0 must pair one to one
 // across all accepted hosts, and position j must have one rail and one NIC index.
+// Negative field values are unique to their NIC (tiers the fabric lacks), so they pair
+// with nothing and need no check; the others are small ids, looked up in dense tables.
 class Alignment {
  public:
   explicit Alignment(std::span<const Attachment> nics) : nics_(nics) {}
@@ -19,30 +21,38 @@ class Alignment {
   // The host's GPU count if it is accepted, else 0.
   int32_t Accept(const Fabric& fabric, const Host& host) {
     if (host.gpus.empty()) return 0;
-    std::vector<NicId> at;
+    std::vector<NicId>& at = at_;  // scratch, kept across hosts to spare allocations
+    std::vector<Position>& positions = host_positions_;
+    at.clear();
+    positions.clear();
     for (GpuId gpu : host.gpus) {
       const NicId n = GpuNic(fabric, host, gpu);
       if (n < 0 || nics_[n].domain[0] < 0) return 0;  // no network path to compare
       at.push_back(n);
+      positions.push_back({nics_[n].rail, fabric.nics()[n].index});
     }
-    for (size_t j = 0; j < at.size(); ++j) {
-      const Position p{nics_[at[j]].rail, fabric.nics()[at[j]].index};
-      if (j < positions_.size() && !(positions_[j] == p)) return 0;
-    }
+    const size_t known = std::min(positions.size(), positions_.size());
+    if (!std::equal(positions.begin(), positions.begin() + known, positions_.begin())) return 0;
+    if (tables_.size() < at.size() * kFields) tables_.resize(at.size() * kFields);
     for (int pass = 0; pass < 2; ++pass) {  // check all, then record all
       for (int f = 0; f < kFields; ++f) {
         const int32_t first = Field(nics_[at[0]], f);
         for (size_t j = 1; j < at.size(); ++j) {
           const int32_t value = Field(nics_[at[j]], f);
-          const bool ok = Pairs(forward_, Key(f, j, first), value, pass == 1) &&
-                          Pairs(backward_, Key(f, j, value), first, pass == 1);
-          if (!ok) return 0;
+          if (first < 0 && value < 0) continue;  // both NIC-unique
+          if (first < 0 || value < 0) return 0;
+          Table& t = tables_[j * kFields + f];
+          if (pass == 0 && !(Pairs(t.forward, first, value) && Pairs(t.backward, value, first))) {
+            return 0;
+          }
+          if (pass == 1) {
+            Record(t.forward, first, value);
+            Record(t.backward, value, first);
+          }
         }
       }
     }
-    for (size_t j = positions_.size(); j < at.size(); ++j) {
-      positions_.push_back({nics_[at[j]].rail, fabric.nics()[at[j]].index});
-    }
+    positions_.insert(positions_.end(), positions.begin() + known, positions.end());
     return static_cast<int32_t>(at.size());
   }
 
@@ -51,29 +61,28 @@ class Alignment {
     int32_t rail, index;
     bool operator==(const Position&) const = default;
   };
+  // For one (position j, field): value at position 0 -> value at j, and back; -1 unpaired.
+  struct Table {
+    std::vector<int32_t> forward, backward;
+  };
   static constexpr int kFields = kMaxSwitchTier + 1;
   static int32_t Field(const Attachment& a, int f) {
     return f < kMaxSwitchTier ? a.domain[f] : a.leaf;
   }
-  static int64_t Key(int field, size_t position, int32_t value) {
-    return (static_cast<int64_t>(position * kFields + field) << 32) |
-           static_cast<uint32_t>(value);
+  // Whether `from` is unpaired or paired with `to`. Precondition: from >= 0.
+  static bool Pairs(const std::vector<int32_t>& map, int32_t from, int32_t to) {
+    return static_cast<size_t>(from) >= map.size() || map[from] < 0 || map[from] == to;
   }
-  // Whether `key` maps to `value` or to nothing yet; with `record`, makes it map.
-  static bool Pairs(absl::flat_hash_map<int64_t, int32_t>& map, int64_t key, int32_t value,
-                    bool record) {
-    if (record) {
-      map.try_emplace(key, value);
-      return true;
-    }
-    const auto it = map.find(key);
-    return it == map.end() || it->second == value;
+  static void Record(std::vector<int32_t>& map, int32_t from, int32_t to) {
+    if (static_cast<size_t>(from) >= map.size()) map.resize(from + 1, -1);
+    map[from] = to;
   }
 
   std::span<const Attachment> nics_;
   std::vector<Position> positions_;
-  // (field, j, value at position 0) -> value at j, and back.
-  absl::flat_hash_map<int64_t, int32_t> forward_, backward_;
+  std::vector<Table> tables_;  // index j * kFields + field
+  std::vector<NicId> at_;                 // per GPU of the host being checked: its NIC
+  std::vector<Position> host_positions_;  // and that NIC's rail and index
 };
 
 }  // namespace
