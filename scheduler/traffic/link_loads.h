@@ -5,8 +5,10 @@
 // links. On a rail-optimised fabric this is where rail alignment shows: rail-local pairs
 // load only their two NIC cables, and only the bytes that climb appear on the uplinks.
 //
-//   LinkIndex links(*fabric, health);                 // once per fabric and health
-//   std::vector<LinkLoad> loads = LinkLoads(links, plan.ranks, plan.traffic);
+//   LinkIndex links(*fabric, unhealthy_links, unhealthy_switches);  // once per health
+//   TrafficReport full = EvaluateTraffic(layout, traffic, slots, attachments, router, g,
+//                                        /*tally_network=*/true);
+//   std::vector<LinkLoad> loads = LinkLoads(links, slots, full);
 #ifndef TOPOPLACE_SCHEDULER_TRAFFIC_LINK_LOADS_H_
 #define TOPOPLACE_SCHEDULER_TRAFFIC_LINK_LOADS_H_
 

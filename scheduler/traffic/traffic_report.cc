@@ -180,13 +180,7 @@ class Evaluator {
     counts.tier[static_cast<int>(tier)] += copies;
     if (tier == Tier::kNvlink) return;
     if (facts_[from].rail != facts_[to].rail) counts.cross_rail += copies;
-    if constexpr (kLockstep) {  // aligned hosts: every sibling sends by its own NIC
-      if (tier >= Tier::kSpine) {
-        for (int j = 0; j < copies; ++j) leaf_up_[facts_[from + j].leaf] += bytes;
-      }
-      return;
-    }
-    if (full_tally_) {
+    if (full_tally_) {  // never with kLockstep
       if (kRailLocal && via != slots_[from].nic) {
         tally_.forwarded_sent.emplace_back(via, bytes);
       } else {
@@ -195,8 +189,12 @@ class Evaluator {
       rank_[to].received += bytes;
     }
     if (tier >= Tier::kSpine) {
-      Climb(kRailLocal ? index_.nic_leaf(via) : facts_[from].leaf, facts_[to].leaf, tier,
-            bytes);
+      Climb<kLockstep>(kRailLocal ? index_.nic_leaf(via) : facts_[from].leaf, facts_[to].leaf,
+                       tier, bytes);
+      // Siblings on aligned hosts each send by their own NIC.
+      for (int j = 1; j < copies; ++j) {
+        Climb<kLockstep>(facts_[from + j].leaf, facts_[to + j].leaf, tier, bytes);
+      }
     }
   }
 
@@ -216,35 +214,31 @@ class Evaluator {
     const Attachment& fa = facts_[a];
     const Attachment& fb = facts_[b];
     if (fa.rail != fb.rail) counts.cross_rail += 2 * copies;
-    if constexpr (kLockstep) {
-      if (tier >= Tier::kSpine) {
-        for (int j = 0; j < copies; ++j) {
-          leaf_up_[facts_[a + j].leaf] += bytes;
-          leaf_up_[facts_[b + j].leaf] += bytes;
-        }
-      }
-      return;
-    }
-    if (full_tally_) {
+    if (full_tally_) {  // never with kLockstep
       rank_[a].sent += bytes;
       rank_[a].received += bytes;
       rank_[b].sent += bytes;
       rank_[b].received += bytes;
     }
     if (tier >= Tier::kSpine) {
-      Climb(fa.leaf, fb.leaf, tier, bytes);
-      Climb(fb.leaf, fa.leaf, tier, bytes);
+      for (int j = 0; j < copies; ++j) {
+        Climb<kLockstep>(facts_[a + j].leaf, facts_[b + j].leaf, tier, bytes);
+        Climb<kLockstep>(facts_[b + j].leaf, facts_[a + j].leaf, tier, bytes);
+      }
     }
   }
 
   // Tallies bytes that go up from leaf `up` and come down to leaf `down` through `tier`.
+  // kUpOnly: the caller knows there is no full tally (kLockstep), only leaf_up.
+  template <bool kUpOnly>
   [[gnu::always_inline]] void Climb(SwitchId up, SwitchId down, Tier tier, double bytes) {
+    const bool full = !kUpOnly && full_tally_;
     const bool core = tier == Tier::kCore;
     if (up >= 0) {
       leaf_up_[up] += bytes;
-      if (full_tally_ && core) core_up_[up] += bytes;
+      if (full && core) core_up_[up] += bytes;
     }
-    if (full_tally_ && down >= 0) {
+    if (full && down >= 0) {
       leaf_down_[down] += bytes;
       if (core) core_down_[down] += bytes;
     }

@@ -34,7 +34,7 @@ struct GroupSpread {
 // Where a plan's network bytes enter and leave the switch tiers; LinkLoads
 // (link_loads.h) turns this into bytes per link. Per iteration, from the pairs that use
 // the network. Only leaf_up is always filled; the rest when EvaluateTraffic is asked to
-// (it costs about a quarter more, so candidates are evaluated without it).
+// (candidates are evaluated without it: it walks every pair and writes more per pair).
 struct NetworkTally {
   // Per rank: bytes its own NIC sends into and receives from the network.
   struct RankBytes {
