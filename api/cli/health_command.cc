@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "api/cli/commands.h"
 #include "api/client/rpc_status.h"
+#include "api/client/terminal_text.h"
 #include "api/client/topoplace_client.h"
 #include "topology/base/status_macros.h"
 #include "topoplace/v1/telemetry.grpc.pb.h"
@@ -26,6 +27,7 @@ namespace topoplace::cli {
 namespace {
 
 namespace v1 = ::topoplace::v1;
+using client::TerminalSafe;
 
 struct HealthOptions {
   std::string link;
@@ -81,16 +83,18 @@ nlohmann::json AllocationJson(const v1::Allocation& a) {
 }
 
 std::string LinkRow(const v1::LinkHealth& l) {
-  return absl::StrFormat("%-48s %-9s %s\n", l.name(), l.health().empty() ? "healthy" : l.health(),
-                         l.reason());
+  return absl::StrFormat("%-48s %-9s %s\n", TerminalSafe(l.name()),
+                         l.health().empty() ? "healthy" : TerminalSafe(l.health()),
+                         TerminalSafe(l.reason()));
 }
 
 std::string AllocationRows(const google::protobuf::RepeatedPtrField<v1::Allocation>& list) {
   if (list.empty()) return "no live allocation touches it\n";
   std::string out = absl::StrFormat("%-12s %-20s %s\n", "ALLOCATION", "EXTERNAL ID", "JOB");
   for (const v1::Allocation& a : list) {
-    absl::StrAppendFormat(&out, "%-12s %-20s %s\n", a.allocation_id(),
-                          a.external_id().empty() ? "-" : a.external_id(), a.job_spec());
+    absl::StrAppendFormat(&out, "%-12s %-20s %s\n", TerminalSafe(a.allocation_id()),
+                          a.external_id().empty() ? "-" : TerminalSafe(a.external_id()),
+                          TerminalSafe(a.job_spec()));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "api/client/terminal_text.h"
 #include "nlohmann/json.hpp"
 
 namespace topoplace::client {
@@ -75,12 +76,13 @@ std::string Header() {
 
 std::string Row(const v1::Allocation& a) {
   std::vector<std::string> hosts = Hosts(a);
-  std::string host_text = hosts.empty() ? "-" : hosts.front();
+  std::string host_text = hosts.empty() ? "-" : TerminalSafe(hosts.front());
   if (hosts.size() > 1) absl::StrAppend(&host_text, " +", hosts.size() - 1);
-  std::string row = absl::StrFormat("%-12s %-10s %-20s %5d %-24s %s", a.allocation_id(),
+  std::string row = absl::StrFormat("%-12s %-10s %-20s %5d %-24s %s",
+                                    TerminalSafe(a.allocation_id()),
                                     std::string(StateName(a.state())),
-                                    a.external_id().empty() ? "-" : a.external_id(),
-                                    a.gpus_size(), host_text, a.job_spec());
+                                    a.external_id().empty() ? "-" : TerminalSafe(a.external_id()),
+                                    a.gpus_size(), host_text, TerminalSafe(a.job_spec()));
   if (a.expires_unix_ms() != 0) {
     absl::StrAppend(&row, "  (expires ", Time(a.expires_unix_ms()).get<std::string>(), ")");
   }

@@ -1,10 +1,11 @@
 #include "api/server/authorizer.h"
 
-#include <fstream>
+#include <memory>
+#include <vector>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {
@@ -19,49 +20,93 @@ bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
   return diff == 0;
 }
 
-}  // namespace
-
-absl::StatusOr<Authorizer> Authorizer::FromConfig(const ServerConfig& config) {
-  std::string token;
-  if (!config.token_file.empty()) {
-    std::ifstream in(config.token_file);
-    if (!in) {
-      return absl::NotFoundError(
-          absl::StrCat("token_file: '", config.token_file, "' cannot be read"));
-    }
-    std::getline(in, token);
-    token = std::string(absl::StripAsciiWhitespace(token));
-    if (token.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("token_file: '", config.token_file, "' holds no token"));
+// The names a verified client certificate carries: DNS subject alternative names first,
+// then the common name.
+std::vector<std::string> CertificateNames(const grpc::AuthContext& auth) {
+  std::vector<std::string> names;
+  for (const char* property : {"x509_subject_alternative_name", "x509_common_name"}) {
+    for (const grpc::string_ref& value : auth.FindPropertyValues(property)) {
+      names.emplace_back(value.data(), value.size());
     }
   }
-  return Authorizer(std::move(token), !config.tls_client_ca_file.empty(),
-                    config.read_access == "open");
+  return names;
 }
 
-absl::Status Authorizer::Check(const grpc::CallbackServerContext& context, Access access) const {
-  if (!enabled()) return absl::OkStatus();
-  if (access == Access::kRead && open_reads_) return absl::OkStatus();
+}  // namespace
+
+absl::Status Caller::CheckSpeaksFor(absl::string_view field, absl::string_view host) const {
+  if (kind_ != Kind::kHost || host_ == host) return absl::OkStatus();
+  return absl::PermissionDeniedError(
+      absl::StrCat(field, ": the credential of host '", host_,
+                   "' may only report about that host, not about '", host, "'"));
+}
+
+absl::StatusOr<Authorizer> Authorizer::FromConfig(const ServerConfig& config,
+                                                  HostPredicate is_fabric_host) {
+  Authorizer authorizer;
+  if (!config.token_file.empty()) {
+    TP_ASSIGN_OR_RETURN(authorizer.token_, ReadTokenFile("token_file", config.token_file));
+  }
+  if (!config.host_tokens_file.empty()) {
+    TP_ASSIGN_OR_RETURN(authorizer.host_tokens_, ReadHostTokensFile(config.host_tokens_file));
+    if (authorizer.host_tokens_.contains(authorizer.token_)) {
+      return absl::InvalidArgumentError(
+          "host_tokens_file: a host may not hold the admin token of token_file");
+    }
+  }
+  authorizer.mtls_ = !config.tls_client_ca_file.empty();
+  authorizer.open_reads_ = config.read_access == "open";
+  authorizer.is_fabric_host_ = std::move(is_fabric_host);
+  return authorizer;
+}
+
+absl::StatusOr<Caller> Authorizer::Identify(const grpc::CallbackServerContext& context) const {
+  const auto& metadata = context.client_metadata();
+  if (auto it = metadata.find("authorization"); it != metadata.end()) {
+    absl::string_view value(it->second.data(), it->second.size());
+    if (absl::ConsumePrefix(&value, kBearer)) {
+      if (!token_.empty() && ConstantTimeEquals(value, token_)) return Caller::Admin();
+      if (auto host = host_tokens_.find(value); host != host_tokens_.end()) {
+        return Caller::ForHost(host->second);
+      }
+    }
+    return absl::PermissionDeniedError("authorization: the bearer token is not valid");
+  }
   // With mTLS on, gRPC has already refused connections without a verified certificate.
   if (mtls_) {
     std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
-    if (auth != nullptr && auth->IsPeerAuthenticated()) return absl::OkStatus();
+    if (auth != nullptr && auth->IsPeerAuthenticated()) {
+      for (const std::string& name : CertificateNames(*auth)) {
+        if (is_fabric_host_ && is_fabric_host_(name)) return Caller::ForHost(name);
+      }
+      return Caller::Admin();
+    }
   }
-  if (token_.empty()) {
+  if (token_.empty() && host_tokens_.empty()) {
     return absl::UnauthenticatedError("this call needs a verified client certificate");
   }
-  const auto& metadata = context.client_metadata();
-  auto it = metadata.find("authorization");
-  if (it == metadata.end()) {
-    return absl::UnauthenticatedError(
-        "this call needs credentials: 'authorization: Bearer <token>' metadata");
+  return absl::UnauthenticatedError(
+      "this call needs credentials: 'authorization: Bearer <token>' metadata");
+}
+
+absl::StatusOr<Caller> Authorizer::Authenticate(const grpc::CallbackServerContext& context,
+                                                Access access) const {
+  if (!enabled()) return Caller::Unchecked();
+  if (access == Access::kRead && open_reads_) return Caller::Unchecked();
+  TP_ASSIGN_OR_RETURN(Caller caller, Identify(context));
+  if (access == Access::kWrite && caller.is_host_credential()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("the credential of host '", caller.host(),
+                     "' may only send reports about that host; this call needs an admin "
+                     "credential"));
   }
-  absl::string_view value(it->second.data(), it->second.size());
-  if (!absl::ConsumePrefix(&value, kBearer) || !ConstantTimeEquals(value, token_)) {
-    return absl::PermissionDeniedError("authorization: the bearer token is not valid");
-  }
-  return absl::OkStatus();
+  return caller;
+}
+
+bool Authorizer::AcceptsToken(absl::string_view token) const {
+  if (token.empty()) return false;
+  if (!token_.empty() && ConstantTimeEquals(token, token_)) return true;
+  return host_tokens_.contains(token);
 }
 
 }  // namespace topoplace::server

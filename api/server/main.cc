@@ -35,6 +35,8 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--durability", "durability"},
       {"--max-message-bytes", "max_message_bytes"},
       {"--token-file", "token_file"},
+      {"--host-tokens-file", "host_tokens_file"},
+      {"--accept-unknown-hosts", "accept_unknown_hosts"},
       {"--read-access", "read_access"},
       {"--tls-cert", "tls_cert_file"},
       {"--tls-key", "tls_key_file"},
@@ -101,7 +103,8 @@ int main(int argc, char** argv) {
   if (!status.ok()) {
     std::cerr << "topoplaced: " << status.message() << std::endl;
     return status.code() == absl::StatusCode::kInvalidArgument ||
-                   status.code() == absl::StatusCode::kNotFound
+                   status.code() == absl::StatusCode::kNotFound ||
+                   status.code() == absl::StatusCode::kPermissionDenied
                ? 2
                : 1;
   }

@@ -1,5 +1,7 @@
 #include "api/server/request_limits.h"
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 namespace topoplace::server {
@@ -10,6 +12,37 @@ absl::Status CheckField(absl::string_view field, absl::string_view value, size_t
   if (value.size() > max_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(field, ": at most ", max_bytes,
                                                    " bytes, got ", value.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckHostName(absl::string_view field, absl::string_view name) {
+  if (name.empty() || name.size() > kMaxNameBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": expected a host name of 1 to ",
+                                                   kMaxNameBytes, " bytes, got ", name.size()));
+  }
+  const auto allowed = [](unsigned char c) {
+    return absl::ascii_isalnum(c) || c == '.' || c == '-' || c == '_';
+  };
+  for (size_t i = 0; i < name.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (!allowed(c) || (i == 0 && !absl::ascii_isalnum(c))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": host name '", absl::CHexEscape(name), "' has a character not allowed at ",
+          i, "; expected letters, digits, '.', '-' or '_', starting with a letter or digit"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckPrintable(absl::string_view field, absl::string_view value) {
+  for (size_t i = 0; i < value.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(value[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": control character 0x", absl::Hex(c), " at byte ", i,
+                       " ('", absl::CHexEscape(value.substr(0, 64)), "')"));
+    }
   }
   return absl::OkStatus();
 }

@@ -19,6 +19,16 @@ inline constexpr int kMaxReportEntries = 10000;
 absl::Status CheckField(absl::string_view field, absl::string_view value, size_t max_bytes,
                         bool required);
 
+// InvalidArgument("<field>: ...") unless `name` is a host name every consumer can carry: 1
+// to kMaxNameBytes of letters, digits, '.', '-' and '_', starting with a letter or digit
+// (RFC 1123 labels, plus the '_' Slurm node names allow). Rules out control characters,
+// '/', blanks and shell or terminal escapes.
+absl::Status CheckHostName(absl::string_view field, absl::string_view name);
+
+// InvalidArgument("<field>: ...") if `value` holds an ASCII control character (below 0x20,
+// or 0x7f): text that ends up in logs, tables and terminals.
+absl::Status CheckPrintable(absl::string_view field, absl::string_view value);
+
 }  // namespace topoplace::server
 
 #endif  // TOPOPLACE_API_SERVER_REQUEST_LIMITS_H_

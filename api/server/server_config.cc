@@ -51,6 +51,11 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
     }
   } else if (key == "token_file") {
     config.token_file = std::string(value);
+  } else if (key == "host_tokens_file") {
+    config.host_tokens_file = std::string(value);
+  } else if (key == "accept_unknown_hosts") {
+    if (value != "true" && value != "false") return BadValue(key, "true or false", value);
+    config.accept_unknown_hosts = value == "true";
   } else if (key == "read_access") {
     config.read_access = std::string(value);
   } else if (key == "tls_cert_file") {
@@ -74,7 +79,8 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown key '", key,
         "'; known: listen, db_path, fabric, reservation_ttl_seconds, reclaim_interval_seconds,"
-        " durability, max_message_bytes, token_file, read_access, tls_cert_file, tls_key_file,"
+        " durability, max_message_bytes, token_file, host_tokens_file, accept_unknown_hosts,"
+        " read_access, tls_cert_file, tls_key_file,"
         " tls_client_ca_file, metrics_listen, telemetry_retention_hours"));
   }
   return absl::OkStatus();
@@ -119,10 +125,16 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   if (!config.tls_client_ca_file.empty() && config.tls_cert_file.empty()) {
     return absl::InvalidArgumentError("tls_client_ca_file: needs tls_cert_file and tls_key_file");
   }
-  if (config.read_access == "authenticated" && config.token_file.empty() &&
-      config.tls_client_ca_file.empty()) {
+  const bool admin_credential = !config.token_file.empty() || !config.tls_client_ca_file.empty();
+  if (config.read_access == "authenticated" && !admin_credential &&
+      config.host_tokens_file.empty()) {
     return absl::InvalidArgumentError(
-        "read_access: 'authenticated' needs token_file or tls_client_ca_file");
+        "read_access: 'authenticated' needs token_file, host_tokens_file or tls_client_ca_file");
+  }
+  if (!config.host_tokens_file.empty() && !admin_credential) {
+    return absl::InvalidArgumentError(
+        "host_tokens_file: needs an admin credential too (token_file or tls_client_ca_file), "
+        "or nobody could reserve GPUs");
   }
   if (config.reservation_ttl <= absl::ZeroDuration() ||
       config.reservation_ttl > absl::Hours(24)) {

@@ -31,8 +31,15 @@ struct ServerConfig {
   std::string durability = "full";
   // Largest accepted request message; larger ones get RESOURCE_EXHAUSTED from gRPC.
   int64_t max_message_bytes = 4 << 20;
-  // Bearer token file (first line is the token). Empty and no client CA: no auth.
+  // Admin bearer token file (first line is the token; mode 0600/0640, >= 16 characters).
+  // Empty, no host tokens and no client CA: no auth.
   std::string token_file;
+  // Per-host tokens, lines of `HOST TOKEN`: each may report only about its own host
+  // (ReportHost, telemetry) and read. Needs an admin credential too (token_file or a CA).
+  std::string host_tokens_file;
+  // Accept host reports about hosts the served fabric does not have (while discovering a
+  // new cluster). Off: only a credential bound to that very host may report it.
+  bool accept_unknown_hosts = false;
   // "open": read-only RPCs need no credentials; "authenticated": they need them too.
   std::string read_access = "open";
   // TLS for the listener: certificate chain and private key (PEM). Both or neither.

@@ -38,6 +38,7 @@ struct ServiceContext {
   HealthMonitor* health = nullptr;  // link health (api/server/health_monitor.h)
   Authorizer authorizer;
   absl::Duration default_ttl;
+  bool accept_unknown_hosts = false;  // ServerConfig::accept_unknown_hosts
 };
 
 // Finishes a unary call with `status` on the context's default reactor.

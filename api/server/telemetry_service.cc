@@ -48,6 +48,32 @@ absl::Status CheckCounters(const v1::ReportPortCountersRequest& request) {
   return absl::OkStatus();
 }
 
+// The host part of a "host/nic" endpoint; a switch name is returned whole.
+absl::string_view EndpointHost(absl::string_view endpoint) {
+  return endpoint.substr(0, endpoint.find('/'));
+}
+
+// A host credential reports only what its own host measured, about its own ports.
+absl::Status CheckProbesSpeakFor(const Caller& caller,
+                                 const v1::ReportProbeResultsRequest& request) {
+  TP_RETURN_IF_ERROR(caller.CheckSpeaksFor("reporter", request.reporter()));
+  for (int i = 0; i < request.results_size(); ++i) {
+    TP_RETURN_IF_ERROR(caller.CheckSpeaksFor(absl::StrCat("results[", i, "].source"),
+                                             EndpointHost(request.results(i).source())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckCountersSpeakFor(const Caller& caller,
+                                   const v1::ReportPortCountersRequest& request) {
+  TP_RETURN_IF_ERROR(caller.CheckSpeaksFor("reporter", request.reporter()));
+  for (int i = 0; i < request.counters_size(); ++i) {
+    TP_RETURN_IF_ERROR(caller.CheckSpeaksFor(absl::StrCat("counters[", i, "].endpoint"),
+                                             EndpointHost(request.counters(i).endpoint())));
+  }
+  return absl::OkStatus();
+}
+
 // Reports without a measurement time get the time the daemon received them.
 template <typename Request, typename Entry>
 Request Stamped(const Request& request, Entry* (Request::*mutable_entry)(int), int size,
@@ -62,9 +88,11 @@ Request Stamped(const Request& request, Entry* (Request::*mutable_entry)(int), i
 
 }  // namespace
 
-absl::Status TelemetryService::DoReportProbes(const v1::ReportProbeResultsRequest& request,
+absl::Status TelemetryService::DoReportProbes(const Caller& caller,
+                                              const v1::ReportProbeResultsRequest& request,
                                               v1::ReportResponse& response) {
   TP_RETURN_IF_ERROR(CheckProbes(request));
+  TP_RETURN_IF_ERROR(CheckProbesSpeakFor(caller, request));
   const absl::Time now = absl::Now();
   if (context_.health != nullptr) TP_RETURN_IF_ERROR(context_.health->ObserveProbes(request, now));
   TP_ASSIGN_OR_RETURN(
@@ -75,9 +103,11 @@ absl::Status TelemetryService::DoReportProbes(const v1::ReportProbeResultsReques
   return absl::OkStatus();
 }
 
-absl::Status TelemetryService::DoReportCounters(const v1::ReportPortCountersRequest& request,
+absl::Status TelemetryService::DoReportCounters(const Caller& caller,
+                                                const v1::ReportPortCountersRequest& request,
                                                 v1::ReportResponse& response) {
   TP_RETURN_IF_ERROR(CheckCounters(request));
+  TP_RETURN_IF_ERROR(CheckCountersSpeakFor(caller, request));
   const absl::Time now = absl::Now();
   if (context_.health != nullptr) {
     TP_RETURN_IF_ERROR(context_.health->ObserveCounters(request, now));
@@ -93,16 +123,16 @@ absl::Status TelemetryService::DoReportCounters(const v1::ReportPortCountersRequ
 grpc::ServerUnaryReactor* TelemetryService::ReportProbeResults(
     grpc::CallbackServerContext* ctx, const v1::ReportProbeResultsRequest* request,
     v1::ReportResponse* response) {
-  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
-  if (s.ok()) s = DoReportProbes(*request, *response);
+  absl::StatusOr<Caller> caller = context_.authorizer.Authenticate(*ctx, Access::kReport);
+  absl::Status s = caller.ok() ? DoReportProbes(*caller, *request, *response) : caller.status();
   return FinishUnary(ctx, s);
 }
 
 grpc::ServerUnaryReactor* TelemetryService::ReportPortCounters(
     grpc::CallbackServerContext* ctx, const v1::ReportPortCountersRequest* request,
     v1::ReportResponse* response) {
-  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
-  if (s.ok()) s = DoReportCounters(*request, *response);
+  absl::StatusOr<Caller> caller = context_.authorizer.Authenticate(*ctx, Access::kReport);
+  absl::Status s = caller.ok() ? DoReportCounters(*caller, *request, *response) : caller.status();
   return FinishUnary(ctx, s);
 }
 

@@ -32,9 +32,10 @@ class TelemetryService final : public v1::Telemetry::CallbackService {
       v1::GetAffectedAllocationsResponse* response) override;
 
  private:
-  absl::Status DoReportProbes(const v1::ReportProbeResultsRequest& request,
+  absl::Status DoReportProbes(const Caller& caller, const v1::ReportProbeResultsRequest& request,
                               v1::ReportResponse& response);
-  absl::Status DoReportCounters(const v1::ReportPortCountersRequest& request,
+  absl::Status DoReportCounters(const Caller& caller,
+                                const v1::ReportPortCountersRequest& request,
                                 v1::ReportResponse& response);
   absl::Status DoGetLinkHealth(const v1::GetLinkHealthRequest& request,
                                v1::GetLinkHealthResponse& response);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "api/server/health_monitor.h"
+#include "api/server/host_report_checks.h"
 #include "api/server/host_report_store.h"
 #include "api/server/request_limits.h"
 #include "api/server/topology_service.h"
@@ -18,37 +19,34 @@ namespace topoplace::server {
 namespace {
 
 // ListHostReports pages: a page also ends once its reports pass 16 MiB. A stored report
-// is at most kMaxHostReportBytes as sent, a few times that pretty-printed, so a page stays
-// well under the client's 64 MiB receive limit.
+// is compact JSON of at most about kMaxHostReportBytes, so a page stays well under the
+// client's 64 MiB receive limit.
 constexpr int kMaxHostReportPage = 1000;
 constexpr size_t kHostReportPageBytes = size_t{16} << 20;
 
-// Parses and normalises one report; InvalidArgument names the field that is wrong.
-absl::StatusOr<discovery::AgentReport> ValidateHostReport(absl::string_view report_json) {
-  TP_RETURN_IF_ERROR(CheckField("report_json", report_json, kMaxHostReportBytes, true));
-  TP_ASSIGN_OR_RETURN(discovery::AgentReport report,
-                      discovery::ParseAgentReport(report_json, "report_json"));
-  TP_RETURN_IF_ERROR(CheckField("report_json: field host", report.host, kMaxNameBytes, true));
-  if (absl::StrContains(report.host, '/')) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("report_json: field host: '", report.host, "' may not contain '/'"));
-  }
-  return report;
-}
-
 }  // namespace
 
-absl::Status TopologyService::DoReportHost(const v1::ReportHostRequest& request,
+absl::Status TopologyService::DoReportHost(const Caller& caller,
+                                           const v1::ReportHostRequest& request,
                                            v1::ReportHostResponse& response) {
   TP_ASSIGN_OR_RETURN(const discovery::AgentReport report,
-                      ValidateHostReport(request.report_json()));
+                      ParseCheckedHostReport(request.report_json()));
+  TP_RETURN_IF_ERROR(caller.CheckSpeaksFor("report_json: field host", report.host));
+  // A credential bound to the host vouches for a host the fabric does not have yet (the
+  // operator issued it); anyone else may add hosts only while discovery is on.
+  if (!context_.fabric->FindHost(report.host).has_value() && !caller.IsHost(report.host) &&
+      !context_.accept_unknown_hosts) {
+    return absl::NotFoundError(absl::StrCat(
+        "report_json: field host: '", report.host, "' is not a host of the served fabric '",
+        context_.fabric->name(), "'; set accept_unknown_hosts = true while discovering new hosts"));
+  }
   if (context_.host_reports == nullptr) {
     return absl::FailedPreconditionError("this daemon keeps no host reports");
   }
   const int64_t now_ms = absl::ToUnixMillis(absl::Now());
   TP_ASSIGN_OR_RETURN(const bool replaced,
-                      context_.host_reports->Put(report.host,
-                                                 discovery::AgentReportToJson(report), now_ms));
+                      context_.host_reports->Put(report.host, CompactHostReportJson(report),
+                                                 now_ms));
   response.set_host(report.host);
   response.set_received_unix_ms(now_ms);
   response.set_replaced(replaced);
@@ -84,8 +82,8 @@ absl::Status TopologyService::DoListHostReports(const v1::ListHostReportsRequest
 grpc::ServerUnaryReactor* TopologyService::ReportHost(grpc::CallbackServerContext* ctx,
                                                       const v1::ReportHostRequest* request,
                                                       v1::ReportHostResponse* response) {
-  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
-  if (s.ok()) s = DoReportHost(*request, *response);
+  absl::StatusOr<Caller> caller = context_.authorizer.Authenticate(*ctx, Access::kReport);
+  absl::Status s = caller.ok() ? DoReportHost(*caller, *request, *response) : caller.status();
   return FinishUnary(ctx, s);
 }
 

@@ -39,7 +39,7 @@ class TopologyService final : public v1::Topology::CallbackService {
   absl::Status DoGetHost(const v1::GetHostRequest& request, v1::HostInfo& response);
   absl::Status DoGetPath(const v1::GetPathRequest& request, v1::GetPathResponse& response);
   void DoListDomains(v1::ListDomainsResponse& response);
-  absl::Status DoReportHost(const v1::ReportHostRequest& request,
+  absl::Status DoReportHost(const Caller& caller, const v1::ReportHostRequest& request,
                             v1::ReportHostResponse& response);
   absl::Status DoListHostReports(const v1::ListHostReportsRequest& request,
                                  v1::ListHostReportsResponse& response);

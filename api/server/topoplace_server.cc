@@ -8,9 +8,12 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
+#include <grpcpp/impl/server_builder_option.h>
+#include <grpcpp/impl/server_builder_plugin.h>
 #include <grpcpp/server_builder.h>
 
 #include "absl/strings/str_cat.h"
+#include "api/server/malformed_request_interceptor.h"
 #include "api/server/placement_service.h"
 #include "api/server/rpc_metrics_interceptor.h"
 #include "api/server/telemetry_service.h"
@@ -24,6 +27,19 @@ namespace {
 
 // Calls still running this long after Shutdown are cancelled (e.g. WatchFabric streams).
 constexpr absl::Duration kShutdownGrace = absl::Seconds(2);
+
+// Reflection lists every method and message to anyone, answered by gRPC before any of our
+// checks: with read_access=authenticated it is left out. (Linking the reflection library
+// registers its plugin for every builder, so it is removed per builder, here.)
+class WithoutReflection final : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments*) override {}
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+    std::erase_if(*plugins, [](const std::unique_ptr<grpc::ServerBuilderPlugin>& p) {
+      return p->name() == "proto_server_reflection";
+    });
+  }
+};
 
 absl::StatusOr<std::string> ReadPem(absl::string_view key, const std::string& path) {
   std::ifstream in(path);
@@ -47,6 +63,16 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const Serve
   return grpc::SslServerCredentials(options);
 }
 
+// With read_access=authenticated, a scrape needs basic auth whose password is a token
+// (Prometheus: basic_auth.password_file); any user name. Open reads: /metrics is open.
+telemetry::MetricsServer::BasicAuthCheck MetricsAuth(const ServerConfig& config,
+                                                     const Authorizer& authorizer) {
+  if (config.read_access == "open") return nullptr;
+  return [&authorizer](const std::string&, const std::string& password) {
+    return authorizer.AcceptsToken(password);
+  };
+}
+
 absl::Status MakeParentDirectory(const std::string& path) {
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (parent.empty()) return absl::OkStatus();
@@ -66,9 +92,12 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   TP_RETURN_IF_ERROR(ValidateConfig(config));
   const store::Durability durability =
       config.durability == "full" ? store::Durability::kFull : store::Durability::kNormal;
-  TP_ASSIGN_OR_RETURN(Authorizer authorizer, Authorizer::FromConfig(config));
   TP_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, Credentials(config));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(config.fabric));
+  TP_ASSIGN_OR_RETURN(Authorizer authorizer,
+                      Authorizer::FromConfig(config, [fabric](absl::string_view name) {
+                        return fabric->FindHost(name).has_value();
+                      }));
   TP_RETURN_IF_ERROR(MakeParentDirectory(config.db_path));
 
   std::unique_ptr<TopoplaceServer> server(new TopoplaceServer());
@@ -109,6 +138,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   server->context_.telemetry = server->telemetry_.get();
   server->context_.authorizer = std::move(authorizer);
   server->context_.default_ttl = config.reservation_ttl;
+  server->context_.accept_unknown_hosts = config.accept_unknown_hosts;
   server->topology_service_ = std::make_unique<TopologyService>(server->context_);
   server->placement_service_ = std::make_unique<PlacementService>(server->context_);
   server->telemetry_service_ = std::make_unique<TelemetryService>(server->context_);
@@ -118,10 +148,18 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.listen, credentials, &server->port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
+  if (config.read_access != "open") builder.SetOption(std::make_unique<WithoutReflection>());
   builder.RegisterService(server->topology_service_.get());
   builder.RegisterService(server->placement_service_.get());
   builder.RegisterService(server->telemetry_service_.get());
-  builder.experimental().SetInterceptorCreators(RpcMetricsInterceptors(server->metrics_.get()));
+  // The malformed-request answer comes first, so the metrics count the code sent.
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+      interceptors;
+  interceptors.push_back(MalformedRequestInterceptor());
+  for (auto& factory : RpcMetricsInterceptors(server->metrics_.get())) {
+    interceptors.push_back(std::move(factory));
+  }
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("listen: cannot serve on '", config.listen, "'"));
@@ -131,7 +169,8 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   server->health_->Start();
   if (!config.metrics_listen.empty()) {
     absl::StatusOr<std::unique_ptr<telemetry::MetricsServer>> metrics =
-        telemetry::MetricsServer::Start(config.metrics_listen, *server->metrics_);
+        telemetry::MetricsServer::Start(config.metrics_listen, *server->metrics_,
+                                        MetricsAuth(config, server->context_.authorizer));
     if (!metrics.ok()) {
       server->Shutdown();
       return metrics.status();

@@ -186,7 +186,8 @@ std::string DaemonMetrics::Render() const {
 }
 
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& address,
-                                                                    const DaemonMetrics& metrics) {
+                                                                    const DaemonMetrics& metrics,
+                                                                    BasicAuthCheck auth) {
   std::unique_ptr<MetricsServer> server(new MetricsServer());
   try {
     server->exposer_ = std::make_unique<prometheus::Exposer>(address, 2);
@@ -196,6 +197,7 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
   }
   server->exposer_->RegisterCollectable(metrics.registry());
   server->exposer_->RegisterCollectable(metrics.allocations_);
+  if (auth) server->exposer_->RegisterAuth(std::move(auth), "topoplace");
   std::vector<int> ports = server->exposer_->GetListeningPorts();
   server->port_ = ports.empty() ? 0 : ports.front();
   return server;

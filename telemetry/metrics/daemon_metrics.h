@@ -88,9 +88,14 @@ class DaemonMetrics {
 // Serves a registry over HTTP at /metrics. Stops when destroyed.
 class MetricsServer {
  public:
-  // `address` is host:port (port 0 picks one). Unavailable if it cannot bind.
+  // Whether HTTP basic-auth credentials (user, password) may read the metrics.
+  using BasicAuthCheck = std::function<bool(const std::string& user, const std::string& password)>;
+
+  // `address` is host:port (port 0 picks one). Unavailable if it cannot bind. With
+  // `auth`, a scrape without accepted basic-auth credentials gets 401.
   static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& address,
-                                                               const DaemonMetrics& metrics);
+                                                               const DaemonMetrics& metrics,
+                                                               BasicAuthCheck auth = nullptr);
   ~MetricsServer();
   int port() const { return port_; }
 

@@ -1,9 +1,11 @@
 // Specification of the topoplaced binary as operators run it: embedded default, health,
 // reflection, clean shutdown on SIGTERM.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <grpcpp/client_context.h>
@@ -71,6 +73,56 @@ TEST(DaemonTest, Daemon_ServesHealthAndReflection) {
     }
     EXPECT_TRUE(stream->Finish().ok());
   }
+}
+
+// Reflection lists every method to anyone, so with authenticated reads it is off. Health
+// stays anonymous on purpose: kubelet and systemd probes carry no credentials, and it
+// tells only SERVING or NOT_SERVING (kube-apiserver leaves /healthz open the same way).
+TEST(DaemonTest, Daemon_WithAuthenticatedReadsOffersNoReflectionButAnonymousHealth) {
+  TempDir dir;
+  const std::string token_file = dir.File("token");
+  std::ofstream(token_file) << "daemon-token-0123456789abcdef\n";
+  ASSERT_EQ(chmod(token_file.c_str(), 0600), 0);
+  DaemonProcess daemon(TopoplacedPath(),
+                       {"--db", dir.File("t.db"), "--token-file", token_file, "--read-access",
+                        "authenticated"},
+                       dir.path());
+  ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
+  auto channel = grpc::CreateChannel(daemon.address(), grpc::InsecureChannelCredentials());
+  {
+    auto reflection = grpc::reflection::v1alpha::ServerReflection::NewStub(channel);
+    grpc::ClientContext ctx;
+    auto stream = reflection->ServerReflectionInfo(&ctx);
+    grpc::reflection::v1alpha::ServerReflectionRequest request;
+    request.set_list_services("");
+    stream->Write(request);
+    stream->WritesDone();
+    grpc::reflection::v1alpha::ServerReflectionResponse response;
+    EXPECT_FALSE(stream->Read(&response));
+    EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  }
+  {
+    auto health = grpc::health::v1::Health::NewStub(channel);
+    grpc::ClientContext ctx;
+    grpc::health::v1::HealthCheckRequest request;
+    grpc::health::v1::HealthCheckResponse response;
+    ASSERT_TRUE(health->Check(&ctx, request, &response).ok());
+    EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  }
+  EXPECT_EQ(Connect(daemon)->ListAllocations().status().code(),
+            absl::StatusCode::kUnauthenticated);
+}
+
+TEST(DaemonTest, Daemon_WorldReadableTokenFileIsRefusedWithTheFix) {
+  TempDir dir;
+  const std::string token_file = dir.File("token");
+  std::ofstream(token_file) << "daemon-token-0123456789abcdef\n";
+  ASSERT_EQ(chmod(token_file.c_str(), 0644), 0);
+  DaemonProcess daemon(TopoplacedPath(), {"--db", dir.File("t.db"), "--token-file", token_file},
+                       dir.path());
+  ASSERT_FALSE(daemon.Start().ok());
+  EXPECT_NE(daemon.log().find("may be read or written by every user"), std::string::npos)
+      << daemon.log();
 }
 
 TEST(DaemonTest, Daemon_SigtermStopsCleanlyAndCommitsSurviveTheRestart) {

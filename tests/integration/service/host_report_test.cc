@@ -2,21 +2,27 @@
 // ReportHost validates and keeps the latest report per host across restarts, and the real
 // `topoplace-agent --server` and `topoplace fabric import --server` binaries talk to an
 // in-process TopoplaceServer with the credentials from the environment.
+#include <sys/stat.h>
+
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <grpcpp/client_context.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "api/client/topoplace_client.h"
+#include "topoplace/v1/telemetry.grpc.pb.h"
 #include "api/server/host_report_store.h"
 #include "api/server/topoplace_server.h"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "tests/integration/service/support/test_certificates.h"
 #include "tests/testing/run_command.h"
 
 namespace topoplace::server {
@@ -28,7 +34,10 @@ using client::TopoplaceClient;
 using topoplace::testing::RunCommand;
 using topoplace::testing::ShellQuote;
 
-constexpr char kToken[] = "agent-token";
+constexpr char kToken[] = "admin-token-0123456789abcdef";
+// Per-host tokens of two hosts of preset:rail-512 (b00-n000 ... b00-n063).
+constexpr char kHost5Token[] = "host5-token-0123456789abcdef";
+constexpr char kHost6Token[] = "host6-token-0123456789abcdef";
 
 std::string ReadFixture(const std::string& relative) {
   std::ifstream in(std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/" + relative);
@@ -52,6 +61,16 @@ class HostReportTest : public ::testing::Test {
     config_.fabric = "preset:rail-512";
     config_.token_file = dir_.File("token");
     std::ofstream(config_.token_file) << kToken << "\n";
+    chmod(config_.token_file.c_str(), 0600);
+    // The recorded reports name hosts of a lab machine (g1, n7), not of the preset.
+    config_.accept_unknown_hosts = true;
+  }
+
+  void WriteHostTokens() {
+    config_.host_tokens_file = dir_.File("host-tokens");
+    std::ofstream(config_.host_tokens_file)
+        << "# host token\nb00-n005 " << kHost5Token << "\nb00-n006 " << kHost6Token << "\n";
+    chmod(config_.host_tokens_file.c_str(), 0600);
   }
 
   void StartServer() {
@@ -143,6 +162,127 @@ TEST_F(HostReportTest, ReportingNeedsTheTokenListingDoesNot) {
   EXPECT_EQ(Client("wrong")->ReportHost(ReportOf("g1")).status().code(),
             absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(Client("")->ListHostReports().ok());
+}
+
+TEST_F(HostReportTest, HostTokenReportsOnlyAboutItsOwnHostAndCannotReserve) {
+  WriteHostTokens();
+  StartServer();
+  auto own = Client(kHost5Token)->ReportHost(ReportOf("b00-n005"));
+  EXPECT_TRUE(own.ok()) << own.status();
+  // The forgery of the finding: a host's token naming another host.
+  auto forged = Client(kHost5Token)->ReportHost(ReportOf("b00-n006"));
+  EXPECT_EQ(forged.status().code(), absl::StatusCode::kPermissionDenied) << forged.status();
+  EXPECT_THAT(std::string(forged.status().message()), HasSubstr("'b00-n005'"));
+  auto reserve = Client(kHost5Token)->Reserve("tp=8,pp=1,dp=1", "", 0);
+  EXPECT_EQ(reserve.status().code(), absl::StatusCode::kPermissionDenied) << reserve.status();
+  // The admin credential may report about any host; hosts may read.
+  EXPECT_TRUE(Client(kToken)->ReportHost(ReportOf("b00-n006")).ok());
+  auto listed = Client(kHost6Token)->ListHostReports();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->reports_size(), 2);
+}
+
+TEST_F(HostReportTest, HostTokenSendsTelemetryOnlyAboutItsOwnPorts) {
+  WriteHostTokens();
+  StartServer();
+  auto stub = v1::Telemetry::NewStub(Client(kHost5Token)->channel());
+  auto send = [&](const std::string& reporter, const std::string& endpoint) {
+    v1::ReportPortCountersRequest report;
+    report.set_reporter(reporter);
+    report.add_counters()->set_endpoint(endpoint);
+    grpc::ClientContext ctx;
+    ctx.AddMetadata("authorization", std::string("Bearer ") + kHost5Token);
+    v1::ReportResponse response;
+    return stub->ReportPortCounters(&ctx, report, &response);
+  };
+  EXPECT_TRUE(send("b00-n005", "b00-n005/mlx5_0").ok());
+  // Counters that would mark another host's cable bad, or a switch port's.
+  grpc::Status other = send("b00-n005", "b00-n006/mlx5_0");
+  EXPECT_EQ(other.error_code(), grpc::StatusCode::PERMISSION_DENIED) << other.error_message();
+  EXPECT_NE(other.error_message().find("counters[0].endpoint"), std::string::npos);
+  EXPECT_EQ(send("b00-n006", "b00-n006/mlx5_0").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+}
+
+TEST_F(HostReportTest, HostCertificateReportsOnlyAboutItsHostOtherCertificatesAreAdmins) {
+  auto certs = testing::MakeTestCertificates(dir_.path());
+  ASSERT_TRUE(certs.ok()) << certs.status();
+  auto host_cert = testing::IssueClientCertificate(dir_.path(), "b00-n005");
+  ASSERT_TRUE(host_cert.ok()) << host_cert.status();
+  config_.token_file.clear();
+  config_.tls_cert_file = certs->server_cert;
+  config_.tls_key_file = certs->server_key;
+  config_.tls_client_ca_file = certs->ca_cert;
+  StartServer();
+  auto with_cert = [&](const std::string& cert, const std::string& key) {
+    ClientOptions options;
+    options.server = Address();
+    options.ca_file = certs->ca_cert;
+    options.cert_file = cert;
+    options.key_file = key;
+    options.timeout = absl::Seconds(10);
+    return *TopoplaceClient::Connect(options);
+  };
+  auto host = with_cert(host_cert->first, host_cert->second);
+  EXPECT_TRUE(host->ReportHost(ReportOf("b00-n005")).ok());
+  EXPECT_EQ(host->ReportHost(ReportOf("b00-n006")).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(host->Reserve("tp=8,pp=1,dp=1", "", 0).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  // CN=client names no host of the fabric: a service's (admin) certificate.
+  auto admin = with_cert(certs->client_cert, certs->client_key);
+  EXPECT_TRUE(admin->ReportHost(ReportOf("b00-n006")).ok());
+  EXPECT_TRUE(admin->Reserve("tp=8,pp=1,dp=1", "", 0).ok());
+}
+
+TEST_F(HostReportTest, HostileFieldsAndUnknownHostsAreRefusedAndNothingIsStored) {
+  config_.accept_unknown_hosts = false;
+  StartServer();
+  auto client = Client();
+  auto with = [](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json j = nlohmann::json::parse(ReportOf("b00-n001"));
+    change(j);
+    return j.dump();
+  };
+  struct Case {
+    std::string json;
+    absl::StatusCode code;
+    std::string message;
+  };
+  const Case cases[] = {
+      {ReportOf("b00-n001\x1b[31m"), absl::StatusCode::kInvalidArgument, "field host"},
+      {ReportOf("-rf"), absl::StatusCode::kInvalidArgument, "field host"},
+      {with([](nlohmann::json& j) { j["nics"][0]["speed_gbps"] = -5; }),
+       absl::StatusCode::kInvalidArgument, "nics[0].speed_gbps"},
+      {with([](nlohmann::json& j) { j["nics"][0]["speed_gbps"] = 1e308; }),
+       absl::StatusCode::kInvalidArgument, "nics[0].speed_gbps"},
+      {with([](nlohmann::json& j) { j["nics"][1]["name"] = "eth2\nb00-n002 down"; }),
+       absl::StatusCode::kInvalidArgument, "nics[1].name"},
+      {with([](nlohmann::json& j) { j["nvlink_domain"] = "\x1b]0;pwned\x07"; }),
+       absl::StatusCode::kInvalidArgument, "nvlink_domain"},
+      {with([](nlohmann::json& j) { j["gpus"][0]["index"] = 100000; }),
+       absl::StatusCode::kInvalidArgument, "gpus[0].index"},
+      {ReportOf("not-in-the-fabric"), absl::StatusCode::kNotFound, "accept_unknown_hosts"},
+  };
+  for (const Case& c : cases) {
+    auto r = client->ReportHost(c.json);
+    EXPECT_EQ(r.status().code(), c.code) << c.json.substr(0, 120) << " -> " << r.status();
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr(c.message));
+  }
+  EXPECT_EQ(client->ListHostReports()->reports_size(), 0);
+  EXPECT_TRUE(client->ReportHost(ReportOf("b00-n001")).ok());
+}
+
+TEST_F(HostReportTest, ReportsAreStoredNoLargerThanSent) {
+  StartServer();
+  const std::string sent = ReportOf("g1");  // compact JSON, as the agent sends it
+  ASSERT_TRUE(Client()->ReportHost(sent).ok());
+  auto listed = Client()->ListHostReports();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->reports_size(), 1);
+  // Normalised (defaults written out) but compact: within 10% of what was sent, where the
+  // pretty-printed form stored before was several times larger.
+  EXPECT_LE(listed->reports(0).report_json().size(), sent.size() * 11 / 10);
+  EXPECT_EQ(nlohmann::json::parse(listed->reports(0).report_json())["host"], "g1");
 }
 
 TEST_F(HostReportTest, ListIsPagedByHostNameAndTheClientFollowsEveryPage) {

@@ -1,5 +1,7 @@
 // Specification of the topoplace service over real loopback gRPC (port 0) and a real
 // SQLite file: an in-process TopoplaceServer and the client library the CLI uses.
+#include <sys/stat.h>
+
 #include <fstream>
 #include <map>
 #include <set>
@@ -7,9 +9,14 @@
 #include <vector>
 
 #include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/support/byte_buffer.h>
 
+#include "absl/synchronization/notification.h"
 #include "api/client/topoplace_client.h"
 #include "api/server/topoplace_server.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"
@@ -18,6 +25,9 @@
 namespace topoplace::server {
 namespace {
 
+constexpr char kToken[] = "s3cret-token-0123456789abcdef";
+
+using ::testing::HasSubstr;
 using client::ClientOptions;
 using client::TopoplaceClient;
 
@@ -48,9 +58,11 @@ class ServiceTest : public ::testing::Test {
     return *TopoplaceClient::Connect(options);
   }
 
-  void WriteToken(const std::string& token) {
+  // Writes the admin token file as an operator must: readable by its owner only.
+  void WriteToken(const std::string& token, mode_t mode = 0600) {
     config_.token_file = dir_.File("token");
     std::ofstream(config_.token_file) << token << "\n";
+    ASSERT_EQ(chmod(config_.token_file.c_str(), mode), 0);
   }
 
   testing::TempDir dir_;
@@ -326,7 +338,7 @@ TEST_F(ServiceTest, Service_BadRequestsGetPreciseCodesAndTheDaemonStaysUp) {
 }
 
 TEST_F(ServiceTest, Service_MutationsNeedTheBearerTokenWhileReadsStayOpen) {
-  WriteToken("s3cret-token");
+  WriteToken(kToken);
   StartServer();
   auto anonymous = Client();
   EXPECT_TRUE(anonymous->Place("tp=8,pp=1,dp=1", "").ok());
@@ -335,7 +347,7 @@ TEST_F(ServiceTest, Service_MutationsNeedTheBearerTokenWhileReadsStayOpen) {
             absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(Client("wrong")->Reserve("tp=8,pp=1,dp=1", "", 0).status().code(),
             absl::StatusCode::kPermissionDenied);
-  auto allowed = Client("s3cret-token")->Reserve("tp=8,pp=1,dp=1", "", 0);
+  auto allowed = Client(kToken)->Reserve("tp=8,pp=1,dp=1", "", 0);
   ASSERT_TRUE(allowed.ok()) << allowed.status();
   EXPECT_EQ(anonymous->Release(allowed->allocation().allocation_id()).status().code(),
             absl::StatusCode::kUnauthenticated);
@@ -344,12 +356,12 @@ TEST_F(ServiceTest, Service_MutationsNeedTheBearerTokenWhileReadsStayOpen) {
 }
 
 TEST_F(ServiceTest, Service_AuthenticatedReadAccessClosesReadsToo) {
-  WriteToken("s3cret-token");
+  WriteToken(kToken);
   config_.read_access = "authenticated";
   StartServer();
   EXPECT_EQ(Client()->ListAllocations().status().code(), absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(Client()->GetFabricSummary().status().code(), absl::StatusCode::kUnauthenticated);
-  EXPECT_TRUE(Client("s3cret-token")->ListAllocations().ok());
+  EXPECT_TRUE(Client(kToken)->ListAllocations().ok());
 }
 
 TEST_F(ServiceTest, Service_TopologyAnswersHostsPathsAndFreeCapacity) {
@@ -465,13 +477,53 @@ TEST_F(ServiceTest, Service_TlsListenerWithTokenStillNeedsTheTokenToMutate) {
   ASSERT_TRUE(certs.ok()) << certs.status();
   config_.tls_cert_file = certs->server_cert;
   config_.tls_key_file = certs->server_key;
-  WriteToken("tls-token");
+  WriteToken(kToken);
   StartServer();
   EXPECT_TRUE(Client(TlsOptions(*certs, false))->ListAllocations().ok());
   EXPECT_EQ(Client(TlsOptions(*certs, false))->Reserve("tp=8,pp=1,dp=1", "", 0).status().code(),
             absl::StatusCode::kUnauthenticated);
-  auto reserved = Client(TlsOptions(*certs, false, "tls-token"))->Reserve("tp=8,pp=1,dp=1", "", 0);
+  auto reserved = Client(TlsOptions(*certs, false, kToken))->Reserve("tp=8,pp=1,dp=1", "", 0);
   EXPECT_TRUE(reserved.ok()) << reserved.status();
+}
+
+TEST_F(ServiceTest, Service_TokenFileReadableByEveryoneOrTooShortIsRefused) {
+  WriteToken(kToken, 0644);
+  auto world_readable = TopoplaceServer::Start(config_, clock_);
+  EXPECT_EQ(world_readable.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(world_readable.status().message(), HasSubstr("chmod"));
+
+  WriteToken("x");
+  auto short_token = TopoplaceServer::Start(config_, clock_);
+  EXPECT_EQ(short_token.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(short_token.status().message(), HasSubstr("at least 16 characters"));
+
+  WriteToken(kToken, 0640);  // group-readable (the service's group) is fine
+  StartServer();
+}
+
+TEST_F(ServiceTest, Service_MalformedProtobufGetsInvalidArgumentNamingTheMessage) {
+  StartServer();
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port()),
+                                     grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  // Field 1 as a length-delimited string whose length runs past the end of the bytes.
+  const char garbage[] = {0x0a, 0x7f, 'x'};
+  grpc::Slice slice(garbage, sizeof(garbage));
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  grpc::ClientContext ctx;
+  absl::Notification done;
+  grpc::Status status;
+  stub.UnaryCall(&ctx, "/topoplace.v1.Placement/Reserve", grpc::StubOptions(), &request,
+                 &response, [&](grpc::Status s) {
+                   status = std::move(s);
+                   done.Notify();
+                 });
+  done.WaitForNotification();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("topoplace.v1.ReserveRequest"));
+  // Nothing was reserved, and the daemon still serves.
+  EXPECT_EQ(Client()->ListAllocations()->allocations_size(), 0);
 }
 
 TEST_F(ServiceTest, Service_BadConfigurationIsRefusedBeforeServing) {

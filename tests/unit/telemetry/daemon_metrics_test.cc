@@ -69,6 +69,25 @@ TEST(DaemonMetricsTest, ServesOverHttp) {
   EXPECT_THAT(r.out, HasSubstr("topoplace_allocations{state=\"committed\"} 2"));
 }
 
+TEST(DaemonMetricsTest, WithAuthAScrapeNeedsAnAcceptedPassword) {
+  DaemonMetrics m;
+  Fill(m);
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start(
+      "127.0.0.1:0", m, [](const std::string&, const std::string& password) {
+        return password == "scrape-token-0123456789";
+      });
+  ASSERT_TRUE(server.ok()) << server.status();
+  if (testing::RunCommand("command -v curl").exit_code != 0) GTEST_SKIP() << "no curl";
+  const std::string url = "http://127.0.0.1:" + std::to_string((*server)->port()) + "/metrics";
+  auto status_of = [&](const std::string& credentials) {
+    return testing::RunCommand("curl -s -o /dev/null -w '%{http_code}' " + credentials + " " + url)
+        .out;
+  };
+  EXPECT_EQ(status_of(""), "401");
+  EXPECT_EQ(status_of("-u prometheus:wrong"), "401");
+  EXPECT_EQ(status_of("-u prometheus:scrape-token-0123456789"), "200");
+}
+
 TEST(DaemonMetricsTest, BadListenAddressIsUnavailable) {
   DaemonMetrics m;
   absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("256.1.1.1:1", m);

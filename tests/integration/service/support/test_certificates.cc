@@ -49,4 +49,10 @@ absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir) {
                           .client_key = dir + "/client.key"};
 }
 
+absl::StatusOr<std::pair<std::string, std::string>> IssueClientCertificate(
+    const std::string& dir, const std::string& name) {
+  if (absl::Status s = Issue(dir, name, "DNS:" + name); !s.ok()) return s;
+  return std::make_pair(dir + "/" + name + ".crt", dir + "/" + name + ".key");
+}
+
 }  // namespace topoplace::testing

@@ -4,6 +4,7 @@
 #define TOPOPLACE_TESTS_INTEGRATION_SERVICE_SUPPORT_TEST_CERTIFICATES_H_
 
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 
@@ -19,6 +20,11 @@ struct TestCertificates {
 
 // Writes the files into `dir`. Unavailable if openssl fails (its output is in the message).
 absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir);
+
+// A client certificate with CN and DNS subject alternative name `name`, signed by the CA
+// MakeTestCertificates wrote into `dir`: (certificate file, key file).
+absl::StatusOr<std::pair<std::string, std::string>> IssueClientCertificate(
+    const std::string& dir, const std::string& name);
 
 }  // namespace topoplace::testing
 
