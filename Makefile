@@ -6,21 +6,28 @@ CMAKE_FLAGS ?=
 TOPOPLACE := $(BUILD)/api/cli/topoplace
 DEMO_DIR ?= topoplace-data
 
-.PHONY: all deps build demo test fuzz bench report asan clean
+.PHONY: all deps configure build build-demo demo test fuzz bench report asan package image clean
 
 all: build
 
 deps:
 	bash deploy/install-deps.sh
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Only what the demo runs (the CLI and the daemon), not the test suite: a first run on a
+# fresh 2-core machine compiles about half as much.
+build-demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target topoplace topoplaced
 
 # The main job on the embedded default: place a realistic job on a built-in reference
 # fabric with topoplace and every baseline side by side, then run topoplaced on its
 # embedded default (built-in fabric, local SQLite file) and reserve/commit jobs through it.
-demo: build
+demo: build-demo
 	@mkdir -p $(DEMO_DIR)
 	$(TOPOPLACE) place --fabric preset:rail-28k --job tp=8,pp=8,dp=32,model=175b --load 0.6 --seed 7 --compare
 	$(TOPOPLACE) place --fabric preset:rail-28k --job tp=8,pp=8,dp=32,model=175b --load 0.6 --seed 7 --render $(DEMO_DIR)/plan.svg > /dev/null
@@ -52,6 +59,16 @@ bench: build
 # Same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
 	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DTOPOPLACE_SANITIZE=ON -DTOPOPLACE_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=Debug"
+
+# Debian packages, one per role (cmake/Packaging.cmake), into $(BUILD)/packages/.
+package: build
+	cd $(BUILD) && cpack -G DEB -B $(CURDIR)/$(BUILD)/packages
+	@ls -l $(BUILD)/packages/*.deb
+
+# The container image of deploy/image/Containerfile, from those packages (needs podman,
+# buildah or a docker engine; says why not otherwise).
+image: package
+	bash deploy/image/build-image.sh $(BUILD)/packages $$(sed -n 's/^project(topoplace VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz $(DEMO_DIR)
