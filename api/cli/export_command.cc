@@ -17,11 +17,16 @@ struct ExportOptions {
   std::string fabric;
   std::string node_map;
   std::string out;
+  std::string kueue_api_version = "v1beta2";
 };
 
 absl::StatusOr<std::string> Render(const Fabric& fabric, const ExportOptions& opt) {
   if (opt.format == "k8s-labels") return k8s::RenderNodeLabels(fabric);
-  if (opt.format == "kueue-topology") return k8s::RenderKueueTopology(fabric);
+  if (opt.format == "kueue-topology") {
+    TP_ASSIGN_OR_RETURN(k8s::KueueApiVersion version,
+                        k8s::ParseKueueApiVersion(opt.kueue_api_version));
+    return k8s::RenderKueueTopology(fabric, version);
+  }
   if (opt.format == "volcano-hypernodes") return k8s::RenderVolcanoHyperNodes(fabric);
   slurm::NodeNameMap names;
   if (!opt.node_map.empty()) {
@@ -64,6 +69,9 @@ void RegisterExportCommand(CLI::App& app, CliContext& ctx) {
                   "Slurm formats: file of 'FABRIC_HOST SLURM_NODE' lines for hosts whose "
                   "names differ");
   cmd->add_option("--out", opt->out, "Write here instead of stdout");
+  cmd->add_option("--kueue-api-version", opt->kueue_api_version,
+                  std::string("kueue-topology: the Kueue API version to write: ") +
+                      k8s::kKueueApiVersions);
   cmd->callback([&ctx, opt] {
     if (absl::Status s = RunExport(ctx, *opt); !s.ok()) ctx.Fail(s);
   });

@@ -24,14 +24,27 @@ std::vector<int32_t> IslandOfPod(const exporters::DomainTree& tree, size_t pods)
   return island;
 }
 
-void AppendHyperNode(std::string& out, absl::string_view name, int tier, absl::string_view type,
-                     const std::vector<std::string>& members) {
+void AppendHyperNodeHead(std::string& out, absl::string_view name, int tier) {
   absl::StrAppend(&out, "---\napiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\n",
                   "metadata:\n  name: ", name, "\nspec:\n  tier: ", tier, "\n  members:\n");
+}
+
+// A HyperNode whose members are the HyperNodes named in `members`, one exact match each.
+void AppendHyperNode(std::string& out, absl::string_view name, int tier,
+                     const std::vector<std::string>& members) {
+  AppendHyperNodeHead(out, name, tier);
   for (const std::string& m : members) {
-    absl::StrAppend(&out, "  - type: ", type, "\n    selector:\n      exactMatch:\n",
+    absl::StrAppend(&out, "  - type: HyperNode\n    selector:\n      exactMatch:\n",
                     "        name: ", m, "\n");
   }
+}
+
+// A tier-1 HyperNode holding the nodes labelled with `block`: one member however many
+// nodes the block has, and nodes that join later (labelled) join it too.
+void AppendBlockHyperNode(std::string& out, absl::string_view block) {
+  AppendHyperNodeHead(out, block, 1);
+  absl::StrAppend(&out, "  - type: Node\n    selector:\n      labelMatch:\n",
+                  "        matchLabels:\n          ", kBlockLabel, ": ", block, "\n");
 }
 
 }  // namespace
@@ -67,10 +80,20 @@ std::string RenderNodeLabels(const Fabric& fabric) {
   return out;
 }
 
-std::string RenderKueueTopology(const Fabric& fabric) {
+absl::StatusOr<KueueApiVersion> ParseKueueApiVersion(absl::string_view text) {
+  if (text == "v1beta2") return KueueApiVersion::kV1beta2;
+  if (text == "v1beta1") return KueueApiVersion::kV1beta1;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--kueue-api-version: expected ", kKueueApiVersions, ", got '", text, "'",
+      text == "v1alpha1" ? " (Kueue no longer serves v1alpha1 Topologies)" : ""));
+}
+
+std::string RenderKueueTopology(const Fabric& fabric, KueueApiVersion version) {
+  const absl::string_view api =
+      version == KueueApiVersion::kV1beta2 ? "kueue.x-k8s.io/v1beta2" : "kueue.x-k8s.io/v1beta1";
   return absl::StrCat(
-      Header(fabric, "Kueue Topology"),
-      "apiVersion: kueue.x-k8s.io/v1alpha1\nkind: Topology\nmetadata:\n  name: ", fabric.name(),
+      Header(fabric, "Kueue Topology"), "apiVersion: ", api,
+      "\nkind: Topology\nmetadata:\n  name: ", fabric.name(),
       "\nspec:\n  levels:\n  - nodeLabel: ", kPodLabel, "\n  - nodeLabel: ", kBlockLabel,
       "\n  - nodeLabel: kubernetes.io/hostname\n");
 }
@@ -78,21 +101,17 @@ std::string RenderKueueTopology(const Fabric& fabric) {
 std::string RenderVolcanoHyperNodes(const Fabric& fabric) {
   const exporters::DomainTree tree = exporters::BuildDomainTree(fabric);
   std::string out = Header(fabric, "Volcano HyperNodes");
-  for (int32_t b : tree.block_order) {
-    std::vector<std::string> nodes;
-    for (HostId h : fabric.blocks()[b].hosts) nodes.push_back(fabric.hosts()[h].name);
-    AppendHyperNode(out, tree.block_names[b], 1, "Node", nodes);
-  }
+  for (int32_t b : tree.block_order) AppendBlockHyperNode(out, tree.block_names[b]);
   for (size_t p = 0; p < fabric.pods().size(); ++p) {
     std::vector<std::string> blocks;
     for (int32_t b : fabric.pods()[p].blocks) blocks.push_back(tree.block_names[b]);
-    AppendHyperNode(out, tree.pod_names[p], 2, "HyperNode", blocks);
+    AppendHyperNode(out, tree.pod_names[p], 2, blocks);
   }
   for (size_t i = 0; i < tree.islands.size(); ++i) {
     if (tree.islands[i].size() < 2) continue;
     std::vector<std::string> pods;
     for (int32_t p : tree.islands[i]) pods.push_back(tree.pod_names[p]);
-    AppendHyperNode(out, tree.island_names[i], 3, "HyperNode", pods);
+    AppendHyperNode(out, tree.island_names[i], 3, pods);
   }
   return out;
 }

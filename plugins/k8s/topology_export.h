@@ -2,14 +2,17 @@
 // - node labels: our keys (topoplace.io/block, /pod, /nvlink-domain, /rail-<r>-leaf) and
 //   the Topograph-style keys other tools read (network.topology.nvidia.com/accelerator,
 //   /leaf, /spine, /core), where leaf is the block, spine the pod, core the island;
-// - a Kueue Topology whose levels are pod, block, hostname;
-// - Volcano HyperNodes: tier 1 per block (its nodes), tier 2 per pod (its blocks), tier 3
-//   per island of several pods.
+// - a Kueue Topology whose levels are pod, block, hostname (v1beta2, what current Kueue
+//   stores; v1beta1 for older Kueue; v1alpha1 is no longer served by Kueue);
+// - Volcano HyperNodes: tier 1 per block (its nodes, selected by the block label), tier 2
+//   per pod (its blocks), tier 3 per island of several pods.
 #ifndef TOPOPLACE_PLUGINS_K8S_TOPOLOGY_EXPORT_H_
 #define TOPOPLACE_PLUGINS_K8S_TOPOLOGY_EXPORT_H_
 
 #include <string>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::k8s {
@@ -19,9 +22,19 @@ inline constexpr char kPodLabel[] = "topoplace.io/pod";
 
 // One partial Node object per host in a block, carrying only labels (kubectl apply merges).
 std::string RenderNodeLabels(const Fabric& fabric);
-// A kueue.x-k8s.io/v1alpha1 Topology named after the fabric.
-std::string RenderKueueTopology(const Fabric& fabric);
-// topology.volcano.sh/v1alpha1 HyperNode objects.
+// Kueue API versions a Topology can be written in.
+enum class KueueApiVersion { kV1beta2, kV1beta1 };
+inline constexpr char kKueueApiVersions[] = "v1beta2 (default), v1beta1";
+
+// "v1beta2" or "v1beta1"; InvalidArgument naming the versions Kueue serves otherwise
+// (v1alpha1 was removed from Kueue).
+absl::StatusOr<KueueApiVersion> ParseKueueApiVersion(absl::string_view text);
+
+// A kueue.x-k8s.io Topology named after the fabric.
+std::string RenderKueueTopology(const Fabric& fabric,
+                                KueueApiVersion version = KueueApiVersion::kV1beta2);
+// topology.volcano.sh/v1alpha1 HyperNode objects. Tier-1 HyperNodes select their nodes by
+// the block label of RenderNodeLabels (`labelMatch`), so apply the labels too.
 std::string RenderVolcanoHyperNodes(const Fabric& fabric);
 
 }  // namespace topoplace::k8s

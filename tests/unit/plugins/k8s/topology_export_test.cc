@@ -47,13 +47,26 @@ TEST(K8sExport, KueueTopology_LevelsGoFromPodToHost) {
                         "  - nodeLabel: kubernetes.io/hostname\n"));
 }
 
+TEST(K8sExport, KueueTopology_IsV1beta2ByDefaultAndV1beta1OnRequest) {
+  FabricPtr f = *GenerateClos(testing::TinyClos(2, 2));
+  EXPECT_THAT(RenderKueueTopology(*f), HasSubstr("apiVersion: kueue.x-k8s.io/v1beta2\n"));
+  EXPECT_THAT(RenderKueueTopology(*f, KueueApiVersion::kV1beta1),
+              HasSubstr("apiVersion: kueue.x-k8s.io/v1beta1\n"));
+  EXPECT_EQ(ParseKueueApiVersion("v1beta1").value(), KueueApiVersion::kV1beta1);
+  absl::StatusOr<KueueApiVersion> gone = ParseKueueApiVersion("v1alpha1");
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(gone.status().message()), HasSubstr("no longer serves v1alpha1"));
+}
+
 TEST(K8sExport, VolcanoHyperNodes_NestNodesInBlocksInPodsInIslands) {
   FabricPtr f = *GenerateClos(testing::TinyClos3(/*pods=*/2, /*blocks_per_pod=*/2, /*nodes=*/2));
   const std::string yaml = RenderVolcanoHyperNodes(*f);
   EXPECT_EQ(Count(yaml, "kind: HyperNode\n"), 4u + 2u + 1u);  // blocks, pods, one island
+  // A block is one label selector, not one member per node.
   EXPECT_THAT(yaml, HasSubstr("  name: block-03\nspec:\n  tier: 1\n  members:\n"
-                              "  - type: Node\n    selector:\n      exactMatch:\n"
-                              "        name: b03-n000\n"));
+                              "  - type: Node\n    selector:\n      labelMatch:\n"
+                              "        matchLabels:\n          topoplace.io/block: block-03\n"
+                              "---"));
   EXPECT_THAT(yaml, HasSubstr("  name: pod-1\nspec:\n  tier: 2\n  members:\n"
                               "  - type: HyperNode\n    selector:\n      exactMatch:\n"
                               "        name: block-02\n"));

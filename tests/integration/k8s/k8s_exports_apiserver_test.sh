@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Every Kubernetes export is accepted by a real kube-apiserver (v1.20.2, built from
+# Debian's source package by build_kube.sh) holding the current upstream CRDs of Kueue's
+# Topology and Volcano's HyperNode (/work/shared/fixtures/crds, unmodified; or
+# TOPOPLACE_CRD_DIR): for each reference fabric, `k8s-labels` applied as label patches to
+# Node objects, `kueue-topology` as v1beta2 and as v1beta1, `volcano-hypernodes`; each object
+# is read back and compared. A rejected object fails with the apiserver's message.
+# v1.20 checks the CRDs' structural schemas, not their CEL rules (those need 1.25+).
+#
+# Usage: k8s_exports_apiserver_test.sh TOPOPLACE
+# Exit 77 (skipped) when etcd, Go 1.19, curl, openssl, python3-yaml or the CRDs are missing.
+set -euo pipefail
+shopt -s inherit_errexit
+topoplace=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+crds=${TOPOPLACE_CRD_DIR:-$here/../../../../shared/fixtures/crds}
+
+skip() { echo "SKIP: $*"; exit 77; }
+for tool in etcd curl openssl /usr/lib/go-1.19/bin/go; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed (deploy/install-deps.sh)"
+done
+/usr/bin/python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
+for crd in kueue.x-k8s.io_topologies.yaml topology.volcano.sh_hypernodes.yaml; do
+  [[ -f $crds/$crd ]] || skip "no $crds/$crd (set TOPOPLACE_CRD_DIR)"
+done
+
+if [[ -z ${TOPOPLACE_KUBE_CACHE:-} ]]; then
+  if mkdir -p /var/cache/topoplace 2>/dev/null && [[ -w /var/cache/topoplace ]]; then
+    export TOPOPLACE_KUBE_CACHE=/var/cache/topoplace/kube-v1.20.2
+  else
+    export TOPOPLACE_KUBE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/topoplace/kube-v1.20.2
+  fi
+fi
+kube_bin=$("$here/build_kube.sh")
+
+D=$(mktemp -d /tmp/topoplace-k8s-exports.XXXXXX)
+mkdir -p "$D/log"
+pids=()
+cleanup() {
+  local status=$?
+  if ((status != 0)); then
+    for f in "$D"/log/*.log; do [[ -f $f ]] && { echo "== $f"; tail -n 20 "$f"; }; done
+  fi
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$D"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+source "$here/kube_apiserver_lib.sh"
+start_etcd
+start_kube_apiserver "$kube_bin"
+
+# The CRDs, unmodified (YAML to JSON only), then wait until they are served.
+for crd in kueue.x-k8s.io_topologies.yaml topology.volcano.sh_hypernodes.yaml; do
+  /usr/bin/python3 -c 'import json,sys,yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' \
+    "$crds/$crd" >"$D/crd.json"
+  reply=$(kc -X POST "$api/apis/apiextensions.k8s.io/v1/customresourcedefinitions" -d @"$D/crd.json")
+  grep -q '"kind": "CustomResourceDefinition"' <<<"$reply" || fail "CRD $crd rejected: $reply"
+done
+wait_for "Kueue Topology v1beta2 is not served" 300 \
+  bash -c "curl -sfk -H 'Authorization: Bearer $token' $api/apis/kueue.x-k8s.io/v1beta2/topologies"
+wait_for "Volcano HyperNode is not served" 300 \
+  bash -c "curl -sfk -H 'Authorization: Bearer $token' $api/apis/topology.volcano.sh/v1alpha1/hypernodes"
+
+for preset in rail-512 superpod-4su rail-28k clos3-100k; do
+  out=$D/$preset
+  mkdir -p "$out"
+  "$topoplace" export k8s-labels --fabric "preset:$preset" --out "$out/labels.yaml"
+  "$topoplace" export kueue-topology --fabric "preset:$preset" --out "$out/kueue-v1beta2.yaml"
+  "$topoplace" export kueue-topology --fabric "preset:$preset" --kueue-api-version v1beta1 \
+    | sed "s/^  name: $preset\$/  name: $preset-v1beta1/" >"$out/kueue-v1beta1.yaml"
+  "$topoplace" export volcano-hypernodes --fabric "preset:$preset" --out "$out/volcano.yaml"
+  echo "$preset: $(/usr/bin/python3 "$here/apply_exports.py" "$api" "$token" "$out"/*.yaml)"
+  # Each fabric names its blocks block-00...: start the next one from an empty cluster.
+  kc -X DELETE "$api/apis/topology.volcano.sh/v1alpha1/hypernodes" >/dev/null
+  kc -X DELETE "$api/api/v1/nodes" >/dev/null
+done
+# Kueue still refuses what current Kueue no longer serves, and so do we.
+if "$topoplace" export kueue-topology --fabric preset:rail-512 --kueue-api-version v1alpha1 \
+     >/dev/null 2>"$D/err"; then
+  fail "v1alpha1 export was not refused"
+fi
+grep -q "no longer serves v1alpha1" "$D/err" || fail "unclear refusal: $(cat "$D/err")"
+[[ $(kc -o /dev/null -w '%{http_code}' "$api/apis/kueue.x-k8s.io/v1alpha1/topologies") == 404 ]] ||
+  fail "the apiserver serves Kueue v1alpha1: the CRDs are not the current ones"
+echo "PASS: every export accepted and read back"

@@ -1,0 +1,63 @@
+# A real etcd + kube-apiserver on loopback for the Kubernetes tests, sourced by them.
+# Needs: D (the test's temp dir, with D/log), pids (array of started processes, stopped in
+# reverse order by the test's cleanup), and fail() from the sourcing script.
+#
+#   source kube_apiserver_lib.sh
+#   start_etcd; start_kube_apiserver "$kube_bin"   # then kc GET "$api/api/v1/nodes"
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_for() {  # DESCRIPTION TRIES(0.1 s) COMMAND...
+  local what=$1 tries=$2
+  shift 2
+  for _ in $(seq "$tries"); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  fail "$what"
+}
+
+# Starts etcd; sets etcd_port.
+start_etcd() {
+  etcd_port=$(free_port)
+  local peer_port
+  peer_port=$(free_port)
+  etcd --name tp-test --data-dir "$D/etcd" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" \
+    --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$peer_port" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+    --initial-cluster "tp-test=http://127.0.0.1:$peer_port" >"$D/log/etcd.log" 2>&1 &
+  pids+=($!)
+  wait_for "etcd did not become healthy" 100 curl -sf "http://127.0.0.1:$etcd_port/health"
+}
+
+# Starts kube-apiserver from KUBE_BIN on etcd_port; sets api (its URL) and token (an admin
+# bearer token), and defines kc (curl with the token).
+start_kube_apiserver() {
+  local kube_bin=$1
+  token=$(openssl rand -hex 16)
+  echo "$token,admin,admin,system:masters" >"$D/tokens.csv"
+  openssl genrsa -out "$D/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$D/sa.key" -pubout -out "$D/sa.pub" 2>/dev/null
+  local api_port
+  api_port=$(free_port)
+  "$kube_bin/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$etcd_port" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+    --insecure-port 0 \
+    --cert-dir "$D/apiserver-certs" \
+    --token-auth-file "$D/tokens.csv" --authorization-mode AlwaysAllow \
+    --disable-admission-plugins ServiceAccount,TaintNodesByCondition \
+    --service-account-key-file "$D/sa.pub" --service-account-signing-key-file "$D/sa.key" \
+    --service-account-issuer https://kubernetes.default.svc \
+    --service-cluster-ip-range 10.0.0.0/24 >"$D/log/kube-apiserver.log" 2>&1 &
+  pids+=($!)
+  api="https://127.0.0.1:$api_port"
+  wait_for "kube-apiserver did not become ready" 1200 \
+    bash -c "[[ \$(curl -sk -H 'Authorization: Bearer $token' $api/readyz) == ok ]]"
+}
+
+kc() { curl -sSk -H "Authorization: Bearer $token" -H "Content-Type: application/json" "$@"; }
