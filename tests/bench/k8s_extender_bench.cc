@@ -190,6 +190,7 @@ void HttpBench(benchmark::State& state, const char* verb) {
   Fixture& f = Shared();
   ServerOptions options;
   options.listen = "127.0.0.1:0";
+  options.insecure = true;  // plain HTTP on loopback: measures the handlers, not TLS
   auto server = ExtenderServer::Start(options, *f.handlers);
   if (!server.ok()) {
     state.SkipWithError(server.status().ToString().c_str());

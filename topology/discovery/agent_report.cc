@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "topology/base/json_depth.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/grouped_warning.h"
 #include "topology/discovery/read_file.h"
@@ -115,6 +116,7 @@ std::string AgentReportToJson(const AgentReport& report) {
 
 absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view text,
                                              absl::string_view source_name) {
+  TP_RETURN_IF_ERROR(CheckJsonDepth(text, source_name));
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return absl::InvalidArgumentError(absl::StrCat(source_name, ": not valid JSON"));

@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "topology/base/json_depth.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/read_file.h"
 
@@ -207,6 +208,7 @@ std::string NameFromFile(const std::filesystem::path& path) {
 
 absl::StatusOr<LldpView> ParseLldpNeighbors(absl::string_view text, absl::string_view source_name,
                                             absl::string_view local_name) {
+  TP_RETURN_IF_ERROR(CheckJsonDepth(text, source_name));
   LldpView view;
   view.local_name = std::string(local_name);
   std::istringstream in{std::string(text)};

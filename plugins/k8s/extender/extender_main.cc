@@ -108,7 +108,19 @@ int main(int argc, char** argv) {
   app.add_option("--tls-cert", flags.http.tls_cert_file, "PEM certificate chain (HTTPS)");
   app.add_option("--tls-key", flags.http.tls_key_file, "PEM private key (HTTPS)");
   app.add_option("--tls-client-ca", flags.http.tls_client_ca_file,
-                 "PEM CA; with TLS, require client certificates it signed");
+                 "PEM CA; with TLS, require client certificates it signed (kube-scheduler's "
+                 "extender tlsConfig presents one). Required unless --insecure");
+  app.add_flag("--insecure", flags.http.insecure,
+               "Serve without client authentication (tests, a loopback listener only trusted "
+               "callers reach): anyone who reaches it can reserve GPUs");
+  app.add_option("--max-body-bytes", flags.http.max_body_bytes,
+                 "Largest request body; larger ones get 413")
+      ->capture_default_str();
+  app.add_option("--worker-threads", flags.http.worker_threads, "Connections served at once")
+      ->capture_default_str();
+  app.add_option("--read-timeout", flags.http.read_timeout_seconds,
+                 "Seconds a connection may stay silent before it is closed")
+      ->capture_default_str();
   app.add_option("--port-file", flags.port_file, "Write the bound port here once serving");
   try {
     app.parse(argc, argv);

@@ -59,6 +59,27 @@ absl::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(const Serv
   } else {
     server = std::make_unique<httplib::Server>();
   }
+  if (options.tls_client_ca_file.empty() && !options.insecure) {
+    return absl::InvalidArgumentError(
+        "refusing to serve without client authentication: anyone who reaches the extender "
+        "could reserve GPUs with its credentials. Give --tls-cert, --tls-key and "
+        "--tls-client-ca (kube-scheduler's extender tlsConfig certFile/keyFile present its "
+        "client certificate), or --insecure for a listener only trusted callers reach");
+  }
+  if (options.max_body_bytes == 0 || options.worker_threads < 1 ||
+      options.read_timeout_seconds < 1) {
+    return absl::InvalidArgumentError(
+        "max body bytes, worker threads and read timeout must be positive");
+  }
+  server->set_payload_max_length(options.max_body_bytes);
+  server->set_read_timeout(options.read_timeout_seconds, 0);
+  server->set_write_timeout(options.read_timeout_seconds, 0);
+  server->set_keep_alive_timeout(options.read_timeout_seconds);
+  // A keep-alive connection is served by one worker for its whole life; bound it.
+  server->set_keep_alive_max_count(100);
+  server->new_task_queue = [n = options.worker_threads] {
+    return new httplib::ThreadPool(static_cast<size_t>(n));
+  };
 
   auto answer = [](httplib::Response& res, HttpAnswer a) {
     res.status = a.status;

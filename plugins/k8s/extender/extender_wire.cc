@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "topology/base/json_depth.h"
 #include "topology/base/json_string.h"
 
 namespace topoplace::k8s {
@@ -118,6 +119,9 @@ void AppendFailedMap(std::string& out, const ExtenderArgs& args, const FilterVer
 }  // namespace
 
 absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
+  if (absl::Status deep = CheckJsonDepth(body, "request"); !deep.ok()) {
+    return WireError(deep.message());
+  }
   json parsed = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return WireError("malformed JSON");
   try {

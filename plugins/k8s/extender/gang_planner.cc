@@ -43,130 +43,166 @@ GangPlanner::GroupState GangPlanner::MakeState(const GroupMember& member, GroupP
   return state;
 }
 
-void GangPlanner::Forget(const std::string& key, bool release) {
-  auto it = groups_.find(key);
-  if (it == groups_.end()) return;
-  if (release) {
-    if (absl::Status s = backend_->Release(it->second.allocation_id); !s.ok()) {
-      std::cerr << "topoplace-k8s-extender: release " << it->second.allocation_id << " of " << key
-                << ": " << s << "\n";
-    }
+GangPlanner::GroupState* GangPlanner::ValidGroup(const GroupMember& member, absl::Time now,
+                                                 std::vector<std::string>& to_release) {
+  auto it = groups_.find(member.group_key);
+  if (it == groups_.end()) return nullptr;
+  GroupState& group = it->second;
+  const bool recreated = !member.owner_uid.empty() && !group.owner_uid.empty() &&
+                         member.owner_uid != group.owner_uid;
+  const bool expired = !group.committed && now >= group.expires;
+  if (!recreated && !expired) {
+    if (group.owner_uid.empty()) group.owner_uid = member.owner_uid;
+    group.last_seen = now;
+    return &group;
   }
+  // A recreated group's old allocation is released; an expired reservation is the daemon's
+  // to reclaim (Release is idempotent, so say it anyway).
+  to_release.push_back(group.allocation_id);
   groups_.erase(it);
+  return nullptr;
 }
 
-absl::StatusOr<GangPlanner::GroupState*> GangPlanner::GroupFor(
+absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanGroup(
     const GroupMember& member, const std::vector<std::string>& exclude) {
-  const absl::Time now = clock_();
-  if (auto it = groups_.find(member.group_key); it != groups_.end()) {
-    GroupState& group = it->second;
-    const bool recreated = !member.owner_uid.empty() && !group.owner_uid.empty() &&
-                           member.owner_uid != group.owner_uid;
-    const bool expired = !group.committed && now >= group.expires;
-    if (!recreated && !expired) {
-      if (group.owner_uid.empty()) group.owner_uid = member.owner_uid;
-      group.last_seen = now;
-      return &group;
-    }
-    // A recreated group's old allocation is released; an expired reservation is the
-    // daemon's to reclaim (Release is idempotent, so say it anyway).
-    Forget(member.group_key, /*release=*/true);
-  }
   const std::string external_id = GroupExternalId(member.group_key);
   if (exclude.empty()) {
     // After an extender restart the group may already be committed.
     absl::StatusOr<GroupPlan> found = backend_->FindCommitted(external_id);
     if (found.ok()) {
-      GroupState& group = groups_[member.group_key] = MakeState(member, *std::move(found));
+      GroupState group = MakeState(member, *std::move(found));
       group.committed = true;
-      group.last_seen = now;
-      return &group;
+      return group;
     }
     if (found.status().code() != absl::StatusCode::kNotFound) return found.status();
   }
   absl::StatusOr<GroupPlan> plan =
       backend_->Reserve(WithExclusions(member.job_spec, exclude), options_.reservation_ttl);
   if (!plan.ok()) return plan.status();
-  GroupState& group = groups_[member.group_key] = MakeState(member, *std::move(plan));
-  group.last_seen = now;
-  return &group;
+  return MakeState(member, *std::move(plan));
+}
+
+void GangPlanner::ReleaseAll(const std::vector<std::string>& allocation_ids,
+                             absl::string_view why) {
+  for (const std::string& id : allocation_ids) {
+    if (absl::Status s = backend_->Release(id); !s.ok()) {
+      std::cerr << "topoplace-k8s-extender: release " << id << " (" << why << "): " << s << "\n";
+    }
+  }
+}
+
+std::string GangPlanner::TakeCommit(GroupState& group) {
+  if (group.committed || group.commit_in_flight ||
+      group.steered_count < static_cast<int>(group.steered.size())) {
+    return "";
+  }
+  group.commit_in_flight = true;
+  return group.allocation_id;
+}
+
+void GangPlanner::Commit(const std::string& key, const std::string& allocation_id) {
+  const absl::Status s = backend_->Commit(allocation_id, GroupExternalId(key));
+  if (!s.ok()) {
+    std::cerr << "topoplace-k8s-extender: commit " << allocation_id << " of " << key
+              << " (will retry): " << s << "\n";
+  }
+  absl::MutexLock lock(&mu_);
+  auto it = groups_.find(key);
+  // The group may have been forgotten or replanned meanwhile: then this commit is stale.
+  if (it == groups_.end() || it->second.allocation_id != allocation_id) return;
+  it->second.commit_in_flight = false;
+  if (s.ok()) {
+    it->second.committed = true;
+    it->second.expires = absl::InfiniteFuture();
+  }
 }
 
 FilterVerdict GangPlanner::Filter(const GroupMember& member,
                                   const std::vector<std::string>& candidates) {
   FilterVerdict verdict;
-  absl::MutexLock lock(&mu_);
   std::vector<std::string> exclude;
+  std::vector<std::string> to_release;
+  std::string to_commit;
+  mu_.Lock();
   for (int attempt = 0;; ++attempt) {
-    absl::StatusOr<GroupState*> found = GroupFor(member, exclude);
-    if (!found.ok()) {
-      const absl::Status& s = found.status();
-      if (s.code() == absl::StatusCode::kInvalidArgument) {
-        verdict.All(Outcome::kUnresolvable,
-                    absl::StrCat("topoplace: group ", member.group_key, ": ", s.message()));
-      } else if (s.code() == absl::StatusCode::kResourceExhausted) {
-        verdict.All(Outcome::kFail, absl::StrCat("topoplace: group ", member.group_key,
-                                                 " does not fit now: ", s.message()));
-      } else {
-        verdict.error =
-            absl::StrCat("topoplace: cannot plan group ", member.group_key, ": ", s.ToString());
+    // Another pod of this group is asking topoplaced for its plan: wait for that plan
+    // rather than reserve twice. Other groups are not held up.
+    const auto not_planning = [this, &member]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      return !planning_.contains(member.group_key);
+    };
+    mu_.Await(absl::Condition(&not_planning));
+    GroupState* group = ValidGroup(member, clock_(), to_release);
+    if (group == nullptr) {
+      planning_.insert(member.group_key);
+      mu_.Unlock();
+      ReleaseAll(to_release, "replaced");
+      to_release.clear();
+      absl::StatusOr<GroupState> planned = PlanGroup(member, exclude);
+      mu_.Lock();
+      planning_.erase(member.group_key);
+      if (!planned.ok()) {
+        const absl::Status& s = planned.status();
+        if (s.code() == absl::StatusCode::kInvalidArgument) {
+          verdict.All(Outcome::kUnresolvable,
+                      absl::StrCat("topoplace: group ", member.group_key, ": ", s.message()));
+        } else if (s.code() == absl::StatusCode::kResourceExhausted) {
+          verdict.All(Outcome::kFail, absl::StrCat("topoplace: group ", member.group_key,
+                                                   " does not fit now: ", s.message()));
+        } else {
+          verdict.error =
+              absl::StrCat("topoplace: cannot plan group ", member.group_key, ": ", s.ToString());
+        }
+        break;
       }
-      return verdict;
+      group = &(groups_[member.group_key] = *std::move(planned));
+      group->last_seen = clock_();
     }
-    GroupState& group = **found;
-    const int size = static_cast<int>(group.nodes.size());
+    const int size = static_cast<int>(group->nodes.size());
     if (member.rank >= size) {
       verdict.All(Outcome::kUnresolvable,
                   absl::StrCat("topoplace: group ", member.group_key, " has ", size,
                                " nodes; rank ", member.rank, " is outside it"));
-      return verdict;
+      break;
     }
     // Before any rank is steered the whole group can still move: kube-scheduler passes
     // the nodes it found feasible (all of them with percentageOfNodesToScore: 100), and the
     // pods of a group are alike, so a planned node missing here would fail its rank too.
-    if (!group.committed && group.steered_count == 0 && attempt < options_.max_replans) {
+    if (!group->committed && group->steered_count == 0 && attempt < options_.max_replans) {
       const absl::flat_hash_set<std::string> feasible(candidates.begin(), candidates.end());
       std::vector<std::string> missing;
-      for (size_t rank = 0; rank < group.hosts.size(); ++rank) {
-        if (!feasible.contains(group.nodes[rank])) missing.push_back(group.hosts[rank]);
+      for (size_t rank = 0; rank < group->hosts.size(); ++rank) {
+        if (!feasible.contains(group->nodes[rank])) missing.push_back(group->hosts[rank]);
       }
       if (!missing.empty()) {
         exclude.insert(exclude.end(), missing.begin(), missing.end());
-        Forget(member.group_key, /*release=*/true);
+        to_release.push_back(group->allocation_id);
+        groups_.erase(member.group_key);
         continue;
       }
     }
-    const std::string& planned = group.nodes[member.rank];
+    const std::string& planned = group->nodes[member.rank];
     if (Contains(candidates, planned)) {
       verdict.All(Outcome::kUnresolvable,
                   absl::StrCat("topoplace: group ", member.group_key, " rank ", member.rank,
                                " is planned on node ", planned));
       verdict.exceptions[planned] = {};
-      if (!group.steered[member.rank]) {
-        group.steered[member.rank] = true;
-        ++group.steered_count;
+      if (!group->steered[member.rank]) {
+        group->steered[member.rank] = true;
+        ++group->steered_count;
       }
-      CommitIfComplete(member.group_key, group);
-      return verdict;
+      to_commit = TakeCommit(*group);
+      break;
     }
     // The planned node cannot take the pod now; the rest of the group is already on its way.
     verdict.All(Outcome::kFail, absl::StrCat("topoplace: group ", member.group_key, " rank ",
                                              member.rank, " waits for its planned node ", planned,
                                              ", which is not among the feasible nodes"));
-    return verdict;
+    break;
   }
-}
-
-void GangPlanner::CommitIfComplete(const std::string& key, GroupState& group) {
-  if (group.committed || group.steered_count < static_cast<int>(group.steered.size())) return;
-  absl::Status s = backend_->Commit(group.allocation_id, GroupExternalId(key));
-  if (!s.ok()) {
-    std::cerr << "topoplace-k8s-extender: commit " << group.allocation_id << " of " << key
-              << " (will retry): " << s << "\n";
-    return;
-  }
-  group.committed = true;
-  group.expires = absl::InfiniteFuture();
+  mu_.Unlock();
+  ReleaseAll(to_release, "replanned");
+  if (!to_commit.empty()) Commit(member.group_key, to_commit);
+  return verdict;
 }
 
 std::vector<HostScore> GangPlanner::Prioritize(const GroupMember& member,
@@ -207,41 +243,58 @@ std::vector<HostScore> GangPlanner::ScoreUnrelated(const std::vector<std::string
 }
 
 void GangPlanner::Tick() {
-  absl::MutexLock lock(&mu_);
-  const absl::Time now = clock_();
-  std::vector<std::string> forget;
-  for (auto& [key, group] : groups_) {
-    CommitIfComplete(key, group);
+  std::vector<std::pair<std::string, std::string>> commits;  // (group, allocation)
+  std::vector<std::pair<std::string, std::string>> renewals;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = clock_();
     const absl::Duration ttl = options_.reservation_ttl;
-    if (!group.committed && now < group.expires && group.expires - now < ttl / 2 &&
-        now - group.last_seen < ttl) {
-      absl::StatusOr<absl::Time> renewed = backend_->Renew(group.allocation_id, ttl);
-      if (renewed.ok()) {
-        group.expires = *renewed;
-      } else {
-        std::cerr << "topoplace-k8s-extender: renew " << group.allocation_id << " of " << key
-                  << ": " << renewed.status() << "\n";
+    std::vector<std::string> forget;
+    for (auto& [key, group] : groups_) {
+      if (std::string id = TakeCommit(group); !id.empty()) commits.emplace_back(key, id);
+      if (!group.committed && now < group.expires && group.expires - now < ttl / 2 &&
+          now - group.last_seen < ttl) {
+        renewals.emplace_back(key, group.allocation_id);
+      }
+      if (!group.committed && now >= group.expires) forget.push_back(key);
+      if (group.committed && now - group.last_seen >= options_.forget_committed_after) {
+        forget.push_back(key);
       }
     }
-    if (!group.committed && now >= group.expires) forget.push_back(key);
-    if (group.committed && now - group.last_seen >= options_.forget_committed_after) {
-      forget.push_back(key);
-    }
-  }
-  for (const std::string& key : forget) {
     // Expired reservations are already reclaimed by the daemon; committed groups stay
     // committed (only forgotten here).
-    Forget(key, /*release=*/false);
+    for (const std::string& key : forget) groups_.erase(key);
+  }
+  for (const auto& [key, id] : commits) Commit(key, id);
+  for (const auto& [key, id] : renewals) {
+    absl::StatusOr<absl::Time> renewed = backend_->Renew(id, options_.reservation_ttl);
+    if (!renewed.ok()) {
+      std::cerr << "topoplace-k8s-extender: renew " << id << " of " << key << ": "
+                << renewed.status() << "\n";
+      continue;
+    }
+    absl::MutexLock lock(&mu_);
+    auto it = groups_.find(key);
+    if (it != groups_.end() && it->second.allocation_id == id && !it->second.committed) {
+      it->second.expires = *renewed;
+    }
   }
 }
 
 void GangPlanner::ReleaseUncommitted() {
-  absl::MutexLock lock(&mu_);
   std::vector<std::string> pending;
-  for (const auto& [key, group] : groups_) {
-    if (!group.committed) pending.push_back(key);
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = groups_.begin(); it != groups_.end();) {
+      if (it->second.committed) {
+        ++it;
+        continue;
+      }
+      pending.push_back(it->second.allocation_id);
+      groups_.erase(it++);
+    }
   }
-  for (const std::string& key : pending) Forget(key, /*release=*/true);
+  ReleaseAll(pending, "shutting down");
 }
 
 std::optional<GroupSnapshot> GangPlanner::Group(const std::string& group_key) const {

@@ -25,8 +25,9 @@
 // - topoplaced unreachable: pods of groups already planned are still steered (the plan is
 //   cached); a new group gets `error`, so a non-ignorable extender retries the pod later.
 //
-// Thread-safe: one mutex; calls to topoplaced are made while holding it (kube-scheduler
-// runs one scheduling cycle at a time, so this serialises nothing that was parallel).
+// Thread-safe: one mutex over the groups, never held across a call to topoplaced, so a
+// daemon that hangs delays only the group being planned (its other pods wait for that
+// plan); pods of groups already planned are steered meanwhile.
 #ifndef TOPOPLACE_PLUGINS_K8S_EXTENDER_GANG_PLANNER_H_
 #define TOPOPLACE_PLUGINS_K8S_EXTENDER_GANG_PLANNER_H_
 
@@ -37,6 +38,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "plugins/k8s/extender/extender_wire.h"
@@ -113,24 +115,37 @@ class GangPlanner {
     std::vector<bool> steered;
     int steered_count = 0;
     bool committed = false;
+    bool commit_in_flight = false;
     absl::Time expires = absl::InfiniteFuture();
     absl::Time last_seen;
   };
 
-  // The group's state, planning it if needed. Errors are the backend's.
-  absl::StatusOr<GroupState*> GroupFor(const GroupMember& member,
+  // The member's group if it is planned and still valid. Otherwise nullptr, and a
+  // recreated or expired group is dropped, its allocation id added to `to_release`.
+  GroupState* ValidGroup(const GroupMember& member, absl::Time now,
+                         std::vector<std::string>& to_release) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finds the group's committed plan again (after a restart) or reserves a new one.
+  // Calls topoplaced; must be called without mu_.
+  absl::StatusOr<GroupState> PlanGroup(const GroupMember& member,
                                        const std::vector<std::string>& exclude)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      ABSL_LOCKS_EXCLUDED(mu_);
   GroupState MakeState(const GroupMember& member, GroupPlan plan) const;
-  void CommitIfComplete(const std::string& key, GroupState& group)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Forget(const std::string& key, bool release) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The allocation to commit if every rank of `group` was steered and no commit is in
+  // flight (marking one in flight), else empty.
+  std::string TakeCommit(GroupState& group) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Commits `allocation_id` for `key` and records the outcome. Without mu_.
+  void Commit(const std::string& key, const std::string& allocation_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Releases allocations, logging failures (the daemon reclaims them anyway). Without mu_.
+  void ReleaseAll(const std::vector<std::string>& allocation_ids, absl::string_view why)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   PlacementBackendPtr backend_;
   PlannerOptions options_;
   Clock clock_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, GroupState> groups_ ABSL_GUARDED_BY(mu_);
+  // Groups whose plan is being asked of topoplaced; their other pods wait for it.
+  absl::flat_hash_set<std::string> planning_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace topoplace::k8s

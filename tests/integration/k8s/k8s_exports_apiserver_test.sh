@@ -24,14 +24,8 @@ for crd in kueue.x-k8s.io_topologies.yaml topology.volcano.sh_hypernodes.yaml; d
   [[ -f $crds/$crd ]] || skip "no $crds/$crd (set TOPOPLACE_CRD_DIR)"
 done
 
-if [[ -z ${TOPOPLACE_KUBE_CACHE:-} ]]; then
-  if mkdir -p /var/cache/topoplace 2>/dev/null && [[ -w /var/cache/topoplace ]]; then
-    export TOPOPLACE_KUBE_CACHE=/var/cache/topoplace/kube-v1.20.2
-  else
-    export TOPOPLACE_KUBE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/topoplace/kube-v1.20.2
-  fi
-fi
-kube_bin=$("$here/build_kube.sh")
+source "$here/kube_apiserver_lib.sh"
+kube_bin=$(kube_binaries)
 
 D=$(mktemp -d /tmp/topoplace-k8s-exports.XXXXXX)
 mkdir -p "$D/log"
@@ -41,12 +35,7 @@ cleanup() {
   if ((status != 0)); then
     for f in "$D"/log/*.log; do [[ -f $f ]] && { echo "== $f"; tail -n 20 "$f"; }; done
   fi
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
+  stop_started
   rm -rf "$D"
   exit "$status"
 }
@@ -54,7 +43,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-source "$here/kube_apiserver_lib.sh"
 start_etcd
 start_kube_apiserver "$kube_bin"
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # End to end with a real kube-apiserver and kube-scheduler (v1.20.2 built from Debian's
 # `kubernetes` source package by build_kube.sh, cached), etcd from Debian, topoplaced on
-# a small rail-optimised fabric (2 blocks x 4 nodes x 8 GPUs) and topoplace-k8s-extender,
-# all on loopback with free ports and one temp dir. No kubelet: Node objects are created
-# through the API with nvidia.com/gpu: 8 allocatable, named like the fabric's hosts.
+# a small rail-optimised fabric (2 blocks x 4 nodes x 8 GPUs) and topoplace-k8s-extender
+# serving HTTPS with client certificates required (kube-scheduler presents its own through
+# the extender's tlsConfig; the extender refuses to start without one, and a client
+# without a certificate is refused), all on loopback with free ports and one temp dir.
+# No kubelet: Node objects are created through the API with nvidia.com/gpu: 8
+# allocatable, named like the fabric's hosts.
 #  1. A 4-pod Indexed-Job-like group (completion-index annotations, created last rank
 #     first) binds every pod to its planned node in rank order within seconds; the group's
 #     allocation is committed as k8s:default/g1 (nodeCacheCapable: true).
@@ -29,14 +32,8 @@ for tool in etcd jq curl openssl python3 /usr/lib/go-1.19/bin/go; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (deploy/install-deps.sh)"
 done
 
-if [[ -z ${TOPOPLACE_KUBE_CACHE:-} ]]; then
-  if mkdir -p /var/cache/topoplace 2>/dev/null && [[ -w /var/cache/topoplace ]]; then
-    export TOPOPLACE_KUBE_CACHE=/var/cache/topoplace/kube-v1.20.2
-  else
-    export TOPOPLACE_KUBE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/topoplace/kube-v1.20.2
-  fi
-fi
-kube_bin=$("$here/build_kube.sh")
+source "$here/kube_apiserver_lib.sh"
+kube_bin=$(kube_binaries)
 
 D=$(mktemp -d /tmp/topoplace-k8s-e2e.XXXXXX)
 mkdir -p "$D/log" "$D/run"
@@ -51,14 +48,7 @@ cleanup() {
     done
   fi
   [[ -n $scheduler_pid ]] && pids+=("$scheduler_pid")
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    kill "${pids[i]}" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
+  stop_started
   rm -rf "$D"
   exit "$status"
 }
@@ -66,18 +56,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-wait_for() {  # DESCRIPTION TRIES(0.1 s) COMMAND...
-  local what=$1 tries=$2
-  shift 2
-  for _ in $(seq "$tries"); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  fail "$what"
-}
 wait_port_file() {  # FILE PID
   for _ in $(seq 100); do
     [[ -s $1 ]] && { cat "$1"; return 0; }
@@ -87,39 +65,9 @@ wait_port_file() {  # FILE PID
   return 1
 }
 
-# --- etcd -------------------------------------------------------------------------------
-etcd_port=$(free_port)
-peer_port=$(free_port)
-etcd --name tp-e2e --data-dir "$D/etcd" \
-  --listen-client-urls "http://127.0.0.1:$etcd_port" \
-  --advertise-client-urls "http://127.0.0.1:$etcd_port" \
-  --listen-peer-urls "http://127.0.0.1:$peer_port" \
-  --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
-  --initial-cluster "tp-e2e=http://127.0.0.1:$peer_port" >"$D/log/etcd.log" 2>&1 &
-pids+=($!)
-wait_for "etcd did not become healthy" 100 curl -sf "http://127.0.0.1:$etcd_port/health"
-
-# --- kube-apiserver ---------------------------------------------------------------------
-token=$(openssl rand -hex 16)
-echo "$token,admin,admin,system:masters" >"$D/tokens.csv"
-openssl genrsa -out "$D/sa.key" 2048 2>/dev/null
-openssl rsa -in "$D/sa.key" -pubout -out "$D/sa.pub" 2>/dev/null
-api_port=$(free_port)
-"$kube_bin/kube-apiserver" \
-  --etcd-servers "http://127.0.0.1:$etcd_port" \
-  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
-  --insecure-port 0 \
-  --cert-dir "$D/apiserver-certs" \
-  --token-auth-file "$D/tokens.csv" --authorization-mode AlwaysAllow \
-  --disable-admission-plugins ServiceAccount,TaintNodesByCondition \
-  --service-account-key-file "$D/sa.pub" --service-account-signing-key-file "$D/sa.key" \
-  --service-account-issuer https://kubernetes.default.svc \
-  --service-cluster-ip-range 10.0.0.0/24 >"$D/log/kube-apiserver.log" 2>&1 &
-pids+=($!)
-api="https://127.0.0.1:$api_port"
-kc() { curl -sSk -H "Authorization: Bearer $token" -H "Content-Type: application/json" "$@"; }
-wait_for "kube-apiserver did not become ready" 1200 \
-  bash -c "[[ \$(curl -sk -H 'Authorization: Bearer $token' $api/readyz) == ok ]]"
+# --- etcd and kube-apiserver (kube_apiserver_lib.sh) --------------------------------------
+start_etcd
+start_kube_apiserver "$kube_bin"
 
 # --- topoplaced on a fabric whose hosts are the node names --------------------------------
 "$topoplace" fabric generate --name k8s-e2e --blocks-per-pod 2 --nodes-per-block 4 \
@@ -130,11 +78,39 @@ pids+=($!)
 tp_port=$(wait_port_file "$D/run/topoplaced.port" "${pids[-1]}") || fail "topoplaced did not start"
 tp() { "$topoplace" --server "127.0.0.1:$tp_port" "$@"; }
 
-# --- the extender -----------------------------------------------------------------------
+# --- the extender, with mTLS as the manifests run it ---------------------------------------
+# A throwaway CA; the extender's server certificate; kube-scheduler's client certificate.
+pki=$D/pki
+mkdir -p "$pki"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$pki/ca.key" -out "$pki/ca.crt" -days 1 \
+  -subj /CN=e2e-ca 2>/dev/null
+issue() {  # NAME SAN
+  openssl req -newkey rsa:2048 -nodes -keyout "$pki/$1.key" -out "$pki/$1.csr" -subj "/CN=$1" \
+    2>/dev/null
+  echo "subjectAltName=$2" >"$pki/$1.ext"
+  openssl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 1 -out "$pki/$1.crt" -extfile "$pki/$1.ext" 2>/dev/null
+}
+issue extender "IP:127.0.0.1"
+issue kube-scheduler "DNS:kube-scheduler"
+# Without client authentication it refuses to start at all.
+if "$extender" --server "127.0.0.1:$tp_port" --listen 127.0.0.1:0 >"$D/log/refused.log" 2>&1; then
+  fail "the extender started without client authentication"
+fi
+grep -q "refusing to serve without client authentication" "$D/log/refused.log" ||
+  fail "unclear refusal: $(cat "$D/log/refused.log")"
 "$extender" --server "127.0.0.1:$tp_port" --listen 127.0.0.1:0 --reservation-ttl 60 \
+  --tls-cert "$pki/extender.crt" --tls-key "$pki/extender.key" --tls-client-ca "$pki/ca.crt" \
   --port-file "$D/run/extender.port" >"$D/log/extender.log" 2>&1 &
 pids+=($!)
 ext_port=$(wait_port_file "$D/run/extender.port" "${pids[-1]}") || fail "extender did not start"
+# A caller without the CA's client certificate cannot even complete the handshake.
+if curl -sf --cacert "$pki/ca.crt" -X POST "https://127.0.0.1:$ext_port/topoplace/filter" \
+     -d '{}' >/dev/null 2>&1; then
+  fail "the extender answered a client without a certificate"
+fi
+curl -sf --cacert "$pki/ca.crt" --cert "$pki/kube-scheduler.crt" --key "$pki/kube-scheduler.key" \
+  "https://127.0.0.1:$ext_port/healthz" >/dev/null || fail "the scheduler's certificate is refused"
 
 # --- Node objects -----------------------------------------------------------------------
 mapfile -t hosts < <(jq -r '.hosts[].name' "$D/fabric.json")
@@ -175,7 +151,12 @@ metricsBindAddress: 127.0.0.1:$health_port
 # The extender must see every feasible node to steer a gang (see deploy/k8s/).
 percentageOfNodesToScore: 100
 extenders:
-- urlPrefix: http://127.0.0.1:$ext_port/topoplace
+- urlPrefix: https://127.0.0.1:$ext_port/topoplace
+  enableHTTPS: true
+  tlsConfig:
+    certFile: $pki/kube-scheduler.crt
+    keyFile: $pki/kube-scheduler.key
+    caFile: $pki/ca.crt
   filterVerb: filter
   prioritizeVerb: prioritize
   weight: 1

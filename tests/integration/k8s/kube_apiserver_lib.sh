@@ -3,7 +3,31 @@
 # reverse order by the test's cleanup), and fail() from the sourcing script.
 #
 #   source kube_apiserver_lib.sh
-#   start_etcd; start_kube_apiserver "$kube_bin"   # then kc GET "$api/api/v1/nodes"
+#   kube_bin=$(kube_binaries)                      # builds them once (build_kube.sh)
+#   start_etcd; start_kube_apiserver "$kube_bin"   # then kc "$api/api/v1/nodes"
+
+# The directory of kube-apiserver and kube-scheduler v1.20.2, built once into a cache
+# outside the repository (TOPOPLACE_KUBE_CACHE, else /var/cache/topoplace or ~/.cache).
+kube_binaries() {
+  if [[ -z ${TOPOPLACE_KUBE_CACHE:-} ]]; then
+    if mkdir -p /var/cache/topoplace 2>/dev/null && [[ -w /var/cache/topoplace ]]; then
+      export TOPOPLACE_KUBE_CACHE=/var/cache/topoplace/kube-v1.20.2
+    else
+      export TOPOPLACE_KUBE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/topoplace/kube-v1.20.2
+    fi
+  fi
+  "$(dirname "${BASH_SOURCE[0]}")/build_kube.sh"
+}
+
+# Stops the started processes in reverse order (SIGTERM, then SIGKILL after 5 s).
+stop_started() {
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+}
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "tests/unit/plugins/k8s/fake_placement_backend.h"
 
 namespace topoplace::k8s {
@@ -319,6 +321,59 @@ TEST_F(GangPlannerTest, ReleaseUncommittedGivesBackPendingReservationsOnly) {
 
   EXPECT_EQ(backend_->Live(), 1);
   EXPECT_EQ(backend_->allocations.at("alloc-1").state, FakePlacementBackend::State::kCommitted);
+}
+
+// A topoplaced that hangs on one group's Reserve: only that group waits; already-planned
+// groups are steered meanwhile (the planner lock is never held across a call).
+class HangingBackend final : public PlacementBackend {
+ public:
+  explicit HangingBackend(std::unique_ptr<FakePlacementBackend> inner) : inner_(std::move(inner)) {}
+  absl::StatusOr<GroupPlan> Reserve(const std::string& spec, absl::Duration ttl) override {
+    if (spec.find("nodes=2") != std::string::npos) {
+      entered.Notify();
+      release.WaitForNotification();
+    }
+    return inner_->Reserve(spec, ttl);
+  }
+  absl::Status Commit(const std::string& id, const std::string& ext) override {
+    return inner_->Commit(id, ext);
+  }
+  absl::StatusOr<absl::Time> Renew(const std::string& id, absl::Duration ttl) override {
+    return inner_->Renew(id, ttl);
+  }
+  absl::Status Release(const std::string& id) override { return inner_->Release(id); }
+  absl::StatusOr<GroupPlan> FindCommitted(const std::string& ext) override {
+    return inner_->FindCommitted(ext);
+  }
+  absl::Notification entered;
+  absl::Notification release;
+
+ private:
+  std::unique_ptr<FakePlacementBackend> inner_;
+};
+
+TEST_F(GangPlannerTest, AHangingReserveDoesNotHoldUpPlannedGroups) {
+  auto hanging = std::make_unique<HangingBackend>(
+      std::make_unique<FakePlacementBackend>(kHosts, &clock_));
+  HangingBackend* backend = hanging.get();
+  GangPlanner planner(std::move(hanging), PlannerOptions{}, [this] { return clock_(); });
+  planner.Filter(Member(0, "planned", 4), kHosts);  // group "planned" holds h0..h3
+
+  std::thread stuck([&] { planner.Filter(Member(0, "new", 2), kHosts); });
+  backend->entered.WaitForNotification();  // "new" is inside Reserve now
+  absl::Notification answered;
+  std::string node;
+  std::thread other([&] {
+    node = OnlyPassing(planner.Filter(Member(1, "planned", 4), kHosts), kHosts);
+    answered.Notify();
+  });
+  // Before the fix this waited for the hanging call (10-25 s in the finding, forever here).
+  EXPECT_TRUE(answered.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  backend->release.Notify();
+  stuck.join();
+  other.join();
+  EXPECT_EQ(node, "h1");
+  EXPECT_EQ(planner.Group("ml/new")->nodes.size(), 2u);
 }
 
 }  // namespace
