@@ -15,7 +15,8 @@ DEMO_DIR=${DEMO_DIR:-topoplace-data}
 DEMO_LISTEN=${DEMO_LISTEN:-127.0.0.1:0}
 
 mkdir -p "$DEMO_DIR"
-rm -f "$DEMO_DIR"/demo.db "$DEMO_DIR"/demo.db-wal "$DEMO_DIR"/demo.db-shm "$DEMO_DIR"/port
+# A fresh ledger each run: the database and its watermark go together.
+rm -f "$DEMO_DIR"/demo.db "$DEMO_DIR"/demo.db-wal "$DEMO_DIR"/demo.db-shm "$DEMO_DIR"/demo.db.ledger-watermark "$DEMO_DIR"/port
 
 "$TOPOPLACED" --listen "$DEMO_LISTEN" --db "$DEMO_DIR/demo.db" --port-file "$DEMO_DIR/port" \
   2> "$DEMO_DIR/topoplaced.log" &

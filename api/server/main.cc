@@ -37,6 +37,7 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--token-file", "token_file"},
       {"--host-tokens-file", "host_tokens_file"},
       {"--accept-unknown-hosts", "accept_unknown_hosts"},
+      {"--accept-ledger-loss", "accept_ledger_loss"},
       {"--read-access", "read_access"},
       {"--tls-cert", "tls_cert_file"},
       {"--tls-key", "tls_key_file"},

@@ -53,6 +53,9 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
     config.token_file = std::string(value);
   } else if (key == "host_tokens_file") {
     config.host_tokens_file = std::string(value);
+  } else if (key == "accept_ledger_loss") {
+    if (value != "true" && value != "false") return BadValue(key, "true or false", value);
+    config.accept_ledger_loss = value == "true";
   } else if (key == "accept_unknown_hosts") {
     if (value != "true" && value != "false") return BadValue(key, "true or false", value);
     config.accept_unknown_hosts = value == "true";
@@ -80,6 +83,7 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         "unknown key '", key,
         "'; known: listen, db_path, fabric, reservation_ttl_seconds, reclaim_interval_seconds,"
         " durability, max_message_bytes, token_file, host_tokens_file, accept_unknown_hosts,"
+        " accept_ledger_loss,"
         " read_access, tls_cert_file, tls_key_file,"
         " tls_client_ca_file, metrics_listen, telemetry_retention_hours"));
   }

@@ -37,6 +37,9 @@ struct ServerConfig {
   // Per-host tokens, lines of `HOST TOKEN`: each may report only about its own host
   // (ReportHost, telemetry) and read. Needs an admin credential too (token_file or a CA).
   std::string host_tokens_file;
+  // Start although the database holds fewer changes than the ledger acknowledged (its
+  // watermark file says so): the operator accepts the loss. Meant for one start.
+  bool accept_ledger_loss = false;
   // Accept host reports about hosts the served fabric does not have (while discovering a
   // new cluster). Off: only a credential bound to that very host may report it.
   bool accept_unknown_hosts = false;

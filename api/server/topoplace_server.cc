@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 #include <fstream>
+#include <iostream>
 #include <system_error>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -109,8 +110,12 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     server->context_.fabric_version = snapshot.version;
   }
   TP_ASSIGN_OR_RETURN(server->ledger_,
-                      ledger::AllocationLedger::Open(config.db_path, server->context_.fabric,
-                                                     clock, durability));
+                      ledger::AllocationLedger::Open(
+                          config.db_path, server->context_.fabric, clock,
+                          {.durability = durability, .accept_loss = config.accept_ledger_loss}));
+  for (const std::string& w : server->ledger_->warnings()) {
+    std::cerr << "topoplaced: warning: " << w << std::endl;
+  }
   TP_ASSIGN_OR_RETURN(server->telemetry_, TelemetryReportStore::Open(config.db_path, durability));
   TP_ASSIGN_OR_RETURN(server->context_.host_reports,
                       HostReportStore::Open(config.db_path, durability));
@@ -164,8 +169,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("listen: cannot serve on '", config.listen, "'"));
   }
-  grpc::HealthCheckServiceInterface* health = server->server_->GetHealthCheckService();
-  if (health != nullptr) health->SetServingStatus(true);
+  server->UpdateServingStatus();
   server->health_->Start();
   if (!config.metrics_listen.empty()) {
     absl::StatusOr<std::unique_ptr<telemetry::MetricsServer>> metrics =
@@ -187,6 +191,24 @@ void TopoplaceServer::SweepExpired(absl::Duration interval) {
   while (!stop_.WaitForNotificationWithTimeout(interval)) {
     // A failed sweep is retried on the next tick; reads and writes reclaim lazily too.
     (void)ledger_->ReclaimExpired();
+    (void)ledger_->ProbeWrites();
+    UpdateServingStatus();
+  }
+}
+
+void TopoplaceServer::UpdateServingStatus() {
+  const absl::Status writes = ledger_->WriteState();
+  absl::MutexLock lock(&health_mu_);
+  if (stopping_) return;
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  if (health == nullptr) return;
+  // NOT_SERVING while the ledger cannot record changes: placing jobs is the daemon's
+  // job. Reads are still answered for callers that ask.
+  health->SetServingStatus(writes.ok());
+  if (writes.ok() != writes_ok_) {
+    std::cerr << "topoplaced: " << (writes.ok() ? "ledger writable again" : writes.message())
+              << std::endl;
+    writes_ok_ = writes.ok();
   }
 }
 
@@ -194,8 +216,12 @@ void TopoplaceServer::Shutdown() {
   absl::MutexLock lock(&shutdown_mu_);
   if (shut_down_) return;
   shut_down_ = true;
-  if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
-    health->SetServingStatus(false);
+  {
+    absl::MutexLock health_lock(&health_mu_);
+    stopping_ = true;
+    if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
+      health->SetServingStatus(false);
+    }
   }
   server_->Shutdown(std::chrono::system_clock::now() + absl::ToChronoSeconds(kShutdownGrace));
   stop_.Notify();

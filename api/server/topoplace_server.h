@@ -57,6 +57,9 @@ class TopoplaceServer {
  private:
   TopoplaceServer() = default;
   void SweepExpired(absl::Duration interval);
+  // Health: SERVING while the ledger can write, NOT_SERVING (with a log line on each
+  // change) while it cannot.
+  void UpdateServingStatus();
 
   std::unique_ptr<ledger::AllocationLedger> ledger_;
   std::unique_ptr<TelemetryReportStore> telemetry_;
@@ -73,6 +76,10 @@ class TopoplaceServer {
   std::thread sweeper_;
   absl::Mutex shutdown_mu_;
   bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;
+  // Health status changes; taken inside shutdown_mu_, never the other way round.
+  absl::Mutex health_mu_;
+  bool stopping_ ABSL_GUARDED_BY(health_mu_) = false;
+  bool writes_ok_ ABSL_GUARDED_BY(health_mu_) = true;
 };
 
 }  // namespace topoplace::server

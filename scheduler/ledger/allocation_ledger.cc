@@ -1,5 +1,6 @@
 #include "scheduler/ledger/allocation_ledger.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -48,7 +49,32 @@ constexpr store::Migration kMigrations[] = {
      "ALTER TABLE allocations ADD COLUMN request_id TEXT;"
      "CREATE UNIQUE INDEX allocations_by_request_id ON allocations(request_id)"
      " WHERE request_id IS NOT NULL;"},
+    // One row a write probe updates while writes have been failing (ProbeWrites).
+    {3,
+     "CREATE TABLE ledger_probe (id INTEGER PRIMARY KEY CHECK (id = 1), probed_us INTEGER);"
+     "INSERT INTO ledger_probe VALUES (1, 0);"},
 };
+
+// Makes the AUTOINCREMENT counter of `table` at least ?1, so numbers continue above what
+// a lost database had handed out.
+absl::Status RaiseSequence(store::SqliteDb& db, absl::string_view table, int64_t at_least) {
+  TP_ASSIGN_OR_RETURN(SqliteStatement insert,
+                      db.Prepare("INSERT INTO sqlite_sequence (name, seq) SELECT ?1, 0 WHERE NOT"
+                                 " EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?1)"));
+  insert.BindText(1, table);
+  TP_RETURN_IF_ERROR(insert.Run());
+  TP_ASSIGN_OR_RETURN(SqliteStatement raise,
+                      db.Prepare("UPDATE sqlite_sequence SET seq = MAX(seq, ?2) WHERE name = ?1"));
+  raise.BindText(1, table);
+  raise.BindInt(2, at_least);
+  return raise.Run();
+}
+
+absl::StatusOr<int64_t> QueryInt(store::SqliteDb& db, absl::string_view sql) {
+  TP_ASSIGN_OR_RETURN(SqliteStatement q, db.Prepare(sql));
+  TP_ASSIGN_OR_RETURN(bool row, q.Step());
+  return row ? q.ColumnInt(0) : 0;
+}
 
 constexpr char kSelectAllocation[] =
     "SELECT id, state, external_id, job_spec, policy, fabric_version, plan_json, created_us,"
@@ -126,16 +152,127 @@ AllocationLedger::AllocationLedger(std::unique_ptr<store::SqliteDb> db, FabricPt
       holder_(fabric_->gpus().size(), 0) {}
 
 absl::StatusOr<std::unique_ptr<AllocationLedger>> AllocationLedger::Open(
-    const std::string& path, FabricPtr fabric, const Clock& clock, store::Durability durability) {
+    const std::string& path, FabricPtr fabric, const Clock& clock, LedgerOptions options) {
   TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
-                      store::SqliteDb::Open(path, durability));
+                      store::SqliteDb::Open(path, options.durability));
   TP_RETURN_IF_ERROR(store::ApplyMigrations(*db, "ledger", kMigrations));
   std::unique_ptr<AllocationLedger> ledger(
       new AllocationLedger(std::move(db), std::move(fabric), clock));
   absl::MutexLock lock(&ledger->mu_);
   TP_RETURN_IF_ERROR(ledger->Rebuild());
-  TP_RETURN_IF_ERROR(ledger->ReclaimExpiredLocked().status());
+  TP_RETURN_IF_ERROR(ledger->SealOrRefuse(path, options));
+  ledger->ReclaimForRead();
   return ledger;
+}
+
+absl::Status AllocationLedger::SealOrRefuse(const std::string& path,
+                                            const LedgerOptions& options) {
+  TP_ASSIGN_OR_RETURN(const int64_t db_seq,
+                      QueryInt(*db_, "SELECT COALESCE(MAX(seq), 0) FROM events"));
+  TP_ASSIGN_OR_RETURN(const int64_t db_alloc,
+                      QueryInt(*db_, "SELECT COALESCE(MAX(id), 0) FROM allocations"));
+  const std::string mark_path = path + ".ledger-watermark";
+  if (db_->read_only()) {
+    write_state_ = absl::UnavailableError(absl::StrCat(
+        "ledger: '", path, "' is read-only (file or file system permissions): reads are "
+        "served, every change fails until it is writable and topoplaced is restarted"));
+  }
+  absl::StatusOr<std::unique_ptr<WatermarkFile>> file =
+      WatermarkFile::Open(mark_path, options.durability == store::Durability::kFull);
+  // A read-only database may sit where no watermark could ever be created.
+  if (!file.ok() && !(db_->read_only() && absl::IsUnavailable(file.status()))) {
+    return file.status();
+  }
+  const std::optional<Watermark> acknowledged =
+      file.ok() ? (*file)->loaded() : std::optional<Watermark>();
+  mark_ = {WatermarkFile::NewLedgerId(), 1, db_seq, db_alloc};
+  if (acknowledged) {
+    mark_ = *acknowledged;
+    const bool behind = db_seq < acknowledged->event_seq || db_alloc < acknowledged->allocation;
+    if (behind && !options.accept_loss) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "ledger: '", path, "' holds changes up to event ", db_seq, " and allocation ",
+          FormatAllocationId(db_alloc), ", but '", mark_path, "' records that the ledger "
+          "acknowledged up to event ", acknowledged->event_seq, " and allocation ",
+          FormatAllocationId(acknowledged->allocation),
+          ": acknowledged allocations are missing (file truncated, its -wal deleted after a "
+          "crash, or an older copy restored?). Restore the database, or start once with "
+          "accept_ledger_loss = true (--accept-ledger-loss) to continue from what it holds"));
+    }
+    if (behind) {
+      TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+        TP_RETURN_IF_ERROR(RaiseSequence(*db_, "allocations", acknowledged->allocation));
+        return RaiseSequence(*db_, "events", acknowledged->event_seq);
+      }));
+      ++mark_.epoch;
+      warnings_.push_back(absl::StrCat(
+          "ledger: accepted the loss of changes after event ", db_seq, " (acknowledged up to ",
+          acknowledged->event_seq, "); epoch ", mark_.epoch, ", new allocations are numbered "
+          "above ", FormatAllocationId(acknowledged->allocation)));
+    }
+    mark_.event_seq = std::max(mark_.event_seq, db_seq);
+    mark_.allocation = std::max(mark_.allocation, db_alloc);
+  } else if (db_seq > 0 && file.ok()) {
+    warnings_.push_back(absl::StrCat("ledger: no watermark next to '", path,
+                                     "' (first start of this version?); created ", mark_path,
+                                     " from the database"));
+  }
+  if (!file.ok()) return absl::OkStatus();  // read-only: nothing can change anyway
+  watermark_ = *std::move(file);
+  if (db_->read_only()) return absl::OkStatus();
+  return watermark_->Write(mark_);
+}
+
+absl::Status AllocationLedger::WriteChange(const std::function<absl::Status()>& body) {
+  if (db_->read_only()) return write_state_;
+  last_event_seq_ = 0;
+  absl::Status s = db_->InTransaction(body);
+  if (s.ok()) {
+    mark_.event_seq = std::max(mark_.event_seq, last_event_seq_);
+    s = watermark_->Write(mark_);
+    if (s.ok()) {
+      write_state_ = absl::OkStatus();
+      return s;
+    }
+  }
+  if (absl::IsUnavailable(s)) {
+    write_state_ = absl::UnavailableError(
+        absl::StrCat("ledger: cannot write '", db_->path(), "': ", s.message(),
+                     "; reads are still served"));
+    return write_state_;
+  }
+  return s;
+}
+
+void AllocationLedger::ReclaimForRead() {
+  // A failed write is in write_state_ (WriteChange); the answer does not depend on it.
+  (void)ReclaimExpiredLocked();
+}
+
+Allocation AllocationLedger::AsOfNow(const Allocation& a) {
+  if (a.state != AllocationState::kReserved || a.expires_at > clock_.Now()) return a;
+  Allocation expired = a;
+  expired.state = AllocationState::kExpired;
+  expired.finished_at = a.expires_at;
+  return expired;
+}
+
+absl::Status AllocationLedger::WriteState() {
+  absl::MutexLock lock(&mu_);
+  return write_state_;
+}
+
+absl::Status AllocationLedger::ProbeWrites() {
+  absl::MutexLock lock(&mu_);
+  if (write_state_.ok() || db_->read_only()) return write_state_;
+  (void)WriteChange([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(SqliteStatement probe,
+                        db_->Prepare("UPDATE ledger_probe SET probed_us = ?1 WHERE id = 1"));
+    probe.BindInt(1, ToMicros(clock_.Now()));
+    return probe.Run();
+  });
+  if (write_state_.ok()) (void)ReclaimExpiredLocked();
+  return write_state_;
 }
 
 std::optional<GpuId> AllocationLedger::ResolveGpu(const GpuRef& ref) const {
@@ -211,7 +348,9 @@ absl::Status AllocationLedger::AppendEvent(int64_t n, absl::string_view kind,
   insert.BindInt(2, n);
   insert.BindText(3, kind);
   insert.BindText(4, detail);
-  return insert.Run();
+  TP_RETURN_IF_ERROR(insert.Run());
+  last_event_seq_ = db_->LastInsertRowId();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& request) {
@@ -259,7 +398,7 @@ absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& reque
     a.gpus.push_back({fabric_->hosts()[gpu.host].name, gpu.index});
   }
   int64_t n = 0;
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement insert,
                         db_->Prepare("INSERT INTO allocations (state, job_spec, policy,"
                                      " fabric_version, plan_json, created_us, expires_us,"
@@ -277,6 +416,7 @@ absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& reque
     }
     TP_RETURN_IF_ERROR(insert.Run());
     n = db_->LastInsertRowId();
+    mark_.allocation = std::max(mark_.allocation, n);  // sealed with the commit
     TP_ASSIGN_OR_RETURN(SqliteStatement hold,
                         db_->Prepare("INSERT INTO allocation_gpus VALUES (?1, ?2, ?3, 1)"));
     for (const GpuRef& ref : a.gpus) {
@@ -318,7 +458,7 @@ absl::StatusOr<Allocation> AllocationLedger::Commit(const std::string& id,
                                                  "' is already bound to ",
                                                  FormatAllocationId(other->second)));
   }
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
                         db_->Prepare("UPDATE allocations SET state = 'committed',"
                                      " external_id = ?2, expires_us = NULL WHERE id = ?1"));
@@ -339,7 +479,7 @@ absl::Status AllocationLedger::Finish(Allocation& a, AllocationState state,
                                       absl::string_view event_detail) {
   const int64_t n = *ParseAllocationId(a.id);
   const absl::Time now = clock_.Now();
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
                         db_->Prepare("UPDATE allocations SET state = ?2, finished_us = ?3"
                                      " WHERE id = ?1"));
@@ -402,9 +542,9 @@ absl::StatusOr<Allocation> AllocationLedger::LoadFinished(int64_t n) {
 absl::StatusOr<Allocation> AllocationLedger::Get(const std::string& id) {
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  ReclaimForRead();
   auto it = live_.find(n);
-  if (it != live_.end()) return it->second;
+  if (it != live_.end()) return AsOfNow(it->second);
   return LoadFinished(n);
 }
 
@@ -420,13 +560,13 @@ absl::StatusOr<std::optional<int64_t>> AllocationLedger::FindRequestIdLocked(
 
 absl::StatusOr<Allocation> AllocationLedger::FindByRequestId(const std::string& request_id) {
   absl::MutexLock lock(&mu_);
-  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  ReclaimForRead();
   TP_ASSIGN_OR_RETURN(std::optional<int64_t> n, FindRequestIdLocked(request_id));
   if (!n) {
     return absl::NotFoundError(
         absl::StrCat("request_id: no allocation was reserved with '", request_id, "'"));
   }
-  if (auto it = live_.find(*n); it != live_.end()) return it->second;
+  if (auto it = live_.find(*n); it != live_.end()) return AsOfNow(it->second);
   return LoadFinished(*n);
 }
 
@@ -441,7 +581,7 @@ absl::StatusOr<Allocation> AllocationLedger::Renew(const std::string& id, absl::
         absl::StrCat(id, " is committed to '", a.external_id, "'; commits do not expire"));
   }
   const absl::Time expires = clock_.Now() + ttl;
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
                         db_->Prepare("UPDATE allocations SET expires_us = ?2 WHERE id = ?1"));
     update.BindInt(1, n);
@@ -467,10 +607,13 @@ absl::StatusOr<Allocation> AllocationLedger::GetByExternalId(const std::string& 
 
 absl::StatusOr<std::vector<Allocation>> AllocationLedger::ListLive() {
   absl::MutexLock lock(&mu_);
-  TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
+  ReclaimForRead();
   std::vector<Allocation> out;
   out.reserve(live_.size());
-  for (const auto& [n, a] : live_) out.push_back(a);
+  for (const auto& [n, a] : live_) {
+    // Past expiry but not yet recorded (the disk refused the write): not live any more.
+    if (AsOfNow(a).state == a.state) out.push_back(a);
+  }
   return out;
 }
 

@@ -16,6 +16,7 @@
 #define TOPOPLACE_SCHEDULER_LEDGER_ALLOCATION_LEDGER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "scheduler/ledger/ack_watermark.h"
 #include "scheduler/ledger/allocation.h"
 #include "scheduler/ledger/clock.h"
 #include "scheduler/placement/occupancy.h"
@@ -37,6 +39,14 @@ namespace topoplace::ledger {
 
 // Upper bound on a reservation's time to live; longer holds must be commits.
 inline constexpr absl::Duration kMaxReservationTtl = absl::Hours(24);
+
+struct LedgerOptions {
+  store::Durability durability = store::Durability::kFull;
+  // Start even when the database is older than what the ledger acknowledged (see
+  // ack_watermark.h): the operator accepts that those changes are lost. Allocation
+  // numbers and events continue above the acknowledged ones, so no id is handed out twice.
+  bool accept_loss = false;
+};
 
 struct ReserveRequest {
   std::vector<GpuId> gpus;  // GPUs of the ledger's fabric; non-empty, no duplicates
@@ -54,9 +64,14 @@ class AllocationLedger {
   // Opens (creating or migrating) the ledger tables in the database at `path` and rebuilds
   // the live allocations. GPUs of hosts that `fabric` no longer has are dropped from the
   // in-memory view with a warning (the rows stay). `clock` must outlive the ledger.
-  static absl::StatusOr<std::unique_ptr<AllocationLedger>> Open(
-      const std::string& path, FabricPtr fabric, const Clock& clock,
-      store::Durability durability = store::Durability::kFull);
+  // The ledger refuses to start (FailedPrecondition naming the database, its watermark
+  // file and the override) when the database holds fewer acknowledged changes than
+  // `<path>.ledger-watermark` records: a truncated file, a lost -wal, an old backup.
+  // A read-only database opens, serves reads, and reports why in WriteState().
+  static absl::StatusOr<std::unique_ptr<AllocationLedger>> Open(const std::string& path,
+                                                               FabricPtr fabric,
+                                                               const Clock& clock,
+                                                               LedgerOptions options = {});
 
   // Holds `request.gpus` until now + ttl. InvalidArgument for a bad ttl, an empty,
   // duplicated or unknown GPU list; Aborted (retry with a fresh placement) if any GPU is
@@ -97,6 +112,13 @@ class AllocationLedger {
   // Problems found while rebuilding (e.g. hosts missing from the fabric).
   const std::vector<std::string>& warnings() const { return warnings_; }
 
+  // OK while changes can be written; otherwise why not (read-only file, disk full, I/O
+  // error), as Unavailable naming the database. Reads keep working either way.
+  absl::Status WriteState();
+  // When writes have been failing, tries a small write; on success WriteState() is OK
+  // again. Cheap no-op while writes work. Returns WriteState().
+  absl::Status ProbeWrites();
+
  private:
   AllocationLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric, const Clock& clock);
   absl::Status Rebuild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -115,6 +137,19 @@ class AllocationLedger {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<GpuId> ResolveGpu(const GpuRef& ref) const;
   // Adds or removes live allocation `n` in the lookup indexes below (not in live_).
+  // Checks the database against the watermark file and opens it for writing (Open).
+  absl::Status SealOrRefuse(const std::string& path, const LedgerOptions& options)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs `body` as one transaction, then records what it acknowledged in the watermark.
+  // A failure for lack of a writable database is remembered for WriteState().
+  absl::Status WriteChange(const std::function<absl::Status()>& body)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Reclaims expired reservations on a read path: a failure to write is remembered, not
+  // returned, so reads work on a full disk.
+  void ReclaimForRead() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The answer for `a` as of now: a reservation past its expiry reads as expired even
+  // while the write that records it waits for a writable disk.
+  Allocation AsOfNow(const Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Index(int64_t n, const Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unindex(int64_t n, const Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -129,6 +164,10 @@ class AllocationLedger {
   std::multimap<absl::Time, int64_t> expiries_ ABSL_GUARDED_BY(mu_);  // reserved only
   absl::flat_hash_map<std::string, int64_t> committed_by_external_id_ ABSL_GUARDED_BY(mu_);
   int64_t held_ ABSL_GUARDED_BY(mu_) = 0;
+  std::unique_ptr<WatermarkFile> watermark_ ABSL_GUARDED_BY(mu_);
+  Watermark mark_ ABSL_GUARDED_BY(mu_);
+  int64_t last_event_seq_ ABSL_GUARDED_BY(mu_) = 0;  // of the transaction being written
+  absl::Status write_state_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> warnings_;
 };
 

@@ -62,16 +62,29 @@ absl::StatusOr<FabricSnapshot> FabricStore::Put(FabricPtr fabric) {
   const std::string json = FabricToJson(*fabric);
   absl::MutexLock lock(&mu_);
   FabricSnapshot result{.version = 0, .fabric = fabric};
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+  // The latest snapshot: if it is this fabric, its version serves; `row` says one exists.
+  bool row = false;
+  auto find_latest = [&]() -> absl::StatusOr<bool> {
     TP_ASSIGN_OR_RETURN(SqliteStatement latest,
                         db_->Prepare("SELECT version, fabric_json FROM fabric_snapshots "
                                      "ORDER BY version DESC LIMIT 1"));
-    TP_ASSIGN_OR_RETURN(bool row, latest.Step());
-    if (row && latest.ColumnText(1) == json) {
-      result.version = static_cast<uint64_t>(latest.ColumnInt(0));
-      return absl::OkStatus();
-    }
-    result.version = row ? static_cast<uint64_t>(latest.ColumnInt(0)) + 1 : 1;
+    TP_ASSIGN_OR_RETURN(row, latest.Step());
+    if (!row) return false;
+    result.version = static_cast<uint64_t>(latest.ColumnInt(0));
+    return latest.ColumnText(1) == json;
+  };
+  if (db_->read_only()) {
+    // A read-only database can still serve the fabric it already holds.
+    TP_ASSIGN_OR_RETURN(bool same, find_latest());
+    if (same) return result;
+    return absl::UnavailableError(absl::StrCat(
+        "fabric store: '", db_->path(), "' is read-only and does not hold fabric '",
+        fabric->name(), "' as configured; make it writable"));
+  }
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(bool same, find_latest());
+    if (same) return absl::OkStatus();
+    result.version = row ? result.version + 1 : 1;
     TP_ASSIGN_OR_RETURN(SqliteStatement insert,
                         db_->Prepare("INSERT INTO fabric_snapshots VALUES "
                                      "(?1, ?2, ?3, CAST(strftime('%s','now') AS INTEGER))"));

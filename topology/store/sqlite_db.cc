@@ -1,5 +1,7 @@
 #include "topology/store/sqlite_db.h"
 
+#include <unistd.h>
+
 #include <sqlite3.h>
 
 #include <utility>
@@ -18,7 +20,7 @@ absl::Status SqliteError(sqlite3* db, absl::string_view what, absl::string_view 
   if (!sql.empty()) absl::StrAppend(&message, " (in: ", sql.substr(0, 120), ")");
   int code = sqlite3_errcode(db) & 0xff;
   if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_IOERR ||
-      code == SQLITE_FULL || code == SQLITE_CANTOPEN) {
+      code == SQLITE_FULL || code == SQLITE_CANTOPEN || code == SQLITE_READONLY) {
     return absl::UnavailableError(message);
   }
   if (code == SQLITE_CONSTRAINT) return absl::AlreadyExistsError(message);
@@ -105,6 +107,23 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
   // journal_mode is the first statement to read the file: a non-database fails here.
   absl::Status s = db->Exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;");
+  if (!s.ok() && sqlite3_db_readonly(raw, "main") == 1) {
+    // A WAL database in a directory nobody may write (a read-only mount) cannot get its
+    // -shm file. Cleanly closed, it has no -wal either and is whole in the main file:
+    // open it immutable, so reads are served and every write fails as read-only.
+    if (access((path + "-wal").c_str(), F_OK) != 0) {
+      sqlite3* frozen = nullptr;
+      const std::string uri = absl::StrCat("file:", path, "?immutable=1");
+      if (sqlite3_open_v2(uri.c_str(), &frozen, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                                                    SQLITE_OPEN_NOMUTEX,
+                          nullptr) == SQLITE_OK) {
+        db.reset(new SqliteDb(frozen, path));
+        s = db->Exec("PRAGMA foreign_keys=ON;");
+      } else {
+        sqlite3_close(frozen);
+      }
+    }
+  }
   if (!s.ok()) {
     return absl::UnavailableError(absl::StrCat("'", path, "' is not a usable database: ",
                                                s.message()));
@@ -115,6 +134,8 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path
 }
 
 SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+
+bool SqliteDb::read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
 
 absl::Status SqliteDb::Exec(absl::string_view sql) {
   std::string text(sql);

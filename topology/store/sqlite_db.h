@@ -72,6 +72,9 @@ class SqliteDb {
  public:
   // Opens (creating if needed) the database at `path` with journal_mode=WAL, foreign keys
   // on, and a busy timeout. Unavailable if the file cannot be opened or is not a database.
+  // Errors of writes refused for lack of space or permission, or failed I/O, are
+  // Unavailable, naming SQLite's reason ("database or disk is full", "attempt to write a
+  // readonly database").
   static absl::StatusOr<std::unique_ptr<SqliteDb>> Open(const std::string& path,
                                                          Durability durability = Durability::kFull);
   ~SqliteDb();
@@ -88,6 +91,8 @@ class SqliteDb {
 
   // Row id of the last successful INSERT on this connection.
   int64_t LastInsertRowId() const;
+  // True if SQLite opened the file read-only (the file or its file system is not writable).
+  bool read_only() const;
   const std::string& path() const { return path_; }
 
  private:

@@ -2,6 +2,8 @@
 #include "scheduler/ledger/allocation_ledger.h"
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -284,6 +286,82 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseWrittenByANewerSchema) {
   ASSERT_FALSE(ledger.ok());
   EXPECT_EQ(ledger.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(ledger.status().message().find("99"), std::string::npos) << ledger.status();
+}
+
+// The first finding of the data-loss report: a database file truncated to 0 bytes used to
+// start as an empty ledger and hand the lost allocations' GPUs and ids out again.
+TEST_F(LedgerTest, Ledger_RefusesADatabaseTruncatedToZeroBytes) {
+  std::string committed;
+  {
+    auto ledger = OpenLedger();
+    auto a = ledger->Reserve(Request(Gpus(0, 8)));
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(ledger->Commit(a->id, "slurm:1").ok());
+    committed = a->id;
+  }
+  std::filesystem::resize_file(dir_.File("ledger.db"), 0);
+  auto refused = AllocationLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+  EXPECT_NE(refused.status().message().find("ledger.db.ledger-watermark"), std::string::npos);
+  EXPECT_NE(refused.status().message().find("accept_ledger_loss"), std::string::npos);
+
+  // The operator accepts the loss: the ledger starts, and no id is handed out again.
+  auto accepted = AllocationLedger::Open(dir_.File("ledger.db"), fabric_, clock_,
+                                         {.accept_loss = true});
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_EQ((*accepted)->warnings().size(), 1u);
+  auto next = (*accepted)->Reserve(Request(Gpus(0, 8)));
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_NE(next->id, committed);
+  EXPECT_GT(*ParseAllocationId(next->id), *ParseAllocationId(committed));
+}
+
+// A crash, then the -wal deleted: the main file alone is older than what was acknowledged.
+TEST_F(LedgerTest, Ledger_RefusesADatabaseWhoseWalWasLost) {
+  const std::string db = dir_.File("ledger.db");
+  {
+    auto ledger = OpenLedger();
+    ASSERT_TRUE(ledger->Reserve(Request(Gpus(0, 8))).ok());
+    // What the main file holds now; the next commits live only in the -wal until a
+    // checkpoint, as after a crash.
+    std::filesystem::copy_file(db, dir_.File("main-file-only.db"));
+    auto b = ledger->Reserve(Request(Gpus(8, 8)));
+    ASSERT_TRUE(b.ok());
+    ASSERT_TRUE(ledger->Commit(b->id, "slurm:2").ok());
+  }
+  std::filesystem::copy_file(dir_.File("main-file-only.db"), db,
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::remove(db + "-wal");
+  auto refused = AllocationLedger::Open(db, fabric_, clock_);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+}
+
+TEST_F(LedgerTest, Ledger_ANewerDatabaseThanItsWatermarkStarts) {
+  // The watermark is written after SQLite commits: a crash in between leaves the database
+  // ahead, which loses nothing.
+  {
+    auto ledger = OpenLedger();
+    ASSERT_TRUE(ledger->Reserve(Request(Gpus(0, 8))).ok());
+  }
+  std::filesystem::copy_file(dir_.File("ledger.db.ledger-watermark"), dir_.File("older-mark"));
+  {
+    auto ledger = OpenLedger();
+    ASSERT_TRUE(ledger->Reserve(Request(Gpus(8, 8))).ok());
+  }
+  std::filesystem::copy_file(dir_.File("older-mark"), dir_.File("ledger.db.ledger-watermark"),
+                             std::filesystem::copy_options::overwrite_existing);
+  auto ledger = OpenLedger();
+  ASSERT_NE(ledger, nullptr);
+  EXPECT_EQ(ledger->ListLive()->size(), 2u);
+  EXPECT_TRUE(ledger->WriteState().ok());
+}
+
+TEST_F(LedgerTest, Ledger_ADamagedWatermarkIsDataLossNamingIt) {
+  OpenLedger().reset();
+  std::ofstream(dir_.File("ledger.db.ledger-watermark")) << "topoplace-ledger-watermark/v1 junk\n";
+  auto ledger = AllocationLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
+  EXPECT_EQ(ledger.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(ledger.status().message().find("ledger-watermark"), std::string::npos);
 }
 
 }  // namespace
