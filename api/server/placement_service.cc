@@ -18,8 +18,8 @@ constexpr int kReserveAttempts = 5;
 
 absl::StatusOr<sched::PlacementRequest> ParsePlacement(absl::string_view job_spec,
                                                        absl::string_view policy) {
-  TP_RETURN_IF_ERROR(CheckField("job_spec", job_spec, kMaxJobSpecBytes, /*required=*/true));
-  TP_RETURN_IF_ERROR(CheckField("policy", policy, kMaxNameBytes, /*required=*/false));
+  TP_RETURN_IF_ERROR(CheckText("job_spec", job_spec, kMaxJobSpecBytes, /*required=*/true));
+  TP_RETURN_IF_ERROR(CheckText("policy", policy, kMaxNameBytes, /*required=*/false));
   absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(job_spec);
   if (!job.ok()) {
     return absl::Status(job.status().code(), absl::StrCat("job_spec: ", job.status().message()));
@@ -48,7 +48,7 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
                                          v1::ReserveResponse& response) {
   TP_ASSIGN_OR_RETURN(absl::Duration ttl, ParseTtl(request.ttl_seconds()));
   TP_RETURN_IF_ERROR(
-      CheckField("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
+      CheckText("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy()));
   ledger::ReserveRequest reserve;
@@ -146,7 +146,8 @@ grpc::ServerUnaryReactor* PlacementService::Commit(grpc::CallbackServerContext* 
                                                    v1::Allocation* response) {
   absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
   if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
-  if (s.ok()) s = CheckField("external_id", request->external_id(), kMaxNameBytes, true);
+  // Newlines and ANSI escapes in an external id used to reach operators' terminals raw.
+  if (s.ok()) s = CheckText("external_id", request->external_id(), kMaxNameBytes, true);
   if (s.ok()) {
     absl::StatusOr<ledger::Allocation> a =
         context_.ledger->Commit(request->allocation_id(), request->external_id());

@@ -16,6 +16,12 @@ absl::Status CheckField(absl::string_view field, absl::string_view value, size_t
   return absl::OkStatus();
 }
 
+absl::Status CheckText(absl::string_view field, absl::string_view value, size_t max_bytes,
+                       bool required) {
+  absl::Status s = CheckField(field, value, max_bytes, required);
+  return s.ok() ? CheckPrintable(field, value) : s;
+}
+
 absl::Status CheckHostName(absl::string_view field, absl::string_view name) {
   if (name.empty() || name.size() > kMaxNameBytes) {
     return absl::InvalidArgumentError(absl::StrCat(field, ": expected a host name of 1 to ",

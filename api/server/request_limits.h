@@ -19,6 +19,11 @@ inline constexpr int kMaxReportEntries = 10000;
 absl::Status CheckField(absl::string_view field, absl::string_view value, size_t max_bytes,
                         bool required);
 
+// CheckField, and no control characters (CheckPrintable): for ids, specs and names that end
+// up in tables, logs and terminals.
+absl::Status CheckText(absl::string_view field, absl::string_view value, size_t max_bytes,
+                       bool required);
+
 // InvalidArgument("<field>: ...") unless `name` is a host name every consumer can carry: 1
 // to kMaxNameBytes of letters, digits, '.', '-' and '_', starting with a letter or digit
 // (RFC 1123 labels, plus the '_' Slurm node names allow). Rules out control characters,

@@ -501,6 +501,22 @@ TEST_F(ServiceTest, Service_TokenFileReadableByEveryoneOrTooShortIsRefused) {
   StartServer();
 }
 
+TEST_F(ServiceTest, Service_ExternalIdWithNewlinesOrEscapesIsRefusedAndNothingChanges) {
+  StartServer();
+  auto client = Client();
+  auto reserved = client->Reserve("tp=8,pp=1,dp=1", "", 0);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  const std::string id = reserved->allocation().allocation_id();
+  for (const std::string bad : {"slurm:1\nalloc-9 committed", "k8s:\x1b[31mred"}) {
+    auto commit = client->Commit(id, bad);
+    EXPECT_EQ(commit.status().code(), absl::StatusCode::kInvalidArgument) << commit.status();
+    EXPECT_THAT(std::string(commit.status().message()), HasSubstr("external_id: control character"));
+  }
+  EXPECT_EQ(client->GetAllocation(id)->state(), v1::ALLOCATION_STATE_RESERVED);
+  EXPECT_EQ(client->Reserve("tp=8,pp=1,dp=1\x1b", "", 0).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(ServiceTest, Service_MalformedProtobufGetsInvalidArgumentNamingTheMessage) {
   StartServer();
   auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port()),
