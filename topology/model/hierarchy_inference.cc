@@ -102,9 +102,16 @@ void HierarchyInference::Run(Fabric& f) {
       }
     }
   }
-  std::vector<std::string> unreachable, mismatched;
+  std::vector<std::string> unreachable, mismatched, too_deep;
   int32_t max_tier = 0;
-  for (const Switch& sw : f.switches_) {
+  for (Switch& sw : f.switches_) {
+    // Deeper switches stay out of the hierarchy, as unreachable ones do; this also bounds
+    // the per-tier tables below (tiers x switches), which a 20,000-switch chain made 1.6 GB.
+    if (sw.tier > kMaxSwitchTiers) {
+      too_deep.push_back(sw.name);
+      sw.tier = 0;
+      continue;
+    }
     max_tier = std::max(max_tier, sw.tier);
     if (sw.tier == 0) unreachable.push_back(sw.name);
     if (sw.declared_tier != 0 && sw.tier != 0 && sw.declared_tier != sw.tier) {
@@ -114,6 +121,10 @@ void HierarchyInference::Run(Fabric& f) {
   }
   AddGroupedWarning(warnings, "switches reach no host and are left out of the hierarchy",
                     unreachable);
+  AddGroupedWarning(warnings,
+                    absl::StrCat("switches are more than ", kMaxSwitchTiers,
+                                 " tiers above any host and are left out of the hierarchy"),
+                    too_deep);
   AddGroupedWarning(warnings, "switches have a declared tier that the graph contradicts",
                     mismatched);
 
