@@ -34,6 +34,7 @@ struct SimulateOptions {
   int64_t jobs = 0;  // 0: all of a file; 1000 for the synthetic mix
   uint64_t seed = 1;
   int backfill_window = 500;
+  std::string network = "alone";
   bool json = false;
   std::string report;
   std::string command;  // as typed, for the report
@@ -100,6 +101,7 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
   sim::SimOptions sim_options;
   sim_options.seed = opt.seed;
   sim_options.backfill_window = opt.backfill_window;
+  sim_options.shared_links = opt.network == "shared";
   const sim::Simulator simulator(fabric, sim_options);
 
   std::vector<sim::SimResult> results;
@@ -130,6 +132,7 @@ std::string CommandLine(const SimulateOptions& opt) {
   if (opt.jobs != 0) absl::StrAppend(&cmd, " --jobs ", opt.jobs);
   if (opt.seed != 1) absl::StrAppend(&cmd, " --seed ", opt.seed);
   if (opt.backfill_window != 500) absl::StrAppend(&cmd, " --backfill-window ", opt.backfill_window);
+  if (opt.network != "alone") absl::StrAppend(&cmd, " --network ", opt.network);
   absl::StrAppend(&cmd, " --report DIR");
   return cmd;
 }
@@ -155,6 +158,10 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--seed", opt->seed, "Seed for the random policy and the synthetic mix");
   cmd->add_option("--backfill-window", opt->backfill_window,
                   "Jobs behind the queue head considered for backfill per pass");
+  cmd->add_option("--network", opt->network,
+                  "alone: each job charged by tier bandwidths on its own (default); shared: "
+                  "running jobs share links max-min fairly, recomputed at every start and end")
+      ->check(CLI::IsMember({"alone", "shared"}));
   cmd->add_flag("--json", opt->json, "Print stable JSON instead of a table");
   cmd->add_option("--report", opt->report, "Write report.md and SVG charts into DIR");
   cmd->callback([&ctx, opt] {

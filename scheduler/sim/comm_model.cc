@@ -56,10 +56,16 @@ double CommModel::StepSeconds(const JobSpec& job, const TrafficReport& traffic) 
   return t;
 }
 
-double CommModel::ReferenceStepSeconds(const JobSpec& job, const TrafficReport& traffic) const {
+double CommModel::UnsharedSeconds(const JobSpec& job, const TrafficReport& traffic) const {
   const double world = static_cast<double>(job.world_size());
   double t = ComputeSeconds(job);
   if (bytes_per_s_[kNv] > 0) t += traffic.tier_bytes[kNv] / world / bytes_per_s_[kNv];
+  return t;
+}
+
+double CommModel::ReferenceStepSeconds(const JobSpec& job, const TrafficReport& traffic) const {
+  const double world = static_cast<double>(job.world_size());
+  double t = UnsharedSeconds(job, traffic);
   if (bytes_per_s_[kLeaf] > 0) t += traffic.network_bytes() / world / bytes_per_s_[kLeaf];
   return t;
 }

@@ -43,6 +43,8 @@ class CommModel {
 
   // Seconds of compute per iteration (see above). Preconditions: ValidateJobSpec(job) ok.
   double ComputeSeconds(const JobSpec& job) const;
+  // Seconds per iteration that no fabric link shares: compute and NVLink traffic.
+  double UnsharedSeconds(const JobSpec& job, const TrafficReport& traffic) const;
   // Seconds per iteration with the plan's traffic.
   double StepSeconds(const JobSpec& job, const TrafficReport& traffic) const;
   // Seconds per iteration if every network byte moved at leaf speed.

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/policies/registry.h"
 #include "scheduler/sim/cluster_state.h"
+#include "scheduler/sim/link_sharing.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
@@ -50,6 +51,17 @@ class Replay {
     }
     request_.policy = policy;
     request_.routing.rail_local = options.rail_local;
+    if (options.shared_links) {
+      request_.link_loads = true;
+      // Resource 2l is link l upwards, 2l + 1 downwards; full duplex, bytes per second.
+      const std::vector<Link>& links = engine.fabric().links();
+      std::vector<double> capacity(2 * links.size());
+      for (size_t l = 0; l < links.size(); ++l) {
+        capacity[2 * l] = capacity[2 * l + 1] = std::max(links[l].bandwidth_gbps(), 1e-9) * 1e9 / 8;
+      }
+      sharing_.emplace(std::move(capacity));
+      shared_.resize(trace.jobs.size());
+    }
   }
 
   absl::StatusOr<SimResult> Run() {
@@ -112,10 +124,45 @@ class Replay {
     const size_t j = running_.begin()->second;
     running_.erase(running_.begin());
     state_.Release(allocations_[j]);
-    result_.jobs[j].end_s = now;
+    JobRecord& r = result_.jobs[j];
+    r.end_s = now;
     std::vector<GpuId>().swap(allocations_[j]);
     ++release_epoch_;
     RecordBusy(now);
+    if (sharing_) {
+      const double duration = trace_.jobs[j].duration_s;
+      r.slowdown = duration > 0 ? std::max(1.0, (now - r.start_s) / duration) : 1.0;
+      sharing_->Remove(static_cast<int64_t>(j));
+      Rebalance(now);
+    }
+  }
+
+  // Shared links: what a running job needs to advance.
+  struct SharedJob {
+    double fixed_s = 0;      // compute + NVLink seconds per iteration (not shared)
+    double reference_s = 0;  // seconds per iteration of the trace's reference placement
+    double remaining = 0;    // trace seconds of work left (at reference speed)
+    double rate = 1;         // trace seconds done per second now
+    double since = 0;        // when `remaining` was last brought up to date
+  };
+
+  // Brings every running job's remaining work up to `now` at its old rate, recomputes the
+  // max-min shares, and moves the end times to the new rates.
+  void Rebalance(double now) {
+    const absl::flat_hash_map<int64_t, double> fraction = sharing_->Fractions();
+    std::set<std::pair<double, size_t>> moved;
+    for (const auto& [end, j] : running_) {
+      SharedJob& s = shared_[j];
+      s.remaining = std::max(0.0, s.remaining - (now - s.since) * s.rate);
+      s.since = now;
+      const auto f = fraction.find(static_cast<int64_t>(j));
+      const double share = f == fraction.end() ? 1.0 : f->second;
+      const double step = s.fixed_s + sharing_->AloneSeconds(static_cast<int64_t>(j)) / share;
+      // Never faster than the reference placement, as in the per-job model.
+      s.rate = s.reference_s > 0 && step > s.reference_s ? s.reference_s / step : 1.0;
+      moved.insert({now + s.remaining / s.rate, j});
+    }
+    running_ = std::move(moved);
   }
 
   // Tries to place job j now. nullopt when it does not fit (a verdict, remembered until
@@ -177,6 +224,21 @@ class Replay {
     }
     running_.insert({r.end_s, j});
     RecordBusy(now);
+    if (sharing_) {
+      std::vector<ResourceBytes> demand;
+      demand.reserve(2 * plan.links.size());
+      for (const LinkLoad& load : plan.links) {
+        demand.push_back({2 * load.link, load.up_bytes});
+        demand.push_back({2 * load.link + 1, load.down_bytes});
+      }
+      sharing_->Set(static_cast<int64_t>(j), std::move(demand));
+      SharedJob& s = shared_[j];
+      s.fixed_s = comm_.UnsharedSeconds(plan.job, plan.traffic);
+      s.reference_s = ref_step;
+      s.remaining = tj.duration_s;
+      s.since = now;
+      Rebalance(now);
+    }
   }
 
   // EASY reservation for a blocked head needing `gpus`: {shadow time, extra GPUs}.
@@ -264,6 +326,8 @@ class Replay {
   std::set<std::pair<double, size_t>> running_;    // (end time, job), earliest first
   std::vector<std::vector<GpuId>> allocations_;    // GPUs of each running job
   std::vector<int64_t> failed_epoch_;              // release epoch of the last failed try
+  std::optional<LinkSharing> sharing_;             // with shared_links only
+  std::vector<SharedJob> shared_;                  // per job, with shared_links
   int64_t release_epoch_ = 0;
   double clock_ = -1;
   int64_t fragmented_now_ = 0;

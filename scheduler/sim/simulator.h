@@ -1,6 +1,7 @@
 // The event-driven simulation: jobs arrive, wait in one FIFO queue, are placed by the real
 // PlacementEngine under one policy, run for their trace duration stretched by the comm
-// model's slowdown of the chosen placement, and release their GPUs.
+// model's slowdown of the chosen placement (with shared_links: by their current share of
+// the links they cross, as other jobs start and end), and release their GPUs.
 //
 // Scheduling is FIFO with EASY backfill (Lifka 1995; what Slurm's sched/backfill does):
 //  - at every event time, completions are processed first, then arrivals, then one pass;
@@ -49,6 +50,11 @@ struct SimOptions {
   // (rail-28k), where hosts with different free GPU indices could not talk otherwise.
   bool rail_local = true;
   CommModelOptions comm;
+  // Jobs share links (link_sharing.h): each running job's traffic lands on the links it
+  // crosses, every link direction is shared max-min fairly, recomputed at every start and
+  // end, and each job's remaining work advances at its current rate. Off: each job is
+  // charged alone by the comm model's tier bandwidths, as before.
+  bool shared_links = false;
 };
 
 class Simulator {

@@ -156,6 +156,45 @@ TEST(Simulator, DoesNotBackfillJobThatWouldDelayTheHead) {
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 110);
 }
 
+// Shared links, by hand. 3 blocks x 2 hosts x 8 GPUs, 8 rails of 400G (50e9 B/s), each
+// rail leaf with one 400G uplink. first-fit puts J0 (silent) on b00-n000, J1 (dp=2) on
+// b00-n001 + b01-n000 and J2 (dp=2) on b01-n001 + b02-n000: both rings cross block 1's
+// uplinks. Per iteration: 1 s compute, 25e9 B per rank on the network; alone that is 0.5 s
+// (its NIC and uplinks run at 50e9 B/s), the reference step 1.5 s. Together each gets
+// half of block 1's uplinks: step 1 + 0.5 / 0.5 = 2 s, rate 1.5 / 2 = 0.75. J1 (75 s of
+// work) ends at 75 / 0.75 = 100 s; J2 has done 75 of its 150 s by then and runs the rest
+// alone at rate 1: it ends at 175 s.
+TEST(Simulator, SharedLinks_JobsOnACommonUplinkSlowEachOtherUntilOneEnds) {
+  ClosParams p;
+  p.name = "shared-3x2";
+  p.blocks_per_pod = 3;
+  p.nodes_per_block = 2;
+  p.spines_per_pod = 1;
+  p.leaf_uplink_gbps = 400;
+  p.leaf_oversubscription = 2;
+  absl::StatusOr<FabricPtr> fabric = GenerateClos(p);
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  const std::string talk = ",h=8,s=1000,b=1,layers=8,params=1e9,mb=1,tp_bytes=0,dp_bytes=25e9\n";
+  absl::StatusOr<Trace> trace = Parse(Line(0, 0, 1000, 1) + "1 0 75 tp=8,pp=1,dp=2" + talk +
+                                      "2 0 150 tp=8,pp=1,dp=2" + talk);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  SimOptions options;
+  options.comm.gpu_flops = 7.5e11;  // 1 s of compute per iteration
+  options.shared_links = true;
+  absl::StatusOr<SimResult> r = Simulator(*fabric, options).Run(*trace, "first-fit");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->jobs[1].end_s, 100, 1e-6);
+  EXPECT_NEAR(r->jobs[2].end_s, 175, 1e-6);
+  EXPECT_NEAR(r->jobs[1].slowdown, 100.0 / 75, 1e-9);
+  EXPECT_NEAR(r->jobs[0].end_s, 1000, 1e-6);  // silent: unaffected
+  // Alone on the fabric, J2 would not be slowed at all.
+  absl::StatusOr<Trace> alone = Parse("2 0 150 tp=8,pp=1,dp=2" + talk);
+  ASSERT_TRUE(alone.ok());
+  absl::StatusOr<SimResult> a = Simulator(*fabric, options).Run(*alone, "first-fit");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_NEAR(a->jobs[0].end_s, 150, 1e-6);
+}
+
 TEST(Simulator, RejectsJobLargerThanTheFabricInsteadOfBlocking) {
   absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
   ASSERT_TRUE(fabric.ok());

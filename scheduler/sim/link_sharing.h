@@ -1,0 +1,62 @@
+// How running jobs share the fabric's links: each link direction's capacity is divided
+// max-min fairly among the jobs whose traffic crosses it, by progressive filling (Bertsekas
+// and Gallager, Data Networks, 2nd ed., section 6.5.2). Fairness is in each job's
+// communication progress: every job gets the same fraction of the speed it would have
+// alone on the fabric, raised together until some link is full; the jobs on that link keep
+// their fraction, the others rise further, and no job exceeds its speed alone (fraction 1).
+//
+//   LinkSharing sharing({capacity_bytes_per_s...});       // one entry per link direction
+//   sharing.Set(job, {{link_dir, bytes_per_iteration}, ...});
+//   sharing.Remove(other_job);
+//   std::vector<std::pair<JobKey, double>> f = sharing.Fractions();  // per job, in (0, 1]
+//
+// A job's communication time per iteration is then its time alone divided by its fraction.
+// Not thread-safe.
+#ifndef TOPOPLACE_SCHEDULER_SIM_LINK_SHARING_H_
+#define TOPOPLACE_SCHEDULER_SIM_LINK_SHARING_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace topoplace::sched::sim {
+
+// Bytes one iteration of a job moves over one link direction (a "resource").
+struct ResourceBytes {
+  int32_t resource = -1;
+  double bytes = 0;
+};
+
+class LinkSharing {
+ public:
+  using JobKey = int64_t;
+
+  // `capacity` in bytes per second, one entry per resource; every entry > 0.
+  explicit LinkSharing(std::vector<double> capacity);
+
+  // Sets (or replaces) the traffic of `job`. Entries with bytes <= 0 are ignored; a job
+  // with none communicates over no shared link and always gets fraction 1.
+  // Precondition: every resource is in [0, capacity.size()).
+  void Set(JobKey job, std::vector<ResourceBytes> demand);
+  void Remove(JobKey job);
+
+  // Seconds one iteration's communication takes for `job` alone on the fabric: the time
+  // of its most loaded resource. 0 for a job without network traffic.
+  double AloneSeconds(JobKey job) const;
+  // Every job's fraction of its speed alone, in (0, 1], by progressive filling.
+  absl::flat_hash_map<JobKey, double> Fractions() const;
+
+ private:
+  struct Job {
+    std::vector<ResourceBytes> demand;
+    double alone_rate = 0;  // iterations per second alone: 1 / AloneSeconds
+  };
+  std::vector<double> capacity_;
+  absl::flat_hash_map<JobKey, Job> jobs_;
+};
+
+}  // namespace topoplace::sched::sim
+
+#endif  // TOPOPLACE_SCHEDULER_SIM_LINK_SHARING_H_

@@ -1,0 +1,100 @@
+// Calibration of the shared-link model on hand-built cases with exact answers, and the
+// max-min property on random ones.
+#include "scheduler/sim/link_sharing.h"
+
+#include <random>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace topoplace::sched::sim {
+namespace {
+
+TEST(LinkSharingTest, TwoJobsSharingOneUplinkGetHalfEach) {
+  // Each job alone fills the uplink (resource 0); its NIC cables (1, 2) are faster.
+  LinkSharing sharing({100, 400, 400});
+  sharing.Set(1, {{0, 100}, {1, 100}});
+  sharing.Set(2, {{0, 100}, {2, 100}});
+  auto f = sharing.Fractions();
+  EXPECT_DOUBLE_EQ(f[1], 0.5);
+  EXPECT_DOUBLE_EQ(f[2], 0.5);
+  EXPECT_DOUBLE_EQ(sharing.AloneSeconds(1), 1.0);  // comm time doubles to 2 s
+  sharing.Remove(2);
+  EXPECT_DOUBLE_EQ(sharing.Fractions()[1], 1.0);
+}
+
+// The textbook case: A crosses links 1 and 2, B only link 1, C only link 2; link 1 carries
+// 1 byte/s, link 2 carries 2. Max-min in bytes: A = B = 0.5 (link 1 full), C = 1.5 (the
+// rest of link 2). Each moves 1 byte per iteration, so alone A and B run 1 iteration/s and
+// C 2: the fractions are 0.5, 0.5 and 0.75.
+TEST(LinkSharingTest, ThreeFlowsOnTwoLinksGetTheTextbookMaxMinRates) {
+  LinkSharing sharing({1, 2});
+  sharing.Set('A', {{0, 1}, {1, 1}});
+  sharing.Set('B', {{0, 1}});
+  sharing.Set('C', {{1, 1}});
+  auto f = sharing.Fractions();
+  EXPECT_DOUBLE_EQ(f['A'], 0.5);
+  EXPECT_DOUBLE_EQ(f['B'], 0.5);
+  EXPECT_DOUBLE_EQ(f['C'], 0.75);
+}
+
+TEST(LinkSharingTest, NobodyRunsFasterThanAloneAndJobsWithoutTrafficAreUntouched) {
+  LinkSharing sharing({1000});
+  sharing.Set(1, {{0, 10}});
+  sharing.Set(2, {{0, 20}});
+  sharing.Set(3, {});  // all its traffic stays on NVLink
+  auto f = sharing.Fractions();
+  // Alone each uses the whole link for its bytes; together they need 2x the link.
+  EXPECT_DOUBLE_EQ(f[1], 0.5);
+  EXPECT_DOUBLE_EQ(f[2], 0.5);
+  EXPECT_DOUBLE_EQ(f[3], 1.0);
+  EXPECT_EQ(sharing.AloneSeconds(3), 0);
+}
+
+// On random jobs over random links: no link carries more than its capacity, and every job
+// below full speed has a full link on which no other job has a larger fraction (the
+// bottleneck condition that defines max-min fairness).
+TEST(LinkSharingTest, RandomInstancesAreFeasibleAndMaxMinFair) {
+  std::mt19937 random(7);
+  for (int instance = 0; instance < 200; ++instance) {
+    const int links = 1 + static_cast<int>(random() % 12);
+    std::vector<double> capacity(links);
+    for (double& c : capacity) c = 1 + random() % 100;
+    LinkSharing sharing(capacity);
+    const int jobs = 1 + static_cast<int>(random() % 20);
+    std::vector<std::vector<ResourceBytes>> demand(jobs);
+    for (int j = 0; j < jobs; ++j) {
+      for (int l = 0; l < links; ++l) {
+        if (random() % 3 == 0) demand[j].push_back({l, 1.0 + random() % 50});
+      }
+      sharing.Set(j, demand[j]);
+    }
+    auto f = sharing.Fractions();
+    std::vector<double> load(links, 0);
+    for (int j = 0; j < jobs; ++j) {
+      const double alone = sharing.AloneSeconds(j);
+      for (const ResourceBytes& d : demand[j]) load[d.resource] += f[j] * d.bytes / alone;
+    }
+    for (int l = 0; l < links; ++l) ASSERT_LE(load[l], capacity[l] * (1 + 1e-9)) << instance;
+    for (int j = 0; j < jobs; ++j) {
+      ASSERT_GT(f[j], 0);
+      ASSERT_LE(f[j], 1);
+      if (f[j] >= 1 - 1e-9) continue;
+      bool bottleneck = false;
+      for (const ResourceBytes& d : demand[j]) {
+        if (load[d.resource] < capacity[d.resource] * (1 - 1e-6)) continue;
+        bool largest = true;
+        for (int k = 0; k < jobs; ++k) {
+          for (const ResourceBytes& e : demand[k]) {
+            if (e.resource == d.resource && f[k] > f[j] + 1e-9) largest = false;
+          }
+        }
+        bottleneck = bottleneck || largest;
+      }
+      ASSERT_TRUE(bottleneck) << "instance " << instance << " job " << j;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace topoplace::sched::sim
