@@ -219,6 +219,11 @@ absl::Status AllocationLedger::SealOrRefuse(const std::string& path,
   }
   if (!file.ok()) return absl::OkStatus();  // read-only: nothing can change anyway
   watermark_ = *std::move(file);
+  {
+    absl::MutexLock seal_lock(&seal_mu_);
+    published_ = mark_;
+    sealed_seq_ = mark_.event_seq;
+  }
   if (db_->read_only()) return absl::OkStatus();
   return watermark_->Write(mark_);
 }
@@ -229,11 +234,11 @@ absl::Status AllocationLedger::WriteChange(const std::function<absl::Status()>& 
   absl::Status s = db_->InTransaction(body);
   if (s.ok()) {
     mark_.event_seq = std::max(mark_.event_seq, last_event_seq_);
-    s = watermark_->Write(mark_);
-    if (s.ok()) {
-      write_state_ = absl::OkStatus();
-      return s;
-    }
+    // Sealed in the watermark by Seal() after mu_ is released, before the caller answers.
+    absl::MutexLock seal_lock(&seal_mu_);
+    published_ = mark_;
+    write_state_ = absl::OkStatus();
+    return s;
   }
   if (absl::IsUnavailable(s)) {
     write_state_ = absl::UnavailableError(
@@ -242,6 +247,62 @@ absl::Status AllocationLedger::WriteChange(const std::function<absl::Status()>& 
     return write_state_;
   }
   return s;
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& request) {
+  return Acknowledged(ReserveUnsealed(request));
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Commit(const std::string& id,
+                                                    const std::string& external_id) {
+  return Acknowledged(CommitUnsealed(id, external_id));
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Release(const std::string& id) {
+  return Acknowledged(ReleaseUnsealed(id));
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Renew(const std::string& id, absl::Duration ttl) {
+  return Acknowledged(RenewUnsealed(id, ttl));
+}
+
+absl::StatusOr<Allocation> AllocationLedger::Acknowledged(absl::StatusOr<Allocation> result) {
+  if (!result.ok()) return result;
+  TP_RETURN_IF_ERROR(Seal());
+  return result;
+}
+
+absl::Status AllocationLedger::Seal() {
+  absl::MutexLock lock(&seal_mu_);
+  const int64_t target = published_.event_seq;
+  while (sealed_seq_ < target) {
+    if (sealing_) {
+      // Another caller is writing the watermark; its write may cover this change too.
+      const auto done = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return !sealing_; };
+      seal_mu_.Await(absl::Condition(&done));
+      continue;
+    }
+    // Group commit: one write and one flush seal every change published so far.
+    sealing_ = true;
+    const Watermark mark = published_;
+    seal_mu_.Unlock();
+    absl::Status s = watermark_->Write(mark);
+    seal_mu_.Lock();
+    sealing_ = false;
+    if (!s.ok()) {
+      seal_mu_.Unlock();
+      {
+        absl::MutexLock state_lock(&mu_);
+        write_state_ = absl::UnavailableError(absl::StrCat(
+            "ledger: cannot write '", watermark_->path(), "': ", s.message(),
+            "; reads are still served"));
+      }
+      seal_mu_.Lock();
+      return absl::UnavailableError(s.message());
+    }
+    sealed_seq_ = std::max(sealed_seq_, mark.event_seq);
+  }
+  return absl::OkStatus();
 }
 
 void AllocationLedger::ReclaimForRead() {
@@ -353,7 +414,7 @@ absl::Status AllocationLedger::AppendEvent(int64_t n, absl::string_view kind,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& request) {
+absl::StatusOr<Allocation> AllocationLedger::ReserveUnsealed(const ReserveRequest& request) {
   TP_RETURN_IF_ERROR(CheckTtl(request.ttl));
   if (request.gpus.empty()) return absl::InvalidArgumentError("gpus: expected at least one GPU");
   absl::flat_hash_set<GpuId> seen;
@@ -438,7 +499,7 @@ absl::StatusOr<Allocation> AllocationLedger::Reserve(const ReserveRequest& reque
   return a;
 }
 
-absl::StatusOr<Allocation> AllocationLedger::Commit(const std::string& id,
+absl::StatusOr<Allocation> AllocationLedger::CommitUnsealed(const std::string& id,
                                                     const std::string& external_id) {
   if (external_id.empty()) {
     return absl::InvalidArgumentError("external_id: expected a Slurm job id or pod group");
@@ -505,7 +566,7 @@ absl::Status AllocationLedger::Finish(Allocation& a, AllocationState state,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Allocation> AllocationLedger::Release(const std::string& id) {
+absl::StatusOr<Allocation> AllocationLedger::ReleaseUnsealed(const std::string& id) {
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   auto it = live_.find(n);
@@ -570,7 +631,7 @@ absl::StatusOr<Allocation> AllocationLedger::FindByRequestId(const std::string& 
   return LoadFinished(*n);
 }
 
-absl::StatusOr<Allocation> AllocationLedger::Renew(const std::string& id, absl::Duration ttl) {
+absl::StatusOr<Allocation> AllocationLedger::RenewUnsealed(const std::string& id, absl::Duration ttl) {
   TP_RETURN_IF_ERROR(CheckTtl(ttl));
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
@@ -618,8 +679,13 @@ absl::StatusOr<std::vector<Allocation>> AllocationLedger::ListLive() {
 }
 
 absl::StatusOr<int> AllocationLedger::ReclaimExpired() {
-  absl::MutexLock lock(&mu_);
-  return ReclaimExpiredLocked();
+  absl::StatusOr<int> reclaimed;
+  {
+    absl::MutexLock lock(&mu_);
+    reclaimed = ReclaimExpiredLocked();
+  }
+  if (reclaimed.ok() && *reclaimed > 0) TP_RETURN_IF_ERROR(Seal());
+  return reclaimed;
 }
 
 absl::StatusOr<int> AllocationLedger::ReclaimExpiredLocked() {

@@ -140,7 +140,22 @@ class AllocationLedger {
   // Checks the database against the watermark file and opens it for writing (Open).
   absl::Status SealOrRefuse(const std::string& path, const LedgerOptions& options)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Runs `body` as one transaction, then records what it acknowledged in the watermark.
+  // The write methods without sealing; the public ones seal, then answer.
+  absl::StatusOr<Allocation> ReserveUnsealed(const ReserveRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<Allocation> CommitUnsealed(const std::string& id, const std::string& external_id)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<Allocation> ReleaseUnsealed(const std::string& id) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<Allocation> RenewUnsealed(const std::string& id, absl::Duration ttl)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // `result` once every change published so far is in the watermark (Seal).
+  absl::StatusOr<Allocation> Acknowledged(absl::StatusOr<Allocation> result)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Writes the latest published watermark unless a write in flight or done already covers
+  // it: concurrent callers share one write and flush (group commit). Called without mu_,
+  // so the flush overlaps the next transactions.
+  absl::Status Seal() ABSL_LOCKS_EXCLUDED(mu_, seal_mu_);
+  // Runs `body` as one transaction, then publishes what it acknowledged for Seal().
   // A failure for lack of a writable database is remembered for WriteState().
   absl::Status WriteChange(const std::function<absl::Status()>& body)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -164,8 +179,14 @@ class AllocationLedger {
   std::multimap<absl::Time, int64_t> expiries_ ABSL_GUARDED_BY(mu_);  // reserved only
   absl::flat_hash_map<std::string, int64_t> committed_by_external_id_ ABSL_GUARDED_BY(mu_);
   int64_t held_ ABSL_GUARDED_BY(mu_) = 0;
-  std::unique_ptr<WatermarkFile> watermark_ ABSL_GUARDED_BY(mu_);
+  // Written only by the one caller that holds `sealing_` (and at Open).
+  std::unique_ptr<WatermarkFile> watermark_;
   Watermark mark_ ABSL_GUARDED_BY(mu_);
+  // Lock order: mu_ before seal_mu_.
+  absl::Mutex seal_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  Watermark published_ ABSL_GUARDED_BY(seal_mu_);  // committed, to be sealed
+  int64_t sealed_seq_ ABSL_GUARDED_BY(seal_mu_) = 0;
+  bool sealing_ ABSL_GUARDED_BY(seal_mu_) = false;
   int64_t last_event_seq_ ABSL_GUARDED_BY(mu_) = 0;  // of the transaction being written
   absl::Status write_state_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> warnings_;
