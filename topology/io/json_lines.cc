@@ -1,28 +1,24 @@
 #include "topology/io/json_lines.h"
 
+#include "topology/base/json_scan.h"
+
 namespace topoplace {
 
 absl::flat_hash_map<std::string, std::vector<int>> RecordLines(absl::string_view text) {
   absl::flat_hash_map<std::string, std::vector<int>> lines;
   int depth = 0;
   int line = 1;
-  bool in_string = false;
-  bool escaped = false;
+  JsonStringTracker strings;
   bool expect_element = false;  // inside a top-level array, before its next element
   size_t string_start = 0;
   std::string last_key;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '\n') ++line;
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-        if (depth == 1) last_key = std::string(text.substr(string_start, i - string_start));
-      }
+    const JsonStringTracker::Where where = strings.Step(c);
+    if (where == JsonStringTracker::Where::kInside) continue;
+    if (where == JsonStringTracker::Where::kCloses) {
+      if (depth == 1) last_key = std::string(text.substr(string_start, i - string_start));
       continue;
     }
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
@@ -30,7 +26,6 @@ absl::flat_hash_map<std::string, std::vector<int>> RecordLines(absl::string_view
     expect_element = false;
     switch (c) {
       case '"':
-        in_string = true;
         string_start = i + 1;
         break;
       case '{':
