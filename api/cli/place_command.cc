@@ -35,7 +35,7 @@ struct PlaceOptions {
   double load = -1;
   uint64_t seed = 1;
   bool json = false;
-  bool rail_local = false;
+  bool rail_local = true;  // NCCL's PXN default; --no-rail-local for fabrics without it
   bool compare = false;
   std::string weights;
   std::string unhealthy;
@@ -113,7 +113,8 @@ void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
 // options that describe a local background, health or scoring are refused, not ignored.
 absl::Status RunRemotePlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& opt) {
   for (const char* local_only : {"--fabric", "--occupied", "--load", "--unhealthy", "--weights",
-                                 "--rail-local", "--compare", "--render", "--rank-rows"}) {
+                                 "--rail-local", "--no-rail-local", "--compare", "--render",
+                                 "--rank-rows"}) {
     if (cmd.count(local_only) > 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           local_only, " applies to local placement only; with --server the daemon at ",
@@ -193,8 +194,9 @@ void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
   occupied->excludes(load);
   place->add_option("--seed", opt->seed, "Seed for --load and the random policy");
   place->add_flag("--json", opt->json, "Print stable JSON instead of tables");
-  place->add_flag("--rail-local", opt->rail_local,
-                  "Assume rail-local (PXN) forwarding: cross-rail traffic hops over NVLink");
+  place->add_flag("--rail-local,!--no-rail-local", opt->rail_local,
+                  "Rail-local (PXN) forwarding, on by default as in NCCL: cross-rail traffic "
+                  "hops over NVLink first. --no-rail-local models hosts without it");
   place->add_flag("--compare", opt->compare, "Place with every policy and compare");
   place->add_option("--weights", opt->weights, "Scorer weights, e.g. spine-bytes=10,spread=0");
   place->add_option("--unhealthy", opt->unhealthy, "Comma-separated unhealthy hosts");

@@ -27,6 +27,10 @@ absl::StatusOr<sched::PlacementRequest> ParsePlacement(absl::string_view job_spe
   sched::PlacementRequest request;
   request.job = *std::move(job);
   if (!policy.empty()) request.policy = std::string(policy);
+  // NCCL forwards cross-rail traffic over NVLink (PXN) by default; without it a tp=4 job
+  // on a rail-plane fabric has no network path and every such Slurm or Kubernetes job
+  // would be refused (as `topoplace place`, the simulator and the plugins assume).
+  request.routing.rail_local = true;
   return request;
 }
 

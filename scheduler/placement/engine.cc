@@ -116,7 +116,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
       rejections.push_back(absl::StrCat(
           cand.how, ": ", ev.traffic.unreachable_bytes,
           " bytes/iteration between GPUs with no network path (cross-rail traffic on a "
-          "rail-plane fabric needs rail-local forwarding, --rail-local)"));
+          "rail-plane fabric needs rail-local forwarding (PXN), which is off: --no-rail-local "
+          "or PlacementRequest::routing)"));
       continue;
     }
     ev.footprint = ComputeFootprint(inv, health_, ev.slots, attachments);

@@ -517,6 +517,15 @@ TEST_F(ServiceTest, Service_ExternalIdWithNewlinesOrEscapesIsRefusedAndNothingCh
             absl::StatusCode::kInvalidArgument);
 }
 
+// The daemon places with PXN as NCCL runs: a tp=4 job that Slurm or Kubernetes submits on
+// a rail-plane fabric is placed, not refused for want of a network path.
+TEST_F(ServiceTest, Service_Tp4JobOnARailPlaneFabricIsReserved) {
+  config_.fabric = "preset:rail-28k";
+  StartServer();
+  auto reserved = Client()->Reserve("tp=4,pp=4,dp=64", "", 0);
+  EXPECT_TRUE(reserved.ok()) << reserved.status();
+}
+
 TEST_F(ServiceTest, Service_MalformedProtobufGetsInvalidArgumentNamingTheMessage) {
   StartServer();
   auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port()),

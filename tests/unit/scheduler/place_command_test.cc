@@ -95,6 +95,18 @@ TEST(PlaceCommand, JobThatCannotFitExitsThreeSayingWhy) {
   EXPECT_THAT(r.err, HasSubstr("does not fit"));
 }
 
+// Issue 16's first finding: NCCL forwards cross-rail traffic over NVLink (PXN) by default,
+// so a tp=4 job places on the rail-plane preset; --no-rail-local models hosts without it.
+TEST(PlaceCommand, Tp4OnARailPlaneFabricPlacesWithPxnByDefault) {
+  Result r = RunCli({"place", "--fabric", "preset:rail-28k", "--job", "tp=4,pp=4,dp=64"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("rail-local (PXN)"));
+  Result without = RunCli({"place", "--fabric", "preset:rail-28k", "--job", "tp=4,pp=4,dp=64",
+                           "--no-rail-local"});
+  EXPECT_EQ(without.exit_code, kExitCannotPlace);
+  EXPECT_THAT(without.err, HasSubstr("--no-rail-local"));
+}
+
 TEST(PlaceCommand, BackgroundLoadAndCompare) {
   Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=4,dp=8",
                   "--load", "0.5", "--seed", "3", "--compare"});
