@@ -6,6 +6,8 @@
 # nodes, ctld_port, node_port. Defines write_config, start_slurm, stop_slurm, wait_running,
 # fail. The caller traps EXIT, calls stop_slurm and removes "$D".
 # Knobs: SLURM_NODE_CPUS (default 2), SLURM_EXTRA_CONF (lines appended to slurm.conf),
+# SLURM_NODE_SPEC and SLURM_NODE_NAMES (other nodes: a Slurm host list and the same
+# names spelled out),
 # extra_logs (array of files fail() prints besides the slurmctld log).
 
 if [[ $(id -u) -ne 0 ]]; then echo "SKIP: needs root (slurmd runs as root)"; exit 77; fi
@@ -17,7 +19,8 @@ D=$(mktemp -d /tmp/topoplace-slurm.XXXXXX)
 export SLURM_CONF=$D/etc/slurm.conf
 daemon_pids=()
 extra_logs=()
-nodes=(b00-n000 b00-n001 b00-n002 b00-n003 b01-n000 b01-n001 b01-n002 b01-n003)
+node_spec=${SLURM_NODE_SPEC:-b00-n[000-003],b01-n[000-003]}
+read -r -a nodes <<<"${SLURM_NODE_NAMES:-b00-n000 b00-n001 b00-n002 b00-n003 b01-n000 b01-n001 b01-n002 b01-n003}"
 ctld_port=$((20000 + RANDOM % 20000))
 node_port=$((ctld_port + 1))
 
@@ -72,7 +75,7 @@ SlurmctldPidFile=$D/run/slurmctld.pid
 SlurmdPidFile=$D/run/slurmd-%n.pid
 SlurmctldLogFile=$D/log/slurmctld.log
 SlurmdLogFile=$D/log/slurmd-%n.log
-NodeName=b00-n[000-003],b01-n[000-003] NodeHostname=$(hostname) NodeAddr=127.0.0.1 Port=[$node_port-$((node_port + 7))] CPUs=${SLURM_NODE_CPUS:-2} RealMemory=1000
+NodeName=$node_spec NodeHostname=$(hostname) NodeAddr=127.0.0.1 Port=[$node_port-$((node_port + ${#nodes[@]} - 1))] CPUs=${SLURM_NODE_CPUS:-2} RealMemory=1000
 PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 ${SLURM_EXTRA_CONF:-}
 CONF
