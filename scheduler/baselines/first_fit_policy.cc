@@ -1,3 +1,6 @@
+// first-fit: the first eligible hosts in fabric order, topology-blind; what a scheduler
+// without a topology plugin does with node lists sorted by name. Models no particular
+// product version; a floor for the comparison.
 #include "scheduler/baselines/baseline_policies.h"
 
 namespace topoplace::sched {

@@ -7,6 +7,10 @@
 // free capacity and the last one best fit (the smallest that covers the remainder).
 // Levels here: pod ("block" label), block ("rack" label), host. Pods get ranks in the
 // order the domains were chosen.
+// Version: the documentation and KEP as of Kueue v0.9-v0.10 (TAS beta). No real peer here:
+// Debian ships no Kueue, so it is not checked against Kueue's code. Left out: pod-set
+// slices, unconstrained (required: false) mode's fallbacks, and the MostFreeCapacity
+// profile.
 #include "absl/strings/str_cat.h"
 #include "scheduler/baselines/baseline_policies.h"
 #include "scheduler/policies/domain_select.h"

@@ -1,3 +1,5 @@
+// random: eligible hosts drawn uniformly with the request's seed; a topology-blind
+// control, modelling no product.
 #include <algorithm>
 #include <random>
 

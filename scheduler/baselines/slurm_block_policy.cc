@@ -5,6 +5,10 @@
 // can hold it, choosing the aggregate with the fewest free nodes (best fit), and inside
 // it uses as few base blocks as possible. We take the fabric's blocks as base blocks, in
 // id order. Ranks follow the sorted host list.
+// Version: the documentation of Slurm 23.11-25.05 (topology/block arrived in 23.11). No
+// real peer here: Debian 12's Slurm is 22.05, which has no topology/block, so it is not
+// checked against Slurm's code. Left out: node weights, BlockSizes other than the default
+// powers of two, and --segment.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"

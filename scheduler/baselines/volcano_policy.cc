@@ -5,6 +5,9 @@
 // HyperNodes of that tier the binpack score prefers the most utilised one (fewest free
 // nodes); inside it, nodes are ordered by binpack score (most allocated first), ties in
 // node order. Tier 1 = block, tier 2 = pod, top = cluster. Ranks follow node order.
+// Version: the documentation of Volcano v1.11-v1.12 (HyperNode API v1alpha1). No real peer
+// here: Debian ships no Volcano, so it is not checked against its code. Left out: soft
+// mode, other scoring plugins' weights, and gang-level preemption.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
