@@ -18,8 +18,10 @@
 //     nodes are taken, and a root's parent is switch 0 (zeroed memory); both are kept.
 //  3. From the chosen leaf, free nodes are taken in node order until the job has enough.
 // Left out: node weights, required nodes, GRES/CPU counts per node, --switches waiting.
-// The current release moved this code to src/plugins/topology/tree/eval_nodes_tree.c; for
-// such jobs it keeps these rules.
+// The current release (master, src/plugins/topology/tree/eval_nodes_tree.c) differs: a
+// closer leaf wins only if it can hold the rest of the job (not merely "compares no
+// worse"), and switch CPU counts join the fit test. This policy models 22.05, the version
+// the real-peer test can run.
 #include <algorithm>
 #include <limits>
 #include <vector>

@@ -5,7 +5,8 @@
 # (2 pods x 2 blocks x 4 nodes under a core): for each occupancy, made with real sleeping
 # jobs pinned to nodes, exclusive jobs of several sizes are submitted one at a time and
 # the nodes Slurm gives each are compared with `topoplace place --policy slurm-tree` on
-# the same fabric and occupancy. Ties are among the cases (blocks with equal free nodes).
+# the same fabric and occupancy. Ties are among the cases (blocks with equal free nodes),
+# and jobs that span unequal pods, where the documented algorithm and Slurm's code part.
 #
 # Usage: slurm_tree_baseline_test.sh /path/to/topoplace
 # Exit 77 (skipped) without root or Slurm. Every daemon it starts is stopped on exit.
@@ -72,6 +73,13 @@ run_tree() {  # FABRIC
   for size in 3 4 6 8; do run_case "$f" "b01-n000 b01-n001 b01-n002 b01-n003 b03-n000" "$size"; done
   # Ties: blocks 0 and 2 both have 3 free nodes, blocks 1 and 3 all 4.
   for size in 3 6; do run_case "$f" "b00-n003 b02-n003" "$size"; done
+  if [[ $f == *three-level* ]]; then
+    # Jobs larger than any pod's free nodes, pods unequal: where Slurm's leaf-by-leaf
+    # choice (distance, then the parents' fit) differs from the documented "largest leaves,
+    # last best fit" (free per block: 4 1 | 3 3, then 2 4 | 4 1).
+    for size in 5 7 8 9; do run_case "$f" "b01-n000 b01-n001 b01-n002 b02-n003 b03-n003" "$size"; done
+    for size in 5 6 7 9; do run_case "$f" "b00-n000 b00-n001 b03-n000 b03-n001 b03-n002" "$size"; done
+  fi
   stop_slurm
 }
 
