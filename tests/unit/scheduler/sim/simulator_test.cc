@@ -165,14 +165,7 @@ TEST(Simulator, DoesNotBackfillJobThatWouldDelayTheHead) {
 // work) ends at 75 / 0.75 = 100 s; J2 has done 75 of its 150 s by then and runs the rest
 // alone at rate 1: it ends at 175 s.
 TEST(Simulator, SharedLinks_JobsOnACommonUplinkSlowEachOtherUntilOneEnds) {
-  ClosParams p;
-  p.name = "shared-3x2";
-  p.blocks_per_pod = 3;
-  p.nodes_per_block = 2;
-  p.spines_per_pod = 1;
-  p.leaf_uplink_gbps = 400;
-  p.leaf_oversubscription = 2;
-  absl::StatusOr<FabricPtr> fabric = GenerateClos(p);
+  absl::StatusOr<FabricPtr> fabric = TinySharedUplinkFabric();
   ASSERT_TRUE(fabric.ok()) << fabric.status();
   const std::string talk = ",h=8,s=1000,b=1,layers=8,params=1e9,mb=1,tp_bytes=0,dp_bytes=25e9\n";
   absl::StatusOr<Trace> trace = Parse(Line(0, 0, 1000, 1) + "1 0 75 tp=8,pp=1,dp=2" + talk +

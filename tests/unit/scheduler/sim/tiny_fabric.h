@@ -19,6 +19,19 @@ inline absl::StatusOr<FabricPtr> TinyOversubscribedFabric() {
   return GenerateClos(p);
 }
 
+// The shared-link test's fabric: 3 blocks x 2 hosts x 8 GPUs, 8 rails of 400G NICs, one
+// spine, each rail leaf with one 400G uplink (2:1).
+inline absl::StatusOr<FabricPtr> TinySharedUplinkFabric() {
+  ClosParams p;
+  p.name = "shared-3x2";
+  p.blocks_per_pod = 3;
+  p.nodes_per_block = 2;
+  p.spines_per_pod = 1;
+  p.leaf_uplink_gbps = 400;
+  p.leaf_oversubscription = 2;
+  return GenerateClos(p);
+}
+
 }  // namespace topoplace::sched::sim
 
 #endif  // TOPOPLACE_TESTS_UNIT_SCHEDULER_SIM_TINY_FABRIC_H_
