@@ -61,7 +61,7 @@ absl::Status CheckNuma(const std::string& field, int32_t numa) {
 
 }  // namespace
 
-absl::StatusOr<discovery::AgentReport> ParseCheckedHostReport(absl::string_view report_json) {
+absl::StatusOr<CheckedHostReport> ParseCheckedHostReport(absl::string_view report_json) {
   TP_RETURN_IF_ERROR(CheckField("report_json", report_json, kMaxHostReportBytes, true));
   TP_ASSIGN_OR_RETURN(discovery::AgentReport report,
                       discovery::ParseAgentReport(report_json, "report_json"));
@@ -89,14 +89,10 @@ absl::StatusOr<discovery::AgentReport> ParseCheckedHostReport(absl::string_view 
                                   report.lldp[i].speed_gbps));
   }
   // The report as it will be stored: what the checks above did not cover is text.
-  TP_RETURN_IF_ERROR(CheckStrings(
-      nlohmann::json::parse(discovery::AgentReportToJson(report)), ""));
-  return report;
-}
-
-std::string CompactHostReportJson(const discovery::AgentReport& report) {
-  // AgentReportToJson pretty-prints for people reading `topoplace-agent --json`.
-  return nlohmann::json::parse(discovery::AgentReportToJson(report)).dump();
+  // (AgentReportToJson pretty-prints for people reading `topoplace-agent --json`.)
+  const nlohmann::json stored = nlohmann::json::parse(discovery::AgentReportToJson(report));
+  TP_RETURN_IF_ERROR(CheckStrings(stored, ""));
+  return CheckedHostReport{std::move(report), stored.dump()};
 }
 
 }  // namespace topoplace::server

@@ -23,13 +23,16 @@ inline constexpr size_t kMaxReportNics = 1024;
 inline constexpr size_t kMaxReportGpus = 256;
 inline constexpr size_t kMaxReportNeighbors = 4096;
 
+// A report that passed every check, with the form ReportHost stores: compact JSON, without
+// the pretty-printing that made stored reports several times larger than sent.
+struct CheckedHostReport {
+  discovery::AgentReport report;
+  std::string compact_json;
+};
+
 // The report in `report_json` (at most kMaxHostReportBytes), parsed and checked.
 // InvalidArgument names the field (as a JSON path) and what was expected.
-absl::StatusOr<discovery::AgentReport> ParseCheckedHostReport(absl::string_view report_json);
-
-// The report as compact JSON, as ReportHost stores it (what the agent sent, without the
-// pretty-printing that made stored reports several times larger than sent).
-std::string CompactHostReportJson(const discovery::AgentReport& report);
+absl::StatusOr<CheckedHostReport> ParseCheckedHostReport(absl::string_view report_json);
 
 }  // namespace topoplace::server
 

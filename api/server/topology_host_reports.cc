@@ -29,8 +29,9 @@ constexpr size_t kHostReportPageBytes = size_t{16} << 20;
 absl::Status TopologyService::DoReportHost(const Caller& caller,
                                            const v1::ReportHostRequest& request,
                                            v1::ReportHostResponse& response) {
-  TP_ASSIGN_OR_RETURN(const discovery::AgentReport report,
+  TP_ASSIGN_OR_RETURN(const CheckedHostReport checked,
                       ParseCheckedHostReport(request.report_json()));
+  const discovery::AgentReport& report = checked.report;
   TP_RETURN_IF_ERROR(caller.CheckSpeaksFor("report_json: field host", report.host));
   // A credential bound to the host vouches for a host the fabric does not have yet (the
   // operator issued it); anyone else may add hosts only while discovery is on.
@@ -45,7 +46,7 @@ absl::Status TopologyService::DoReportHost(const Caller& caller,
   }
   const int64_t now_ms = absl::ToUnixMillis(absl::Now());
   TP_ASSIGN_OR_RETURN(const bool replaced,
-                      context_.host_reports->Put(report.host, CompactHostReportJson(report),
+                      context_.host_reports->Put(report.host, checked.compact_json,
                                                  now_ms));
   response.set_host(report.host);
   response.set_received_unix_ms(now_ms);

@@ -70,6 +70,12 @@ absl::Status RaiseSequence(store::SqliteDb& db, absl::string_view table, int64_t
   return raise.Run();
 }
 
+// Why changes cannot be written now, as WriteState() reports it.
+absl::Status StorageFailure(absl::string_view path, absl::string_view cause) {
+  return absl::UnavailableError(
+      absl::StrCat("ledger: cannot write '", path, "': ", cause, "; reads are still served"));
+}
+
 absl::StatusOr<int64_t> QueryInt(store::SqliteDb& db, absl::string_view sql) {
   TP_ASSIGN_OR_RETURN(SqliteStatement q, db.Prepare(sql));
   TP_ASSIGN_OR_RETURN(bool row, q.Step());
@@ -241,9 +247,7 @@ absl::Status AllocationLedger::WriteChange(const std::function<absl::Status()>& 
     return s;
   }
   if (absl::IsUnavailable(s)) {
-    write_state_ = absl::UnavailableError(
-        absl::StrCat("ledger: cannot write '", db_->path(), "': ", s.message(),
-                     "; reads are still served"));
+    write_state_ = StorageFailure(db_->path(), s.message());
     return write_state_;
   }
   return s;
@@ -293,9 +297,7 @@ absl::Status AllocationLedger::Seal() {
       seal_mu_.Unlock();
       {
         absl::MutexLock state_lock(&mu_);
-        write_state_ = absl::UnavailableError(absl::StrCat(
-            "ledger: cannot write '", watermark_->path(), "': ", s.message(),
-            "; reads are still served"));
+        write_state_ = StorageFailure(watermark_->path(), s.message());
       }
       seal_mu_.Lock();
       return absl::UnavailableError(s.message());
