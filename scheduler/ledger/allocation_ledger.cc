@@ -326,16 +326,20 @@ absl::Status AllocationLedger::WriteState() {
 }
 
 absl::Status AllocationLedger::ProbeWrites() {
-  absl::MutexLock lock(&mu_);
-  if (write_state_.ok() || db_->read_only()) return write_state_;
-  (void)WriteChange([&]() -> absl::Status {
-    TP_ASSIGN_OR_RETURN(SqliteStatement probe,
-                        db_->Prepare("UPDATE ledger_probe SET probed_us = ?1 WHERE id = 1"));
-    probe.BindInt(1, ToMicros(clock_.Now()));
-    return probe.Run();
-  });
-  if (write_state_.ok()) (void)ReclaimExpiredLocked();
-  return write_state_;
+  {
+    absl::MutexLock lock(&mu_);
+    if (write_state_.ok() || db_->read_only()) return write_state_;
+    (void)WriteChange([&]() -> absl::Status {
+      TP_ASSIGN_OR_RETURN(SqliteStatement probe,
+                          db_->Prepare("UPDATE ledger_probe SET probed_us = ?1 WHERE id = 1"));
+      probe.BindInt(1, ToMicros(clock_.Now()));
+      return probe.Run();
+    });
+    if (write_state_.ok()) (void)ReclaimExpiredLocked();
+  }
+  // Writable again only if the watermark is too: a failed seal sets write_state_ back.
+  (void)Seal();
+  return WriteState();
 }
 
 std::optional<GpuId> AllocationLedger::ResolveGpu(const GpuRef& ref) const {

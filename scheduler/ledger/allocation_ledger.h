@@ -115,8 +115,8 @@ class AllocationLedger {
   // OK while changes can be written; otherwise why not (read-only file, disk full, I/O
   // error), as Unavailable naming the database. Reads keep working either way.
   absl::Status WriteState();
-  // When writes have been failing, tries a small write; on success WriteState() is OK
-  // again. Cheap no-op while writes work. Returns WriteState().
+  // When writes have been failing, tries a small write and seals the watermark; when both
+  // work WriteState() is OK again. Cheap no-op while writes work. Returns WriteState().
   absl::Status ProbeWrites();
 
  private:
