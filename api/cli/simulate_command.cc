@@ -1,12 +1,15 @@
 // `topoplace simulate`: replays a job trace on a fabric under one or more placement
 // policies (same trace, same seed, one after another) and prints per-policy metrics as a
 // table or stable JSON; `--report DIR` also writes the Markdown/SVG report.
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
@@ -16,6 +19,7 @@
 #include "scheduler/sim/metrics_json.h"
 #include "scheduler/sim/report_writer.h"
 #include "scheduler/sim/simulator.h"
+#include "scheduler/sim/sweep_report.h"
 #include "scheduler/sim/synthetic_trace.h"
 #include "scheduler/sim/trace.h"
 #include "topology/base/status_macros.h"
@@ -35,6 +39,8 @@ struct SimulateOptions {
   uint64_t seed = 1;
   int backfill_window = 500;
   std::string network = "alone";
+  std::string ecmp = "fluid";
+  std::string load_sweep;  // "1,4,16": multiples of the offered load; empty: one run
   bool json = false;
   std::string report;
   std::string command;  // as typed, for the report
@@ -68,15 +74,34 @@ absl::StatusOr<sim::Trace> LoadTrace(const SimulateOptions& opt, int64_t fabric_
       trace.jobs.resize(static_cast<size_t>(opt.jobs));
     }
   }
-  TP_RETURN_IF_ERROR(sim::ScaleLoad(trace, opt.load_scale));
   return trace;
+}
+
+// The sweep's load factors ("1,4,16"), or {1} without a sweep.
+absl::StatusOr<std::vector<double>> ParseLoadSweep(const std::string& list) {
+  if (list.empty()) return std::vector<double>{1};
+  std::vector<double> factors;
+  for (absl::string_view item : absl::StrSplit(list, ',')) {
+    double x = 0;
+    if (!absl::SimpleAtod(item, &x) || !(x > 0) || !std::isfinite(x)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--load-sweep: expected positive numbers separated by commas (e.g. 1,4,16), got '",
+          item, "'"));
+    }
+    factors.push_back(x);
+  }
+  std::sort(factors.begin(), factors.end());
+  factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
+  return factors;
 }
 
 void PrintTable(CliContext& ctx, const sim::RunInfo& info,
                 const std::vector<sim::PolicyMetrics>& metrics) {
-  ctx.out << absl::StrFormat("%s on %s (%d GPUs), %d jobs, load scale %g, seed %d\n",
+  ctx.out << absl::StrFormat("%s on %s (%d GPUs), %d jobs, load scale %g, seed %d, network %s\n",
                              info.trace, info.fabric, info.fabric_gpus, info.jobs,
-                             info.load_scale, info.seed);
+                             info.load_scale, info.seed,
+                             info.network == "shared" ? "shared (ECMP " + info.ecmp + ")"
+                                                      : info.network);
   ctx.out << absl::StrFormat("%-14s %12s %8s %8s %9s %9s %9s %9s %7s %6s %9s %8s\n", "policy",
                              "spine bytes", "x-block", "rejected", "queue h", "p95 q h",
                              "JCT h", "slowdown", "util", "frag", "place us", "wall s");
@@ -95,33 +120,47 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
     return absl::InvalidArgumentError(
         absl::StrCat("--backfill-window: expected >= 0, got ", opt.backfill_window));
   }
+  TP_ASSIGN_OR_RETURN(std::vector<double> factors, ParseLoadSweep(opt.load_sweep));
+  TP_ASSIGN_OR_RETURN(sched::EcmpMode ecmp, sched::ParseEcmpMode(opt.ecmp));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
   const int64_t gpus = static_cast<int64_t>(fabric->gpus().size());
-  TP_ASSIGN_OR_RETURN(sim::Trace trace, LoadTrace(opt, gpus));
+  TP_ASSIGN_OR_RETURN(const sim::Trace base_trace, LoadTrace(opt, gpus));
   sim::SimOptions sim_options;
   sim_options.seed = opt.seed;
   sim_options.backfill_window = opt.backfill_window;
   sim_options.shared_links = opt.network == "shared";
+  sim_options.ecmp = ecmp;
   const sim::Simulator simulator(fabric, sim_options);
 
-  std::vector<sim::SimResult> results;
-  std::vector<sim::PolicyMetrics> metrics;
-  for (const std::string& policy : policies) {
-    TP_ASSIGN_OR_RETURN(sim::SimResult result, simulator.Run(trace, policy));
-    metrics.push_back(sim::Summarize(result));
-    results.push_back(std::move(result));
+  std::vector<sim::SweepPoint> points;
+  for (double factor : factors) {
+    sim::Trace trace = base_trace;
+    TP_RETURN_IF_ERROR(sim::ScaleLoad(trace, opt.load_scale * factor));
+    sim::SweepPoint& point = points.emplace_back();
+    point.factor = factor;
+    for (const std::string& policy : policies) {
+      TP_ASSIGN_OR_RETURN(sim::SimResult result, simulator.Run(trace, policy));
+      point.metrics.push_back(sim::Summarize(result));
+      point.results.push_back(std::move(result));
+    }
+    point.info = {fabric->name(), gpus, trace.source, static_cast<int64_t>(trace.jobs.size()),
+                  opt.load_scale * factor, opt.seed, opt.backfill_window,
+                  sim_options.rail_local, opt.network, opt.ecmp, sim_options.comm};
   }
-  const sim::RunInfo info{fabric->name(), gpus, trace.source,
-                          static_cast<int64_t>(trace.jobs.size()), opt.load_scale, opt.seed,
-                          opt.backfill_window, sim_options.rail_local};
+  const bool sweep = !opt.load_sweep.empty();
   if (!opt.report.empty()) {
-    TP_RETURN_IF_ERROR(sim::WriteReport(opt.report, info, results, metrics, opt.command));
+    const sim::SweepPoint& only = points.front();
+    TP_RETURN_IF_ERROR(sweep ? sim::WriteSweepReport(opt.report, points, opt.command)
+                             : sim::WriteReport(opt.report, only.info, only.results,
+                                                only.metrics, opt.command));
   }
   if (opt.json) {
-    ctx.out << sim::SimulationToJson(info, metrics) << "\n";
-  } else {
-    PrintTable(ctx, info, metrics);
+    ctx.out << (sweep ? sim::SweepToJson(points)
+                      : sim::SimulationToJson(points.front().info, points.front().metrics))
+            << "\n";
+    return absl::OkStatus();
   }
+  for (const sim::SweepPoint& point : points) PrintTable(ctx, point.info, point.metrics);
   return absl::OkStatus();
 }
 
@@ -133,6 +172,8 @@ std::string CommandLine(const SimulateOptions& opt) {
   if (opt.seed != 1) absl::StrAppend(&cmd, " --seed ", opt.seed);
   if (opt.backfill_window != 500) absl::StrAppend(&cmd, " --backfill-window ", opt.backfill_window);
   if (opt.network != "alone") absl::StrAppend(&cmd, " --network ", opt.network);
+  if (opt.ecmp != "fluid") absl::StrAppend(&cmd, " --ecmp ", opt.ecmp);
+  if (!opt.load_sweep.empty()) absl::StrAppend(&cmd, " --load-sweep ", opt.load_sweep);
   absl::StrAppend(&cmd, " --report DIR");
   return cmd;
 }
@@ -162,6 +203,13 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
                   "alone: each job charged by tier bandwidths on its own (default); shared: "
                   "running jobs share links max-min fairly, recomputed at every start and end")
       ->check(CLI::IsMember({"alone", "shared"}));
+  cmd->add_option("--ecmp", opt->ecmp,
+                  "With --network shared: fluid spreads each leaf's traffic over its uplinks "
+                  "(default); hash puts each flow on one uplink by a seeded hash")
+      ->check(CLI::IsMember({"fluid", "hash"}));
+  cmd->add_option("--load-sweep", opt->load_sweep,
+                  "Run at each of these multiples of the offered load (e.g. 1,4,16); --report "
+                  "then writes the sweep with one sub-report per load");
   cmd->add_flag("--json", opt->json, "Print stable JSON instead of a table");
   cmd->add_option("--report", opt->report, "Write report.md and SVG charts into DIR");
   cmd->callback([&ctx, opt] {

@@ -155,7 +155,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
     const TrafficReport tallied =
         EvaluateTraffic(layout, traffic, plan.ranks, {best->attachments.get(), plan.ranks.size()},
                         router, job.gpus_per_node, /*tally_network=*/true);
-    plan.links = LinkLoads(links_, plan.ranks, tallied);
+    plan.links = LinkLoads(links_, plan.ranks, tallied, request.ecmp);
   }
   plan.footprint = best->footprint;
   plan.spine_bytes_lower_bound = SpineBytesLowerBound(layout, traffic, inv, nodes);

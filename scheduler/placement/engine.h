@@ -38,6 +38,8 @@ struct PlacementRequest {
   // plan, pair by pair; about a third more time for an 8,192-GPU job on rail-28k
   // (placement_bench).
   bool link_loads = false;
+  // How those bytes split over parallel uplinks (fluid spread or per-flow hashing).
+  EcmpOptions ecmp;
 };
 
 class PlacementEngine {

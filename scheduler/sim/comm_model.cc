@@ -1,5 +1,7 @@
 #include "scheduler/sim/comm_model.h"
 
+#include <algorithm>
+
 namespace topoplace::sched::sim {
 namespace {
 
@@ -47,27 +49,57 @@ double CommModel::ComputeSeconds(const JobSpec& job) const {
   return options_.gpu_flops > 0 ? flops_per_gpu / options_.gpu_flops : 0;
 }
 
-double CommModel::StepSeconds(const JobSpec& job, const TrafficReport& traffic) const {
+DimSeconds CommModel::TierSeconds(const JobSpec& job, const TrafficReport& traffic,
+                                  int first_tier, int last_tier,
+                                  const std::array<double, kNumTiers>& bytes_per_s) const {
   const double world = static_cast<double>(job.world_size());
-  double t = ComputeSeconds(job);
-  for (int tier = 0; tier < kNumTiers; ++tier) {
-    if (bytes_per_s_[tier] > 0) t += traffic.tier_bytes[tier] / world / bytes_per_s_[tier];
+  DimSeconds seconds{};
+  for (int d = 0; d < kNumDims; ++d) {
+    for (int tier = first_tier; tier <= last_tier; ++tier) {
+      if (bytes_per_s[tier] > 0) {
+        seconds[d] += traffic.dim_tier_bytes[d][tier] / world / bytes_per_s[tier];
+      }
+    }
+  }
+  return seconds;
+}
+
+DimSeconds CommModel::NvlinkSeconds(const JobSpec& job, const TrafficReport& traffic) const {
+  return TierSeconds(job, traffic, kNv, kNv, bytes_per_s_);
+}
+
+DimSeconds CommModel::NetworkBytes(const TrafficReport& traffic) {
+  DimSeconds bytes{};
+  for (int d = 0; d < kNumDims; ++d) {
+    for (int tier = kLeaf; tier < kNumTiers; ++tier) bytes[d] += traffic.dim_tier_bytes[d][tier];
+  }
+  return bytes;
+}
+
+double CommModel::CombineSeconds(const JobSpec& job, double compute_s,
+                                 const DimSeconds& comm_s) const {
+  constexpr int kDp = static_cast<int>(Dim::kDp);
+  const double micro_batches = std::max(1.0, static_cast<double>(job.model.micro_batches));
+  const double hidden =
+      options_.dp_overlap * kBackwardShareOfCompute * compute_s / micro_batches;
+  double t = compute_s;
+  for (int d = 0; d < kNumDims; ++d) {
+    t += d == kDp ? std::max(0.0, comm_s[d] - hidden) : comm_s[d];
   }
   return t;
 }
 
-double CommModel::UnsharedSeconds(const JobSpec& job, const TrafficReport& traffic) const {
-  const double world = static_cast<double>(job.world_size());
-  double t = ComputeSeconds(job);
-  if (bytes_per_s_[kNv] > 0) t += traffic.tier_bytes[kNv] / world / bytes_per_s_[kNv];
-  return t;
+double CommModel::StepSeconds(const JobSpec& job, const TrafficReport& traffic) const {
+  return CombineSeconds(job, ComputeSeconds(job),
+                        TierSeconds(job, traffic, kNv, kNumTiers - 1, bytes_per_s_));
 }
 
 double CommModel::ReferenceStepSeconds(const JobSpec& job, const TrafficReport& traffic) const {
-  const double world = static_cast<double>(job.world_size());
-  double t = UnsharedSeconds(job, traffic);
-  if (bytes_per_s_[kLeaf] > 0) t += traffic.network_bytes() / world / bytes_per_s_[kLeaf];
-  return t;
+  std::array<double, kNumTiers> at_leaf;
+  at_leaf.fill(bytes_per_s_[kLeaf]);
+  at_leaf[kNv] = bytes_per_s_[kNv];
+  return CombineSeconds(job, ComputeSeconds(job),
+                        TierSeconds(job, traffic, kNv, kNumTiers - 1, at_leaf));
 }
 
 double CommModel::Slowdown(const JobSpec& job, const TrafficReport& traffic) const {

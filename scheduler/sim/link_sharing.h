@@ -8,9 +8,11 @@
 //   LinkSharing sharing({capacity_bytes_per_s...});       // one entry per link direction
 //   sharing.Set(job, {{link_dir, bytes_per_iteration}, ...});
 //   sharing.Remove(other_job);
-//   std::vector<std::pair<JobKey, double>> f = sharing.Fractions();  // per job, in (0, 1]
+//   absl::flat_hash_map<JobKey, double> f = sharing.Fractions();  // per job, in (0, 1]
 //
 // A job's communication time per iteration is then its time alone divided by its fraction.
+// Max-min shares decompose over the groups of jobs linked by common resources, so a change
+// needs only its group recomputed: FractionsAround(changed jobs) gives just those.
 // Not thread-safe.
 #ifndef TOPOPLACE_SCHEDULER_SIM_LINK_SHARING_H_
 #define TOPOPLACE_SCHEDULER_SIM_LINK_SHARING_H_
@@ -47,14 +49,30 @@ class LinkSharing {
   double AloneSeconds(JobKey job) const;
   // Every job's fraction of its speed alone, in (0, 1], by progressive filling.
   absl::flat_hash_map<JobKey, double> Fractions() const;
+  // The fractions of the jobs that share a resource with one of `jobs`, directly or
+  // through other jobs (and of `jobs` themselves, where still present): every fraction a
+  // change to `jobs` can move. The same values Fractions() gives them.
+  absl::flat_hash_map<JobKey, double> FractionsAround(const std::vector<JobKey>& jobs) const;
+  // The jobs sharing at least one resource with `job` (not `job` itself), in key order.
+  std::vector<JobKey> Neighbours(JobKey job) const;
 
  private:
   struct Job {
     std::vector<ResourceBytes> demand;
     double alone_rate = 0;  // iterations per second alone: 1 / AloneSeconds
   };
+  using Entry = std::pair<const JobKey, Job>;
+  // Progressive filling over `group` (jobs with traffic, closed under sharing a resource).
+  void Fill(std::vector<const Entry*> group, absl::flat_hash_map<JobKey, double>& fraction) const;
+
   std::vector<double> capacity_;
   absl::flat_hash_map<JobKey, Job> jobs_;
+  // Per resource, the jobs whose demand names it.
+  std::vector<std::vector<JobKey>> users_;
+  // FractionsAround's per-resource "already walked" marks, all false between calls.
+  mutable std::vector<bool> walked_;
+  // Fractions' per-resource scratch, zero between calls.
+  mutable std::vector<double> frozen_load_, rising_rate_;
 };
 
 }  // namespace topoplace::sched::sim

@@ -22,6 +22,9 @@ struct PolicyMetrics {
   std::string policy;
   int64_t jobs = 0, completed = 0, rejected = 0, multi_node_jobs = 0;
   double total_spine_bytes = 0;          // over every job's whole run
+  // Sum of every job's spine-bytes lower bound at its placement time, over its whole run:
+  // what no policy could have beaten given the same free GPUs at each start.
+  double total_spine_bytes_lower_bound = 0;
   double mean_spine_bytes_per_iter = 0;  // per job, per iteration
   double max_spine_bytes_per_iter = 0;
   double frac_cross_block = 0, frac_cross_pod = 0;  // of completed jobs

@@ -16,6 +16,11 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
   root["scheduling"] = "fifo+easy-backfill";
   root["backfill_window"] = info.backfill_window;
   root["rail_local"] = info.rail_local;
+  root["network"] = info.network;
+  if (info.network == "shared") root["ecmp"] = info.ecmp;
+  root["gpu_flops"] = info.comm.gpu_flops;
+  root["nvlink_gbps"] = info.comm.nvlink_gbps;
+  root["dp_overlap"] = info.comm.dp_overlap;
   nlohmann::ordered_json policies = nlohmann::ordered_json::array();
   for (const PolicyMetrics& m : metrics) {
     nlohmann::ordered_json p;
@@ -25,6 +30,7 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
     p["rejected"] = m.rejected;
     p["multi_node_jobs"] = m.multi_node_jobs;
     p["total_spine_bytes"] = m.total_spine_bytes;
+    p["total_spine_bytes_lower_bound"] = m.total_spine_bytes_lower_bound;
     p["mean_spine_bytes_per_iter"] = m.mean_spine_bytes_per_iter;
     p["max_spine_bytes_per_iter"] = m.max_spine_bytes_per_iter;
     p["frac_jobs_cross_block"] = m.frac_cross_block;

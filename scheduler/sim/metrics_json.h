@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/sim/comm_model.h"
 #include "scheduler/sim/metrics.h"
 
 namespace topoplace::sched::sim {
@@ -20,6 +21,11 @@ struct RunInfo {
   uint64_t seed = 1;
   int backfill_window = 0;
   bool rail_local = true;
+  // The network model: "alone" (each job at its tiers' bandwidths) or "shared" (max-min
+  // shares of every link), and with "shared" how ECMP splits flows ("fluid" or "hash").
+  std::string network = "alone";
+  std::string ecmp = "fluid";
+  CommModelOptions comm;  // the step-time model's constants
 };
 
 std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetrics>& metrics);

@@ -18,14 +18,6 @@ constexpr int kUtilisationBuckets = 200;
 std::string Hours(double seconds) { return absl::StrFormat("%.2f", seconds / 3600); }
 std::string Percent(double fraction) { return absl::StrFormat("%.1f%%", 100 * fraction); }
 
-absl::Status WriteFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::InternalError(absl::StrCat("cannot write '", path.string(), "'"));
-  return absl::OkStatus();
-}
-
 LineChart Cdf(const std::vector<SimResult>& results, const std::string& title,
               double (JobRecord::*value)() const) {
   LineChart chart;
@@ -46,6 +38,36 @@ LineChart Cdf(const std::vector<SimResult>& results, const std::string& title,
 
 }  // namespace
 
+absl::Status WriteTextFile(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("cannot write '", path.string(), "'"));
+  return absl::OkStatus();
+}
+
+absl::Status CreateReportDir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return absl::InternalError(absl::StrCat("cannot create '", dir.string(), "': ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+std::string NetworkModelText(const RunInfo& info) {
+  const std::string model =
+      info.network == "shared"
+          ? absl::StrCat("shared links: running jobs share every link max-min fairly, ECMP ",
+                         info.ecmp == "hash" ? "hashes each flow onto one uplink"
+                                             : "spreads flows fluidly over the uplinks")
+          : std::string("each job alone at its tiers' bandwidths (no contention between jobs)");
+  return absl::StrFormat(
+      "%s; %.0f TFLOP/s per GPU, NVLink %.0f Gb/s, DP all-reduce hidden behind up to %.0f%% of "
+      "the backward pass (sources in scheduler/sim/comm_model.h)",
+      model, info.comm.gpu_flops / 1e12, info.comm.nvlink_gbps, 100 * info.comm.dp_overlap);
+}
+
 std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMetrics>& metrics,
                                  const std::string& command) {
   std::string md = absl::StrCat("# ", info.trace, " on ", info.fabric, "\n\n");
@@ -58,21 +80,26 @@ std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMe
       " (arrival times divided by it) |\n",
       "| seed | ", info.seed, " |\n",
       "| scheduling | FIFO with EASY backfill, window ", info.backfill_window, " jobs |\n",
-      "| routing | ", info.rail_local ? "rail-local (PXN) forwarding" : "own NIC only", " |\n\n");
+      "| routing | ", info.rail_local ? "rail-local (PXN) forwarding" : "own NIC only", " |\n",
+      "| network model | ", NetworkModelText(info), " |\n\n");
 
   absl::StrAppend(&md,
                   "## Placement quality\n\n"
                   "Spine bytes: bytes per iteration that climb to the spine or above, times "
-                  "the job's iterations, summed over jobs. Spread: mean leaves/blocks touched "
+                  "the job's iterations, summed over jobs. Lower bound: the same sum of each "
+                  "job's least possible spine bytes on the GPUs free when it started (what no "
+                  "policy could beat from that state). Spread: mean leaves/blocks touched "
                   "by one DP (PP) group, over multi-node jobs with dp > 1 (pp > 1). "
                   "Crossing pods is 0 on single-pod fabrics (rail-28k and superpod-4su have "
                   "one pod each).\n\n"
-                  "| policy | total spine bytes | mean spine B/iter | jobs crossing blocks "
-                  "| jobs crossing pods | multi-node jobs | DP blocks | DP leaves | PP blocks "
-                  "| PP leaves |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                  "| policy | total spine bytes | lower bound | mean spine B/iter "
+                  "| jobs crossing blocks | jobs crossing pods | multi-node jobs | DP blocks "
+                  "| DP leaves | PP blocks | PP leaves |\n"
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const PolicyMetrics& m : metrics) {
-    absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s | %d | %.2f | %.2f | %.2f | %.2f |\n",
+    absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s | %s | %d | %.2f | %.2f | %.2f | %.2f |\n",
                           m.policy, FormatBytes(m.total_spine_bytes),
+                          FormatBytes(m.total_spine_bytes_lower_bound),
                           FormatBytes(m.mean_spine_bytes_per_iter), Percent(m.frac_cross_block),
                           Percent(m.frac_cross_pod), m.multi_node_jobs, m.dp_mean_blocks,
                           m.dp_mean_leaves, m.pp_mean_blocks, m.pp_mean_leaves);
@@ -112,9 +139,7 @@ absl::Status WriteReport(const std::string& dir, const RunInfo& info,
                          const std::vector<SimResult>& results,
                          const std::vector<PolicyMetrics>& metrics, const std::string& command) {
   const std::filesystem::path root(dir);
-  std::error_code ec;
-  std::filesystem::create_directories(root, ec);
-  if (ec) return absl::InternalError(absl::StrCat("cannot create '", dir, "': ", ec.message()));
+  if (absl::Status s = CreateReportDir(root); !s.ok()) return s;
 
   BarChart spine;
   spine.title = "Total spine bytes per policy";
@@ -139,7 +164,7 @@ absl::Status WriteReport(const std::string& dir, const RunInfo& info,
       {"utilisation.svg", RenderLineChart(util)},
   };
   for (const auto& [name, text] : files) {
-    absl::Status s = WriteFile(root / name, text);
+    absl::Status s = WriteTextFile(root / name, text);
     if (!s.ok()) return s;
   }
   return absl::OkStatus();

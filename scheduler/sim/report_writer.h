@@ -10,6 +10,7 @@
 #ifndef TOPOPLACE_SCHEDULER_SIM_REPORT_WRITER_H_
 #define TOPOPLACE_SCHEDULER_SIM_REPORT_WRITER_H_
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,14 @@ namespace topoplace::sched::sim {
 absl::Status WriteReport(const std::string& dir, const RunInfo& info,
                          const std::vector<SimResult>& results,
                          const std::vector<PolicyMetrics>& metrics, const std::string& command);
+
+// Writes `text` to `path` (truncating); Internal naming the path if it cannot.
+absl::Status WriteTextFile(const std::filesystem::path& path, const std::string& text);
+// Creates `dir` and its parents; Internal naming it if it cannot.
+absl::Status CreateReportDir(const std::filesystem::path& dir);
+
+// One line saying which network model and constants produced the figures.
+std::string NetworkModelText(const RunInfo& info);
 
 // The Markdown of report.md alone (for tests).
 std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMetrics>& metrics,

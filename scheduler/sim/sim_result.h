@@ -27,6 +27,9 @@ struct JobRecord {
   std::string reject_reason;
   double slowdown = 1;                 // run time / trace duration (comm_model.h)
   double spine_bytes_per_iter = 0;     // from the plan
+  // The least spine bytes per iteration any placement could have had on the GPUs free
+  // when the job started (PlacementPlan::spine_bytes_lower_bound).
+  double spine_bytes_lower_bound_per_iter = 0;
   double iterations = 0;               // trace duration / reference step time
   int leaves = 0, blocks = 0, pods = 0;
   // Mean leaves / blocks touched by one DP group and by one PP group (TrafficReport
@@ -37,6 +40,9 @@ struct JobRecord {
   double queue_s() const { return start_s - arrival_s; }
   double jct_s() const { return end_s - arrival_s; }
   double spine_bytes_total() const { return spine_bytes_per_iter * iterations; }
+  double spine_bytes_lower_bound_total() const {
+    return spine_bytes_lower_bound_per_iter * iterations;
+  }
 };
 
 // One step of the busy-GPU function: from time_s on, `busy` GPUs are allocated.

@@ -53,12 +53,17 @@ class Replay {
     request_.routing.rail_local = options.rail_local;
     if (options.shared_links) {
       request_.link_loads = true;
-      // Resource 2l is link l upwards, 2l + 1 downwards; full duplex, bytes per second.
+      // Two resources per cable: first_resource_[l] + 2c is cable c of link l upwards, + 1
+      // downwards (full duplex), each at the cable's speed in bytes per second.
       const std::vector<Link>& links = engine.fabric().links();
-      std::vector<double> capacity(2 * links.size());
-      for (size_t l = 0; l < links.size(); ++l) {
-        capacity[2 * l] = capacity[2 * l + 1] = std::max(links[l].bandwidth_gbps(), 1e-9) * 1e9 / 8;
+      std::vector<double> capacity;
+      first_resource_.reserve(links.size() + 1);
+      for (const Link& link : links) {
+        first_resource_.push_back(static_cast<int32_t>(capacity.size()));
+        capacity.insert(capacity.end(), 2 * static_cast<size_t>(std::max(1, link.count)),
+                        std::max(link.speed_gbps, 1e-9) * 1e9 / 8);
       }
+      first_resource_.push_back(static_cast<int32_t>(capacity.size()));
       sharing_.emplace(std::move(capacity));
       shared_.resize(trace.jobs.size());
     }
@@ -132,37 +137,45 @@ class Replay {
     if (sharing_) {
       const double duration = trace_.jobs[j].duration_s;
       r.slowdown = duration > 0 ? std::max(1.0, (now - r.start_s) / duration) : 1.0;
+      const std::vector<int64_t> near = sharing_->Neighbours(static_cast<int64_t>(j));
       sharing_->Remove(static_cast<int64_t>(j));
-      Rebalance(now);
+      Rebalance(now, near);
     }
   }
 
   // Shared links: what a running job needs to advance.
   struct SharedJob {
-    double fixed_s = 0;      // compute + NVLink seconds per iteration (not shared)
+    double compute_s = 0;    // seconds of compute per iteration
+    DimSeconds nvlink_s{};   // per dimension, NVLink seconds per iteration (not shared)
+    DimSeconds net_share{};  // per dimension, its part of the job's network bytes
     double reference_s = 0;  // seconds per iteration of the trace's reference placement
     double remaining = 0;    // trace seconds of work left (at reference speed)
     double rate = 1;         // trace seconds done per second now
     double since = 0;        // when `remaining` was last brought up to date
+    double end = 0;          // its key in running_
   };
 
-  // Brings every running job's remaining work up to `now` at its old rate, recomputes the
-  // max-min shares, and moves the end times to the new rates.
-  void Rebalance(double now) {
-    const absl::flat_hash_map<int64_t, double> fraction = sharing_->Fractions();
-    std::set<std::pair<double, size_t>> moved;
-    for (const auto& [end, j] : running_) {
+  // Brings the remaining work of every job whose share a change to `changed` can move up
+  // to `now` at its old rate, recomputes those max-min shares, and moves their end times to
+  // the new rates. Other jobs keep their rates (shares decompose over groups of jobs that
+  // share links); jobs without network traffic always run at rate 1.
+  void Rebalance(double now, const std::vector<int64_t>& changed) {
+    const absl::flat_hash_map<int64_t, double> fraction = sharing_->FractionsAround(changed);
+    for (const auto& [key, share] : fraction) {
+      const size_t j = static_cast<size_t>(key);
       SharedJob& s = shared_[j];
       s.remaining = std::max(0.0, s.remaining - (now - s.since) * s.rate);
       s.since = now;
-      const auto f = fraction.find(static_cast<int64_t>(j));
-      const double share = f == fraction.end() ? 1.0 : f->second;
-      const double step = s.fixed_s + sharing_->AloneSeconds(static_cast<int64_t>(j)) / share;
+      const double network_s = sharing_->AloneSeconds(static_cast<int64_t>(j)) / share;
+      DimSeconds comm = s.nvlink_s;
+      for (int d = 0; d < kNumDims; ++d) comm[d] += network_s * s.net_share[d];
+      const double step = comm_.CombineSeconds(trace_.jobs[j].spec, s.compute_s, comm);
       // Never faster than the reference placement, as in the per-job model.
       s.rate = s.reference_s > 0 && step > s.reference_s ? s.reference_s / step : 1.0;
-      moved.insert({now + s.remaining / s.rate, j});
+      running_.erase({s.end, j});
+      s.end = now + s.remaining / s.rate;
+      running_.insert({s.end, j});
     }
-    running_ = std::move(moved);
   }
 
   // Tries to place job j now. nullopt when it does not fit (a verdict, remembered until
@@ -174,6 +187,7 @@ class Replay {
     }
     request_.job = tj.spec;
     request_.seed = options_.seed * 1000003 + static_cast<uint64_t>(tj.id);
+    request_.ecmp = {options_.ecmp, request_.seed};
     const auto t0 = std::chrono::steady_clock::now();
     absl::StatusOr<PlacementPlan> plan = engine_.Place(request_, state_.occupancy());
     const double seconds = SecondsSince(t0);
@@ -209,6 +223,7 @@ class Replay {
     const double ref_step = comm_.ReferenceStepSeconds(plan.job, plan.traffic);
     r.iterations = ref_step > 0 ? tj.duration_s / ref_step : 0;
     r.spine_bytes_per_iter = plan.traffic.spine_bytes();
+    r.spine_bytes_lower_bound_per_iter = plan.spine_bytes_lower_bound;
     r.leaves = plan.footprint.leaves_used;
     r.blocks = plan.footprint.blocks_used;
     r.pods = plan.footprint.pods_used;
@@ -224,21 +239,39 @@ class Replay {
     }
     running_.insert({r.end_s, j});
     RecordBusy(now);
-    if (sharing_) {
-      std::vector<ResourceBytes> demand;
-      demand.reserve(2 * plan.links.size());
-      for (const LinkLoad& load : plan.links) {
-        demand.push_back({2 * load.link, load.up_bytes});
-        demand.push_back({2 * load.link + 1, load.down_bytes});
-      }
-      sharing_->Set(static_cast<int64_t>(j), std::move(demand));
+    if (sharing_ && !plan.links.empty()) {
+      sharing_->Set(static_cast<int64_t>(j), Demand(plan.links));
       SharedJob& s = shared_[j];
-      s.fixed_s = comm_.UnsharedSeconds(plan.job, plan.traffic);
+      s.compute_s = comm_.ComputeSeconds(plan.job);
+      s.nvlink_s = comm_.NvlinkSeconds(plan.job, plan.traffic);
+      s.net_share = CommModel::NetworkBytes(plan.traffic);
+      const double network = plan.traffic.network_bytes();
+      for (double& share : s.net_share) share = network > 0 ? share / network : 0;
       s.reference_s = ref_step;
       s.remaining = tj.duration_s;
       s.since = now;
-      Rebalance(now);
+      s.end = r.end_s;
+      Rebalance(now, {static_cast<int64_t>(j)});
     }
+  }
+
+  // The per-cable demand of a plan's link loads: a load on one cable stays there, a fluid
+  // one splits evenly over the link's cables.
+  std::vector<ResourceBytes> Demand(const std::vector<LinkLoad>& loads) const {
+    std::vector<ResourceBytes> demand;
+    demand.reserve(2 * loads.size());
+    for (const LinkLoad& load : loads) {
+      const int32_t first = first_resource_[load.link];
+      const int32_t cables = (first_resource_[load.link + 1] - first) / 2;
+      const int32_t from = load.cable >= 0 ? load.cable : 0;
+      const int32_t to = load.cable >= 0 ? load.cable + 1 : cables;
+      const double split = load.cable >= 0 ? 1.0 : 1.0 / cables;
+      for (int32_t c = from; c < to; ++c) {
+        demand.push_back({first + 2 * c, load.up_bytes * split});
+        demand.push_back({first + 2 * c + 1, load.down_bytes * split});
+      }
+    }
+    return demand;
   }
 
   // EASY reservation for a blocked head needing `gpus`: {shadow time, extra GPUs}.
@@ -328,6 +361,7 @@ class Replay {
   std::vector<int64_t> failed_epoch_;              // release epoch of the last failed try
   std::optional<LinkSharing> sharing_;             // with shared_links only
   std::vector<SharedJob> shared_;                  // per job, with shared_links
+  std::vector<int32_t> first_resource_;            // per link + 1, with shared_links
   int64_t release_epoch_ = 0;
   double clock_ = -1;
   int64_t fragmented_now_ = 0;

@@ -55,6 +55,9 @@ struct SimOptions {
   // end, and each job's remaining work advances at its current rate. Off: each job is
   // charged alone by the comm model's tier bandwidths, as before.
   bool shared_links = false;
+  // With shared_links: how each job's bytes split over parallel uplinks. Hashing is seeded
+  // per job from `seed` and the job id, so a run is reproducible.
+  EcmpMode ecmp = EcmpMode::kFluid;
 };
 
 class Simulator {

@@ -1,9 +1,11 @@
 #include "scheduler/traffic/link_loads.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 
 namespace topoplace::sched {
 namespace {
@@ -12,7 +14,114 @@ void Add(std::vector<LinkLoad>& loads, LinkId link, double up, double down) {
   if (link >= 0 && (up > 0 || down > 0)) loads.push_back({link, up, down});
 }
 
+// SplitMix64's finaliser (Steele, Lea and Flood, OOPSLA 2014): a well-mixed 64-bit hash of
+// (seed, flow, hop), so neighbouring flow numbers land on unrelated uplinks.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// The uplink a hash value picks, in proportion to the uplinks' shares (weighted ECMP).
+// Precondition: `uplinks` is not empty.
+const LinkIndex::Uplink& Pick(std::span<const LinkIndex::Uplink> uplinks, uint64_t hash) {
+  const double u = static_cast<double>(hash >> 11) * 0x1.0p-53;  // in [0, 1)
+  double sum = 0;
+  for (const LinkIndex::Uplink& up : uplinks) {
+    sum += up.share;
+    if (u < sum) return up;
+  }
+  return uplinks.back();
+}
+
+// The uplink of `from` that reaches `upper`, or nullptr.
+const LinkIndex::Uplink* Towards(std::span<const LinkIndex::Uplink> uplinks, SwitchId upper) {
+  for (const LinkIndex::Uplink& up : uplinks) {
+    if (up.upper == upper) return &up;
+  }
+  return nullptr;
+}
+
+// Accumulates bytes per switch-to-switch cable in the order cables are first reached; the
+// cable of a link is picked by `hash` among its parallel cables.
+class CableBytes {
+ public:
+  CableBytes(const Fabric& fabric, std::vector<LinkLoad>& loads)
+      : links_(fabric.links()), loads_(loads) {}
+  void Up(LinkId link, uint64_t hash, double bytes) { At(link, hash).up_bytes += bytes; }
+  void Down(LinkId link, uint64_t hash, double bytes) { At(link, hash).down_bytes += bytes; }
+
+ private:
+  LinkLoad& At(LinkId link, uint64_t hash) {
+    const uint64_t cables = static_cast<uint64_t>(std::max(1, links_[link].count));
+    const int32_t cable = static_cast<int32_t>(hash % cables);
+    const auto [it, inserted] = position_.try_emplace(std::pair(link, cable), loads_.size());
+    if (inserted) loads_.push_back({link, 0, 0, cable});
+    return loads_[it->second];
+  }
+  const std::vector<Link>& links_;
+  std::vector<LinkLoad>& loads_;
+  absl::flat_hash_map<std::pair<LinkId, int32_t>, size_t> position_;
+};
+
+// Per-flow ECMP: every flow takes one path. Up: its leaf hashes it onto one uplink, and if
+// it crosses the core that spine hashes it onto one core link. Down: through the spine
+// it went up to where the destination leaf reaches it (a two-tier Clos), else through a
+// spine of the destination leaf that reaches the same core switch, else (no such
+// switch on the fabric) through an uplink the destination leaf hashes it onto.
+void HashedUplinkLoads(const LinkIndex& index, const NetworkTally& tally, uint64_t seed,
+                       std::vector<LinkLoad>& loads) {
+  CableBytes bytes(index.fabric(), loads);
+  uint64_t flow = 0;
+  for (const NetworkTally::Flow& f : tally.flows) {
+    // One hash per flow, salted per hop: a hop's uplink and the cable within it.
+    const uint64_t key = Mix(seed ^ Mix(flow++));
+    const auto hop = [key](uint64_t salt) { return Mix(key ^ salt); };
+    SwitchId spine = -1, core = -1;
+    if (f.up_leaf >= 0 && !index.uplinks(f.up_leaf).empty()) {
+      const LinkIndex::Uplink& up = Pick(index.uplinks(f.up_leaf), hop(1));
+      bytes.Up(up.link, hop(11), f.bytes);
+      spine = up.upper;
+      if (f.core && !index.uplinks(spine).empty()) {
+        const LinkIndex::Uplink& to_core = Pick(index.uplinks(spine), hop(2));
+        bytes.Up(to_core.link, hop(12), f.bytes);
+        core = to_core.upper;
+      }
+    }
+    if (f.down_leaf < 0 || index.uplinks(f.down_leaf).empty()) continue;
+    const std::span<const LinkIndex::Uplink> down = index.uplinks(f.down_leaf);
+    if (!f.core) {
+      const LinkIndex::Uplink* same = spine >= 0 ? Towards(down, spine) : nullptr;
+      bytes.Down((same != nullptr ? *same : Pick(down, hop(3))).link, hop(13), f.bytes);
+      continue;
+    }
+    // Spines of the destination leaf that reach the core switch the flow went up to.
+    std::vector<LinkIndex::Uplink> via;
+    for (const LinkIndex::Uplink& up : down) {
+      if (core < 0 || Towards(index.uplinks(up.upper), core) != nullptr) via.push_back(up);
+    }
+    const LinkIndex::Uplink& leaf_up = via.empty() ? Pick(down, hop(3)) : Pick(via, hop(3));
+    bytes.Down(leaf_up.link, hop(13), f.bytes);
+    const std::span<const LinkIndex::Uplink> spine_up = index.uplinks(leaf_up.upper);
+    if (spine_up.empty()) continue;
+    const LinkIndex::Uplink* same = core >= 0 ? Towards(spine_up, core) : nullptr;
+    bytes.Down((same != nullptr ? *same : Pick(spine_up, hop(4))).link, hop(14), f.bytes);
+  }
+}
+
 }  // namespace
+
+absl::StatusOr<EcmpMode> ParseEcmpMode(absl::string_view name) {
+  if (name == "fluid") return EcmpMode::kFluid;
+  if (name == "hash") return EcmpMode::kHash;
+  return absl::InvalidArgumentError(
+      absl::StrCat("ECMP mode '", name, "': expected 'fluid' or 'hash'"));
+}
+
+absl::string_view EcmpModeName(EcmpMode mode) {
+  return mode == EcmpMode::kHash ? "hash" : "fluid";
+}
 
 LinkIndex::LinkIndex(const Fabric& fabric, std::span<const LinkId> unhealthy_links,
                      std::span<const SwitchId> unhealthy_switches)
@@ -64,7 +173,7 @@ LinkIndex::LinkIndex(const Fabric& fabric, std::span<const LinkId> unhealthy_lin
 }
 
 std::vector<LinkLoad> LinkLoads(const LinkIndex& index, std::span<const RankSlot> slots,
-                                const TrafficReport& traffic) {
+                                const TrafficReport& traffic, const EcmpOptions& ecmp) {
   const NetworkTally& tally = traffic.network;
   // Access links, one entry per NIC, written in place (at most one per rank). A host's
   // ranks are consecutive, so a NIC that several ranks share is found among the entries of
@@ -108,6 +217,10 @@ std::vector<LinkLoad> LinkLoads(const LinkIndex& index, std::span<const RankSlot
       if (inserted) loads.push_back({link, 0, 0});
       loads[it->second].up_bytes += bytes;
     }
+  }
+  if (ecmp.mode == EcmpMode::kHash) {
+    HashedUplinkLoads(index, tally, ecmp.seed, loads);
+    return loads;
   }
   // Leaf uplinks (each has one lower end, so one entry); the bytes bound beyond the spine
   // gather per spine on the way.

@@ -16,6 +16,9 @@
 #include <span>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
 #include "scheduler/mapping/rank_map.h"
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/model/fabric.h"
@@ -28,7 +31,32 @@ struct LinkLoad {
   LinkId link = -1;
   double up_bytes = 0;
   double down_bytes = 0;
+  // Which of the link's parallel cables (Link::count) carries these bytes: -1 when they are
+  // spread evenly over all of them (fluid ECMP), else the one cable hashed flows took.
+  int32_t cable = -1;
 };
+
+// How traffic that leaves a switch upwards picks among its uplinks.
+enum class EcmpMode : uint8_t {
+  // Spread over every usable uplink in proportion to its bandwidth: the long-run average
+  // of many small flows, and the best any load balancer can do.
+  kFluid,
+  // Each flow (one directed rank pair) hashed onto one uplink cable, as switches hash a
+  // flow's header fields: two elephant flows can share a cable while a parallel one idles
+  // (a link of several bundled cables is that many choices). The
+  // path is consistent: a flow comes down through the spine (and core switch) it went up
+  // to wherever the destination leaf is cabled to it.
+  kHash,
+};
+
+struct EcmpOptions {
+  EcmpMode mode = EcmpMode::kFluid;
+  uint64_t seed = 0;  // kHash: flow i of a plan is placed by a hash of (seed, i)
+};
+
+// Parses "fluid" or "hash"; InvalidArgument naming both otherwise.
+absl::StatusOr<EcmpMode> ParseEcmpMode(absl::string_view name);
+absl::string_view EcmpModeName(EcmpMode mode);
 
 // Per fabric, which link cables each NIC and which usable links lead up from each switch,
 // with their ECMP shares. A link is usable unless it is down (on the fabric or in
@@ -68,12 +96,15 @@ class LinkIndex {
 };
 
 // The per-link bytes of an evaluated plan: access links in rank order of their first
-// rank (then NICs that only rail-local forwarding uses), leaf uplinks by leaf, then
-// spine-to-core links by spine; each link once, links that carry nothing left out.
+// rank (then NICs that only rail-local forwarding uses), then the switch-to-switch links
+// (fluid: leaf uplinks by leaf, then spine-to-core links by spine, each once; hash: each
+// cable once, in the order the flows first reach them); links that carry nothing are
+// left out. Bytes per
+// tier are the same in both modes; only their split over parallel links differs.
 // Preconditions: `traffic` came from EvaluateTraffic over `slots` on the fabric of
 // `index`, with tally_network.
 std::vector<LinkLoad> LinkLoads(const LinkIndex& index, std::span<const RankSlot> slots,
-                                const TrafficReport& traffic);
+                                const TrafficReport& traffic, const EcmpOptions& ecmp = {});
 
 }  // namespace topoplace::sched
 

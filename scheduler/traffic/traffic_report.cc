@@ -234,6 +234,7 @@ class Evaluator {
   [[gnu::always_inline]] void Climb(SwitchId up, SwitchId down, Tier tier, double bytes) {
     const bool full = !kUpOnly && full_tally_;
     const bool core = tier == Tier::kCore;
+    if (full) tally_.flows.push_back({up, down, core, bytes});
     if (up >= 0) {
       leaf_up_[up] += bytes;
       if (full && core) core_up_[up] += bytes;

@@ -47,6 +47,15 @@ struct NetworkTally {
   // Per switch id (leaves only): bytes leaving the leaf upwards and arriving from above,
   // and the part of each that travels beyond the spine (core).
   std::vector<double> leaf_up, leaf_down, leaf_core_up, leaf_core_down;
+  // Every directed pair whose bytes climb above its leaf, in pair order: the leaf it leaves,
+  // the leaf it arrives at (-1 where there is none), whether it crosses the core, and its
+  // bytes. LinkLoads hashes each onto one path when ECMP is per-flow (link_loads.h).
+  struct Flow {
+    SwitchId up_leaf, down_leaf;
+    bool core;
+    double bytes;
+  };
+  std::vector<Flow> flows;
 };
 
 struct TrafficReport {

@@ -2,6 +2,7 @@
 // max-min property on random ones.
 #include "scheduler/sim/link_sharing.h"
 
+#include <cmath>
 #include <random>
 
 #include "gmock/gmock.h"
@@ -92,6 +93,42 @@ TEST(LinkSharingTest, RandomInstancesAreFeasibleAndMaxMinFair) {
         bottleneck = bottleneck || largest;
       }
       ASSERT_TRUE(bottleneck) << "instance " << instance << " job " << j;
+    }
+  }
+}
+
+// Recomputing only the group a change touches gives the same shares as recomputing all:
+// on random instances, after each removal, FractionsAround(the removed job's neighbours)
+// equals Fractions() on every job it returns, and it returns every job whose share moved.
+TEST(LinkSharingTest, FractionsAroundAChangeMatchTheWholeRecomputation) {
+  std::mt19937 random(11);
+  for (int instance = 0; instance < 100; ++instance) {
+    const int links = 2 + static_cast<int>(random() % 30);
+    std::vector<double> capacity(links);
+    for (double& c : capacity) c = 1 + random() % 100;
+    LinkSharing sharing(capacity);
+    const int jobs = 2 + static_cast<int>(random() % 20);
+    for (int j = 0; j < jobs; ++j) {
+      std::vector<ResourceBytes> demand;
+      for (int l = 0; l < links; ++l) {
+        if (random() % 8 == 0) demand.push_back({l, 1.0 + random() % 50});
+      }
+      sharing.Set(j, demand);
+    }
+    auto before = sharing.Fractions();
+    for (int j = 0; j < jobs; j += 2) {
+      const std::vector<LinkSharing::JobKey> near = sharing.Neighbours(j);
+      sharing.Remove(j);
+      const auto all = sharing.Fractions();
+      const auto around = sharing.FractionsAround(near);
+      for (const auto& [job, f] : around) ASSERT_DOUBLE_EQ(f, all.at(job)) << instance;
+      for (const auto& [job, f] : all) {
+        if (std::abs(f - before.at(job)) > 1e-12) {
+          ASSERT_TRUE(around.contains(job)) << "instance " << instance << " job " << job;
+        }
+      }
+      EXPECT_FALSE(around.contains(j));
+      before = all;
     }
   }
 }

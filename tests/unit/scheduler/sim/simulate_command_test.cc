@@ -60,5 +60,41 @@ TEST(SimulateCommand, ReportFlagWritesMarkdownAndCharts) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/utilisation.svg"));
 }
 
+TEST(SimulateCommand, LoadSweepRunsEachLoadAndWritesTheCurvesAndOneReportPerLoad) {
+  const std::string dir = ::testing::TempDir() + "/simulate-sweep";
+  auto r = RunCommand(Cli("simulate --json --fabric preset:superpod-4su --trace " +
+                          ShellQuote(kFixtures + "tiny-hand.trace") +
+                          " --policy topoplace,first-fit --network shared --ecmp hash"
+                          " --load-sweep 4,1 --report " + ShellQuote(dir)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "topoplace.simulation-sweep/v1");
+  ASSERT_EQ(j["load_factors"], nlohmann::json::parse("[1, 4]"));
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_EQ(j["runs"][1]["network"], "shared");
+  EXPECT_EQ(j["runs"][1]["ecmp"], "hash");
+  // 4x the load: arrival times divided by 4.
+  EXPECT_EQ(j["runs"][1]["load_scale"], 4);
+  EXPECT_TRUE(j["runs"][0]["policies"][0].contains("total_spine_bytes_lower_bound"));
+  for (const char* file : {"report.md", "mean_jct.svg", "p95_jct.svg", "mean_queue.svg",
+                           "spine_bytes.svg", "load-1x/report.md", "load-4x/jct_cdf.svg"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + file)) << file;
+  }
+}
+
+TEST(SimulateCommand, BadLoadSweepOrEcmpIsExitTwoNamingTheFlag) {
+  const std::string base = "simulate --fabric preset:superpod-4su --trace " +
+                           ShellQuote(kFixtures + "tiny-hand.trace") + " --policy first-fit ";
+  auto r = RunCommand(Cli(base + "--load-sweep 1,zero"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--load-sweep"));
+  EXPECT_THAT(r.err, HasSubstr("'zero'"));
+  r = RunCommand(Cli(base + "--load-sweep 1,-4"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = RunCommand(Cli(base + "--network shared --ecmp random"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--ecmp"));
+}
+
 }  // namespace
 }  // namespace topoplace

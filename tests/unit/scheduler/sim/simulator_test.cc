@@ -37,6 +37,7 @@
 // random is left out: its hosts come from a seeded shuffle, not computable by hand.
 #include "scheduler/sim/simulator.h"
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -73,6 +74,7 @@ class SimulatorHandTrace : public ::testing::TestWithParam<PolicyCase> {
   static SimOptions Options() {
     SimOptions o;
     o.comm.gpu_flops = 7.5e11;
+    o.comm.dp_overlap = 0;  // the hand computation above adds every second of comm
     return o;
   }
 };
@@ -173,6 +175,7 @@ TEST(Simulator, SharedLinks_JobsOnACommonUplinkSlowEachOtherUntilOneEnds) {
   ASSERT_TRUE(trace.ok()) << trace.status();
   SimOptions options;
   options.comm.gpu_flops = 7.5e11;  // 1 s of compute per iteration
+  options.comm.dp_overlap = 0;      // every second of comm counts, as computed above
   options.shared_links = true;
   absl::StatusOr<SimResult> r = Simulator(*fabric, options).Run(*trace, "first-fit");
   ASSERT_TRUE(r.ok()) << r.status();
@@ -186,6 +189,47 @@ TEST(Simulator, SharedLinks_JobsOnACommonUplinkSlowEachOtherUntilOneEnds) {
   absl::StatusOr<SimResult> a = Simulator(*fabric, options).Run(*alone, "first-fit");
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_NEAR(a->jobs[0].end_s, 150, 1e-6);
+}
+
+// Two pods of one 8-GPU host each; every rail leaf has one 400G uplink to its pod's spine,
+// and each spine has 800 Gb/s (100e9 B/s) to the core (4:1). A dp=2 job must span the
+// pods: its 8 rail rings each send 25e9 B per iteration up through the one spine, 2e11 B
+// over the 100e9 B/s core link, 2 s, where a NIC alone would take 0.5 s. The step is
+// 1 + 2 = 3 s against the reference 1.5 s: slowdown 2, by the capacities' ratio, in both
+// network models (the tier model sees the same 4:1 as NIC speed / 4).
+TEST(Simulator, DpRingAcrossTwoPodsSlowsByTheCoreLinksCapacityRatio) {
+  ClosParams p;
+  p.name = "two-pods";
+  p.tiers = 3;
+  p.pods = 2;
+  p.nodes_per_block = 1;
+  p.spines_per_pod = 1;
+  p.cores = 1;
+  p.spine_oversubscription = 4;
+  absl::StatusOr<FabricPtr> fabric = GenerateClos(p);
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  double core_link_gbps = 0;
+  for (const Link& l : (*fabric)->links()) {
+    if (l.a.kind == Endpoint::Kind::kSwitch && l.b.kind == Endpoint::Kind::kSwitch &&
+        std::min((*fabric)->switches()[l.a.id].tier, (*fabric)->switches()[l.b.id].tier) == 2) {
+      core_link_gbps = l.bandwidth_gbps();
+    }
+  }
+  ASSERT_DOUBLE_EQ(core_link_gbps, 800);
+  absl::StatusOr<Trace> trace = Parse(
+      "1 0 150 tp=8,pp=1,dp=2,h=8,s=1000,b=1,layers=8,params=1e9,mb=1,tp_bytes=0,dp_bytes=25e9\n");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  for (bool shared : {false, true}) {
+    SimOptions options;
+    options.comm.gpu_flops = 7.5e11;  // 1 s of compute per iteration
+    options.comm.dp_overlap = 0;
+    options.shared_links = shared;
+    absl::StatusOr<SimResult> r = Simulator(*fabric, options).Run(*trace, "first-fit");
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->jobs[0].pods, 2);
+    EXPECT_NEAR(r->jobs[0].slowdown, 2.0, 1e-9) << (shared ? "shared" : "alone");
+    EXPECT_NEAR(r->jobs[0].end_s, 300, 1e-6) << (shared ? "shared" : "alone");
+  }
 }
 
 TEST(Simulator, RejectsJobLargerThanTheFabricInsteadOfBlocking) {

@@ -1,0 +1,128 @@
+#include "scheduler/sim/sweep_report.h"
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/report/plan_report.h"
+#include "scheduler/sim/report_writer.h"
+#include "scheduler/sim/svg_plot.h"
+
+namespace topoplace::sched::sim {
+namespace {
+
+std::string Hours(double seconds) { return absl::StrFormat("%.2f", seconds / 3600); }
+
+// One metric per policy against offered load.
+LineChart Curve(const std::vector<SweepPoint>& points, const std::string& title,
+                const std::string& y_label, double (*value)(const PolicyMetrics&)) {
+  LineChart chart;
+  chart.title = title;
+  chart.x_label = "offered load (x the trace's own, log scale)";
+  chart.y_label = y_label;
+  chart.log_x = true;
+  if (points.empty()) return chart;
+  for (size_t p = 0; p < points.front().metrics.size(); ++p) {
+    Series s{points.front().metrics[p].policy, {}};
+    for (const SweepPoint& point : points) {
+      if (p < point.metrics.size()) s.points.emplace_back(point.factor, value(point.metrics[p]));
+    }
+    chart.series.push_back(std::move(s));
+  }
+  return chart;
+}
+
+double MeanJctHours(const PolicyMetrics& m) { return m.mean_jct_s / 3600; }
+double P95JctHours(const PolicyMetrics& m) { return m.p95_jct_s / 3600; }
+double MeanQueueHours(const PolicyMetrics& m) { return m.mean_queue_s / 3600; }
+double SpineBytes(const PolicyMetrics& m) { return m.total_spine_bytes; }
+
+}  // namespace
+
+std::string SweepLoadDir(double factor) { return absl::StrFormat("load-%gx", factor); }
+
+std::string RenderSweepMarkdown(const std::vector<SweepPoint>& points, const std::string& command) {
+  std::string md = "# Load sweep\n\n";
+  if (points.empty()) return md;
+  const RunInfo& base = points.front().info;
+  std::vector<std::string> factors;
+  for (const SweepPoint& p : points) factors.push_back(absl::StrFormat("%gx", p.factor));
+  absl::StrAppend(
+      &md, base.trace, " on ", base.fabric, " (", base.fabric_gpus, " GPUs), ", base.jobs,
+      " jobs, at ", absl::StrJoin(factors, ", "), " its offered load. Regenerate with:\n\n```\n",
+      command, "\n```\n\n",
+      "| input | value |\n|---|---|\n",
+      "| network model | ", NetworkModelText(base), " |\n",
+      "| routing | ", base.rail_local ? "rail-local (PXN) forwarding" : "own NIC only", " |\n",
+      "| scheduling | FIFO with EASY backfill, window ", base.backfill_window, " jobs |\n",
+      "| seed | ", base.seed, " |\n\n",
+      "Times in hours. Spine bytes: every job's bytes per iteration that climb to the spine "
+      "or above, times its iterations. Lower bound: the sum of each job's least possible "
+      "spine bytes on the GPUs free when it started; the gap between the two is the "
+      "headroom a better placement had at the time. Each load's full report (CDFs, "
+      "utilisation, spread) is in its load-<x>x/ directory.\n\n");
+  for (const SweepPoint& p : points) {
+    absl::StrAppendFormat(&md, "## %gx offered load (arrival times / %g)\n\n", p.factor,
+                          p.info.load_scale);
+    absl::StrAppend(&md,
+                    "| policy | mean JCT | p95 JCT | mean queue | p95 queue | mean slowdown "
+                    "| spine bytes | lower bound | rejected |\n"
+                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (const PolicyMetrics& m : p.metrics) {
+      absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s | %.3f | %s | %s | %d |\n", m.policy,
+                            Hours(m.mean_jct_s), Hours(m.p95_jct_s), Hours(m.mean_queue_s),
+                            Hours(m.p95_queue_s), m.mean_slowdown,
+                            FormatBytes(m.total_spine_bytes),
+                            FormatBytes(m.total_spine_bytes_lower_bound), m.rejected);
+    }
+    absl::StrAppend(&md, "\nFull report: [", SweepLoadDir(p.factor), "](", SweepLoadDir(p.factor),
+                    "/report.md)\n\n");
+  }
+  absl::StrAppend(&md,
+                  "## Charts\n\n"
+                  "![Mean JCT against load](mean_jct.svg)\n\n"
+                  "![p95 JCT against load](p95_jct.svg)\n\n"
+                  "![Mean queueing against load](mean_queue.svg)\n\n"
+                  "![Spine bytes against load](spine_bytes.svg)\n");
+  return md;
+}
+
+absl::Status WriteSweepReport(const std::string& dir, const std::vector<SweepPoint>& points,
+                              const std::string& command) {
+  const std::filesystem::path root(dir);
+  if (absl::Status s = CreateReportDir(root); !s.ok()) return s;
+  for (const SweepPoint& p : points) {
+    if (absl::Status s = WriteReport((root / SweepLoadDir(p.factor)).string(), p.info, p.results,
+                                     p.metrics, command);
+        !s.ok()) {
+      return s;
+    }
+  }
+  const std::pair<const char*, std::string> files[] = {
+      {"report.md", RenderSweepMarkdown(points, command)},
+      {"mean_jct.svg", RenderLineChart(Curve(points, "Mean JCT", "hours", &MeanJctHours))},
+      {"p95_jct.svg", RenderLineChart(Curve(points, "p95 JCT", "hours", &P95JctHours))},
+      {"mean_queue.svg",
+       RenderLineChart(Curve(points, "Mean queueing delay", "hours", &MeanQueueHours))},
+      {"spine_bytes.svg", RenderLineChart(Curve(points, "Total spine bytes",
+                                                "bytes climbing to the spine", &SpineBytes))},
+  };
+  for (const auto& [name, text] : files) {
+    if (absl::Status s = WriteTextFile(root / name, text); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+std::string SweepToJson(const std::vector<SweepPoint>& points) {
+  std::vector<std::string> factors, runs;
+  for (const SweepPoint& p : points) {
+    factors.push_back(absl::StrFormat("%.17g", p.factor));
+    runs.push_back(SimulationToJson(p.info, p.metrics));
+  }
+  return absl::StrCat(R"({"schema":"topoplace.simulation-sweep/v1","load_factors":[)",
+                      absl::StrJoin(factors, ","), R"(],"runs":[)", absl::StrJoin(runs, ","),
+                      "]}");
+}
+
+}  // namespace topoplace::sched::sim
