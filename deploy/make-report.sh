@@ -82,7 +82,7 @@ INTRO
     [[ -f "$dir/report.md" ]] || continue
     echo "## [$name]($name/report.md)"
     echo
-    sed -n '3p' "$dir/report.md"
+    sed -n '3,7p' "$dir/report.md"
     echo
     # The per-load tables, their links made relative to the index.
     sed -n '/^## [0-9.]*x offered load/,/^## Charts/p' "$dir/report.md" | sed '/^## Charts/d' |

@@ -63,8 +63,10 @@ std::string NetworkModelText(const RunInfo& info) {
                                              : "spreads flows fluidly over the uplinks")
           : std::string("each job alone at its tiers' bandwidths (no contention between jobs)");
   return absl::StrFormat(
-      "%s; %.0f TFLOP/s per GPU, NVLink %.0f Gb/s, DP all-reduce hidden behind up to %.0f%% of "
-      "the backward pass (sources in scheduler/sim/comm_model.h)",
+      "%s; %.0f TFLOP/s per GPU, NVLink %.0f Gb/s, NIC speeds and oversubscription from the "
+      "fabric, bytes per step from the Megatron-LM analysis (scheduler/traffic/traffic_model.h), "
+      "DP all-reduce hidden behind up to %.0f%% of the last micro-batch's backward pass "
+      "(sources in scheduler/sim/comm_model.h)",
       model, info.comm.gpu_flops / 1e12, info.comm.nvlink_gbps, 100 * info.comm.dp_overlap);
 }
 

@@ -251,6 +251,39 @@ TEST_F(HashedEcmpTwoFlows, EachFlowTakesOneWholePathAndSomeSeedsCollide) {
   EXPECT_EQ(pattern, kCollisionsOfSeeds0To15);
 }
 
+// One spine, and each leaf's uplink to it a bundle of two 400G cables: hashing picks a
+// cable of the bundle, so two flows can still share one while the other idles.
+TEST(LinkLoads, HashedEcmp_PicksOneCableOfABundledLink) {
+  ClosParams p;
+  p.blocks_per_pod = 2;
+  p.nodes_per_block = 2;
+  p.gpus_per_node = 2;
+  p.rails = 1;
+  p.spines_per_pod = 1;
+  absl::StatusOr<FabricPtr> f = GenerateClos(p);
+  ASSERT_TRUE(f.ok()) << f.status();
+  const SwitchId from = (*f)->blocks()[0].leaves[0];
+  const SwitchId to = (*f)->blocks()[1].leaves[0];
+  const LinkIndex index(**f, {}, {});
+  ASSERT_EQ(index.uplinks(from).size(), 1u);
+  ASSERT_EQ((*f)->links()[index.uplinks(from)[0].link].count, 2);
+  TrafficReport traffic;
+  traffic.network.flows = {{from, to, false, 10}, {from, to, false, 10}};
+  int shared = 0;
+  for (uint64_t seed = 0; seed < 64; ++seed) {
+    std::map<int32_t, double> up;  // by cable of the leaf's uplink
+    for (const LinkLoad& l : LinkLoads(index, {}, traffic, {EcmpMode::kHash, seed})) {
+      if (l.link != index.uplinks(from)[0].link) continue;
+      ASSERT_GE(l.cable, 0);
+      ASSERT_LT(l.cable, 2);
+      up[l.cable] += l.up_bytes;
+    }
+    shared += up.size() == 1 ? 1 : 0;
+  }
+  EXPECT_GT(shared, 16);
+  EXPECT_LT(shared, 48);
+}
+
 TEST(LinkIndex, LeavesOutDownUplinksAndSharesTheRest) {
   const FabricPtr f = Preset("superpod-4su");
   const SwitchId leaf = f->blocks()[0].leaves[0];

@@ -1,6 +1,8 @@
 // `topoplace simulate` as a user runs it: bad input is exit 2 with the file and line,
 // the JSON has one object per policy with stable keys, --report writes the files.
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -80,6 +82,12 @@ TEST(SimulateCommand, LoadSweepRunsEachLoadAndWritesTheCurvesAndOneReportPerLoad
                            "spine_bytes.svg", "load-1x/report.md", "load-4x/jct_cdf.svg"}) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + file)) << file;
   }
+  std::ifstream in(dir + "/report.md");
+  const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(md, HasSubstr("## 1x offered load"));
+  EXPECT_THAT(md, HasSubstr("## 4x offered load (arrival times / 4)"));
+  EXPECT_THAT(md, HasSubstr("ECMP hashes each flow onto one uplink"));
+  EXPECT_THAT(md, HasSubstr("| lower bound |"));
 }
 
 TEST(SimulateCommand, BadLoadSweepOrEcmpIsExitTwoNamingTheFlag) {
