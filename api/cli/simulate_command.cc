@@ -40,6 +40,7 @@ struct SimulateOptions {
   int backfill_window = 500;
   std::string network = "alone";
   std::string ecmp = "fluid";
+  bool load_aware = false;
   std::string load_sweep;  // "1,4,16": multiples of the offered load; empty: one run
   bool json = false;
   std::string report;
@@ -130,6 +131,7 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
   sim_options.backfill_window = opt.backfill_window;
   sim_options.shared_links = opt.network == "shared";
   sim_options.ecmp = ecmp;
+  sim_options.load_aware = opt.load_aware;
   const sim::Simulator simulator(fabric, sim_options);
 
   std::vector<sim::SweepPoint> points;
@@ -173,6 +175,7 @@ std::string CommandLine(const SimulateOptions& opt) {
   if (opt.backfill_window != 500) absl::StrAppend(&cmd, " --backfill-window ", opt.backfill_window);
   if (opt.network != "alone") absl::StrAppend(&cmd, " --network ", opt.network);
   if (opt.ecmp != "fluid") absl::StrAppend(&cmd, " --ecmp ", opt.ecmp);
+  if (opt.load_aware) absl::StrAppend(&cmd, " --load-aware");
   if (!opt.load_sweep.empty()) absl::StrAppend(&cmd, " --load-sweep ", opt.load_sweep);
   absl::StrAppend(&cmd, " --report DIR");
   return cmd;
@@ -207,6 +210,9 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
                   "With --network shared: fluid spreads each leaf's traffic over its uplinks "
                   "(default); hash puts each flow on one uplink by a seeded hash")
       ->check(CLI::IsMember({"fluid", "hash"}));
+  cmd->add_flag("--load-aware", opt->load_aware,
+                "Tell the placement engine how loaded each uplink is (the traffic of running "
+                "jobs), so its uplink-load scorer steers new jobs off hot uplinks");
   cmd->add_option("--load-sweep", opt->load_sweep,
                   "Run at each of these multiples of the offered load (e.g. 1,4,16); --report "
                   "then writes the sweep with one sub-report per load");

@@ -85,7 +85,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   }
   const RankLayout layout(job);
   const TrafficModel traffic = BuildTrafficModel(job);
-  const PlacementContext ctx{fabric, job, layout, traffic, inv, nodes, request.seed};
+  const PlacementContext ctx{fabric, job, layout, traffic, inv, nodes, request.seed,
+                             request.uplink_busy};
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy->Propose(ctx));
 
   const Router router(tiers_, request.routing);
@@ -126,7 +127,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
       rejections.push_back(absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)"));
       continue;
     }
-    const ScoreInput in{ctx, ev.traffic, ev.footprint};
+    const ScoreInput in{ctx, ev.traffic, ev.footprint, request.uplink_busy};
     for (const WeightedScorer& ws : scorers) {
       ev.scores.push_back(ws.scorer->Score(in));
       ev.cost += ws.weight * ev.scores.back().normalized;

@@ -40,6 +40,10 @@ struct PlacementRequest {
   bool link_loads = false;
   // How those bytes split over parallel uplinks (fluid spread or per-flow hashing).
   EcmpOptions ecmp;
+  // Per switch id: the share (0 to 1, more when oversubscribed) of the switch's uplink
+  // capacity that running jobs already use, from their plans or from measured port
+  // counters. Empty (or all 0): no load known, and the uplink-load scorer is neutral.
+  std::vector<double> uplink_busy;
 };
 
 class PlacementEngine {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include "absl/strings/string_view.h"
 #include <vector>
@@ -29,6 +30,12 @@ struct PlacementContext {
   const Inventory& inventory;
   int nodes = 0;      // hosts the job needs (job.nodes())
   uint64_t seed = 1;  // for randomised policies
+  // Per switch id, the share of its uplink capacity running jobs already use
+  // (PlacementRequest::uplink_busy); empty when unknown.
+  std::span<const double> uplink_busy = {};
+  // Per block, non-zero for blocks a policy should leave out of multi-block choices;
+  // empty: none.
+  std::span<const uint8_t> avoid_blocks = {};
 };
 
 // One proposal: node_hosts[k] runs ranks [k*g, (k+1)*g).

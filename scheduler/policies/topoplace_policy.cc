@@ -152,11 +152,15 @@ using BlockSelection = std::vector<GroupPick>;
 // nullopt if the domain cannot hold the job that way.
 std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Domain& domain,
                                            int granule, bool by_pod) {
-  const Inventory& inv = ctx.inventory;
   const std::vector<std::vector<int32_t>> groups = GroupsOf(ctx.fabric, domain, by_pod);
+  // Free granules of a block, none in a block to avoid.
+  const auto free = [&ctx, granule](int32_t b) {
+    const bool avoid = !ctx.avoid_blocks.empty() && ctx.avoid_blocks[b] != 0;
+    return avoid ? 0 : ctx.inventory.block_free(b) / granule;
+  };
   std::vector<int> group_cap(groups.size(), 0);
   for (size_t i = 0; i < groups.size(); ++i) {
-    for (int32_t b : groups[i]) group_cap[i] += inv.block_free(b) / granule;
+    for (int32_t b : groups[i]) group_cap[i] += free(b);
   }
   const std::vector<Take> group_takes = GreedyBestFit(group_cap, ctx.nodes / granule);
   if (group_takes.empty()) return std::nullopt;
@@ -165,9 +169,7 @@ std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Do
     GroupPick pick;
     pick.blocks = groups[gt.index];
     pick.cap.resize(pick.blocks.size());
-    for (size_t j = 0; j < pick.blocks.size(); ++j) {
-      pick.cap[j] = inv.block_free(pick.blocks[j]) / granule;
-    }
+    for (size_t j = 0; j < pick.blocks.size(); ++j) pick.cap[j] = free(pick.blocks[j]);
     pick.amount = gt.amount;
     pick.takes = GreedyBestFit(pick.cap, gt.amount);
     selection.push_back(std::move(pick));
@@ -347,41 +349,14 @@ std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const NodeGraph
                                                         DomainName(domain)));
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
-    const PlacementContext& ctx) const {
+// Several blocks of one pod, else of the whole cluster. In the smallest domain that fits,
+// every layout competes (which dimension is cheaper to cut depends on the model); larger
+// domains are tried only for an aligned layout (no unit split) when the smallest admits
+// none. Returns the cheapest candidates by cross-block bytes (see kMultiBlockCandidates),
+// or none.
+std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed) {
   const Inventory& inv = ctx.inventory;
-  const DomainLevel allowed = ctx.job.mode == ConstraintMode::kHard
-                                  ? MaxLevelFor(ctx.job.max_tier)
-                                  : DomainLevel::kCluster;
   std::vector<Candidate> out;
-
-  // 1. One block: every DP and PP pair stays under the block's leaves.
-  std::vector<Domain> blocks = FittingDomains(inv, DomainLevel::kBlock, ctx.nodes);
-  for (size_t i = 0; i < blocks.size() && i < kBlockCandidates; ++i) {
-    Candidate c;
-    std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
-    inv.TakeHosts(blocks[i].id, ctx.nodes, taken, c.node_hosts);
-    c.how = absl::StrCat("best fit in block ", blocks[i].id, " (", blocks[i].free,
-                         " free nodes)");
-    out.push_back(std::move(c));
-  }
-  if (!out.empty()) return out;
-  if (allowed == DomainLevel::kBlock) {
-    int largest = 0;
-    for (size_t b = 0; b < ctx.fabric.blocks().size(); ++b) {
-      largest = std::max(largest, inv.block_free(static_cast<int32_t>(b)));
-    }
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "max_tier=", MaxTierName(ctx.job.max_tier), " (hard): the job needs ", ctx.nodes,
-        " nodes in one block, the freest block has ", largest));
-  }
-
-  // 2. Several blocks of one pod, else of the whole cluster. In the smallest domain that
-  // fits, every layout competes (which dimension is cheaper to cut depends on the model);
-  // larger domains are tried only for an aligned layout (no unit split) when the smallest
-  // admits none.
   const NodeGraph graph = BuildNodeGraph(ctx);
   std::vector<Cut> cuts;
   for (Dim dim : {Dim::kPp, Dim::kDp}) {
@@ -423,23 +398,102 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
       out.push_back(*std::move(c));
     }
   }
-  if (out.size() > 1) {
-    std::vector<std::pair<double, size_t>> ranked;
-    std::vector<int32_t> node_block(ctx.nodes);
-    for (size_t i = 0; i < out.size(); ++i) {
-      for (int k = 0; k < ctx.nodes; ++k) {
-        node_block[k] = ctx.fabric.hosts()[out[i].node_hosts[k]].block;
+  if (out.size() <= 1) return out;
+  std::vector<std::pair<double, size_t>> ranked;
+  std::vector<int32_t> node_block(ctx.nodes);
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (int k = 0; k < ctx.nodes; ++k) {
+      node_block[k] = ctx.fabric.hosts()[out[i].node_hosts[k]].block;
+    }
+    ranked.emplace_back(CrossBlockBytes(graph, node_block), i);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Candidate> kept;
+  const double limit = ranked[0].first * (1 + kNearTieFraction);
+  for (size_t i = 0; i < kMultiBlockCandidates && (i == 0 || ranked[i].first <= limit); ++i) {
+    kept.push_back(std::move(out[ranked[i].second]));
+  }
+  return kept;
+}
+
+// Per block, 1 if its leaves' uplinks carry more of the running jobs' traffic than the
+// blocks' mean (the mean over its leaves of ctx.uplink_busy); empty when no load is known
+// or no block is above the mean. The mean, not a fixed level, so that "hot" means hotter
+// than the alternatives whatever the cluster's overall load.
+std::vector<uint8_t> HotBlocks(const PlacementContext& ctx) {
+  const std::vector<Block>& blocks = ctx.fabric.blocks();
+  if (ctx.uplink_busy.empty() || blocks.empty()) return {};
+  std::vector<double> heat(blocks.size(), 0);
+  double mean = 0;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    for (SwitchId leaf : blocks[b].leaves) {
+      if (leaf >= 0 && static_cast<size_t>(leaf) < ctx.uplink_busy.size()) {
+        heat[b] += ctx.uplink_busy[leaf];
       }
-      ranked.emplace_back(CrossBlockBytes(graph, node_block), i);
     }
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<Candidate> kept;
-    const double limit = ranked[0].first * (1 + kNearTieFraction);
-    for (size_t i = 0; i < kMultiBlockCandidates && (i == 0 || ranked[i].first <= limit); ++i) {
-      kept.push_back(std::move(out[ranked[i].second]));
+    if (!blocks[b].leaves.empty()) heat[b] /= static_cast<double>(blocks[b].leaves.size());
+    mean += heat[b] / static_cast<double>(blocks.size());
+  }
+  std::vector<uint8_t> hot(blocks.size(), 0);
+  bool any = false;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    hot[b] = heat[b] > mean ? 1 : 0;
+    any = any || hot[b] != 0;
+  }
+  return any ? hot : std::vector<uint8_t>{};
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
+    const PlacementContext& ctx) const {
+  const Inventory& inv = ctx.inventory;
+  const DomainLevel allowed = ctx.job.mode == ConstraintMode::kHard
+                                  ? MaxLevelFor(ctx.job.max_tier)
+                                  : DomainLevel::kCluster;
+  std::vector<Candidate> out;
+
+  // 1. One block: every DP and PP pair stays under the block's leaves.
+  std::vector<Domain> blocks = FittingDomains(inv, DomainLevel::kBlock, ctx.nodes);
+  for (size_t i = 0; i < blocks.size() && i < kBlockCandidates; ++i) {
+    Candidate c;
+    std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
+    inv.TakeHosts(blocks[i].id, ctx.nodes, taken, c.node_hosts);
+    c.how = absl::StrCat("best fit in block ", blocks[i].id, " (", blocks[i].free,
+                         " free nodes)");
+    out.push_back(std::move(c));
+  }
+  if (!out.empty()) return out;
+  if (allowed == DomainLevel::kBlock) {
+    int largest = 0;
+    for (size_t b = 0; b < ctx.fabric.blocks().size(); ++b) {
+      largest = std::max(largest, inv.block_free(static_cast<int32_t>(b)));
     }
-    out = std::move(kept);
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "max_tier=", MaxTierName(ctx.job.max_tier), " (hard): the job needs ", ctx.nodes,
+        " nodes in one block, the freest block has ", largest));
+  }
+
+  // 2. Several blocks (see MultiBlockCandidates).
+  out = MultiBlockCandidates(ctx, allowed);
+
+  // 3. With the running jobs' uplink load known: the best layout that leaves out the
+  // blocks whose uplinks are hotter than average, if the others can hold the job. The
+  // engine's scorers weigh it against the others (its spine bytes against their hot bytes).
+  if (const std::vector<uint8_t> hot = HotBlocks(ctx); !out.empty() && !hot.empty()) {
+    PlacementContext cool = ctx;
+    cool.avoid_blocks = hot;
+    std::vector<Candidate> avoiding = MultiBlockCandidates(cool, allowed);
+    if (!avoiding.empty()) {
+      const bool known = std::any_of(out.begin(), out.end(), [&](const Candidate& c) {
+        return c.node_hosts == avoiding.front().node_hosts;
+      });
+      if (!known) {
+        avoiding.front().how += ", leaving out blocks with hotter than average uplinks";
+        out.push_back(std::move(avoiding.front()));
+      }
+    }
   }
   if (!out.empty()) return out;
   return absl::ResourceExhaustedError(absl::StrCat(

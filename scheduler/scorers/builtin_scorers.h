@@ -15,6 +15,7 @@ inline constexpr absl::string_view kSpreadScorerName = "spread";
 inline constexpr absl::string_view kFragmentationScorerName = "fragmentation";
 inline constexpr absl::string_view kLinkHealthScorerName = "link-health";
 inline constexpr absl::string_view kRailAlignmentScorerName = "rail-alignment";
+inline constexpr absl::string_view kUplinkLoadScorerName = "uplink-load";
 
 // Bytes per iteration that climb to the spine or above, relative to every byte that
 // could leave a node.
@@ -31,6 +32,10 @@ ScorerPtr MakeFragmentationScorer();
 ScorerPtr MakeLinkHealthScorer();
 // Network bytes between GPUs on different rails (they leave the rail's leaf, or need PXN).
 ScorerPtr MakeRailAlignmentScorer();
+// Bytes a plan sends up through leaves whose uplinks running jobs already load, weighted
+// by how loaded (ScoreInput::uplink_busy), relative to all the bytes it sends up: prefers
+// candidates whose traffic avoids hot uplinks. 0 when no load is known.
+ScorerPtr MakeUplinkLoadScorer();
 
 }  // namespace topoplace::sched
 

@@ -25,8 +25,8 @@ const ScorerEntry* Find(absl::string_view name) {
 }  // namespace
 
 const std::vector<ScorerEntry>& ScorerRegistry() {
-  // Spine bytes dominate: they are what oversubscription punishes. Link health is next:
-  // a degraded link stalls the whole job. The rest break ties.
+  // Spine bytes dominate: they are what oversubscription punishes. Link health and uplink
+  // load are next: a degraded or congested link stalls the whole job. The rest break ties.
   static const std::vector<ScorerEntry> kEntries = {
       {kSpineBytesScorerName, &MakeSpineBytesScorer, 10.0},
       {kMaxHopsScorerName, &MakeMaxHopsScorer, 1.0},
@@ -34,6 +34,7 @@ const std::vector<ScorerEntry>& ScorerRegistry() {
       {kFragmentationScorerName, &MakeFragmentationScorer, 1.0},
       {kLinkHealthScorerName, &MakeLinkHealthScorer, 5.0},
       {kRailAlignmentScorerName, &MakeRailAlignmentScorer, 2.0},
+      {kUplinkLoadScorerName, &MakeUplinkLoadScorer, 5.0},
   };
   return kEntries;
 }

@@ -7,6 +7,7 @@
 #define TOPOPLACE_SCHEDULER_SCORERS_SCORER_H_
 
 #include <memory>
+#include <span>
 #include "absl/strings/string_view.h"
 
 #include "scheduler/placement/footprint.h"
@@ -19,6 +20,9 @@ struct ScoreInput {
   const PlacementContext& ctx;
   const TrafficReport& traffic;
   const PlanFootprint& footprint;
+  // Per switch id: the share of its uplink capacity running jobs already use
+  // (PlacementRequest::uplink_busy); empty when no load is known.
+  std::span<const double> uplink_busy = {};
 };
 
 struct ScoreResult {

@@ -51,6 +51,26 @@ class Replay {
     }
     request_.policy = policy;
     request_.routing.rail_local = options.rail_local;
+    if (options.load_aware) {
+      request_.link_loads = true;
+      const Fabric& fabric = engine.fabric();
+      link_lower_.assign(fabric.links().size(), -1);
+      uplink_capacity_.assign(fabric.switches().size(), 0);
+      offered_up_.assign(fabric.switches().size(), 0);
+      request_.uplink_busy.assign(fabric.switches().size(), 0);
+      for (size_t l = 0; l < fabric.links().size(); ++l) {
+        const Link& link = fabric.links()[l];
+        if (link.a.kind != Endpoint::Kind::kSwitch || link.b.kind != Endpoint::Kind::kSwitch) {
+          continue;
+        }
+        const int ta = fabric.switches()[link.a.id].tier, tb = fabric.switches()[link.b.id].tier;
+        if (ta == tb) continue;
+        const SwitchId lower = ta < tb ? link.a.id : link.b.id;
+        link_lower_[l] = lower;
+        uplink_capacity_[lower] += link.bandwidth_gbps() * 1e9 / 8;
+      }
+      offered_.resize(trace.jobs.size());
+    }
     if (options.shared_links) {
       request_.link_loads = true;
       // Two resources per cable: first_resource_[l] + 2c is cable c of link l upwards, + 1
@@ -133,6 +153,7 @@ class Replay {
     r.end_s = now;
     std::vector<GpuId>().swap(allocations_[j]);
     ++release_epoch_;
+    OfferUplinks(j, -1);
     RecordBusy(now);
     if (sharing_) {
       const double duration = trace_.jobs[j].duration_s;
@@ -239,6 +260,13 @@ class Replay {
     }
     running_.insert({r.end_s, j});
     RecordBusy(now);
+    if (options_.load_aware && ref_step > 0) {
+      for (const LinkLoad& load : plan.links) {
+        const SwitchId lower = link_lower_[load.link];
+        if (lower >= 0 && load.up_bytes > 0) offered_[j].push_back({lower, load.up_bytes / ref_step});
+      }
+      OfferUplinks(j, +1);
+    }
     if (sharing_ && !plan.links.empty()) {
       sharing_->Set(static_cast<int64_t>(j), Demand(plan.links));
       SharedJob& s = shared_[j];
@@ -253,6 +281,18 @@ class Replay {
       s.end = r.end_s;
       Rebalance(now, {static_cast<int64_t>(j)});
     }
+  }
+
+  // Adds (sign +1) or takes away (-1) job j's offered bytes per second on the uplinks it
+  // climbs, and refreshes those switches' busy shares in the request.
+  void OfferUplinks(size_t j, int sign) {
+    if (!options_.load_aware) return;
+    for (const auto& [lower, rate] : offered_[j]) {
+      offered_up_[lower] = std::max(0.0, offered_up_[lower] + sign * rate);
+      request_.uplink_busy[lower] =
+          uplink_capacity_[lower] > 0 ? offered_up_[lower] / uplink_capacity_[lower] : 0;
+    }
+    if (sign < 0) std::vector<std::pair<SwitchId, double>>().swap(offered_[j]);
   }
 
   // The per-cable demand of a plan's link loads: a load on one cable stays there, a fluid
@@ -362,6 +402,12 @@ class Replay {
   std::optional<LinkSharing> sharing_;             // with shared_links only
   std::vector<SharedJob> shared_;                  // per job, with shared_links
   std::vector<int32_t> first_resource_;            // per link + 1, with shared_links
+  // With load_aware: per link its lower switch (-1 for NIC cables and same-tier links),
+  // per switch its uplink capacity and the bytes/s running jobs offer it, per job what it
+  // offers where.
+  std::vector<SwitchId> link_lower_;
+  std::vector<double> uplink_capacity_, offered_up_;
+  std::vector<std::vector<std::pair<SwitchId, double>>> offered_;
   int64_t release_epoch_ = 0;
   double clock_ = -1;
   int64_t fragmented_now_ = 0;

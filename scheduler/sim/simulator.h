@@ -58,6 +58,10 @@ struct SimOptions {
   // With shared_links: how each job's bytes split over parallel uplinks. Hashing is seeded
   // per job from `seed` and the job id, so a run is reproducible.
   EcmpMode ecmp = EcmpMode::kFluid;
+  // Tell the engine how loaded each switch's uplinks are (PlacementRequest::uplink_busy):
+  // the bytes per second running jobs offer them at full speed, over their capacity, so
+  // the uplink-load scorer can steer new jobs off hot uplinks.
+  bool load_aware = false;
 };
 
 class Simulator {

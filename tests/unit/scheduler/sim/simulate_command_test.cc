@@ -90,6 +90,18 @@ TEST(SimulateCommand, LoadSweepRunsEachLoadAndWritesTheCurvesAndOneReportPerLoad
   EXPECT_THAT(md, HasSubstr("| lower bound |"));
 }
 
+TEST(SimulateCommand, LoadAwareRunIsReproducibleFromItsReport) {
+  const std::string dir = ::testing::TempDir() + "/simulate-load-aware";
+  auto r = RunCommand(Cli("simulate --fabric preset:superpod-4su --trace " +
+                          ShellQuote(kFixtures + "tiny-hand.trace") +
+                          " --policy topoplace --network shared --load-aware --report " +
+                          ShellQuote(dir)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dir + "/report.md");
+  const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(md, HasSubstr("--network shared --load-aware"));
+}
+
 TEST(SimulateCommand, BadLoadSweepOrEcmpIsExitTwoNamingTheFlag) {
   const std::string base = "simulate --fabric preset:superpod-4su --trace " +
                            ShellQuote(kFixtures + "tiny-hand.trace") + " --policy first-fit ";

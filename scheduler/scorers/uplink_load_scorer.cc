@@ -1,0 +1,32 @@
+#include <algorithm>
+
+#include "scheduler/scorers/builtin_scorers.h"
+#include "scheduler/scorers/normalize.h"
+
+namespace topoplace::sched {
+namespace {
+
+class UplinkLoadScorer final : public Scorer {
+ public:
+  absl::string_view name() const override { return kUplinkLoadScorerName; }
+  absl::string_view unit() const override {
+    return "bytes/iteration sent up through loaded leaves, times their load";
+  }
+  ScoreResult Score(const ScoreInput& in) const override {
+    const std::vector<double>& up = in.traffic.network.leaf_up;
+    const size_t n = std::min(up.size(), in.uplink_busy.size());
+    double hot = 0, total = 0;
+    for (size_t leaf = 0; leaf < up.size(); ++leaf) total += up[leaf];
+    for (size_t leaf = 0; leaf < n; ++leaf) {
+      // A leaf loaded beyond its uplinks' capacity is as bad as a full one.
+      hot += up[leaf] * std::clamp(in.uplink_busy[leaf], 0.0, 1.0);
+    }
+    return {hot, Ratio01(hot, total)};
+  }
+};
+
+}  // namespace
+
+ScorerPtr MakeUplinkLoadScorer() { return std::make_unique<UplinkLoadScorer>(); }
+
+}  // namespace topoplace::sched

@@ -1,0 +1,93 @@
+// The uplink-load scorer: with the uplink load of running jobs known, the engine places a
+// job whose traffic must climb where the uplinks are cool; without it, nothing changes.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "scheduler/placement/engine.h"
+#include "topology/generate/reference_fabrics.h"
+
+namespace topoplace::sched {
+namespace {
+
+// Three blocks of two 8-GPU hosts, one spine, each rail leaf with one 400G uplink (2:1).
+// The first host of every block is busy, so a two-host job must span two blocks and its
+// DP rings climb out of both blocks' leaves.
+class UplinkLoadScorerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ClosParams p;
+    p.name = "hot-3x2";
+    p.blocks_per_pod = 3;
+    p.nodes_per_block = 2;
+    p.spines_per_pod = 1;
+    p.leaf_uplink_gbps = 400;
+    p.leaf_oversubscription = 2;
+    absl::StatusOr<FabricPtr> f = GenerateClos(p);
+    ASSERT_TRUE(f.ok()) << f.status();
+    fabric_ = *f;
+  }
+
+  // The blocks of the hosts the job lands on, with the leaves of block `hot` (-1: none)
+  // at `busy` of their uplink capacity.
+  std::vector<int> PlacedBlocks(int hot, double busy, const std::string& policy) {
+    const Fabric& f = *fabric_;
+    Occupancy occupancy(f);
+    for (const Block& block : f.blocks()) occupancy.SetHost(block.hosts[0], true);
+    PlacementRequest req;
+    req.job = *ParseJobSpec("tp=8,pp=1,dp=2,model=7b");
+    req.policy = policy;
+    if (hot >= 0) {
+      req.uplink_busy.assign(f.switches().size(), 0.0);
+      for (SwitchId leaf : f.blocks()[hot].leaves) req.uplink_busy[leaf] = busy;
+    }
+    absl::StatusOr<PlacementPlan> plan = PlacementEngine(fabric_).Place(req, occupancy);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    std::vector<int> blocks;
+    if (!plan.ok()) return blocks;
+    for (HostId h : plan->node_hosts) blocks.push_back(f.hosts()[h].block);
+    return blocks;
+  }
+
+  FabricPtr fabric_;
+};
+
+TEST_F(UplinkLoadScorerTest, StepsAJobOffTheBlockWhoseUplinksAreHot) {
+  for (int hot = 0; hot < 3; ++hot) {
+    const std::vector<int> blocks = PlacedBlocks(hot, 0.9, "topoplace");
+    ASSERT_EQ(blocks.size(), 2u);
+    EXPECT_NE(blocks[0], blocks[1]);
+    for (int b : blocks) EXPECT_NE(b, hot) << "hot block " << hot;
+  }
+}
+
+TEST_F(UplinkLoadScorerTest, WithoutLoadOrAtZeroLoadThePlanIsUnchanged) {
+  const std::vector<int> none = PlacedBlocks(-1, 0, "topoplace");
+  EXPECT_EQ(PlacedBlocks(0, 0.0, "topoplace"), none);
+  EXPECT_EQ(PlacedBlocks(2, 0.0, "topoplace"), none);
+}
+
+TEST_F(UplinkLoadScorerTest, ExplainsTheHotBytes) {
+  const Fabric& f = *fabric_;
+  Occupancy occupancy(f);
+  for (const Block& block : f.blocks()) occupancy.SetHost(block.hosts[0], true);
+  // Every leaf half busy: whatever the choice, all bytes that climb do so through
+  // half-busy uplinks, so the normalised cost is 0.5.
+  PlacementRequest req;
+  req.job = *ParseJobSpec("tp=8,pp=1,dp=2,model=7b");
+  req.uplink_busy.assign(f.switches().size(), 0.5);
+  absl::StatusOr<PlacementPlan> plan = PlacementEngine(fabric_).Place(req, occupancy);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  bool found = false;
+  for (const auto& e : plan->explain) {
+    if (e.scorer != "uplink-load") continue;
+    found = true;
+    EXPECT_DOUBLE_EQ(e.normalized, 0.5);
+    EXPECT_GT(e.raw, 0);
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace topoplace::sched
