@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -28,6 +29,27 @@ absl::StatusOr<int64_t> ParseInt(absl::string_view field, absl::string_view valu
     return FieldError(field, absl::StrCat("an integer in [", lo, ", ", hi, "]"), value);
   }
   return v;
+}
+
+// Seconds from a plain number or one with an s, m or h suffix (90, 90s, 30m, 1.5h).
+absl::StatusOr<double> ParseSeconds(absl::string_view field, absl::string_view value) {
+  absl::string_view digits = value;
+  double scale = 1;
+  if (!value.empty()) {
+    switch (absl::ascii_tolower(value.back())) {
+      case 's': scale = 1; digits.remove_suffix(1); break;
+      case 'm': scale = 60; digits.remove_suffix(1); break;
+      case 'h': scale = 3600; digits.remove_suffix(1); break;
+      default: break;
+    }
+  }
+  constexpr double kMaxSeconds = 365.0 * 24 * 3600;
+  double v = 0;
+  if (!absl::SimpleAtod(digits, &v) || !std::isfinite(v) || v < 0 || v * scale > kMaxSeconds) {
+    return FieldError(field, "a duration from 0 to a year: seconds, or a number with s, m or h",
+                      value);
+  }
+  return v * scale;
 }
 
 // Accepts plain numbers (7e10) and suffixed counts (70b, 6.7B, 1.5t, 350m).
@@ -193,13 +215,15 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       } else {
         return FieldError(key, "hard or soft", value);
       }
+    } else if (key == "max_wait") {
+      TP_ASSIGN_OR_RETURN(job.max_wait_s, ParseSeconds(key, value));
     } else if (key == "exclude") {
       job.exclude.emplace_back(value);
       in_exclude = true;
     } else {
       return FieldError(key, "a known key (tp, pp, dp, cp, ep, gpus, gpus_per_node, model, h, "
                              "s, b, layers, params, mb, dtype, *_bytes, order, max_tier, mode, "
-                             "exclude)",
+                             "max_wait, exclude)",
                         token);
     }
   }
@@ -305,6 +329,7 @@ std::string FormatJobSpec(const JobSpec& job) {
   }
   absl::StrAppend(&out, ",max_tier=", MaxTierName(job.max_tier),
                   ",mode=", job.mode == ConstraintMode::kHard ? "hard" : "soft");
+  if (job.max_wait_s) absl::StrAppend(&out, absl::StrFormat(",max_wait=%.17g", *job.max_wait_s));
   if (!job.exclude.empty()) absl::StrAppend(&out, ",exclude=", absl::StrJoin(job.exclude, ","));
   return out;
 }

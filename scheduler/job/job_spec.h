@@ -7,7 +7,9 @@
 // gpus_per_node (default 8), tp_across_nodes=0|1, order=tp-cp-ep-dp-pp|tp-cp-ep-pp-dp,
 // model=<preset> or h= s= b= layers= params= (e.g. 70e9 or 70b) mb= dtype=bf16|fp16|fp32|fp8,
 // explicit per-device bytes per iteration tp_bytes= cp_bytes= ep_bytes= dp_bytes= pp_bytes=,
-// max_tier=leaf|block|pod|cluster, mode=hard|soft, exclude=host[,host...]
+// max_tier=leaf|block|pod|cluster, mode=hard|soft, max_wait=30m (seconds, or with an s, m
+// or h suffix: how long a scheduler keeps a hard max_tier before relaxing it, as Slurm's
+// --switches=N@max-time), exclude=host[,host...]
 // (every comma-separated token without '=' after `exclude` is another excluded host).
 // Every error is InvalidArgument naming the field and what was expected.
 #ifndef TOPOPLACE_SCHEDULER_JOB_JOB_SPEC_H_
@@ -54,6 +56,11 @@ struct JobSpec {
   ExplicitBytes bytes;
   MaxTier max_tier = MaxTier::kCluster;
   ConstraintMode mode = ConstraintMode::kHard;
+  // Seconds a scheduler waits for a placement inside max_tier before placing the job as
+  // if mode were soft; unset: max_tier holds for as long as the job waits. The engine
+  // itself places by `mode`: the caller that knows how long the job has waited applies
+  // this (the simulator does).
+  std::optional<double> max_wait_s;
   std::vector<std::string> exclude;  // host names
 
   // tp * cp * ep * dp * pp.

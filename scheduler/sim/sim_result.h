@@ -36,6 +36,7 @@ struct JobRecord {
   // spread); -1 when the job has no such group (dp == 1 or pp == 1).
   double dp_leaves = -1, dp_blocks = -1, pp_leaves = -1, pp_blocks = -1;
   double place_us = 0;                 // wall time of the successful Place call
+  bool relaxed = false;                // placed beyond its max_tier (soft, or max_wait ran out)
 
   double queue_s() const { return start_s - arrival_s; }
   double jct_s() const { return end_s - arrival_s; }

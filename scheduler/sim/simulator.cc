@@ -94,14 +94,20 @@ class Replay {
     const size_t n = trace_.jobs.size();
     size_t next_arrival = 0;
     result_.busy_steps.push_back({n > 0 ? trace_.jobs[0].arrival_s : 0, 0});
-    while (next_arrival < n || !running_.empty()) {
+    while (next_arrival < n || !running_.empty() || !expiries_.empty()) {
       const double t_arrival = next_arrival < n ? trace_.jobs[next_arrival].arrival_s : kInf;
       const double t_end = running_.empty() ? kInf : running_.begin()->first;
-      const double now = std::min(t_arrival, t_end);
+      const double t_expiry = expiries_.empty() ? kInf : expiries_.begin()->first;
+      const double now = std::min({t_arrival, t_end, t_expiry});
       AdvanceClock(now);
       while (!running_.empty() && running_.begin()->first <= now) Finish(now);
       while (next_arrival < n && trace_.jobs[next_arrival].arrival_s <= now) {
         Arrive(next_arrival++);
+      }
+      // A job whose max_wait ran out may now be placed relaxed: try it again.
+      while (!expiries_.empty() && expiries_.begin()->first <= now) {
+        failed_epoch_[expiries_.begin()->second] = -1;
+        expiries_.erase(expiries_.begin());
       }
       TP_RETURN_IF_ERROR(SchedulePass(now));
       fragmented_now_ = FragmentedGpus();
@@ -137,9 +143,24 @@ class Replay {
       return;
     }
     queue_.push_back(j);
+    if (const std::optional<double> wait = MaxWait(spec)) {
+      expiries_.insert({trace_.jobs[j].arrival_s + *wait, j});
+    }
+  }
+
+  // The job's max_wait where it matters: a hard max_tier narrower than the cluster.
+  static std::optional<double> MaxWait(const JobSpec& spec) {
+    if (!spec.max_wait_s || spec.mode != ConstraintMode::kHard ||
+        spec.max_tier == MaxTier::kCluster) {
+      return std::nullopt;
+    }
+    return spec.max_wait_s;
   }
 
   void Reject(size_t j, std::string reason) {
+    if (const std::optional<double> wait = MaxWait(trace_.jobs[j].spec)) {
+      expiries_.erase({trace_.jobs[j].arrival_s + *wait, j});
+    }
     JobRecord& r = result_.jobs[j];
     r.outcome = JobOutcome::kRejected;
     r.reject_reason = std::move(reason);
@@ -162,6 +183,13 @@ class Replay {
       sharing_->Remove(static_cast<int64_t>(j));
       Rebalance(now, near);
     }
+  }
+
+  // Whether job j still has a max_wait expiry ahead (then it may fit relaxed later even on
+  // an idle cluster).
+  bool WaitsForExpiry(size_t j) const {
+    const std::optional<double> wait = MaxWait(trace_.jobs[j].spec);
+    return wait && expiries_.contains({trace_.jobs[j].arrival_s + *wait, j});
   }
 
   // Shared links: what a running job needs to advance.
@@ -201,12 +229,17 @@ class Replay {
 
   // Tries to place job j now. nullopt when it does not fit (a verdict, remembered until
   // the next release); an error status when the engine reports anything else.
-  absl::StatusOr<std::optional<PlacementPlan>> TryPlace(size_t j) {
+  absl::StatusOr<std::optional<PlacementPlan>> TryPlace(size_t j, double now) {
     const TraceJob& tj = trace_.jobs[j];
     if (!state_.FitsByCount(tj.spec) || failed_epoch_[j] == release_epoch_) {
       return std::optional<PlacementPlan>();
     }
     request_.job = tj.spec;
+    // Waited max_wait (to the second): the tier constraint is relaxed, as Slurm's
+    // --switches=N@max-time lets a job run on more switches after max-time.
+    if (const std::optional<double> wait = MaxWait(tj.spec); wait && now >= tj.arrival_s + *wait) {
+      request_.job.mode = ConstraintMode::kSoft;
+    }
     request_.seed = options_.seed * 1000003 + static_cast<uint64_t>(tj.id);
     request_.ecmp = {options_.ecmp, request_.seed};
     const auto t0 = std::chrono::steady_clock::now();
@@ -239,6 +272,10 @@ class Replay {
     for (const RankSlot& slot : plan.ranks) gpus.push_back(slot.gpu);
     state_.Allocate(gpus);
     r.start_s = now;
+    r.relaxed = std::any_of(plan.notes.begin(), plan.notes.end(), [](const std::string& note) {
+      return note.starts_with("relaxed");
+    });
+    if (const std::optional<double> wait = MaxWait(tj.spec)) expiries_.erase({tj.arrival_s + *wait, j});
     r.slowdown = comm_.Slowdown(plan.job, plan.traffic);
     r.end_s = now + tj.duration_s * r.slowdown;
     const double ref_step = comm_.ReferenceStepSeconds(plan.job, plan.traffic);
@@ -331,13 +368,13 @@ class Replay {
   absl::Status SchedulePass(double now) {
     while (!queue_.empty()) {
       const size_t head = queue_.front();
-      TP_ASSIGN_OR_RETURN(std::optional<PlacementPlan> plan, TryPlace(head));
+      TP_ASSIGN_OR_RETURN(std::optional<PlacementPlan> plan, TryPlace(head, now));
       if (plan) {
         Start(head, *plan, now);
         queue_.pop_front();
         continue;
       }
-      if (state_.busy_gpus() == 0) {
+      if (state_.busy_gpus() == 0 && !WaitsForExpiry(head)) {
         // Nothing runs, so nothing will ever free up for it.
         Reject(head, absl::StrCat("policy ", request_.policy, " cannot place it on the idle fabric"));
         queue_.pop_front();
@@ -357,7 +394,7 @@ class Replay {
         ++it;
         continue;
       }
-      TP_ASSIGN_OR_RETURN(std::optional<PlacementPlan> plan, TryPlace(j));
+      TP_ASSIGN_OR_RETURN(std::optional<PlacementPlan> plan, TryPlace(j, now));
       if (!plan) {
         ++it;
         continue;
@@ -397,6 +434,7 @@ class Replay {
   SimResult result_;
   std::list<size_t> queue_;                        // waiting jobs, arrival order
   std::set<std::pair<double, size_t>> running_;    // (end time, job), earliest first
+  std::set<std::pair<double, size_t>> expiries_;   // (arrival + max_wait, job) of waiting jobs
   std::vector<std::vector<GpuId>> allocations_;    // GPUs of each running job
   std::vector<int64_t> failed_epoch_;              // release epoch of the last failed try
   std::optional<LinkSharing> sharing_;             // with shared_links only

@@ -1,5 +1,9 @@
 #include "scheduler/job/job_spec.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -83,6 +87,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadSpec{"tp=8,pp=1,dp=1,dtype=int4", "dtype"},
                       BadSpec{"tp=8,pp=1,dp=1,max_tier=rack", "max_tier"},
                       BadSpec{"tp=8,pp=1,dp=1,mode=maybe", "mode"},
+                      BadSpec{"tp=8,pp=1,dp=1,max_wait=soon", "max_wait"},
+                      BadSpec{"tp=8,pp=1,dp=1,max_wait=-5m", "max_wait"},
+                      BadSpec{"tp=8,pp=1,dp=1,max_wait=2y", "max_wait"},
                       BadSpec{"tp=8,pp=1,dp=1,order=pp-dp", "order"},
                       BadSpec{"tp=8,pp=1,dp=1,h=4096", "s"},      // shape incomplete
                       BadSpec{"tp=8,pp=100,dp=1,model=7b", "pp"},  // 100 stages > 32 layers
@@ -93,6 +100,20 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(JobSpec, TpAcrossNodesAllowsTpLargerThanANode) {
   EXPECT_FALSE(ParseJobSpec("tp=16,pp=1,dp=1").ok());
   EXPECT_TRUE(ParseJobSpec("tp=16,pp=1,dp=1,tp_across_nodes=1").ok());
+}
+
+TEST(JobSpec, MaxWaitTakesSecondsOrMinutesOrHours) {
+  for (const auto& [text, seconds] : std::vector<std::pair<std::string, double>>{
+           {"90", 90}, {"90s", 90}, {"30m", 1800}, {"1.5h", 5400}, {"0", 0}}) {
+    absl::StatusOr<JobSpec> job = ParseJobSpec("tp=8,pp=1,dp=2,max_tier=block,max_wait=" + text);
+    ASSERT_TRUE(job.ok()) << job.status();
+    ASSERT_TRUE(job->max_wait_s.has_value()) << text;
+    EXPECT_DOUBLE_EQ(*job->max_wait_s, seconds) << text;
+  }
+  EXPECT_FALSE(ParseJobSpec("tp=8,pp=1,dp=2")->max_wait_s.has_value());
+  absl::StatusOr<JobSpec> odd = ParseJobSpec("tp=8,pp=1,dp=2,max_wait=1234567.25");
+  ASSERT_TRUE(odd.ok());
+  EXPECT_DOUBLE_EQ(*ParseJobSpec(FormatJobSpec(*odd))->max_wait_s, 1234567.25);
 }
 
 TEST(JobSpec, FormatParsesBackToTheSameJob) {

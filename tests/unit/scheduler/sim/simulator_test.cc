@@ -232,6 +232,56 @@ TEST(Simulator, DpRingAcrossTwoPodsSlowsByTheCoreLinksCapacityRatio) {
   }
 }
 
+// Blocks A and B of 4 hosts. J0 and J1 (3 hosts each, until 1000) leave one host free in
+// each block. J2 (2 hosts, max_tier=block, hard) arrives at 10 and fits no block.
+std::string WaitTrace(const std::string& j2_extra) {
+  return Line(0, 0, 1000, 3) + Line(1, 0, 1000, 3) +
+         "2 10 50 tp=8,pp=1,dp=2,h=8,s=1000,b=1,layers=8,params=1e9,mb=1,tp_bytes=0,"
+         "dp_bytes=0,max_tier=block" +
+         j2_extra + "\n";
+}
+
+absl::StatusOr<SimResult> RunWaitTrace(const std::string& j2_extra) {
+  absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
+  if (!fabric.ok()) return fabric.status();
+  absl::StatusOr<Trace> trace = Parse(WaitTrace(j2_extra));
+  if (!trace.ok()) return trace.status();
+  return Simulator(*fabric, SimOptions{}).Run(*trace, "topoplace");
+}
+
+TEST(Simulator, MaxWait_RelaxedPlacementIsTakenWhenTheBoundExpires) {
+  absl::StatusOr<SimResult> r = RunWaitTrace(",max_wait=100");
+  ASSERT_TRUE(r.ok()) << r.status();
+  // Exactly at arrival + max_wait, across the two blocks, though nothing ended then.
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 110);
+  EXPECT_TRUE(r->jobs[2].relaxed);
+  EXPECT_EQ(r->jobs[2].blocks, 2);
+}
+
+TEST(Simulator, MaxWait_TheTierHoldsUntilTheBound) {
+  // Hard without a bound: waits for a block, until J0 ends at 1000.
+  absl::StatusOr<SimResult> hard = RunWaitTrace("");
+  ASSERT_TRUE(hard.ok()) << hard.status();
+  EXPECT_DOUBLE_EQ(hard->jobs[2].start_s, 1000);
+  EXPECT_FALSE(hard->jobs[2].relaxed);
+  EXPECT_EQ(hard->jobs[2].blocks, 1);
+  // A bound longer than that wait: a block frees first, the tier is kept.
+  absl::StatusOr<SimResult> patient = RunWaitTrace(",max_wait=2h");
+  ASSERT_TRUE(patient.ok()) << patient.status();
+  EXPECT_DOUBLE_EQ(patient->jobs[2].start_s, 1000);
+  EXPECT_FALSE(patient->jobs[2].relaxed);
+  // A bound of 990.5 s: relaxed at 1000.5, after J0's end at 1000 freed a block: kept.
+  absl::StatusOr<SimResult> late = RunWaitTrace(",max_wait=990.5");
+  ASSERT_TRUE(late.ok()) << late.status();
+  EXPECT_DOUBLE_EQ(late->jobs[2].start_s, 1000);
+  EXPECT_EQ(late->jobs[2].blocks, 1);
+  // A bound of 989 s: relaxed at 999, one second before a block would have freed.
+  absl::StatusOr<SimResult> early = RunWaitTrace(",max_wait=989");
+  ASSERT_TRUE(early.ok()) << early.status();
+  EXPECT_DOUBLE_EQ(early->jobs[2].start_s, 999);
+  EXPECT_TRUE(early->jobs[2].relaxed);
+}
+
 TEST(Simulator, RejectsJobLargerThanTheFabricInsteadOfBlocking) {
   absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
   ASSERT_TRUE(fabric.ok());
