@@ -182,18 +182,25 @@ TEST(LinkLoads, HashedEcmp_ConservesBytesPerTier) {
 // part of the model's definition, so a change to it shows here.
 constexpr char kCollisionsOfSeeds0To15[] = "xx.x.x..x.x...x.";
 
+// Two blocks of two 2-GPU hosts with one NIC each, so one leaf per block, and `spines`
+// spines: each leaf's 800 Gb/s of uplink is one 2-cable link to one spine, or one cable
+// to each of two.
+absl::StatusOr<FabricPtr> TwoLeafFabric(int spines) {
+  ClosParams p;
+  p.blocks_per_pod = 2;
+  p.nodes_per_block = 2;
+  p.gpus_per_node = 2;
+  p.rails = 1;
+  p.spines_per_pod = spines;
+  return GenerateClos(p);
+}
+
 // Two leaves in different blocks, each with two uplinks (two spines), and two flows of
 // 10 B from the first leaf to the second, written straight into the tally.
 class HashedEcmpTwoFlows : public ::testing::Test {
  protected:
   void SetUp() override {
-    ClosParams p;
-    p.blocks_per_pod = 2;
-    p.nodes_per_block = 2;
-    p.gpus_per_node = 2;
-    p.rails = 1;
-    p.spines_per_pod = 2;
-    absl::StatusOr<FabricPtr> f = GenerateClos(p);
+    absl::StatusOr<FabricPtr> f = TwoLeafFabric(2);
     ASSERT_TRUE(f.ok()) << f.status();
     fabric_ = *f;
     from_ = fabric_->blocks()[0].leaves[0];
@@ -254,13 +261,7 @@ TEST_F(HashedEcmpTwoFlows, EachFlowTakesOneWholePathAndSomeSeedsCollide) {
 // One spine, and each leaf's uplink to it a bundle of two 400G cables: hashing picks a
 // cable of the bundle, so two flows can still share one while the other idles.
 TEST(LinkLoads, HashedEcmp_PicksOneCableOfABundledLink) {
-  ClosParams p;
-  p.blocks_per_pod = 2;
-  p.nodes_per_block = 2;
-  p.gpus_per_node = 2;
-  p.rails = 1;
-  p.spines_per_pod = 1;
-  absl::StatusOr<FabricPtr> f = GenerateClos(p);
+  absl::StatusOr<FabricPtr> f = TwoLeafFabric(1);
   ASSERT_TRUE(f.ok()) << f.status();
   const SwitchId from = (*f)->blocks()[0].leaves[0];
   const SwitchId to = (*f)->blocks()[1].leaves[0];

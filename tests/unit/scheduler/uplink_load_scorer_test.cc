@@ -6,25 +6,18 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/placement/engine.h"
-#include "topology/generate/reference_fabrics.h"
+#include "tests/unit/scheduler/sim/tiny_fabric.h"
 
 namespace topoplace::sched {
 namespace {
 
-// Three blocks of two 8-GPU hosts, one spine, each rail leaf with one 400G uplink (2:1).
-// The first host of every block is busy, so a two-host job must span two blocks and its
-// DP rings climb out of both blocks' leaves.
+// Three blocks of two 8-GPU hosts, one spine, each rail leaf with one 400G uplink (2:1)
+// (tiny_fabric.h). The first host of every block is busy, so a two-host job must span two
+// blocks and its DP rings climb out of both blocks' leaves.
 class UplinkLoadScorerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ClosParams p;
-    p.name = "hot-3x2";
-    p.blocks_per_pod = 3;
-    p.nodes_per_block = 2;
-    p.spines_per_pod = 1;
-    p.leaf_uplink_gbps = 400;
-    p.leaf_oversubscription = 2;
-    absl::StatusOr<FabricPtr> f = GenerateClos(p);
+    absl::StatusOr<FabricPtr> f = sim::TinySharedUplinkFabric();
     ASSERT_TRUE(f.ok()) << f.status();
     fabric_ = *f;
   }

@@ -198,15 +198,7 @@ TEST(Simulator, SharedLinks_JobsOnACommonUplinkSlowEachOtherUntilOneEnds) {
 // 1 + 2 = 3 s against the reference 1.5 s: slowdown 2, by the capacities' ratio, in both
 // network models (the tier model sees the same 4:1 as NIC speed / 4).
 TEST(Simulator, DpRingAcrossTwoPodsSlowsByTheCoreLinksCapacityRatio) {
-  ClosParams p;
-  p.name = "two-pods";
-  p.tiers = 3;
-  p.pods = 2;
-  p.nodes_per_block = 1;
-  p.spines_per_pod = 1;
-  p.cores = 1;
-  p.spine_oversubscription = 4;
-  absl::StatusOr<FabricPtr> fabric = GenerateClos(p);
+  absl::StatusOr<FabricPtr> fabric = TinyTwoPodFabric();
   ASSERT_TRUE(fabric.ok()) << fabric.status();
   double core_link_gbps = 0;
   for (const Link& l : (*fabric)->links()) {
@@ -259,27 +251,27 @@ TEST(Simulator, MaxWait_RelaxedPlacementIsTakenWhenTheBoundExpires) {
 }
 
 TEST(Simulator, MaxWait_TheTierHoldsUntilTheBound) {
-  // Hard without a bound: waits for a block, until J0 ends at 1000.
-  absl::StatusOr<SimResult> hard = RunWaitTrace("");
-  ASSERT_TRUE(hard.ok()) << hard.status();
-  EXPECT_DOUBLE_EQ(hard->jobs[2].start_s, 1000);
-  EXPECT_FALSE(hard->jobs[2].relaxed);
-  EXPECT_EQ(hard->jobs[2].blocks, 1);
-  // A bound longer than that wait: a block frees first, the tier is kept.
-  absl::StatusOr<SimResult> patient = RunWaitTrace(",max_wait=2h");
-  ASSERT_TRUE(patient.ok()) << patient.status();
-  EXPECT_DOUBLE_EQ(patient->jobs[2].start_s, 1000);
-  EXPECT_FALSE(patient->jobs[2].relaxed);
-  // A bound of 990.5 s: relaxed at 1000.5, after J0's end at 1000 freed a block: kept.
-  absl::StatusOr<SimResult> late = RunWaitTrace(",max_wait=990.5");
-  ASSERT_TRUE(late.ok()) << late.status();
-  EXPECT_DOUBLE_EQ(late->jobs[2].start_s, 1000);
-  EXPECT_EQ(late->jobs[2].blocks, 1);
-  // A bound of 989 s: relaxed at 999, one second before a block would have freed.
-  absl::StatusOr<SimResult> early = RunWaitTrace(",max_wait=989");
-  ASSERT_TRUE(early.ok()) << early.status();
-  EXPECT_DOUBLE_EQ(early->jobs[2].start_s, 999);
-  EXPECT_TRUE(early->jobs[2].relaxed);
+  struct Case {
+    const char* extra;
+    double start;
+    bool relaxed;
+  };
+  for (const Case& c : {
+           // Hard without a bound: waits for a block, until J0 ends at 1000.
+           Case{"", 1000, false},
+           // A bound longer than that wait: a block frees first, the tier is kept.
+           Case{",max_wait=2h", 1000, false},
+           // Relaxed at 1000.5, but J0's end at 1000 freed a block first: kept.
+           Case{",max_wait=990.5", 1000, false},
+           // Relaxed at 999, one second before a block would have freed.
+           Case{",max_wait=989", 999, true},
+       }) {
+    absl::StatusOr<SimResult> r = RunWaitTrace(c.extra);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_DOUBLE_EQ(r->jobs[2].start_s, c.start) << c.extra;
+    EXPECT_EQ(r->jobs[2].relaxed, c.relaxed) << c.extra;
+    EXPECT_EQ(r->jobs[2].blocks, c.relaxed ? 2 : 1) << c.extra;
+  }
 }
 
 TEST(Simulator, RejectsJobLargerThanTheFabricInsteadOfBlocking) {

@@ -32,6 +32,21 @@ inline absl::StatusOr<FabricPtr> TinySharedUplinkFabric() {
   return GenerateClos(p);
 }
 
+// The calibration test's fabric: two pods of one 8-GPU host each (8 rails of 400G NICs),
+// one spine per pod with one 400G uplink per rail leaf, and 800 Gb/s from each spine to
+// the one core switch (4:1).
+inline absl::StatusOr<FabricPtr> TinyTwoPodFabric() {
+  ClosParams p;
+  p.name = "two-pods";
+  p.tiers = 3;
+  p.pods = 2;
+  p.nodes_per_block = 1;
+  p.spines_per_pod = 1;
+  p.cores = 1;
+  p.spine_oversubscription = 4;
+  return GenerateClos(p);
+}
+
 }  // namespace topoplace::sched::sim
 
 #endif  // TOPOPLACE_TESTS_UNIT_SCHEDULER_SIM_TINY_FABRIC_H_
