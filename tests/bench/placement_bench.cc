@@ -12,6 +12,7 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -66,13 +67,25 @@ std::string JobFor(int gpus) {
   }
 }
 
+// Per switch, a seeded share of its uplinks in use, uniform in [0, 1): a stand-in for the
+// running jobs' load (the simulator's --load-aware input), so that some blocks are hotter
+// than the mean.
+std::vector<double> RandomUplinkBusy(const Fabric& fabric, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> share(0.0, 1.0);
+  std::vector<double> busy(fabric.switches().size());
+  for (double& b : busy) b = share(random);
+  return busy;
+}
+
 void RunPlacement(benchmark::State& state, const std::string& preset, const char* policy,
-                  bool link_loads = false) {
+                  bool link_loads = false, bool load_aware = false) {
   const Setup& setup = SetupFor(preset);
   PlacementRequest req;
   req.job = *ParseJobSpec(JobFor(static_cast<int>(state.range(0))));
   req.policy = policy;
   req.link_loads = link_loads;
+  if (load_aware) req.uplink_busy = RandomUplinkBusy(*setup.fabric, 7);
   std::vector<double> micros, cpu_micros;
   size_t i = 0, failures = 0;
   for (auto _ : state) {
@@ -106,6 +119,11 @@ void BM_PlaceClos3_100k(benchmark::State& state) {
 void BM_PlaceRail28kWithLinkLoads(benchmark::State& state) {
   RunPlacement(state, "rail-28k", "topoplace", /*link_loads=*/true);
 }
+// With the uplinks' load known: the uplink-load scorer and the candidate that leaves out
+// hotter than average blocks run too.
+void BM_PlaceRail28kLoadAware(benchmark::State& state) {
+  RunPlacement(state, "rail-28k", "topoplace", /*link_loads=*/false, /*load_aware=*/true);
+}
 // A baseline for scale: the same engine path with slurm-tree's single candidate.
 void BM_PlaceRail28kSlurmTree(benchmark::State& state) {
   RunPlacement(state, "rail-28k", "slurm-tree");
@@ -117,6 +135,8 @@ BENCHMARK(BM_PlaceClos3_100k)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Arg(8192
     ->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(BM_PlaceRail28kWithLinkLoads)->Arg(64)->Arg(8192)->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
+BENCHMARK(BM_PlaceRail28kLoadAware)->Arg(64)->Arg(1024)->Arg(8192)
+    ->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(BM_PlaceRail28kSlurmTree)->Arg(64)->Arg(8192)->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
 
