@@ -1,6 +1,7 @@
 #include "scheduler/placement/engine.h"
 
 #include <set>
+#include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -207,6 +208,26 @@ TEST(Placement, RankMapKeepsTpInANodeAndEachGpuOnItsRailNic) {
     EXPECT_EQ(s.host, plan->node_hosts[r / 8]);
     EXPECT_EQ(f.gpus()[s.gpu].index, r % 8);
     EXPECT_EQ(f.nics()[s.nic].rail, r % 8) << "rank " << r;
+  }
+}
+
+// NCCL forwards cross-rail traffic over NVLink (PXN) by default, as the daemon and the CLI
+// assume: then jobs whose TP groups fill half or a quarter of a node (their DP rings step
+// from GPU 4 of one node to GPU 0 of the next, across rails) place on every preset,
+// rail planes included.
+TEST(Placement, Tp4AndTp2JobsPlaceOnEveryPresetWithRailLocalForwarding) {
+  for (const std::string& preset : PresetNames()) {
+    absl::StatusOr<FabricPtr> f = GeneratePreset(preset);
+    ASSERT_TRUE(f.ok()) << f.status();
+    const PlacementEngine engine(*f);
+    for (const char* spec : {"tp=4,pp=4,dp=16,model=70b", "tp=2,pp=2,dp=32,model=7b"}) {
+      PlacementRequest req;
+      req.job = *ParseJobSpec(spec);
+      req.routing.rail_local = true;
+      absl::StatusOr<PlacementPlan> plan = engine.Place(req, Occupancy(**f));
+      ASSERT_TRUE(plan.ok()) << preset << " " << spec << ": " << plan.status();
+      EXPECT_EQ(plan->traffic.unreachable_bytes, 0) << preset << " " << spec;
+    }
   }
 }
 
