@@ -16,6 +16,7 @@
 #include "scheduler/job/job_spec.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/placement/occupancy.h"
+#include "scheduler/placement/uplink_load.h"
 #include "scheduler/policies/registry.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
@@ -32,6 +33,7 @@ struct PlaceOptions {
   std::string job;
   std::string policy = "topoplace";
   std::string occupied;
+  std::string uplink_load;
   double load = -1;
   uint64_t seed = 1;
   bool json = false;
@@ -112,7 +114,8 @@ void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
 // `place --server`: the daemon places around its own fabric, ledger and health, so the
 // options that describe a local background, health or scoring are refused, not ignored.
 absl::Status RunRemotePlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& opt) {
-  for (const char* local_only : {"--fabric", "--occupied", "--load", "--unhealthy", "--weights",
+  for (const char* local_only : {"--fabric", "--occupied", "--uplink-load", "--load",
+                                 "--unhealthy", "--weights",
                                  "--rail-local", "--no-rail-local", "--compare", "--render",
                                  "--rank-rows"}) {
     if (cmd.count(local_only) > 0) {
@@ -145,6 +148,9 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   request.weights = weights;
   request.seed = opt.seed;
   request.link_loads = true;
+  if (!opt.uplink_load.empty()) {
+    TP_ASSIGN_OR_RETURN(request.uplink_busy, sched::LoadUplinkLoadFile(*fabric, opt.uplink_load));
+  }
   if (opt.compare) {
     const std::vector<std::string> policies = sched::PolicyNames();
     std::vector<absl::StatusOr<sched::PlacementPlan>> plans;
@@ -192,6 +198,10 @@ void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
   CLI::Option* load = place->add_option("--load", opt->load,
                                         "Random background load, fraction of GPUs busy");
   occupied->excludes(load);
+  place->add_option("--uplink-load", opt->uplink_load,
+                    "How loaded uplinks already are: lines 'SWITCH SHARE' (share of the "
+                    "switch's uplink capacity in use, e.g. from port counters); the "
+                    "uplink-load scorer then steers the job off hot uplinks");
   place->add_option("--seed", opt->seed, "Seed for --load and the random policy");
   place->add_flag("--json", opt->json, "Print stable JSON instead of tables");
   place->add_flag("--rail-local,!--no-rail-local", opt->rail_local,

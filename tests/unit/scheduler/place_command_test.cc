@@ -12,6 +12,7 @@
 #include "api/cli/cli_context.h"
 #include "api/cli/commands.h"
 #include "nlohmann/json.hpp"
+#include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::cli {
 namespace {
@@ -137,6 +138,58 @@ TEST(PlaceCommand, RenderDrawsOneCellPerHostAndColoursTheJob) {
   EXPECT_EQ(count("<rect class="), 128u);          // 4 blocks x 32 hosts
   EXPECT_EQ(count("<rect class=\"job\""), 64u);  // 512 GPUs / 8
   EXPECT_GT(count("<rect class=\"busy\""), 0u);  // 30% background
+}
+
+// The blocks of a plan's hosts (by name) on `fabric`.
+std::vector<int32_t> BlocksOf(const Fabric& fabric, const nlohmann::json& plan) {
+  std::vector<int32_t> blocks;
+  for (const auto& name : plan["hosts"]) {
+    const int32_t b = fabric.hosts()[*fabric.FindHost(name.get<std::string>())].block;
+    if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
+  }
+  return blocks;
+}
+
+// A 64-node job needs two of superpod-4su's four blocks. With the first block it chose
+// marked hot (every leaf's uplinks 90% in use), it takes two others.
+TEST(PlaceCommand, UplinkLoadFileSteersTheJobOffAHotBlock) {
+  absl::StatusOr<FabricPtr> fabric = GeneratePreset("superpod-4su");
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  const std::vector<std::string> place = {"place", "--fabric", "preset:superpod-4su", "--job",
+                                          "tp=8,pp=8,dp=8,model=70b", "--json"};
+  Result cool = RunCli(place);
+  ASSERT_EQ(cool.exit_code, kExitOk) << cool.err;
+  const std::vector<int32_t> before = BlocksOf(**fabric, nlohmann::json::parse(cool.out));
+  ASSERT_EQ(before.size(), 2u);
+  const std::string path = ::testing::TempDir() + "/uplink-load.txt";
+  {
+    std::ofstream file(path);
+    file << "# block " << before[0] << " is busy\n";
+    for (SwitchId leaf : (*fabric)->blocks()[before[0]].leaves) {
+      file << (*fabric)->switches()[leaf].name << " 0.9\n";
+    }
+  }
+  std::vector<std::string> loaded = place;
+  loaded.insert(loaded.end(), {"--uplink-load", path});
+  Result hot = RunCli(loaded);
+  ASSERT_EQ(hot.exit_code, kExitOk) << hot.err;
+  const nlohmann::json plan = nlohmann::json::parse(hot.out);
+  const std::vector<int32_t> after = BlocksOf(**fabric, plan);
+  EXPECT_EQ(after.size(), 2u);
+  EXPECT_EQ(std::find(after.begin(), after.end(), before[0]), after.end());
+  EXPECT_THAT(plan["how"].get<std::string>(), HasSubstr("hotter than average"));
+}
+
+TEST(PlaceCommand, BadUplinkLoadFileIsExitTwoNamingTheLine) {
+  const std::string path = ::testing::TempDir() + "/bad-uplink-load.txt";
+  {
+    std::ofstream file(path);
+    file << "# comment\nno-such-switch 0.5\n";
+  }
+  Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=1,dp=2",
+                     "--uplink-load", path});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("bad-uplink-load.txt:2: unknown switch 'no-such-switch'"));
 }
 
 }  // namespace
