@@ -44,6 +44,7 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--tls-client-ca", "tls_client_ca_file"},
       {"--metrics-listen", "metrics_listen"},
       {"--telemetry-retention-hours", "telemetry_retention_hours"},
+      {"--uplink-load-file", "uplink_load_file"},
   };
   return *keys;
 }

@@ -36,11 +36,16 @@ absl::StatusOr<sched::PlacementRequest> ParsePlacement(absl::string_view job_spe
 
 }  // namespace
 
+void PlacementService::AddUplinkLoad(sched::PlacementRequest& placement) const {
+  if (context_.uplink_load) placement.uplink_busy = context_.uplink_load->Current();
+}
+
 absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
                                        v1::PlaceResponse& response) {
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy()));
   placement.link_loads = true;  // the plan's JSON lists bytes per link
+  AddUplinkLoad(placement);
   TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
                       context_.engine->Place(placement, context_.ledger->Occupancy()));
   *response.mutable_plan() = PlanToProto(*context_.fabric, plan);
@@ -55,6 +60,7 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
       CheckText("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy()));
+  AddUplinkLoad(placement);
   ledger::ReserveRequest reserve;
   reserve.job_spec = sched::FormatJobSpec(placement.job);
   reserve.policy = placement.policy;

@@ -41,6 +41,8 @@ class PlacementService final : public v1::Placement::CallbackService {
                                     v1::ExplainResponse* response) override;
 
  private:
+  // Hands the engine the uplink load the daemon knows of (ServiceContext::uplink_load).
+  void AddUplinkLoad(sched::PlacementRequest& placement) const;
   absl::Status DoPlace(const v1::PlaceRequest& request, v1::PlaceResponse& response);
   absl::Status DoReserve(const v1::ReserveRequest& request, v1::ReserveResponse& response);
   // Answers a Reserve whose request_id was used before: the first allocation if the job

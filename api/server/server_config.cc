@@ -78,6 +78,8 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
       return BadValue(key, "a number of hours in (0, 87600]", value);
     }
     config.telemetry_retention = absl::Hours(hours);
+  } else if (key == "uplink_load_file") {
+    config.uplink_load_file = std::string(value);
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown key '", key,
@@ -85,7 +87,7 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         " durability, max_message_bytes, token_file, host_tokens_file, accept_unknown_hosts,"
         " accept_ledger_loss,"
         " read_access, tls_cert_file, tls_key_file,"
-        " tls_client_ca_file, metrics_listen, telemetry_retention_hours"));
+        " tls_client_ca_file, metrics_listen, telemetry_retention_hours, uplink_load_file"));
   }
   return absl::OkStatus();
 }

@@ -57,6 +57,10 @@ struct ServerConfig {
   std::string metrics_listen;
   // Probe results, port counters and counter rates older than this are pruned.
   absl::Duration telemetry_retention = absl::Hours(24 * 7);
+  // A file of `SWITCH SHARE` lines (the share of each switch's uplink capacity in use)
+  // that an exporter keeps current; Place and Reserve steer jobs off hot uplinks by it
+  // (api/server/uplink_load_source.h). Empty: no load known.
+  std::string uplink_load_file;
 };
 
 // Applies the keys in the file at `path` on top of `config`. InvalidArgument names the

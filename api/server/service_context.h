@@ -18,6 +18,7 @@
 #include "api/server/host_report_store.h"
 #include "api/server/engine_holder.h"
 #include "api/server/telemetry_report_store.h"
+#include "api/server/uplink_load_source.h"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/placement/engine.h"
 #include "topology/model/fabric.h"
@@ -39,6 +40,8 @@ struct ServiceContext {
   Authorizer authorizer;
   absl::Duration default_ttl;
   bool accept_unknown_hosts = false;  // ServerConfig::accept_unknown_hosts
+  // Uplink load for placement (ServerConfig::uplink_load_file); null: none configured.
+  std::unique_ptr<UplinkLoadSource> uplink_load;
 };
 
 // Finishes a unary call with `status` on the context's default reactor.

@@ -144,6 +144,10 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   server->context_.authorizer = std::move(authorizer);
   server->context_.default_ttl = config.reservation_ttl;
   server->context_.accept_unknown_hosts = config.accept_unknown_hosts;
+  if (!config.uplink_load_file.empty()) {
+    server->context_.uplink_load =
+        std::make_unique<UplinkLoadSource>(*server->context_.fabric, config.uplink_load_file);
+  }
   server->topology_service_ = std::make_unique<TopologyService>(server->context_);
   server->placement_service_ = std::make_unique<PlacementService>(server->context_);
   server->telemetry_service_ = std::make_unique<TelemetryService>(server->context_);

@@ -2,6 +2,7 @@
 // SQLite file: an in-process TopoplaceServer and the client library the CLI uses.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -104,6 +105,45 @@ TEST_F(ServiceTest, Service_PlaceIsADryRunThatHoldsNothing) {
   // Nothing was held, so the same job lands on the same hosts again.
   EXPECT_EQ(first->plan().json(), second->plan().json());
   EXPECT_EQ(client->ListAllocations()->allocations_size(), 0);
+}
+
+// The blocks of a plan's hosts, in order of first use.
+std::vector<int32_t> PlanBlocks(const Fabric& fabric, const v1::PlacementPlan& plan) {
+  std::vector<int32_t> blocks;
+  for (const std::string& name : plan.hosts()) {
+    const int32_t b = fabric.hosts()[*fabric.FindHost(name)].block;
+    if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
+  }
+  return blocks;
+}
+
+// The daemon reads the uplink load file an exporter keeps current: missing, it places
+// without load; once it says a block's uplinks are hot, Place and Reserve avoid that block.
+TEST_F(ServiceTest, Service_UplinkLoadFileSteersPlacementsOffAHotBlock) {
+  config_.uplink_load_file = dir_.File("uplink-load.txt");
+  StartServer();
+  auto client = Client();
+  const std::string job = "tp=8,pp=8,dp=8,model=70b";  // 64 nodes: two of four blocks
+  auto before = client->Place(job, "");
+  ASSERT_TRUE(before.ok()) << before.status();
+  const std::vector<int32_t> first = PlanBlocks(server_->fabric(), before->plan());
+  ASSERT_EQ(first.size(), 2u);
+  {
+    std::ofstream file(config_.uplink_load_file);
+    for (SwitchId leaf : server_->fabric().blocks()[first[0]].leaves) {
+      file << server_->fabric().switches()[leaf].name << " 0.9\n";
+    }
+  }
+  auto placed = client->Place(job, "");
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  const std::vector<int32_t> after = PlanBlocks(server_->fabric(), placed->plan());
+  EXPECT_EQ(std::find(after.begin(), after.end(), first[0]), after.end());
+  auto reserved = client->Reserve(job, "", 0);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  EXPECT_EQ(PlanBlocks(server_->fabric(), reserved->plan()), after);
+  // A malformed file means no load known: placement goes on.
+  std::ofstream(config_.uplink_load_file) << "no-such-switch 0.5\n";
+  EXPECT_TRUE(client->Place("tp=8,pp=1,dp=2", "").ok());
 }
 
 TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {

@@ -1,0 +1,35 @@
+#include "api/server/uplink_load_source.h"
+
+#include <sys/stat.h>
+
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/placement/uplink_load.h"
+
+namespace topoplace::server {
+
+UplinkLoadSource::UplinkLoadSource(const Fabric& fabric, std::string path)
+    : fabric_(fabric), path_(std::move(path)) {}
+
+std::vector<double> UplinkLoadSource::Current() {
+  struct stat st {};
+  const std::string version =
+      stat(path_.c_str(), &st) == 0
+          ? absl::StrCat(st.st_mtim.tv_sec, ".", st.st_mtim.tv_nsec, "/", st.st_size)
+          : "missing";
+  absl::MutexLock lock(&mu_);
+  if (version == version_) return shares_;
+  version_ = version;
+  absl::StatusOr<std::vector<double>> shares = sched::LoadUplinkLoadFile(fabric_, path_);
+  if (!shares.ok()) {
+    std::cerr << "topoplaced: warning: uplink load not used: " << shares.status().message()
+              << std::endl;
+    shares_.clear();
+  } else {
+    shares_ = *std::move(shares);
+  }
+  return shares_;
+}
+
+}  // namespace topoplace::server
