@@ -155,7 +155,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   if (request.link_loads) {
     const TrafficReport tallied =
         EvaluateTraffic(layout, traffic, plan.ranks, {best->attachments.get(), plan.ranks.size()},
-                        router, job.gpus_per_node, /*tally_network=*/true);
+                        router, job.gpus_per_node, /*tally_network=*/true,
+                        /*tally_flows=*/request.ecmp.mode == EcmpMode::kHash);
     plan.links = LinkLoads(links_, plan.ranks, tallied, request.ecmp);
   }
   plan.footprint = best->footprint;

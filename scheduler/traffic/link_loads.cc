@@ -73,6 +73,7 @@ class CableBytes {
 void HashedUplinkLoads(const LinkIndex& index, const NetworkTally& tally, uint64_t seed,
                        std::vector<LinkLoad>& loads) {
   CableBytes bytes(index.fabric(), loads);
+  std::vector<LinkIndex::Uplink> via;  // per core flow, reused
   uint64_t flow = 0;
   for (const NetworkTally::Flow& f : tally.flows) {
     // One hash per flow, salted per hop: a hop's uplink and the cable within it.
@@ -97,7 +98,7 @@ void HashedUplinkLoads(const LinkIndex& index, const NetworkTally& tally, uint64
       continue;
     }
     // Spines of the destination leaf that reach the core switch the flow went up to.
-    std::vector<LinkIndex::Uplink> via;
+    via.clear();
     for (const LinkIndex::Uplink& up : down) {
       if (core < 0 || Towards(index.uplinks(up.upper), core) != nullptr) via.push_back(up);
     }

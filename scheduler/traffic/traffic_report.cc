@@ -19,7 +19,8 @@ class Evaluator {
   // `gpus_per_node` > 0 promises that ranks [k*g, (k+1)*g) run on one host's first g free
   // GPUs in local order.
   Evaluator(std::span<const RankSlot> slots, std::span<const Attachment> attachments,
-            const Router& router, int gpus_per_node, bool tally_network, TrafficReport& report)
+            const Router& router, int gpus_per_node, bool tally_network, bool tally_flows,
+            TrafficReport& report)
       : slots_(slots),
         facts_(attachments),
         gpus_per_node_(gpus_per_node),
@@ -28,6 +29,7 @@ class Evaluator {
         report_(report),
         tally_(report.network),
         full_tally_(tally_network),
+        tally_flows_(tally_network && tally_flows),
         leaf_stamp_(router.fabric().switches().size(), -1),
         block_stamp_(router.fabric().blocks().size(), -1),
         pod_stamp_(router.fabric().pods().size(), -1) {
@@ -234,7 +236,7 @@ class Evaluator {
   [[gnu::always_inline]] void Climb(SwitchId up, SwitchId down, Tier tier, double bytes) {
     const bool full = !kUpOnly && full_tally_;
     const bool core = tier == Tier::kCore;
-    if (full) tally_.flows.push_back({up, down, core, bytes});
+    if (!kUpOnly && tally_flows_) tally_.flows.push_back({up, down, core, bytes});
     if (up >= 0) {
       leaf_up_[up] += bytes;
       if (full && core) core_up_[up] += bytes;
@@ -313,6 +315,7 @@ class Evaluator {
   TrafficReport& report_;
   NetworkTally& tally_;
   const bool full_tally_;  // all of NetworkTally, not just leaf_up
+  const bool tally_flows_;  // NetworkTally::flows too
   NetworkTally::RankBytes* rank_ = nullptr;
   double *leaf_up_ = nullptr, *leaf_down_ = nullptr, *core_up_ = nullptr, *core_down_ = nullptr;
   std::vector<int> leaf_stamp_, block_stamp_, pod_stamp_;
@@ -340,9 +343,9 @@ double PairCount(const RankLayout& layout, Dim d) {
 TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traffic,
                               std::span<const RankSlot> slots,
                               std::span<const Attachment> attachments, const Router& router,
-                              int gpus_per_node, bool tally_network) {
+                              int gpus_per_node, bool tally_network, bool tally_flows) {
   TrafficReport report;
-  Evaluator eval(slots, attachments, router, gpus_per_node, tally_network, report);
+  Evaluator eval(slots, attachments, router, gpus_per_node, tally_network, tally_flows, report);
   for (Dim dim : kAllDims) {
     const int size = layout.size(dim);
     if (size <= 1) continue;

@@ -49,7 +49,8 @@ struct NetworkTally {
   std::vector<double> leaf_up, leaf_down, leaf_core_up, leaf_core_down;
   // Every directed pair whose bytes climb above its leaf, in pair order: the leaf it leaves,
   // the leaf it arrives at (-1 where there is none), whether it crosses the core, and its
-  // bytes. LinkLoads hashes each onto one path when ECMP is per-flow (link_loads.h).
+  // bytes. LinkLoads hashes each onto one path when ECMP is per-flow (link_loads.h); only
+  // filled when EvaluateTraffic is asked for it (tally_flows).
   struct Flow {
     SwitchId up_leaf, down_leaf;
     bool core;
@@ -90,11 +91,12 @@ struct TrafficReport {
 // arithmetically instead of pair by pair, and their groups count as touching one leaf,
 // block and pod. Preconditions: slots.size() == layout.world_size(); every slot names a
 // host of the router's fabric; attachments == router.index().Attach(slots). With
-// `tally_network` the whole NetworkTally is filled.
+// `tally_network` the whole NetworkTally is filled, flows only with `tally_flows` too.
 TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traffic,
                               std::span<const RankSlot> slots,
                               std::span<const Attachment> attachments, const Router& router,
-                              int gpus_per_node, bool tally_network = false);
+                              int gpus_per_node, bool tally_network = false,
+                              bool tally_flows = false);
 
 }  // namespace topoplace::sched
 
