@@ -147,7 +147,8 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
     }
     point.info = {fabric->name(), gpus, trace.source, static_cast<int64_t>(trace.jobs.size()),
                   opt.load_scale * factor, opt.seed, opt.backfill_window,
-                  sim_options.rail_local, opt.network, opt.ecmp, sim_options.comm};
+                  sim_options.rail_local, opt.network, std::string(sched::EcmpModeName(ecmp)),
+                  sim_options.comm};
   }
   const bool sweep = !opt.load_sweep.empty();
   if (!opt.report.empty()) {

@@ -169,6 +169,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
                             scorers[s].weight, scorers[s].weight * r.normalized});
     plan.cost += plan.explain.back().weighted;
   }
+  plan.relaxed = best->relaxed.has_value();
   if (best->relaxed) plan.notes.push_back(absl::StrCat("relaxed (soft): ", *best->relaxed));
   return plan;
 }

@@ -45,6 +45,7 @@ struct PlacementPlan {
   double cost = 0;
   int candidates_considered = 0;
   std::vector<std::string> notes;   // relaxed constraints and the like
+  bool relaxed = false;  // placed beyond max_tier (mode soft); notes say how
 };
 
 }  // namespace topoplace::sched

@@ -15,7 +15,6 @@ namespace {
 constexpr int kCdfPoints = 400;
 constexpr int kUtilisationBuckets = 200;
 
-std::string Hours(double seconds) { return absl::StrFormat("%.2f", seconds / 3600); }
 std::string Percent(double fraction) { return absl::StrFormat("%.1f%%", 100 * fraction); }
 
 LineChart Cdf(const std::vector<SimResult>& results, const std::string& title,
@@ -55,6 +54,12 @@ absl::Status CreateReportDir(const std::filesystem::path& dir) {
   return absl::OkStatus();
 }
 
+std::string FormatHours(double seconds) { return absl::StrFormat("%.2f", seconds / 3600); }
+
+std::string RoutingText(const RunInfo& info) {
+  return info.rail_local ? "rail-local (PXN) forwarding" : "own NIC only";
+}
+
 std::string NetworkModelText(const RunInfo& info) {
   const std::string model =
       info.network == "shared"
@@ -82,7 +87,7 @@ std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMe
       " (arrival times divided by it) |\n",
       "| seed | ", info.seed, " |\n",
       "| scheduling | FIFO with EASY backfill, window ", info.backfill_window, " jobs |\n",
-      "| routing | ", info.rail_local ? "rail-local (PXN) forwarding" : "own NIC only", " |\n",
+      "| routing | ", RoutingText(info), " |\n",
       "| network model | ", NetworkModelText(info), " |\n\n");
 
   absl::StrAppend(&md,
@@ -123,8 +128,9 @@ std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMe
   for (const PolicyMetrics& m : metrics) {
     absl::StrAppendFormat(
         &md, "| %s | %d | %d | %s | %s | %s | %s | %.3f | %.3f | %s | %.1f | %.0f | %.0f | %.1f |\n",
-        m.policy, m.completed, m.rejected, Hours(m.mean_queue_s), Hours(m.p95_queue_s),
-        Hours(m.mean_jct_s), Hours(m.p95_jct_s), m.mean_slowdown, m.max_slowdown,
+        m.policy, m.completed, m.rejected, FormatHours(m.mean_queue_s),
+        FormatHours(m.p95_queue_s), FormatHours(m.mean_jct_s), FormatHours(m.p95_jct_s),
+        m.mean_slowdown, m.max_slowdown,
         Percent(m.utilisation), m.mean_fragmented_gpus, m.place_mean_us, m.place_p95_us,
         m.wall_seconds);
   }

@@ -33,6 +33,11 @@ absl::Status WriteTextFile(const std::filesystem::path& path, const std::string&
 // Creates `dir` and its parents; Internal naming it if it cannot.
 absl::Status CreateReportDir(const std::filesystem::path& dir);
 
+// Seconds as hours with two decimals, as the report tables show them.
+std::string FormatHours(double seconds);
+// How cross-rail traffic was routed, for the inputs table.
+std::string RoutingText(const RunInfo& info);
+
 // One line saying which network model and constants produced the figures.
 std::string NetworkModelText(const RunInfo& info);
 

@@ -54,20 +54,16 @@ class Replay {
     if (options.load_aware) {
       request_.link_loads = true;
       const Fabric& fabric = engine.fabric();
+      const LinkIndex uplinks(fabric, {}, {});
       link_lower_.assign(fabric.links().size(), -1);
       uplink_capacity_.assign(fabric.switches().size(), 0);
       offered_up_.assign(fabric.switches().size(), 0);
       request_.uplink_busy.assign(fabric.switches().size(), 0);
-      for (size_t l = 0; l < fabric.links().size(); ++l) {
-        const Link& link = fabric.links()[l];
-        if (link.a.kind != Endpoint::Kind::kSwitch || link.b.kind != Endpoint::Kind::kSwitch) {
-          continue;
+      for (SwitchId s = 0; s < static_cast<SwitchId>(fabric.switches().size()); ++s) {
+        for (const LinkIndex::Uplink& u : uplinks.uplinks(s)) {
+          link_lower_[u.link] = s;
+          uplink_capacity_[s] += fabric.links()[u.link].bandwidth_gbps() * 1e9 / 8;
         }
-        const int ta = fabric.switches()[link.a.id].tier, tb = fabric.switches()[link.b.id].tier;
-        if (ta == tb) continue;
-        const SwitchId lower = ta < tb ? link.a.id : link.b.id;
-        link_lower_[l] = lower;
-        uplink_capacity_[lower] += link.bandwidth_gbps() * 1e9 / 8;
       }
       offered_.resize(trace.jobs.size());
     }
@@ -272,9 +268,7 @@ class Replay {
     for (const RankSlot& slot : plan.ranks) gpus.push_back(slot.gpu);
     state_.Allocate(gpus);
     r.start_s = now;
-    r.relaxed = std::any_of(plan.notes.begin(), plan.notes.end(), [](const std::string& note) {
-      return note.starts_with("relaxed");
-    });
+    r.relaxed = plan.relaxed;
     if (const std::optional<double> wait = MaxWait(tj.spec)) expiries_.erase({tj.arrival_s + *wait, j});
     r.slowdown = comm_.Slowdown(plan.job, plan.traffic);
     r.end_s = now + tj.duration_s * r.slowdown;

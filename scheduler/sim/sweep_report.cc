@@ -12,8 +12,6 @@
 namespace topoplace::sched::sim {
 namespace {
 
-std::string Hours(double seconds) { return absl::StrFormat("%.2f", seconds / 3600); }
-
 // One metric per policy against offered load.
 LineChart Curve(const std::vector<SweepPoint>& points, const std::string& title,
                 const std::string& y_label, double (*value)(const PolicyMetrics&)) {
@@ -54,7 +52,7 @@ std::string RenderSweepMarkdown(const std::vector<SweepPoint>& points, const std
       command, "\n```\n\n",
       "| input | value |\n|---|---|\n",
       "| network model | ", NetworkModelText(base), " |\n",
-      "| routing | ", base.rail_local ? "rail-local (PXN) forwarding" : "own NIC only", " |\n",
+      "| routing | ", RoutingText(base), " |\n",
       "| scheduling | FIFO with EASY backfill, window ", base.backfill_window, " jobs |\n",
       "| seed | ", base.seed, " |\n\n",
       "Times in hours. Spine bytes: every job's bytes per iteration that climb to the spine "
@@ -71,8 +69,9 @@ std::string RenderSweepMarkdown(const std::vector<SweepPoint>& points, const std
                     "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const PolicyMetrics& m : p.metrics) {
       absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s | %.3f | %s | %s | %d |\n", m.policy,
-                            Hours(m.mean_jct_s), Hours(m.p95_jct_s), Hours(m.mean_queue_s),
-                            Hours(m.p95_queue_s), m.mean_slowdown,
+                            FormatHours(m.mean_jct_s), FormatHours(m.p95_jct_s),
+                            FormatHours(m.mean_queue_s), FormatHours(m.p95_queue_s),
+                            m.mean_slowdown,
                             FormatBytes(m.total_spine_bytes),
                             FormatBytes(m.total_spine_bytes_lower_bound), m.rejected);
     }
