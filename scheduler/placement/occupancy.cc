@@ -7,7 +7,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
+#include "scheduler/placement/text_records.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
 
@@ -33,40 +34,33 @@ void Occupancy::SetHost(HostId host, bool busy) {
 absl::StatusOr<Occupancy> ParseOccupancy(const Fabric& fabric, absl::string_view text,
                                          absl::string_view source_name) {
   Occupancy occ(fabric);
-  int line_no = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    ++line_no;
-    line = line.substr(0, line.find('#'));
-    line = absl::StripAsciiWhitespace(line);
-    if (line.empty()) continue;
-    std::vector<absl::string_view> parts =
-        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
-    const auto where = [&] { return absl::StrCat(source_name, ":", line_no, ": "); };
-    const std::optional<HostId> host = fabric.FindHost(parts[0]);
+  TP_RETURN_IF_ERROR(ForEachRecord(text, source_name, [&](const RecordLine& r) -> absl::Status {
+    const std::optional<HostId> host = fabric.FindHost(r.fields[0]);
     if (!host) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where(), "unknown host '", parts[0], "' (expected a host of fabric '",
+          absl::StrCat(r.where, "unknown host '", r.fields[0], "' (expected a host of fabric '",
                        fabric.name(), "')"));
     }
-    if (parts.size() == 1) {
+    if (r.fields.size() == 1) {
       occ.SetHost(*host, true);
-      continue;
+      return absl::OkStatus();
     }
-    if (parts.size() > 2) {
+    if (r.fields.size() > 2) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where(), "expected 'HOST' or 'HOST GPU[,GPU...]', got '", line, "'"));
+          absl::StrCat(r.where, "expected 'HOST' or 'HOST GPU[,GPU...]', got '", r.text, "'"));
     }
     const std::vector<GpuId>& gpus = fabric.hosts()[*host].gpus;
-    for (absl::string_view idx : absl::StrSplit(parts[1], ',')) {
+    for (absl::string_view idx : absl::StrSplit(r.fields[1], ',')) {
       int i = -1;
       if (!absl::SimpleAtoi(idx, &i) || i < 0 || i >= static_cast<int>(gpus.size())) {
         return absl::InvalidArgumentError(
-            absl::StrCat(where(), "GPU index '", idx, "' of host ", parts[0], ": expected 0..",
-                         gpus.size() - 1));
+            absl::StrCat(r.where, "GPU index '", idx, "' of host ", r.fields[0],
+                         ": expected 0..", gpus.size() - 1));
       }
       occ.Set(gpus[i], true);
     }
-  }
+    return absl::OkStatus();
+  }));
   return occ;
 }
 

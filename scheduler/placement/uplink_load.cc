@@ -6,8 +6,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
+#include "scheduler/placement/text_records.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
 namespace {
@@ -21,39 +21,34 @@ absl::StatusOr<std::vector<double>> ParseUplinkLoad(const Fabric& fabric, absl::
                                                     absl::string_view source_name) {
   std::vector<double> busy(fabric.switches().size(), 0.0);
   std::vector<int> named_at(fabric.switches().size(), 0);
-  int line_no = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    ++line_no;
-    line = absl::StripAsciiWhitespace(line.substr(0, line.find('#')));
-    if (line.empty()) continue;
-    const auto where = [&] { return absl::StrCat(source_name, ":", line_no, ": "); };
-    std::vector<absl::string_view> parts =
-        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
-    if (parts.size() != 2) {
+  TP_RETURN_IF_ERROR(ForEachRecord(text, source_name, [&](const RecordLine& r) -> absl::Status {
+    if (r.fields.size() != 2) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where(), "expected 'SWITCH SHARE', got '", line, "'"));
+          absl::StrCat(r.where, "expected 'SWITCH SHARE', got '", r.text, "'"));
     }
-    const std::optional<SwitchId> sw = fabric.FindSwitch(parts[0]);
+    const std::optional<SwitchId> sw = fabric.FindSwitch(r.fields[0]);
     if (!sw) {
-      return absl::InvalidArgumentError(absl::StrCat(where(), "unknown switch '", parts[0],
+      return absl::InvalidArgumentError(absl::StrCat(r.where, "unknown switch '", r.fields[0],
                                                      "' (expected a switch of fabric '",
                                                      fabric.name(), "')"));
     }
     if (named_at[*sw] != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(where(), "switch '", parts[0],
+      return absl::InvalidArgumentError(absl::StrCat(r.where, "switch '", r.fields[0],
                                                      "' is already given on line ",
                                                      named_at[*sw]));
     }
     double share = 0;
-    if (!absl::SimpleAtod(parts[1], &share) || !std::isfinite(share) || share < 0 ||
+    if (!absl::SimpleAtod(r.fields[1], &share) || !std::isfinite(share) || share < 0 ||
         share > kMaxShare) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where(), "share of uplink capacity in use for '", parts[0],
-          "': expected a number in [0, ", kMaxShare, "] (0.35 for 35%), got '", parts[1], "'"));
+          r.where, "share of uplink capacity in use for '", r.fields[0],
+          "': expected a number in [0, ", kMaxShare, "] (0.35 for 35%), got '", r.fields[1],
+          "'"));
     }
     busy[*sw] = share;
-    named_at[*sw] = line_no;
-  }
+    named_at[*sw] = r.line;
+    return absl::OkStatus();
+  }));
   return busy;
 }
 
