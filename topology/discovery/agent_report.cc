@@ -1,8 +1,14 @@
 #include "topology/discovery/agent_report.h"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
+#include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "topology/base/json_depth.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/grouped_warning.h"
@@ -48,6 +54,17 @@ class Fields {
     out = it->get<int32_t>();
     return absl::OkStatus();
   }
+  // An optional GUID string (see ParseGuid).
+  absl::Status Guid(const char* key, uint64_t& out) const {
+    std::string text;
+    TP_RETURN_IF_ERROR(String(key, text));
+    if (text.empty()) return absl::OkStatus();
+    std::optional<uint64_t> guid = ParseGuid(text);
+    TP_RETURN_IF_ERROR(Expect(guid.has_value(), key,
+                              "a GUID such as \"0c42:a103:0004:5678\" or \"0x0c42a10300045678\""));
+    out = *guid;
+    return absl::OkStatus();
+  }
   // Calls `each(Fields)` for every object of the array `key` (absent: none).
   template <typename Fn>
   absl::Status Array(const char* key, Fn each) const {
@@ -74,6 +91,49 @@ class Fields {
 
 }  // namespace
 
+std::string FormatGuid(uint64_t guid) {
+  return absl::StrFormat("%04x:%04x:%04x:%04x", guid >> 48, (guid >> 32) & 0xffff,
+                         (guid >> 16) & 0xffff, guid & 0xffff);
+}
+
+std::optional<uint64_t> ParseGuid(absl::string_view text) {
+  text = absl::StripAsciiWhitespace(text);
+  std::string digits;
+  if (absl::StartsWith(text, "0x") || absl::StartsWith(text, "0X")) {
+    digits = std::string(text.substr(2));
+  } else {
+    const std::vector<absl::string_view> groups = absl::StrSplit(text, ':');
+    if (groups.size() != 4) return std::nullopt;
+    for (absl::string_view g : groups) {
+      if (g.size() != 4) return std::nullopt;
+      absl::StrAppend(&digits, g);
+    }
+  }
+  if (digits.empty() || digits.size() > 16) return std::nullopt;
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return value;
+}
+
+uint64_t ReportSystemGuid(const AgentReport& report) {
+  for (const AgentNic& nic : report.nics) {
+    if (nic.sys_image_guid != 0) return nic.sys_image_guid;
+  }
+  return 0;
+}
+
+void AddReportedHcas(const AgentReport& report,
+                     absl::flat_hash_map<uint64_t, ReportedHca>& hcas) {
+  for (const AgentNic& nic : report.nics) {
+    const ReportedHca hca{.host = report.host,
+                          .device = nic.rdma_device.empty() ? nic.name : nic.rdma_device};
+    for (uint64_t guid : {nic.node_guid, nic.port_guid}) {
+      if (guid != 0) hcas.try_emplace(guid, hca);
+    }
+  }
+}
+
 std::string AgentReportToJson(const AgentReport& report) {
   json j = json::object();
   j["format"] = std::string(kAgentReportFormat);
@@ -88,6 +148,11 @@ std::string AgentReportToJson(const AgentReport& report) {
               {"numa", nic.numa},
               {"rdma_device", nic.rdma_device},
               {"link_layer", nic.link_layer}};
+    for (const auto& [key, guid] : {std::pair("node_guid", nic.node_guid),
+                                    std::pair("sys_image_guid", nic.sys_image_guid),
+                                    std::pair("port_guid", nic.port_guid)}) {
+      if (guid != 0) n[key] = FormatGuid(guid);
+    }
     if (!nic.gids.empty()) {
       n["gids"] = json::array();
       for (const AgentGid& g : nic.gids) {
@@ -145,6 +210,9 @@ absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view text,
     TP_RETURN_IF_ERROR(f.Integer("numa", nic.numa));
     TP_RETURN_IF_ERROR(f.String("rdma_device", nic.rdma_device));
     TP_RETURN_IF_ERROR(f.String("link_layer", nic.link_layer));
+    TP_RETURN_IF_ERROR(f.Guid("node_guid", nic.node_guid));
+    TP_RETURN_IF_ERROR(f.Guid("sys_image_guid", nic.sys_image_guid));
+    TP_RETURN_IF_ERROR(f.Guid("port_guid", nic.port_guid));
     return f.Array("gids", [&nic](const Fields& g) -> absl::Status {
       AgentGid& gid = nic.gids.emplace_back();
       TP_RETURN_IF_ERROR(g.Integer("index", gid.index));

@@ -6,12 +6,15 @@
 #define TOPOPLACE_TOPOLOGY_DISCOVERY_AGENT_REPORT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "topology/discovery/facts.h"
+#include "topology/discovery/ibnetdiscover.h"
 #include "topology/discovery/lldp.h"
 
 namespace topoplace::discovery {
@@ -33,6 +36,11 @@ struct AgentNic {
   std::string rdma_device = {};  // "mlx5_0" if the netdev belongs to an RDMA device
   std::string link_layer = {};   // "InfiniBand", "Ethernet" or empty
   std::vector<AgentGid> gids = {};  // RDMA ports only; written to JSON only when non-empty
+  // RDMA ports only (0: unknown; written to JSON only when known). The join key between
+  // this host and the CAs of an ibnetdiscover dump, whatever their NodeDescription says.
+  uint64_t node_guid = 0;       // sysfs node_guid
+  uint64_t sys_image_guid = 0;  // sysfs sys_image_guid: equal for the HCAs of one system image
+  uint64_t port_guid = 0;       // the port's GUID (low half of its IB GID 0)
 };
 
 struct AgentGpu {
@@ -52,6 +60,19 @@ struct AgentReport {
 };
 
 inline constexpr absl::string_view kAgentReportFormat = "topoplace.agent-report/v1";
+
+// A GUID as sysfs prints it: "0c42:a103:0004:5678".
+std::string FormatGuid(uint64_t guid);
+// Parses "0c42:a103:0004:5678" (sysfs) or "0x0c42a10300045678"; nullopt otherwise.
+std::optional<uint64_t> ParseGuid(absl::string_view text);
+
+// The system image GUID of a report: the first one its NICs carry, 0 if none does.
+uint64_t ReportSystemGuid(const AgentReport& report);
+
+// Adds the HCAs `report` names with GUIDs to `hcas`, by node GUID and by port GUID, so an
+// ibnetdiscover import can place them (IbnetdiscoverOptions::reported_hcas).
+void AddReportedHcas(const AgentReport& report,
+                     absl::flat_hash_map<uint64_t, ReportedHca>& hcas);
 
 // Serialises `report` as pretty-printed JSON ending in a newline.
 std::string AgentReportToJson(const AgentReport& report);

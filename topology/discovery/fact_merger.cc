@@ -68,6 +68,9 @@ void FactMerger::Add(FabricFacts facts) {
                                        an.switch_name, " (", an.origin, "); kept the first"));
     }
   }
+  for (UnattributedNicFact& nic : facts.unattributed_nics) {
+    if (unattributed_names_.insert(nic.name).second) unattributed_nics_.push_back(std::move(nic));
+  }
   for (std::string& warning : facts.warnings) warnings_.push_back(std::move(warning));
 }
 
@@ -266,6 +269,7 @@ FabricFacts FactMerger::Resolve() && {
   facts.switches = std::move(switches_);
   facts.links = std::move(links);
   facts.aggregation_nodes = std::move(aggregation_nodes_);
+  facts.unattributed_nics = std::move(unattributed_nics_);
   facts.warnings = std::move(warnings_);
   OrderHostNics(facts);
   return facts;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "topology/discovery/facts.h"
 
 namespace topoplace::discovery {
@@ -47,6 +48,8 @@ class FactMerger {
   std::vector<LinkFact> links_;
   std::vector<AggregationNodeFact> aggregation_nodes_;
   absl::flat_hash_map<std::string, size_t> aggregation_index_;
+  std::vector<UnattributedNicFact> unattributed_nics_;
+  absl::flat_hash_set<std::string> unattributed_names_;
   std::vector<std::string> warnings_;
 };
 

@@ -175,11 +175,20 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
     }
     TP_RETURN_IF_ERROR(WithOrigin(builder.AddAggregationNode(an.name, *sw), an.origin).status());
   }
+  for (const UnattributedNicFact& nic : facts.unattributed_nics) {
+    const std::optional<SwitchId> sw = builder.FindSwitch(nic.switch_name);
+    if (!sw) {
+      homeless.push_back(absl::StrCat(nic.name, " (", nic.origin, ")"));
+      continue;
+    }
+    TP_RETURN_IF_ERROR(
+        WithOrigin(builder.AddUnattributedNic(nic.name, *sw, nic.port), nic.origin).status());
+  }
   for (const std::string& warning : facts.warnings) builder.AddWarning(warning);
   if (!homeless.empty()) {
     builder.AddWarning(absl::StrCat(homeless.size(),
-                                    " aggregation nodes name a switch that is not in the fabric, "
-                                    "left out: ",
+                                    " aggregation nodes or unattributed HCAs name a switch that is "
+                                    "not in the fabric, left out: ",
                                     absl::StrJoin(homeless, ", ")));
   }
   return absl::OkStatus();
@@ -216,9 +225,17 @@ FabricFacts FactsFromFabric(const Fabric& fabric, absl::string_view origin) {
     return PortRef{
         .node = fabric.hosts()[nic.host].name, .port = nic.name, .role = NodeRole::kHost};
   };
+  auto attachment = [&](const SwitchAttachment& a) {
+    return SwitchAttachmentFact{.name = a.name,
+                                .switch_name = fabric.switches()[a.switch_id].name,
+                                .origin = where,
+                                .port = a.port};
+  };
   for (const AggregationNode& an : fabric.aggregation_nodes()) {
-    facts.aggregation_nodes.push_back(AggregationNodeFact{
-        .name = an.name, .switch_name = fabric.switches()[an.switch_id].name, .origin = where});
+    facts.aggregation_nodes.push_back(attachment(an));
+  }
+  for (const UnattributedNic& nic : fabric.unattributed_nics()) {
+    facts.unattributed_nics.push_back(attachment(nic));
   }
   for (const Link& link : fabric.links()) {
     facts.links.push_back(LinkFact{.a = port_ref(link.a),

@@ -53,12 +53,16 @@ struct SwitchFact {
   std::string origin = {};
 };
 
-// A SHARP aggregation node (in-network compute) inside switch `switch_name`.
-struct AggregationNodeFact {
+// Something cabled to switch `switch_name` that is no host (see SwitchAttachment in
+// fabric.h): a SHARP aggregation node, or an HCA no source attributes to a host.
+struct SwitchAttachmentFact {
   std::string name = {};
   std::string switch_name = {};
   std::string origin = {};
+  std::string port = {};  // the switch port, if known
 };
+using AggregationNodeFact = SwitchAttachmentFact;
+using UnattributedNicFact = SwitchAttachmentFact;
 
 // One end of a cable: a switch port ("leaf1", "swp3") or a host NIC ("h1", "mlx5_0").
 // `port` may be empty for switch ends when the source does not know port numbers
@@ -85,6 +89,7 @@ struct FabricFacts {
   std::vector<SwitchFact> switches = {};
   std::vector<LinkFact> links = {};
   std::vector<AggregationNodeFact> aggregation_nodes = {};
+  std::vector<UnattributedNicFact> unattributed_nics = {};
   std::vector<std::string> warnings = {};
 };
 

@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace topoplace::discovery {
@@ -84,6 +85,18 @@ std::vector<AgentGid> ReadGids(const SysfsEnv& env, const std::string& port_dir,
   return gids;
 }
 
+// An InfiniBand port's GUID: the interface half of its GID 0 (fe80::<port GUID>); 0 when
+// the port has no IB GID 0.
+uint64_t PortGuid(const std::vector<AgentGid>& gids) {
+  for (const AgentGid& gid : gids) {
+    if (gid.index != 0 || gid.type != "IB") continue;
+    const std::vector<absl::string_view> groups = absl::StrSplit(gid.gid, ':');
+    if (groups.size() != 8) return 0;
+    return ParseGuid(absl::StrJoin(groups.begin() + 4, groups.end(), ":")).value_or(0);
+  }
+  return 0;
+}
+
 struct PciNic {
   size_t nic;             // index into report.nics
   std::string real_path;  // resolved sysfs device path
@@ -103,6 +116,9 @@ void AddRdmaDevices(const SysfsEnv& env, AgentReport& report, std::vector<PciNic
       nic.speed_gbps = RateGbps(ReadOr(env, port_dir + "/rate"));
       nic.state = PortState(ReadOr(env, port_dir + "/state"));
       nic.gids = ReadGids(env, port_dir, nic.link_layer);
+      nic.node_guid = ParseGuid(ReadOr(env, base + "/node_guid")).value_or(0);
+      nic.sys_image_guid = ParseGuid(ReadOr(env, base + "/sys_image_guid")).value_or(0);
+      nic.port_guid = PortGuid(nic.gids);
       nic.numa = device.empty() ? -1 : ReadInt(env, base + "/device/numa_node", -1);
       nic.pci = device.empty() ? "" : PciAddress(device);
       const bool roce = nic.link_layer == "Ethernet" && !netdevs.empty();

@@ -4,77 +4,41 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/grouped_warning.h"
+#include "topology/discovery/ibnetdiscover_cas.h"
 #include "topology/discovery/ibnetdiscover_records.h"
 #include "topology/discovery/read_file.h"
 
 namespace topoplace::discovery {
 namespace {
 
-// Case-insensitive substring test; `needle` must already be lower case.
-bool ContainsLower(absl::string_view haystack, absl::string_view needle) {
-  if (needle.size() > haystack.size()) return false;
-  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
-    size_t j = 0;
-    while (j < needle.size() &&
-           absl::ascii_tolower(static_cast<unsigned char>(haystack[i + j])) == needle[j]) {
-      ++j;
-    }
-    if (j == needle.size()) return true;
-  }
-  return false;
-}
-
-std::string GuidHex(uint64_t guid) { return absl::StrFormat("%016x", guid); }
-
-// Names may not contain '/', which separates host and NIC in "host/nic".
-std::string SafeName(absl::string_view name) {
-  return absl::StrReplaceAll(absl::StripAsciiWhitespace(name), {{"/", "-"}});
-}
-
 // The model's name of the SHARP aggregation node with node GUID `guid`.
 std::string AggregationNodeName(uint64_t guid) { return absl::StrCat("an-", GuidHex(guid)); }
-
-// How a CA record is modelled.
-enum class CaRole { kHost, kAggregationNode, kManagement };
-
-// Where a CA port ends up in the facts.
-struct CaModel {
-  CaRole role = CaRole::kHost;
-  std::string host;
-  std::string hca;  // NIC name stem
-  bool multi_port = false;
-};
 
 class IbFactsBuilder {
  public:
   IbFactsBuilder(const std::vector<IbNode>& nodes, absl::string_view source,
                  const IbnetdiscoverOptions& options)
-      : nodes_(nodes), source_(source) {
+      : nodes_(nodes), source_(source), options_(options) {
     index_.reserve(nodes_.size());
     for (size_t i = 0; i < nodes_.size(); ++i) index_[nodes_[i].guid] = i;
-    for (const std::string& marker : options.management_markers) {
-      management_markers_.push_back(absl::AsciiStrToLower(marker));
-    }
   }
 
   FabricFacts Build() && {
     NameSwitches();
-    ModelCas();
+    NoteRouters();
+    CaIdentities cas = IdentifyCas(nodes_, options_, source_);
+    ca_model_ = std::move(cas.by_guid);
     AddLinks();
     AddGroupedWarning(facts_.warnings, "switches named by GUID (no usable NodeDescription)",
                       guid_named_switches_);
-    AddGroupedWarning(facts_.warnings,
-                      "HCAs with a factory-default NodeDescription, each system kept as its own "
-                      "host named by GUID",
-                      factory_cas_);
+    for (std::string& w : cas.warnings) facts_.warnings.push_back(std::move(w));
+    AddUnattributedWarning();
     AddGroupedWarning(facts_.warnings,
                       "SHARP aggregation nodes kept as in-network compute of their switch (not "
                       "hosts)",
@@ -82,9 +46,6 @@ class IbFactsBuilder {
     AddGroupedWarning(facts_.warnings,
                       "management servers (UFM, subnet manager) left out of the compute fabric",
                       management_);
-    AddGroupedWarning(facts_.warnings,
-                      "HCAs repeat another HCA's NodeDescription; NIC name suffixed with the GUID",
-                      duplicate_descriptions_);
     AddGroupedWarning(facts_.warnings, "routers (Rt records) are not modelled", routers_);
     AddGroupedWarning(facts_.warnings,
                       "ports cabled to a GUID that has no record (truncated dump?) left out",
@@ -130,47 +91,28 @@ class IbFactsBuilder {
     }
   }
 
-  bool IsManagement(absl::string_view desc) const {
-    return std::any_of(management_markers_.begin(), management_markers_.end(),
-                       [desc](const std::string& m) { return ContainsLower(desc, m); });
+  void NoteRouters() {
+    for (const IbNode& node : nodes_) {
+      if (node.kind != IbNodeKind::kRouter) continue;
+      routers_.push_back(absl::StrCat("R-", GuidHex(node.guid), " (", Where(node.line), ")"));
+    }
   }
 
-  void ModelCas() {
-    ca_model_.reserve(nodes_.size());
-    taken_.reserve(nodes_.size());
-    for (const IbNode& node : nodes_) {
-      if (node.kind == IbNodeKind::kRouter) {
-        routers_.push_back(absl::StrCat("R-", GuidHex(node.guid), " (", Where(node.line), ")"));
-        continue;
-      }
-      if (node.kind != IbNodeKind::kCa) continue;
-      CaModel model;
-      model.multi_port = node.ports.size() > 1;
-      const absl::string_view desc = node.description;
-      if (ContainsLower(desc, "aggregation node")) {
-        model.role = CaRole::kAggregationNode;
-      } else if (IsManagement(desc)) {
-        model.role = CaRole::kManagement;
-      } else if (IsFactoryDescription(desc)) {
-        const uint64_t system = node.sys_image_guid != 0 ? node.sys_image_guid : node.guid;
-        model.host = absl::StrCat("ca-", GuidHex(system));
-        model.hca = node.sys_image_guid != 0 && node.sys_image_guid != node.guid
-                        ? absl::StrCat("hca-", GuidHex(node.guid))
-                        : "hca";
-        factory_cas_.push_back(absl::StrCat(model.host, " ('", desc, "', ", Where(node.line), ")"));
-      } else {
-        const absl::string_view trimmed = absl::StripAsciiWhitespace(desc);
-        const size_t space = trimmed.find_first_of(" \t");
-        model.host = SafeName(trimmed.substr(0, space));
-        model.hca = space == absl::string_view::npos ? "hca" : SafeName(trimmed.substr(space + 1));
-      }
-      if (model.role == CaRole::kHost &&
-          !taken_.insert(absl::StrCat(model.host, "/", model.hca)).second) {
-        duplicate_descriptions_.push_back(absl::StrCat("'", desc, "' again at ", Where(node.line)));
-        model.hca = absl::StrCat(model.hca, "-", GuidHex(node.guid));
-      }
-      ca_model_[node.guid] = std::move(model);
+  // One warning for every unattributed HCA, grouped by leaf: the operator walks to a leaf.
+  void AddUnattributedWarning() {
+    if (facts_.unattributed_nics.empty()) return;
+    std::vector<std::string> leaves;
+    absl::flat_hash_map<std::string, size_t> item_of_leaf;
+    for (const UnattributedNicFact& nic : facts_.unattributed_nics) {
+      auto [it, inserted] = item_of_leaf.try_emplace(nic.switch_name, leaves.size());
+      if (inserted) leaves.push_back(absl::StrCat(nic.switch_name, ":"));
+      absl::StrAppend(&leaves[it->second], " ", nic.name, " (port ", nic.port, ")");
     }
+    AddGroupedWarning(facts_.warnings,
+                      absl::StrCat("leaves hold ", facts_.unattributed_nics.size(),
+                                   " HCAs that no NodeDescription, agent report or system image "
+                                   "GUID places in a host; kept as unattributed NICs, not hosts"),
+                      leaves);
   }
 
   // The fact end for port `port` of `node`; false if the node is left out of the facts.
@@ -189,9 +131,18 @@ class IbFactsBuilder {
     return true;
   }
 
-  void NoteLeftOutCa(const IbNode& ca, const IbNode& sw, int32_t sw_port) {
+  void NoteLeftOutCa(const IbNode& ca, int32_t ca_port, const IbNode& sw, int32_t sw_port) {
     const CaModel& model = ca_model_[ca.guid];
     if (model.role == CaRole::kHost) return;  // nothing to note (and 100k names not built)
+    if (model.role == CaRole::kUnattributed) {
+      facts_.unattributed_nics.push_back(UnattributedNicFact{
+          .name = absl::StrCat("H-", GuidHex(ca.guid), model.multi_port ? "-p" : "",
+                               model.multi_port ? absl::StrCat(ca_port) : ""),
+          .switch_name = switch_name_[sw.guid],
+          .origin = Where(ca.line),
+          .port = absl::StrCat(sw_port)});
+      return;
+    }
     const std::string where = absl::StrCat("H-", GuidHex(ca.guid), " '", ca.description, "' on ",
                                            switch_name_[sw.guid], " port ", sw_port);
     if (model.role == CaRole::kAggregationNode) {
@@ -249,9 +200,9 @@ class IbFactsBuilder {
         peer_of[self] = peer;
         peer_of[peer] = self;
         if (node.kind == IbNodeKind::kCa && other.kind == IbNodeKind::kSwitch) {
-          NoteLeftOutCa(node, other, port.peer_port);
+          NoteLeftOutCa(node, port.port, other, port.peer_port);
         } else if (other.kind == IbNodeKind::kCa && node.kind == IbNodeKind::kSwitch) {
-          NoteLeftOutCa(other, node, port.port);
+          NoteLeftOutCa(other, port.peer_port, node, port.port);
         }
         LinkFact link;
         if (!EndOf(node, port.port, link.a) || !EndOf(other, port.peer_port, link.b)) {
@@ -291,14 +242,13 @@ class IbFactsBuilder {
 
   const std::vector<IbNode>& nodes_;
   absl::string_view source_;
-  std::vector<std::string> management_markers_;  // lower case
+  const IbnetdiscoverOptions& options_;
   absl::flat_hash_map<uint64_t, size_t> index_;
   absl::flat_hash_map<uint64_t, std::string> switch_name_;
   absl::flat_hash_map<uint64_t, CaModel> ca_model_;
-  absl::flat_hash_set<std::string> taken_;  // "host/hca" already given to a CA
   FabricFacts facts_;
-  std::vector<std::string> guid_named_switches_, factory_cas_, aggregation_nodes_, management_,
-      routers_, dangling_, inconsistent_, duplicate_descriptions_, rate_mismatches_;
+  std::vector<std::string> guid_named_switches_, aggregation_nodes_, management_, routers_,
+      dangling_, inconsistent_, rate_mismatches_;
 };
 
 }  // namespace

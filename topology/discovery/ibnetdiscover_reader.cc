@@ -52,11 +52,14 @@ class Cursor {
     if (!n.has_value() || !Consume(']')) return std::nullopt;
     return n;
   }
-  // Skips an optional `(hexguid)`; false if one starts but is malformed.
-  bool SkipGuidInParens() {
+  // Reads an optional `(hexguid)` into `guid` (left alone if absent); false if one starts
+  // but is malformed.
+  bool GuidInParens(uint64_t& guid) {
     if (!Consume('(')) return true;
-    std::optional<uint64_t> guid = Number<uint64_t>(16);
-    return guid.has_value() && Consume(')');
+    std::optional<uint64_t> value = Number<uint64_t>(16);
+    if (!value.has_value() || !Consume(')')) return false;
+    guid = *value;
+    return true;
   }
 
  private:
@@ -166,15 +169,16 @@ absl::StatusOr<std::vector<IbNode>> ReadIbnetdiscoverRecords(absl::string_view t
       IbPort port;
       port.line = line_no;
       std::optional<int32_t> local = c.Bracketed();
-      if (!local.has_value() || !c.SkipGuidInParens()) {
+      if (!local.has_value() || !c.GuidInParens(port.port_guid)) {
         return LineError(source_name, line_no, "expected '[port]' or '[port](guid)'");
       }
       port.port = *local;
       c.SkipSpace();
       std::optional<absl::string_view> peer = c.Quoted();
       std::optional<int32_t> peer_port = peer.has_value() ? c.Bracketed() : std::nullopt;
+      uint64_t peer_port_guid = 0;
       if (!peer_port.has_value() || !ParseNodeId(*peer, port.peer_kind, port.peer_guid) ||
-          !c.SkipGuidInParens()) {
+          !c.GuidInParens(peer_port_guid)) {
         return LineError(source_name, line_no,
                          "expected a peer '\"S-<guid>\"[port]' or '\"H-<guid>\"[port]' after the "
                          "local port");

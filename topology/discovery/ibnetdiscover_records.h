@@ -20,6 +20,7 @@ enum class IbNodeKind : uint8_t { kSwitch, kCa, kRouter };
 
 struct IbPort {
   int32_t port = 0;
+  uint64_t port_guid = 0;  // the local port's GUID from "[port](guid)"; 0: not given
   IbNodeKind peer_kind = IbNodeKind::kCa;
   uint64_t peer_guid = 0;
   int32_t peer_port = 0;

@@ -180,18 +180,25 @@ class FabricJsonReader {
       }
       return ctx.Wrap(builder.AddLink(a, b, attrs).status());
     }));
-    TP_RETURN_IF_ERROR(
-        ForEach(doc, "aggregation_nodes", [&](const RecordReader& in, const RecordContext& ctx) {
-          TP_RETURN_IF_ERROR(in.CheckShape({"name", "switch"}));
-          TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
-          TP_ASSIGN_OR_RETURN(std::string sw_name, in.String("switch", true));
-          std::optional<SwitchId> sw = builder.FindSwitch(sw_name);
-          if (!sw) {
-            return ctx.Error("switch",
-                             absl::StrCat("no switch '", sw_name, "' (declare it in switches)"));
-          }
-          return ctx.Wrap(builder.AddAggregationNode(std::move(name), *sw).status());
-        }));
+    // Both optional sections name a switch, and (unattributed NICs) its port.
+    auto attachments = [&](const std::string& section, bool with_port) {
+      return ForEach(doc, section, [&](const RecordReader& in, const RecordContext& ctx) {
+        TP_RETURN_IF_ERROR(with_port ? in.CheckShape({"name", "switch", "port"})
+                                     : in.CheckShape({"name", "switch"}));
+        TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
+        TP_ASSIGN_OR_RETURN(std::string sw_name, in.String("switch", true));
+        std::optional<SwitchId> sw = builder.FindSwitch(sw_name);
+        if (!sw) {
+          return ctx.Error("switch",
+                           absl::StrCat("no switch '", sw_name, "' (declare it in switches)"));
+        }
+        if (!with_port) return ctx.Wrap(builder.AddAggregationNode(std::move(name), *sw).status());
+        TP_ASSIGN_OR_RETURN(std::string port, in.String("port", false));
+        return ctx.Wrap(builder.AddUnattributedNic(std::move(name), *sw, std::move(port)).status());
+      });
+    };
+    TP_RETURN_IF_ERROR(attachments("aggregation_nodes", false));
+    TP_RETURN_IF_ERROR(attachments("unattributed_nics", true));
     return std::move(builder).Build();
   }
 
@@ -202,10 +209,11 @@ class FabricJsonReader {
 
   absl::Status ReadHeader(const FlatDocument& doc) {
     static constexpr absl::string_view kScalars[] = {"format", "name", "version"};
-    static constexpr absl::string_view kSections[] = {"hosts",    "nics",  "gpus",
-                                                      "switches", "links", "aggregation_nodes"};
+    static constexpr absl::string_view kSections[] = {
+        "hosts", "nics", "gpus", "switches", "links", "aggregation_nodes", "unattributed_nics"};
     constexpr absl::string_view kExpected =
-        "expected format, name, version, hosts, nics, gpus, switches, links, aggregation_nodes";
+        "expected format, name, version, hosts, nics, gpus, switches, links, aggregation_nodes, "
+        "unattributed_nics";
     auto check_known = [&](const std::string& key, auto& names,
                            absl::string_view kind) -> absl::Status {
       for (absl::string_view k : names) {
@@ -372,18 +380,27 @@ std::string FabricToJson(const Fabric& f) {
     const int32_t tier = s.tier != 0 ? s.tier : s.declared_tier;
     if (tier != 0) w.Num("tier", tier);
   });
-  // The optional last section is written only when there is something in it, so files
-  // without aggregation nodes keep their exact canonical text.
+  // The optional last sections are written only when there is something in them, so files
+  // without aggregation nodes or unattributed NICs keep their exact canonical text.
   const bool has_aggregation = !f.aggregation_nodes().empty();
-  WriteSection(out, "links", f.links(), !has_aggregation, [&f](RecordWriter& w, const Link& l) {
-    w.Str("a", f.EndpointName(l.a)).Str("b", f.EndpointName(l.b)).Num("speed_gbps", l.speed_gbps);
-    w.Num("lanes", l.lanes).Num("count", l.count).Str("state", LinkStateName(l.state));
-  });
+  const bool has_unattributed = !f.unattributed_nics().empty();
+  WriteSection(out, "links", f.links(), !has_aggregation && !has_unattributed,
+               [&f](RecordWriter& w, const Link& l) {
+                 w.Str("a", f.EndpointName(l.a))
+                     .Str("b", f.EndpointName(l.b))
+                     .Num("speed_gbps", l.speed_gbps);
+                 w.Num("lanes", l.lanes).Num("count", l.count).Str("state", LinkStateName(l.state));
+               });
+  auto write_attachment = [&f](RecordWriter& w, const SwitchAttachment& a) {
+    w.Str("name", a.name).Str("switch", f.switches()[a.switch_id].name);
+    if (!a.port.empty()) w.Str("port", a.port);
+  };
   if (has_aggregation) {
-    WriteSection(out, "aggregation_nodes", f.aggregation_nodes(), true,
-                 [&f](RecordWriter& w, const AggregationNode& a) {
-                   w.Str("name", a.name).Str("switch", f.switches()[a.switch_id].name);
-                 });
+    WriteSection(out, "aggregation_nodes", f.aggregation_nodes(), !has_unattributed,
+                 write_attachment);
+  }
+  if (has_unattributed) {
+    WriteSection(out, "unattributed_nics", f.unattributed_nics(), true, write_attachment);
   }
   out += "}\n";
   return out;

@@ -112,12 +112,19 @@ struct Link {
   double bandwidth_gbps() const { return speed_gbps * count; }
 };
 
-// A SHARP aggregation node: in-network compute (reduction) inside a switch. Not a host
-// and not a graph vertex: jobs cannot run on it, it only says which switches can reduce.
-struct AggregationNode {
-  std::string name;        // e.g. "an-a000000000000004" (unique in the fabric)
+// Something cabled to a switch that is not a host and not a graph vertex, so jobs cannot
+// run on it:
+// - a SHARP aggregation node: in-network compute (reduction) inside its switch; it only
+//   says which switches can reduce;
+// - an unattributed NIC: an HCA that no NodeDescription and no agent report places in a
+//   host (factory-default description); counted on its leaf so an operator can find it.
+struct SwitchAttachment {
+  std::string name;         // "an-a000000000000004", "H-c000000000000001" (unique per kind)
   SwitchId switch_id = -1;  // the switch it sits in (cabled to)
+  std::string port = {};    // the switch port, when the source knows it
 };
+using AggregationNode = SwitchAttachment;
+using UnattributedNic = SwitchAttachment;
 
 struct Block {
   int32_t pod = -1;
@@ -163,6 +170,9 @@ class Fabric {
   const std::vector<Rail>& rails() const { return rails_; }
   // SHARP aggregation nodes, in the order added.
   const std::vector<AggregationNode>& aggregation_nodes() const { return aggregation_nodes_; }
+  // HCAs on leaves that belong to no known host, in the order added. They are no part of
+  // hosts, blocks, rails or exports.
+  const std::vector<UnattributedNic>& unattributed_nics() const { return unattributed_nics_; }
   // Hosts grouped by NVLink domain; a host with no declared domain is alone in its own.
   const std::vector<std::vector<HostId>>& nvlink_domains() const { return nvlink_domains_; }
   // Per switch tier (index 0 is tier 1); only tiers that exist.
@@ -219,6 +229,7 @@ class Fabric {
   std::vector<Pod> pods_;
   std::vector<Rail> rails_;
   std::vector<AggregationNode> aggregation_nodes_;
+  std::vector<UnattributedNic> unattributed_nics_;
   std::vector<std::vector<HostId>> nvlink_domains_;
   std::vector<TierStats> tier_stats_;
   bool rail_optimized_ = false;
@@ -228,6 +239,7 @@ class Fabric {
   absl::flat_hash_map<std::string, SwitchId> switch_by_name_;
   absl::flat_hash_map<std::string, NicId> nic_by_name_;
   absl::flat_hash_map<std::string, int32_t> aggregation_node_by_name_;
+  absl::flat_hash_map<std::string, int32_t> unattributed_nic_by_name_;
 
   // leaf_domain_[k-1][leaf] for tiers k = 1..max_tier; -1 for non-leaves.
   std::vector<std::vector<int32_t>> leaf_domain_;

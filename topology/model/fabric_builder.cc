@@ -138,18 +138,40 @@ absl::StatusOr<LinkId> FabricBuilder::AddLink(Endpoint a, Endpoint b, const Link
   return id;
 }
 
-absl::StatusOr<int32_t> FabricBuilder::AddAggregationNode(std::string name, SwitchId sw) {
-  if (name.empty()) return absl::InvalidArgumentError("aggregation node name must not be empty");
-  if (sw < 0 || sw >= static_cast<SwitchId>(fabric_->switches_.size())) {
+namespace {
+
+// Adds `attachment` to `list` unless its name is empty, taken or its switch unknown;
+// `kind` names the list in errors.
+absl::StatusOr<int32_t> AddAttachment(SwitchAttachment attachment, size_t num_switches,
+                                      absl::string_view kind, std::vector<SwitchAttachment>& list,
+                                      absl::flat_hash_map<std::string, int32_t>& by_name) {
+  if (attachment.name.empty()) return absl::InvalidArgumentError(absl::StrCat(kind, " name must not be empty"));
+  if (attachment.switch_id < 0 || static_cast<size_t>(attachment.switch_id) >= num_switches) {
     return absl::InvalidArgumentError(
-        absl::StrCat("aggregation node '", name, "': unknown switch id ", sw));
+        absl::StrCat(kind, " '", attachment.name, "': unknown switch id ", attachment.switch_id));
   }
-  const int32_t id = static_cast<int32_t>(fabric_->aggregation_nodes_.size());
-  if (!fabric_->aggregation_node_by_name_.try_emplace(name, id).second) {
-    return absl::InvalidArgumentError(absl::StrCat("duplicate aggregation node '", name, "'"));
+  const int32_t id = static_cast<int32_t>(list.size());
+  if (!by_name.try_emplace(attachment.name, id).second) {
+    return absl::InvalidArgumentError(absl::StrCat("duplicate ", kind, " '", attachment.name, "'"));
   }
-  fabric_->aggregation_nodes_.push_back(AggregationNode{.name = std::move(name), .switch_id = sw});
+  list.push_back(std::move(attachment));
   return id;
+}
+
+}  // namespace
+
+absl::StatusOr<int32_t> FabricBuilder::AddAggregationNode(std::string name, SwitchId sw) {
+  return AddAttachment(SwitchAttachment{.name = std::move(name), .switch_id = sw},
+                       fabric_->switches_.size(), "aggregation node", fabric_->aggregation_nodes_,
+                       fabric_->aggregation_node_by_name_);
+}
+
+absl::StatusOr<int32_t> FabricBuilder::AddUnattributedNic(std::string name, SwitchId sw,
+                                                         std::string port) {
+  return AddAttachment(
+      SwitchAttachment{.name = std::move(name), .switch_id = sw, .port = std::move(port)},
+      fabric_->switches_.size(), "unattributed NIC", fabric_->unattributed_nics_,
+      fabric_->unattributed_nic_by_name_);
 }
 
 void FabricBuilder::AddWarning(std::string warning) {

@@ -59,6 +59,9 @@ class FabricBuilder {
   // Adds a SHARP aggregation node inside switch `sw`. Fails on an empty or duplicate name
   // or an unknown switch.
   absl::StatusOr<int32_t> AddAggregationNode(std::string name, SwitchId sw);
+  // Adds an HCA that belongs to no known host, cabled to port `port` of switch `sw`.
+  // Fails on an empty or duplicate name or an unknown switch.
+  absl::StatusOr<int32_t> AddUnattributedNic(std::string name, SwitchId sw, std::string port);
   // Records a non-fatal problem that will be reported with the Fabric.
   void AddWarning(std::string warning);
 

@@ -43,6 +43,7 @@ std::string FabricSummaryJson(const Fabric& f) {
   j["warnings"] = f.warnings();
   // Optional, like the fabric file section: present only on fabrics that have any.
   if (!f.aggregation_nodes().empty()) j["aggregation_nodes"] = f.aggregation_nodes().size();
+  if (!f.unattributed_nics().empty()) j["unattributed_nics"] = f.unattributed_nics().size();
   return j.dump(2) + "\n";
 }
 
@@ -56,6 +57,10 @@ std::string FabricSummaryTable(const Fabric& f) {
                         f.blocks().size(), f.pods().size(), f.nvlink_domains().size());
   if (!f.aggregation_nodes().empty()) {
     absl::StrAppendFormat(&out, "  sharp aggregation nodes %d\n", f.aggregation_nodes().size());
+  }
+  if (!f.unattributed_nics().empty()) {
+    absl::StrAppendFormat(&out, "  unattributed HCAs %d (on leaves, in no host; see warnings)\n",
+                          f.unattributed_nics().size());
   }
   absl::StrAppend(&out, "\n  tier  name    switches   down Gb/s     up Gb/s  oversub\n");
   for (const TierStats& t : f.tier_stats()) {

@@ -175,6 +175,23 @@ void HierarchyInference::Run(Fabric& f) {
                       mixed);
   }
   for (Nic& nic : f.nics_) nic.rail = nic.leaf >= 0 ? f.switches_[nic.leaf].rail : -1;
+  // On a leaf where most NICs carry one index (a rail leaf), a NIC of another index is a
+  // cable in the wrong port more likely than a design; its rail is the leaf's, as traffic
+  // goes. On a leaf without such a majority (a top-of-rack switch) nothing is crossed.
+  std::vector<std::string> crossed;
+  for (const Nic& nic : f.nics_) {
+    if (nic.leaf < 0 || nic.rail == nic.index) continue;
+    int32_t total = 0;
+    for (const auto& [index, count] : index_counts[nic.leaf]) total += count;
+    if (2 * index_counts[nic.leaf][nic.rail] <= total) continue;
+    crossed.push_back(absl::StrCat(f.hosts_[nic.host].name, "/", nic.name, " on ",
+                                   f.switches_[nic.leaf].name, " (rail ", nic.rail,
+                                   "; expected rail ", nic.index, ")"));
+  }
+  AddGroupedWarning(warnings,
+                    "NICs land on another rail's leaf (crossed cables?); placement uses the rail "
+                    "they reach",
+                    crossed);
 
   // 4. Blocks: hosts that reach exactly the same set of leaves, counting only leaves in
   // the host's main network. An island (switches joined by switch links) with at most half
@@ -251,6 +268,23 @@ void HierarchyInference::Run(Fabric& f) {
     }
   }
   AddGroupedWarning(warnings, "hosts reach only part of their block's leaves", partial);
+  // A whole block short of a rail lost a leaf (or its cables): its hosts keep the block.
+  std::vector<std::string> short_blocks;
+  for (const Block& block : f.blocks_) {
+    std::vector<bool> reached(f.rails_.size(), false);
+    for (SwitchId leaf : block.leaves) {
+      if (f.switches_[leaf].rail >= 0) reached[f.switches_[leaf].rail] = true;
+    }
+    std::vector<std::string> missing;
+    for (size_t r = 0; r < reached.size(); ++r) {
+      if (!reached[r] && !f.rails_[r].leaves.empty()) missing.push_back(absl::StrCat(r));
+    }
+    if (missing.empty() || block.hosts.empty()) continue;
+    short_blocks.push_back(absl::StrCat("the block of ", f.hosts_[block.hosts.front()].name, " (",
+                                        block.hosts.size(), " hosts) lacks rail ",
+                                        absl::StrJoin(missing, ", ")));
+  }
+  AddGroupedWarning(warnings, "blocks reach no leaf of some rail (a lost leaf?)", short_blocks);
   for (Switch& sw : f.switches_) sw.block = -1;
   std::vector<int32_t> leaf_blocks(num_switches, 0);
   for (size_t b = 0; b < f.blocks_.size(); ++b) {
