@@ -268,7 +268,12 @@ void HierarchyInference::Run(Fabric& f) {
     }
   }
   AddGroupedWarning(warnings, "hosts reach only part of their block's leaves", partial);
-  // A whole block short of a rail lost a leaf (or its cables): its hosts keep the block.
+  // A whole block short of a rail of the main network lost a leaf (or its cables): its
+  // hosts keep the block.
+  std::vector<bool> main_rail(f.rails_.size(), false);
+  for (size_t r = 0; r < f.rails_.size(); ++r) {
+    for (SwitchId leaf : f.rails_[r].leaves) main_rail[r] = main_rail[r] || !minor_island[leaf];
+  }
   std::vector<std::string> short_blocks;
   for (const Block& block : f.blocks_) {
     std::vector<bool> reached(f.rails_.size(), false);
@@ -277,7 +282,7 @@ void HierarchyInference::Run(Fabric& f) {
     }
     std::vector<std::string> missing;
     for (size_t r = 0; r < reached.size(); ++r) {
-      if (!reached[r] && !f.rails_[r].leaves.empty()) missing.push_back(absl::StrCat(r));
+      if (!reached[r] && main_rail[r]) missing.push_back(absl::StrCat(r));
     }
     if (missing.empty() || block.hosts.empty()) continue;
     short_blocks.push_back(absl::StrCat("the block of ", f.hosts_[block.hosts.front()].name, " (",

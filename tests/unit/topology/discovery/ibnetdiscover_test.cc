@@ -47,18 +47,19 @@ TEST(Ibnetdiscover, SyntheticFixtureGivesTwoHostsOnOneLeafUnderOneSpine) {
   EXPECT_EQ(fabric->blocks().size(), 1u);
 }
 
-TEST(Ibnetdiscover, ManpageSampleKeepsFactoryDefaultHcasApartAndNamesSwitchesByGuid) {
+TEST(Ibnetdiscover, ManpageSampleHasOnlyUnattributedHcasAndNamesSwitchesByGuid) {
   FabricPtr fabric = Import(kShared + "ibnetdiscover-manpage-sample.txt");
   ASSERT_NE(fabric, nullptr);
-  // Four HCAs, all "MT23108 InfiniHost Mellanox Technologies": four hosts, not one.
-  EXPECT_EQ(fabric->hosts().size(), 4u);
+  // Four HCAs, all "MT23108 InfiniHost Mellanox Technologies", nothing names their hosts:
+  // no host at all, and every cabled port an unattributed NIC on its switch.
+  EXPECT_EQ(fabric->hosts().size(), 0u);
+  std::vector<std::string> unattributed;
+  for (const UnattributedNic& nic : fabric->unattributed_nics()) unattributed.push_back(nic.name);
+  EXPECT_THAT(unattributed, ::testing::Contains("H-0008f10403960558-p1"));
+  EXPECT_THAT(unattributed, ::testing::Contains("H-0008f10403960558-p2"));
   EXPECT_TRUE(fabric->FindSwitch("S-005442ba00003080").has_value());
   EXPECT_TRUE(fabric->FindSwitch("S-0008f10400410015").has_value());
-  // The dual-port HCA is one host with two cabled ports.
-  const std::optional<HostId> dual = fabric->FindHost("ca-0008f10403960558");
-  ASSERT_TRUE(dual.has_value());
-  EXPECT_EQ(fabric->hosts()[*dual].nics.size(), 2u);
-  EXPECT_THAT(Warnings(*fabric), HasSubstr("factory-default NodeDescription"));
+  EXPECT_THAT(Warnings(*fabric), HasSubstr("kept as unattributed NICs, not hosts"));
   EXPECT_THAT(Warnings(*fabric), HasSubstr("switches named by GUID"));
   // Two cables between the switches; one of them is 4xSDR on one end and 1xSDR on the
   // other: the first report (10 Gb/s) is kept and the mismatch reported.
@@ -96,7 +97,7 @@ TEST(Ibnetdiscover, AggregationNodeIsKeptInItsSwitchAndRoundTripsThroughTheFabri
 
   const std::string text = FabricToJson(*fabric);
   EXPECT_THAT(text, HasSubstr("\"aggregation_nodes\": [\n    {\"name\": \"an-a000000000000004\", "
-                              "\"switch\": \"leaf-a\"}\n  ]\n}"));
+                              "\"switch\": \"leaf-a\"}\n  ],\n  \"unattributed_nics\": [\n"));
   absl::StatusOr<FabricPtr> again = ParseFabricJson(text, "again");
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(FabricToJson(**again), text);  // byte for byte
@@ -127,12 +128,33 @@ TEST(Ibnetdiscover, ManagementServerIsLeftOutWithAWarning) {
   EXPECT_THAT(Warnings(*fabric), HasSubstr("'ufm-01 mlx5_0' on leaf-a port 5"));
 }
 
-TEST(Ibnetdiscover, FactoryDefaultHcasAreNotMergedIntoOneHost) {
+TEST(Ibnetdiscover, FactoryDefaultHcasNoSourcePlacesAreUnattributedNicsNotHosts) {
   FabricPtr fabric = Import(kMessy);
   ASSERT_NE(fabric, nullptr);
-  EXPECT_TRUE(fabric->FindHost("ca-0000000000000901").has_value());
-  EXPECT_TRUE(fabric->FindHost("ca-0000000000000902").has_value());
+  EXPECT_FALSE(fabric->FindHost("ca-0000000000000901").has_value());
   EXPECT_FALSE(fabric->FindHost("MT4129").has_value());
+  ASSERT_EQ(fabric->unattributed_nics().size(), 2u);
+  const UnattributedNic& first = fabric->unattributed_nics()[0];
+  EXPECT_EQ(first.name, "H-0000000000000901");
+  EXPECT_EQ(fabric->switches()[first.switch_id].name, "leaf-a");
+  EXPECT_EQ(first.port, "4");
+  EXPECT_THAT(Warnings(*fabric), HasSubstr("leaf-a: H-0000000000000901 (port 4)"));
+  EXPECT_THAT(FabricSummaryTable(*fabric), HasSubstr("unattributed HCAs 2"));
+  EXPECT_THAT(FabricSummaryJson(*fabric), HasSubstr("\"unattributed_nics\": 2"));
+}
+
+TEST(Ibnetdiscover, AgentReportGuidPlacesAFactoryDefaultHca) {
+  IbnetdiscoverOptions options;
+  options.reported_hcas[0x901] = ReportedHca{.host = "h6", .device = "mlx5_0"};
+  absl::StatusOr<FabricFacts> facts = LoadIbnetdiscoverFile(kMessy, options);
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  absl::StatusOr<FabricPtr> fabric = BuildFabricFromFacts({*std::move(facts)}, "test");
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  const Nic& nic = NicNamed(**fabric, "h6/mlx5_0");
+  ASSERT_GE(nic.leaf, 0);
+  EXPECT_EQ((*fabric)->switches()[nic.leaf].name, "leaf-a");
+  EXPECT_EQ((*fabric)->unattributed_nics().size(), 1u);
+  EXPECT_THAT(Warnings(**fabric), HasSubstr("h6/mlx5_0 (agent report"));
 }
 
 TEST(Ibnetdiscover, SwitchWithFactoryDescriptionIsNamedByGuid) {
@@ -173,7 +195,7 @@ TEST(Ibnetdiscover, StorageHcaDoesNotSplitOrMarkPartialTheComputeBlock) {
   ASSERT_NE(fabric, nullptr);
   // h1's storage HCA is on its own island (1 cable against 10): its block key is
   // {leaf-a, leaf-b} like h2, h4 and h5, so none of them is "partial"; only h3 (which lost
-  // mlx5_1) and the two factory-default CAs (one leaf each) reach part of the block.
+  // mlx5_1) reaches part of the block (the two factory-default CAs are no hosts).
   auto block_of = [&](const std::string& host) {
     return fabric->hosts()[*fabric->FindHost(host)].block;
   };
@@ -183,7 +205,7 @@ TEST(Ibnetdiscover, StorageHcaDoesNotSplitOrMarkPartialTheComputeBlock) {
   EXPECT_EQ(fabric->blocks().size(), 1u);
   EXPECT_EQ(fabric->blocks()[block].leaves.size(), 2u);
   const std::string warnings = Warnings(*fabric);
-  EXPECT_THAT(warnings, HasSubstr("3 hosts reach only part of their block's leaves"));
+  EXPECT_THAT(warnings, HasSubstr("1 hosts reach only part of their block's leaves"));
   EXPECT_THAT(warnings, HasSubstr("h3 (1 of 2 leaves)"));
   for (const char* host : {"h1 (", "h2 (", "h4 (", "h5 ("}) {
     EXPECT_THAT(warnings, ::testing::Not(HasSubstr(std::string(host) + "2 of")));
