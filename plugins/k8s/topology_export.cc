@@ -49,12 +49,13 @@ void AppendBlockHyperNode(std::string& out, absl::string_view block) {
 
 }  // namespace
 
-std::string RenderNodeLabels(const Fabric& fabric) {
-  const exporters::DomainTree tree = exporters::BuildDomainTree(fabric);
+std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep) {
+  const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);
   const std::vector<int32_t> island = IslandOfPod(tree, fabric.pods().size());
   std::string out = Header(fabric, "Node labels");
-  for (const Host& host : fabric.hosts()) {
-    if (host.block < 0) continue;
+  for (size_t h = 0; h < fabric.hosts().size(); ++h) {
+    if (!tree.exported[h]) continue;
+    const Host& host = fabric.hosts()[h];
     const std::string& block = tree.block_names[host.block];
     const std::string& pod = tree.pod_names[host.pod];
     const std::string nvl = absl::StrCat("nvl-", host.nvlink_domain_id);
@@ -98,13 +99,14 @@ std::string RenderKueueTopology(const Fabric& fabric, KueueApiVersion version) {
       "\n  - nodeLabel: kubernetes.io/hostname\n");
 }
 
-std::string RenderVolcanoHyperNodes(const Fabric& fabric) {
-  const exporters::DomainTree tree = exporters::BuildDomainTree(fabric);
+std::string RenderVolcanoHyperNodes(const Fabric& fabric, const exporters::HostFilter& keep) {
+  const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);
   std::string out = Header(fabric, "Volcano HyperNodes");
   for (int32_t b : tree.block_order) AppendBlockHyperNode(out, tree.block_names[b]);
   for (size_t p = 0; p < fabric.pods().size(); ++p) {
+    if (tree.pod_blocks[p].empty()) continue;
     std::vector<std::string> blocks;
-    for (int32_t b : fabric.pods()[p].blocks) blocks.push_back(tree.block_names[b]);
+    for (int32_t b : tree.pod_blocks[p]) blocks.push_back(tree.block_names[b]);
     AppendHyperNode(out, tree.pod_names[p], 2, blocks);
   }
   for (size_t i = 0; i < tree.islands.size(); ++i) {

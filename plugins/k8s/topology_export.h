@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "plugins/common/domain_tree.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::k8s {
@@ -20,8 +21,9 @@ namespace topoplace::k8s {
 inline constexpr char kBlockLabel[] = "topoplace.io/block";
 inline constexpr char kPodLabel[] = "topoplace.io/pod";
 
-// One partial Node object per host in a block, carrying only labels (kubectl apply merges).
-std::string RenderNodeLabels(const Fabric& fabric);
+// One partial Node object per host in a block that `keep` keeps (all by default), carrying
+// only labels (kubectl apply merges).
+std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep = {});
 // Kueue API versions a Topology can be written in.
 enum class KueueApiVersion { kV1beta2, kV1beta1 };
 inline constexpr char kKueueApiVersions[] = "v1beta2 (default), v1beta1";
@@ -33,9 +35,11 @@ absl::StatusOr<KueueApiVersion> ParseKueueApiVersion(absl::string_view text);
 // A kueue.x-k8s.io Topology named after the fabric.
 std::string RenderKueueTopology(const Fabric& fabric,
                                 KueueApiVersion version = KueueApiVersion::kV1beta2);
-// topology.volcano.sh/v1alpha1 HyperNode objects. Tier-1 HyperNodes select their nodes by
-// the block label of RenderNodeLabels (`labelMatch`), so apply the labels too.
-std::string RenderVolcanoHyperNodes(const Fabric& fabric);
+// topology.volcano.sh/v1alpha1 HyperNode objects for the blocks holding a host `keep`
+// keeps. Tier-1 HyperNodes select their nodes by the block label of RenderNodeLabels
+// (`labelMatch`), so apply the labels too.
+std::string RenderVolcanoHyperNodes(const Fabric& fabric,
+                                    const exporters::HostFilter& keep = {});
 
 }  // namespace topoplace::k8s
 

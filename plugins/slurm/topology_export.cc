@@ -19,56 +19,99 @@ std::string Header(const Fabric& fabric, absl::string_view what) {
 
 // Largest power of two k such that every pod's block count is a multiple of k: blocks are
 // listed pod by pod, so Slurm's aligned aggregates of k blocks never straddle two pods.
-int AlignedAggregate(const Fabric& fabric) {
+int AlignedAggregate(const std::vector<int>& blocks_per_pod) {
   int k = 1;
   while (true) {
     const int next = k * 2;
-    bool fits = true;
-    for (const Pod& pod : fabric.pods()) {
-      fits = fits && static_cast<int>(pod.blocks.size()) % next == 0;
+    for (int count : blocks_per_pod) {
+      if (count % next != 0) return k;
     }
-    if (!fits) return k;
+    if (blocks_per_pod.empty()) return k;
     k = next;
   }
 }
 
+// Slurm's topology/block rule: the first BlockSizes entry is the planning base block and
+// "each block must have at least the planning base block size count of nodes". A block far
+// smaller than the rest (under half the median: a rack with a lost leaf group, a test
+// island) would drag the base down to its size, so it is left out of topology/block and
+// reported; the base is the smallest of the others.
+std::vector<bool> UndersizedBlocks(const std::vector<int>& sizes) {
+  std::vector<int> sorted = sizes;
+  std::sort(sorted.begin(), sorted.end());
+  const int median = sorted.empty() ? 0 : sorted[sorted.size() / 2];
+  std::vector<bool> undersized(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) undersized[i] = 2 * sizes[i] < median;
+  return undersized;
+}
+
 }  // namespace
 
-absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names) {
+absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names,
+                                                 const exporters::HostFilter& keep) {
   if (fabric.blocks().empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("fabric '", fabric.name(), "' has no host in any block; nothing to export"));
   }
-  const exporters::DomainTree tree = exporters::BuildDomainTree(fabric);
-  SlurmTopology t;
-  int base = 0;
-  for (int32_t b : tree.block_order) {
+  const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);
+  if (tree.block_order.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no host of fabric '", fabric.name(), "' in any block is in the node list; nothing to export"));
+  }
+  auto node_names = [&](const std::vector<HostId>& hosts) {
     std::vector<std::string> nodes;
-    for (HostId h : fabric.blocks()[b].hosts)
-      nodes.push_back(names.NodeName(fabric.hosts()[h].name));
-    t.blocks.push_back({tree.block_names[b], CompressHostlist(nodes)});
-    t.switches.push_back({tree.block_names[b], t.blocks.back().nodes, ""});
-    const int size = static_cast<int>(nodes.size());
-    base = base == 0 ? size : std::min(base, size);
+    for (HostId h : hosts) nodes.push_back(names.NodeName(fabric.hosts()[h].name));
+    return nodes;
+  };
+  SlurmTopology t;
+  std::vector<int> sizes;
+  for (int32_t b : tree.block_order) {
+    t.switches.push_back({tree.block_names[b], CompressHostlist(node_names(tree.block_hosts[b])), ""});
+    sizes.push_back(static_cast<int>(tree.block_hosts[b].size()));
+  }
+  const std::vector<bool> undersized = UndersizedBlocks(sizes);
+  std::vector<int> blocks_per_pod(fabric.pods().size(), 0);
+  std::vector<std::string> small;
+  int base = 0;
+  for (size_t i = 0; i < tree.block_order.size(); ++i) {
+    const int32_t b = tree.block_order[i];
+    if (undersized[i]) {
+      small.push_back(absl::StrCat(tree.block_names[b], " (", sizes[i], " nodes: ",
+                                   t.switches[i].nodes, ")"));
+      continue;
+    }
+    t.blocks.push_back({tree.block_names[b], t.switches[i].nodes});
+    ++blocks_per_pod[fabric.blocks()[b].pod];
+    base = base == 0 ? sizes[i] : std::min(base, sizes[i]);
+  }
+  if (!small.empty()) {
+    t.warnings.push_back(absl::StrCat(
+        "topology/block: blocks under half the median block size are left out, so that the "
+        "base block stays the unit real blocks fill (Slurm: every block holds at least the base "
+        "block size): ",
+        absl::StrJoin(small, ", ")));
   }
   if (!tree.isolated_hosts.empty()) {
-    std::vector<std::string> isolated;
-    for (HostId h : tree.isolated_hosts) isolated.push_back(names.NodeName(fabric.hosts()[h].name));
-    t.warnings.push_back(
-        absl::StrCat("hosts reaching no switch are left out: ", CompressHostlist(isolated)));
+    t.warnings.push_back(absl::StrCat("hosts reaching no switch are left out: ",
+                                      CompressHostlist(node_names(tree.isolated_hosts))));
+  }
+  if (!tree.filtered_out.empty()) {
+    t.warnings.push_back(absl::StrCat("hosts not in the node list are left out: ",
+                                      CompressHostlist(node_names(tree.filtered_out))));
   }
 
   // A pod with more than one block gets a switch above its blocks; an island of several
   // pods gets a root above them.
   std::vector<std::string> pod_top(fabric.pods().size());
   for (size_t p = 0; p < fabric.pods().size(); ++p) {
-    const Pod& pod = fabric.pods()[p];
-    if (pod.blocks.size() == 1) {
-      pod_top[p] = tree.block_names[pod.blocks[0]];
+    const std::vector<int32_t>& blocks = tree.pod_blocks[p];
+    if (blocks.empty()) continue;
+    if (blocks.size() == 1) {
+      pod_top[p] = tree.block_names[blocks[0]];
       continue;
     }
     std::vector<std::string> children;
-    for (int32_t b : pod.blocks) children.push_back(tree.block_names[b]);
+    for (int32_t b : blocks) children.push_back(tree.block_names[b]);
     pod_top[p] = tree.pod_names[p];
     t.switches.push_back({pod_top[p], "", CompressHostlist(children)});
   }
@@ -80,7 +123,9 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
   }
 
   // Base block, then aligned power-of-two aggregates.
-  const int aggregate = AlignedAggregate(fabric);
+  blocks_per_pod.erase(std::remove(blocks_per_pod.begin(), blocks_per_pod.end(), 0),
+                       blocks_per_pod.end());
+  const int aggregate = AlignedAggregate(blocks_per_pod);
   for (int k = 1; k <= aggregate; k *= 2) t.block_sizes.push_back(base * k);
   return t;
 }

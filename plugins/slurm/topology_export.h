@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "plugins/common/domain_tree.h"
 #include "plugins/slurm/node_name_map.h"
 #include "topology/model/fabric.h"
 
@@ -35,8 +36,13 @@ struct SlurmTopology {
   std::vector<std::string> warnings;  // e.g. hosts in no block, left out
 };
 
-// Derives the Slurm view of `fabric`. FailedPrecondition if no host is in any block.
-absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names);
+// Derives the Slurm view of the hosts of `fabric` that `keep` keeps (all by default).
+// BlockSizes starts at the smallest block that is at least half the median block size;
+// smaller blocks are left out of the blocks (and said in `warnings`), since Slurm wants
+// every block to hold at least the base size. FailedPrecondition if no kept host is in
+// any block.
+absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names,
+                                                 const exporters::HostFilter& keep = {});
 
 // Renderers; each starts with a comment naming the fabric and version.
 std::string RenderTreeConf(const Fabric& fabric, const SlurmTopology& topology);

@@ -1,0 +1,167 @@
+#include "plugins/common/node_list.h"
+
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "topology/base/json_depth.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::exporters {
+namespace {
+
+absl::Status LineError(absl::string_view source, int line, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(source, ":", line, ": ", what));
+}
+
+bool ParseIndex(absl::string_view text, uint64_t& value) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
+}
+
+// Expands one hostlist expression ("gpu[01-03,7]-ib[0-1]") into `out`.
+class HostlistExpander {
+ public:
+  HostlistExpander(absl::string_view source, int line, std::vector<std::string>& out)
+      : source_(source), line_(line), out_(out) {}
+
+  absl::Status Expand(absl::string_view expr, std::string prefix = "") {
+    const size_t open = expr.find('[');
+    const size_t stray = expr.find(']');
+    if (open == absl::string_view::npos) {
+      if (stray != absl::string_view::npos) return Error(expr, "']' without '['");
+      return Add(absl::StrCat(prefix, expr));
+    }
+    const size_t close = expr.find(']', open);
+    if (close == absl::string_view::npos || stray < open) return Error(expr, "unbalanced '[' ']'");
+    const absl::string_view head = expr.substr(0, open);
+    const absl::string_view ranges = expr.substr(open + 1, close - open - 1);
+    const absl::string_view tail = expr.substr(close + 1);
+    if (ranges.empty()) return Error(expr, "empty '[]'");
+    for (absl::string_view range : absl::StrSplit(ranges, ',')) {
+      const size_t dash = range.find('-');
+      const absl::string_view lo_text = range.substr(0, dash);
+      const absl::string_view hi_text =
+          dash == absl::string_view::npos ? lo_text : range.substr(dash + 1);
+      uint64_t lo = 0, hi = 0;
+      if (!ParseIndex(lo_text, lo) || !ParseIndex(hi_text, hi) || hi < lo) {
+        return Error(expr, absl::StrCat("'", range, "' is not N or N-M with N <= M"));
+      }
+      if (hi - lo >= kMaxNodeListNames) return TooMany();
+      const int width = lo_text.size() > 1 && lo_text[0] == '0' ? static_cast<int>(lo_text.size())
+                                                                 : 0;
+      for (uint64_t i = lo; i <= hi; ++i) {
+        TP_RETURN_IF_ERROR(Expand(tail, absl::StrCat(prefix, head, absl::StrFormat("%0*d", width, i))));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status Add(std::string name) {
+    if (out_.size() >= kMaxNodeListNames) return TooMany();
+    out_.push_back(std::move(name));
+    return absl::OkStatus();
+  }
+  absl::Status Error(absl::string_view expr, absl::string_view what) const {
+    return LineError(source_, line_, absl::StrCat("hostlist '", expr, "': ", what));
+  }
+  absl::Status TooMany() const {
+    return LineError(source_, line_,
+                     absl::StrCat("more than ", kMaxNodeListNames, " node names; a typo?"));
+  }
+
+  absl::string_view source_;
+  int line_;
+  std::vector<std::string>& out_;
+};
+
+absl::StatusOr<std::vector<std::string>> ParseJsonNodeList(absl::string_view text,
+                                                           absl::string_view source) {
+  TP_RETURN_IF_ERROR(CheckJsonDepth(text, source));
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": not a JSON object"));
+  }
+  auto items = j.find("items");
+  if (items == j.end() || !items->is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": expected `kubectl get nodes -o json` output (an \"items\" array)"));
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < items->size(); ++i) {
+    const nlohmann::json& item = (*items)[i];
+    const nlohmann::json* name = nullptr;
+    if (item.is_object() && item.contains("metadata") && item["metadata"].is_object()) {
+      auto it = item["metadata"].find("name");
+      if (it != item["metadata"].end() && it->is_string()) name = &*it;
+    }
+    if (name == nullptr || name->get<std::string>().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": field items[", i, "].metadata.name: expected a node name"));
+    }
+    names.push_back(name->get<std::string>());
+  }
+  return names;
+}
+
+// Splits a line into names at white space and at commas outside brackets.
+std::vector<absl::string_view> Tokens(absl::string_view line) {
+  std::vector<absl::string_view> tokens;
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= line.size(); ++i) {
+    const bool end = i == line.size();
+    const char c = end ? ' ' : line[i];
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (end || absl::ascii_isspace(static_cast<unsigned char>(c)) || (c == ',' && depth <= 0)) {
+      if (i > start) tokens.push_back(line.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return tokens;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ParseNodeList(absl::string_view text,
+                                                       absl::string_view source) {
+  std::vector<std::string> names;
+  if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(text), "{")) {
+    TP_ASSIGN_OR_RETURN(names, ParseJsonNodeList(text, source));
+  } else {
+    int line_no = 0;
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      ++line_no;
+      line = line.substr(0, line.find('#'));
+      HostlistExpander expander(source, line_no, names);
+      for (absl::string_view token : Tokens(line)) {
+        if (absl::StartsWith(token, "node/")) token.remove_prefix(5);
+        if (token.empty()) continue;
+        TP_RETURN_IF_ERROR(expander.Expand(token));
+      }
+    }
+  }
+  if (names.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": no node name; expected node names, Slurm hostlists or kubectl output"));
+  }
+  return names;
+}
+
+absl::StatusOr<std::vector<std::string>> LoadNodeList(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read node list '", path, "'"));
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseNodeList(text.str(), path);
+}
+
+}  // namespace topoplace::exporters

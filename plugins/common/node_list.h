@@ -1,0 +1,33 @@
+// The nodes an operator's scheduler knows, to export only those (`export --nodes FILE`).
+//
+// Accepted, whichever the operator has at hand:
+// - Slurm: `sinfo -N -h -o %N` or `scontrol show hostnames` output, or hostlist expressions
+//   as slurm.conf writes them ("gpu[001-064,070],login1");
+// - Kubernetes: `kubectl get nodes -o name` ("node/gpu-001") or `kubectl get nodes -o json`
+//   (items[].metadata.name).
+// Names are separated by white space or commas; text after '#' is a comment.
+#ifndef TOPOPLACE_PLUGINS_COMMON_NODE_LIST_H_
+#define TOPOPLACE_PLUGINS_COMMON_NODE_LIST_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace topoplace::exporters {
+
+// Most names one list may expand to; a range beyond it is a typo, not a cluster.
+inline constexpr size_t kMaxNodeListNames = 1'000'000;
+
+// Parses a node list; `source` names it in errors ("nodes.txt:3: ..."). InvalidArgument on
+// an unbalanced or malformed range, a range of more than kMaxNodeListNames names, JSON
+// without items[].metadata.name, or a list with no name at all.
+absl::StatusOr<std::vector<std::string>> ParseNodeList(absl::string_view text,
+                                                       absl::string_view source);
+// Reads and parses a file; NotFound if it cannot be read.
+absl::StatusOr<std::vector<std::string>> LoadNodeList(const std::string& path);
+
+}  // namespace topoplace::exporters
+
+#endif  // TOPOPLACE_PLUGINS_COMMON_NODE_LIST_H_
