@@ -95,5 +95,34 @@ TEST(SlurmExport, NodeMap_RenamesNodes) {
   EXPECT_EQ(t.blocks[0].nodes, "gpu-a,b00-n[001-003]");
 }
 
+TEST(SlurmExport, BlockSizes_ABlockUnderHalfTheMedianIsReportedNotMadeTheBase) {
+  FabricPtr f = *GenerateClos(testing::TinyClos(/*blocks=*/3, /*nodes=*/4));
+  // Keep all of block-00 and block-02 but one host of block-01: 4, 1, 4 nodes.
+  const exporters::HostFilter keep = [&](HostId h) {
+    return f->hosts()[h].name != "b01-n001" && f->hosts()[h].name != "b01-n002" &&
+           f->hosts()[h].name != "b01-n003";
+  };
+  SlurmTopology t = *BuildSlurmTopology(*f, NodeNameMap(), keep);
+  EXPECT_THAT(t.block_sizes, ElementsAre(4, 8));  // not 1, 2, ...
+  const std::string conf = RenderBlockConf(*f, t);
+  EXPECT_THAT(conf, HasSubstr("BlockName=block-00 Nodes=b00-n[000-003]\n"
+                              "BlockName=block-02 Nodes=b02-n[000-003]\nBlockSizes=4,8\n"));
+  EXPECT_THAT(conf, HasSubstr("block-01 (1 nodes: b01-n000)"));
+  EXPECT_THAT(conf, HasSubstr("hosts not in the node list are left out: b01-n[001-003]"));
+  // The tree keeps the small block: topology/tree has no size rule.
+  EXPECT_THAT(RenderTreeConf(*f, t), HasSubstr("SwitchName=block-01 Nodes=b01-n000\n"));
+}
+
+TEST(SlurmExport, Filter_KeepsOnlyKeptHostsAndBlockNamesStay) {
+  FabricPtr f = *GenerateClos(Small());
+  const exporters::HostFilter keep = [&](HostId h) { return f->hosts()[h].block == 1; };
+  SlurmTopology t = *BuildSlurmTopology(*f, NodeNameMap(), keep);
+  EXPECT_THAT(RenderTreeConf(*f, t), HasSubstr("SwitchName=block-01 Nodes=b01-n[000-003]\n"));
+  EXPECT_THAT(RenderTreeConf(*f, t), ::testing::Not(HasSubstr("Nodes=b00-n")));
+  const exporters::HostFilter none = [](HostId) { return false; };
+  EXPECT_EQ(BuildSlurmTopology(*f, NodeNameMap(), none).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 }  // namespace
 }  // namespace topoplace::slurm

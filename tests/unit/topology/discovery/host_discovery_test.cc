@@ -63,6 +63,46 @@ TEST(HostDiscovery, RoceGidTableIsRecordedWithTypeAndNetdev) {
   EXPECT_THAT(AgentReportToJson(*report), ::testing::HasSubstr("\"type\": \"RoCE v2\""));
 }
 
+TEST(HostDiscovery, RdmaDevicesCarryTheirNodeSystemImageAndPortGuids) {
+  SysfsEnvPtr env = NewDiskSysfsEnv(std::string(TP_DISCOVERY_FIXTURES) + "/sysfs/roce-node");
+  absl::StatusOr<AgentReport> report = DiscoverHost(*env, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  const AgentNic* ib = FindNic(*report, "mlx5_1");
+  ASSERT_NE(ib, nullptr);
+  EXPECT_EQ(ib->node_guid, 0xb83fd20300a1b2c4ULL);
+  EXPECT_EQ(ib->sys_image_guid, 0xb83fd20300a1b2c4ULL);
+  EXPECT_EQ(ib->port_guid, 0xb83fd20300a1b2c4ULL);  // low half of IB GID 0
+  const AgentNic* roce = FindNic(*report, "ens1f0np0");
+  ASSERT_NE(roce, nullptr);
+  EXPECT_EQ(roce->node_guid, 0xb83fd20300a1b2c0ULL);
+  EXPECT_EQ(roce->port_guid, 0u);  // RoCE GIDs are no port GUIDs
+  // The GUIDs survive the report's JSON, in the form sysfs prints them.
+  report->host = "r1";
+  const std::string json = AgentReportToJson(*report);
+  EXPECT_THAT(json, ::testing::HasSubstr("\"node_guid\": \"b83f:d203:00a1:b2c4\""));
+  absl::StatusOr<AgentReport> again = ParseAgentReport(json, "again");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(AgentReportToJson(*again), json);
+  // And they are what an ibnetdiscover import joins on.
+  absl::flat_hash_map<uint64_t, ReportedHca> hcas;
+  AddReportedHcas(*again, hcas);
+  ASSERT_TRUE(hcas.contains(0xb83fd20300a1b2c4ULL));
+  EXPECT_EQ(hcas[0xb83fd20300a1b2c4ULL].host, "r1");
+  EXPECT_EQ(hcas[0xb83fd20300a1b2c4ULL].device, "mlx5_1");
+}
+
+TEST(HostDiscovery, MalformedGuidInAReportIsAnErrorNamingTheField) {
+  const std::string json = R"({"format": "topoplace.agent-report/v1", "host": "h1",
+      "nics": [{"name": "mlx5_0", "node_guid": "b83f:d203:00a1"}]})";
+  absl::StatusOr<AgentReport> report = ParseAgentReport(json, "r.json");
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(report.status().message(), ::testing::HasSubstr("r.json: field nics[0].node_guid"));
+  EXPECT_EQ(ParseGuid("0x0c42a10300045678"), 0x0c42a10300045678ULL);
+  EXPECT_EQ(ParseGuid("0c42:a103:0004:5678"), 0x0c42a10300045678ULL);
+  EXPECT_FALSE(ParseGuid("0c42:a103:0004:567g").has_value());
+  EXPECT_FALSE(ParseGuid("0x").has_value());
+}
+
 TEST(HostDiscovery, GidOfAnUnknownTypeInAReportIsAnErrorNamingTheField) {
   const std::string json = R"({"format": "topoplace.agent-report/v1", "host": "h",
       "nics": [{"name": "eth0", "gids": [{"index": 0, "gid": "fe80::1", "type": "RoCE v3"}]}]})";

@@ -1,0 +1,59 @@
+#include "plugins/common/node_list.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace topoplace::exporters {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<std::string> Parse(const std::string& text) {
+  absl::StatusOr<std::vector<std::string>> names = ParseNodeList(text, "nodes.txt");
+  EXPECT_TRUE(names.ok()) << names.status();
+  return names.ok() ? *names : std::vector<std::string>{};
+}
+
+std::string Error(const std::string& text) {
+  absl::StatusOr<std::vector<std::string>> names = ParseNodeList(text, "nodes.txt");
+  EXPECT_FALSE(names.ok());
+  return std::string(names.status().message());
+}
+
+TEST(NodeList, SinfoOutputIsOneNamePerLine) {
+  EXPECT_THAT(Parse("gpu-001\ngpu-002\n\n# drained\ngpu-003 # spare\n"),
+              ElementsAre("gpu-001", "gpu-002", "gpu-003"));
+}
+
+TEST(NodeList, SlurmHostlistsExpandKeepingZeroPadding) {
+  EXPECT_THAT(Parse("gpu[008-010,012],login1"),
+              ElementsAre("gpu008", "gpu009", "gpu010", "gpu012", "login1"));
+  EXPECT_THAT(Parse("r[1-2]n[09-10]"), ElementsAre("r1n09", "r1n10", "r2n09", "r2n10"));
+}
+
+TEST(NodeList, KubectlNamesAndJsonAreAccepted) {
+  EXPECT_THAT(Parse("node/gpu-a\nnode/gpu-b\n"), ElementsAre("gpu-a", "gpu-b"));
+  EXPECT_THAT(Parse(R"({"items": [{"metadata": {"name": "gpu-a"}}, {"metadata": {"name": "x"}}]})"),
+              ElementsAre("gpu-a", "x"));
+}
+
+TEST(NodeList, MalformedInputIsAnErrorNamingTheLine) {
+  EXPECT_THAT(Error("a\ngpu[3-1]\n"), HasSubstr("nodes.txt:2: hostlist 'gpu[3-1]': '3-1' is not"));
+  EXPECT_THAT(Error("gpu[1-2"), HasSubstr("nodes.txt:1: hostlist 'gpu[1-2': unbalanced"));
+  EXPECT_THAT(Error("gpu]1["), HasSubstr("unbalanced"));
+  EXPECT_THAT(Error("gpu[]"), HasSubstr("empty '[]'"));
+  EXPECT_THAT(Error("gpu[1-99999999999]"), HasSubstr("more than 1000000 node names"));
+  EXPECT_THAT(Error("# nothing\n"), HasSubstr("nodes.txt: no node name"));
+  EXPECT_THAT(Error(R"({"items": [{"metadata": {}}]})"),
+              HasSubstr("nodes.txt: field items[0].metadata.name"));
+  EXPECT_THAT(Error(R"({"kind": "List"})"), HasSubstr("an \"items\" array"));
+  EXPECT_THAT(Error("{not json"), HasSubstr("nodes.txt: not a JSON object"));
+}
+
+TEST(NodeList, MissingFileIsNotFound) {
+  EXPECT_EQ(LoadNodeList("/nonexistent/nodes.txt").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace topoplace::exporters
