@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/job/job_spec.h"
 
 namespace topoplace::k8s {
 namespace {
@@ -63,8 +64,23 @@ GangPlanner::GroupState* GangPlanner::ValidGroup(const GroupMember& member, absl
   return nullptr;
 }
 
+std::string GangPlanner::SpecToReserve(const GroupMember& member, absl::Time now) {
+  auto waiting = waiting_.find(member.group_key);
+  if (waiting == waiting_.end()) return member.job_spec;
+  waiting->second.last_seen = now;
+  absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(member.job_spec);
+  if (!job.ok() || !job->max_wait_s || job->mode != sched::ConstraintMode::kHard ||
+      job->max_tier == sched::MaxTier::kCluster ||
+      now - waiting->second.since < absl::Seconds(*job->max_wait_s)) {
+    return member.job_spec;  // a bad spec is refused by topoplaced with its reason
+  }
+  job->mode = sched::ConstraintMode::kSoft;
+  return sched::FormatJobSpec(*job);
+}
+
 absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanGroup(
-    const GroupMember& member, const std::vector<std::string>& exclude) {
+    const GroupMember& member, const std::string& job_spec,
+    const std::vector<std::string>& exclude) {
   const std::string external_id = GroupExternalId(member.group_key);
   if (exclude.empty()) {
     // After an extender restart the group may already be committed.
@@ -77,7 +93,7 @@ absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanGroup(
     if (found.status().code() != absl::StatusCode::kNotFound) return found.status();
   }
   absl::StatusOr<GroupPlan> plan =
-      backend_->Reserve(WithExclusions(member.job_spec, exclude), options_.reservation_ttl);
+      backend_->Reserve(WithExclusions(job_spec, exclude), options_.reservation_ttl);
   if (!plan.ok()) return plan.status();
   return MakeState(member, *std::move(plan));
 }
@@ -131,15 +147,22 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
       return !planning_.contains(member.group_key);
     };
     mu_.Await(absl::Condition(&not_planning));
-    GroupState* group = ValidGroup(member, clock_(), to_release);
+    const absl::Time now = clock_();
+    GroupState* group = ValidGroup(member, now, to_release);
     if (group == nullptr) {
       planning_.insert(member.group_key);
+      const std::string spec = SpecToReserve(member, now);
       mu_.Unlock();
       ReleaseAll(to_release, "replaced");
       to_release.clear();
-      absl::StatusOr<GroupState> planned = PlanGroup(member, exclude);
+      absl::StatusOr<GroupState> planned = PlanGroup(member, spec, exclude);
       mu_.Lock();
       planning_.erase(member.group_key);
+      if (planned.ok()) {
+        waiting_.erase(member.group_key);
+      } else if (planned.status().code() == absl::StatusCode::kResourceExhausted) {
+        waiting_.try_emplace(member.group_key, Waiting{now, now});
+      }
       if (!planned.ok()) {
         const absl::Status& s = planned.status();
         if (s.code() == absl::StatusCode::kInvalidArgument) {
@@ -264,6 +287,11 @@ void GangPlanner::Tick() {
     // Expired reservations are already reclaimed by the daemon; committed groups stay
     // committed (only forgotten here).
     for (const std::string& key : forget) groups_.erase(key);
+    // A group that stopped asking (deleted) no longer waits.
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+      auto here = it++;
+      if (now - here->second.last_seen >= options_.forget_committed_after) waiting_.erase(here);
+    }
   }
   for (const auto& [key, id] : commits) Commit(key, id);
   for (const auto& [key, id] : renewals) {

@@ -126,9 +126,14 @@ class GangPlanner {
                          std::vector<std::string>& to_release) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Finds the group's committed plan again (after a restart) or reserves a new one.
   // Calls topoplaced; must be called without mu_.
-  absl::StatusOr<GroupState> PlanGroup(const GroupMember& member,
+  absl::StatusOr<GroupState> PlanGroup(const GroupMember& member, const std::string& job_spec,
                                        const std::vector<std::string>& exclude)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // The spec to reserve with: the member's, or (once a group has waited max_wait since
+  // its first "does not fit" for a hard max_tier) the same with mode=soft, as Slurm's
+  // --switches=N@max-time relaxes.
+  std::string SpecToReserve(const GroupMember& member, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   GroupState MakeState(const GroupMember& member, GroupPlan plan) const;
   // The allocation to commit if every rank of `group` was steered and no commit is in
   // flight (marking one in flight), else empty.
@@ -146,6 +151,13 @@ class GangPlanner {
   absl::flat_hash_map<std::string, GroupState> groups_ ABSL_GUARDED_BY(mu_);
   // Groups whose plan is being asked of topoplaced; their other pods wait for it.
   absl::flat_hash_set<std::string> planning_ ABSL_GUARDED_BY(mu_);
+  // Groups that did not fit: when they first did not, and when last asked (to forget
+  // groups that went away).
+  struct Waiting {
+    absl::Time since;
+    absl::Time last_seen;
+  };
+  absl::flat_hash_map<std::string, Waiting> waiting_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace topoplace::k8s

@@ -46,6 +46,9 @@ class FakePlacementBackend final : public PlacementBackend {
     ++reserve_calls;
     specs.push_back(job_spec);
     if (unavailable) return absl::UnavailableError("fake topoplaced is down");
+    if (hard_tier_never_fits && !absl::StrContains(job_spec, "mode=soft")) {
+      return absl::ResourceExhaustedError("no block has the free nodes (hard max_tier)");
+    }
     int nodes = 1;
     std::vector<std::string> exclude;
     bool in_exclude = false;
@@ -143,6 +146,7 @@ class FakePlacementBackend final : public PlacementBackend {
   // Knobs and counters; set before use or read after (tests are single-threaded).
   bool unavailable = false;
   bool fail_commits = false;
+  bool hard_tier_never_fits = false;  // refuse every spec without mode=soft
   int reserve_calls = 0;
   int commit_calls = 0;
   int release_calls = 0;

@@ -240,6 +240,34 @@ TEST_F(GangPlannerTest, GroupThatDoesNotFitFailsResolvablyOnEveryNode) {
   EXPECT_THAT(v.error, IsEmpty());
 }
 
+TEST_F(GangPlannerTest, MaxWait_HardTierHoldsUntilTheBoundThenTheRelaxedPlacementIsTaken) {
+  backend_->hard_tier_never_fits = true;
+  GroupMember member = Member(0);
+  member.job_spec = "tp=8,pp=1,dp=1,max_tier=block,max_wait=90";
+  // First "does not fit" at t0; kube-scheduler retries the pod.
+  EXPECT_EQ(Count(planner_->Filter(member, kHosts), kHosts, Outcome::kFail), 8);
+  clock_.now += absl::Seconds(89);
+  EXPECT_EQ(Count(planner_->Filter(member, kHosts), kHosts, Outcome::kFail), 8);
+  EXPECT_THAT(backend_->specs.back(), ::testing::Not(HasSubstr("mode=soft")));
+  // At t0 + 90 s the bound has passed: the same group is reserved with mode=soft.
+  clock_.now += absl::Seconds(1);
+  FilterVerdict v = planner_->Filter(member, kHosts);
+  EXPECT_EQ(OnlyPassing(v, kHosts), "h0");
+  EXPECT_THAT(backend_->specs.back(), HasSubstr("mode=soft"));
+  EXPECT_THAT(backend_->specs.back(), HasSubstr("max_tier=block"));
+  EXPECT_EQ(backend_->reserve_calls, 3);
+}
+
+TEST_F(GangPlannerTest, MaxWait_WithoutABoundTheHardTierHoldsForever) {
+  backend_->hard_tier_never_fits = true;
+  GroupMember member = Member(0);
+  member.job_spec = "tp=8,pp=1,dp=1,max_tier=block";
+  EXPECT_EQ(Count(planner_->Filter(member, kHosts), kHosts, Outcome::kFail), 8);
+  clock_.now += absl::Hours(5);
+  EXPECT_EQ(Count(planner_->Filter(member, kHosts), kHosts, Outcome::kFail), 8);
+  EXPECT_THAT(backend_->specs.back(), ::testing::Not(HasSubstr("mode=soft")));
+}
+
 TEST_F(GangPlannerTest, InvalidJobSpecIsUnresolvableOnEveryNode) {
   GroupMember bad = Member(0);
   bad.job_spec = "nodes=zero";
