@@ -13,6 +13,7 @@
 #include "scheduler/policies/registry.h"
 #include "scheduler/sim/cluster_state.h"
 #include "scheduler/sim/link_sharing.h"
+#include "scheduler/sim/uplink_tally.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
@@ -53,18 +54,8 @@ class Replay {
     request_.routing.rail_local = options.rail_local;
     if (options.load_aware) {
       request_.link_loads = true;
-      const Fabric& fabric = engine.fabric();
-      const LinkIndex uplinks(fabric, {}, {});
-      link_lower_.assign(fabric.links().size(), -1);
-      uplink_capacity_.assign(fabric.switches().size(), 0);
-      offered_up_.assign(fabric.switches().size(), 0);
-      request_.uplink_busy.assign(fabric.switches().size(), 0);
-      for (SwitchId s = 0; s < static_cast<SwitchId>(fabric.switches().size()); ++s) {
-        for (const LinkIndex::Uplink& u : uplinks.uplinks(s)) {
-          link_lower_[u.link] = s;
-          uplink_capacity_[s] += fabric.links()[u.link].bandwidth_gbps() * 1e9 / 8;
-        }
-      }
+      uplinks_.emplace(engine.fabric());
+      request_.uplink_busy = uplinks_->busy();
       offered_.resize(trace.jobs.size());
     }
     if (options.shared_links) {
@@ -291,11 +282,8 @@ class Replay {
     }
     running_.insert({r.end_s, j});
     RecordBusy(now);
-    if (options_.load_aware && ref_step > 0) {
-      for (const LinkLoad& load : plan.links) {
-        const SwitchId lower = link_lower_[load.link];
-        if (lower >= 0 && load.up_bytes > 0) offered_[j].push_back({lower, load.up_bytes / ref_step});
-      }
+    if (uplinks_) {
+      offered_[j] = uplinks_->OfferOf(plan.links, ref_step);
       OfferUplinks(j, +1);
     }
     if (sharing_ && !plan.links.empty()) {
@@ -315,15 +303,12 @@ class Replay {
   }
 
   // Adds (sign +1) or takes away (-1) job j's offered bytes per second on the uplinks it
-  // climbs, and refreshes those switches' busy shares in the request.
+  // climbs, and refreshes the busy shares in the request.
   void OfferUplinks(size_t j, int sign) {
-    if (!options_.load_aware) return;
-    for (const auto& [lower, rate] : offered_[j]) {
-      offered_up_[lower] = std::max(0.0, offered_up_[lower] + sign * rate);
-      request_.uplink_busy[lower] =
-          uplink_capacity_[lower] > 0 ? offered_up_[lower] / uplink_capacity_[lower] : 0;
-    }
-    if (sign < 0) std::vector<std::pair<SwitchId, double>>().swap(offered_[j]);
+    if (!uplinks_) return;
+    sign > 0 ? uplinks_->Add(offered_[j]) : uplinks_->Remove(offered_[j]);
+    for (const auto& [s, rate] : offered_[j]) request_.uplink_busy[s] = uplinks_->busy()[s];
+    if (sign < 0) UplinkTally::Offer().swap(offered_[j]);
   }
 
   // The per-cable demand of a plan's link loads: a load on one cable stays there, a fluid
@@ -437,9 +422,8 @@ class Replay {
   // With load_aware: per link its lower switch (-1 for NIC cables and same-tier links),
   // per switch its uplink capacity and the bytes/s running jobs offer it, per job what it
   // offers where.
-  std::vector<SwitchId> link_lower_;
-  std::vector<double> uplink_capacity_, offered_up_;
-  std::vector<std::vector<std::pair<SwitchId, double>>> offered_;
+  std::optional<UplinkTally> uplinks_;  // --load-aware only
+  std::vector<UplinkTally::Offer> offered_;  // per job
   int64_t release_epoch_ = 0;
   double clock_ = -1;
   int64_t fragmented_now_ = 0;
