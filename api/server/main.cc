@@ -45,6 +45,7 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--metrics-listen", "metrics_listen"},
       {"--telemetry-retention-hours", "telemetry_retention_hours"},
       {"--uplink-load-file", "uplink_load_file"},
+      {"--uplink-load-from-allocations", "uplink_load_from_allocations"},
   };
   return *keys;
 }

@@ -1,5 +1,6 @@
 #include "api/server/placement_service.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -38,6 +39,17 @@ absl::StatusOr<sched::PlacementRequest> ParsePlacement(absl::string_view job_spe
 
 void PlacementService::AddUplinkLoad(sched::PlacementRequest& placement) const {
   if (context_.uplink_load) placement.uplink_busy = context_.uplink_load->Current();
+  if (!context_.live_load) return;
+  placement.link_loads = true;  // the reservation stores its own offer
+  const std::vector<double> live = context_.live_load->Current(*context_.ledger);
+  if (placement.uplink_busy.empty()) {
+    placement.uplink_busy = live;
+    return;
+  }
+  // Measured rates already carry the running jobs: the larger share, never the sum.
+  for (size_t s = 0; s < live.size() && s < placement.uplink_busy.size(); ++s) {
+    placement.uplink_busy[s] = std::max(placement.uplink_busy[s], live[s]);
+  }
 }
 
 absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
@@ -78,6 +90,7 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
     v1::PlacementPlan plan_proto = PlanToProto(*context_.fabric, plan);
     reserve.gpus.clear();
     for (const sched::RankSlot& slot : plan.ranks) reserve.gpus.push_back(slot.gpu);
+    if (context_.live_load) plan_proto.set_json(context_.live_load->WithOffer(plan, plan_proto.json()));
     reserve.plan_json = plan_proto.json();
     absl::StatusOr<ledger::Allocation> allocation = context_.ledger->Reserve(reserve);
     if (allocation.ok()) {

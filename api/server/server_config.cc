@@ -80,6 +80,9 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
     config.telemetry_retention = absl::Hours(hours);
   } else if (key == "uplink_load_file") {
     config.uplink_load_file = std::string(value);
+  } else if (key == "uplink_load_from_allocations") {
+    if (value != "true" && value != "false") return BadValue(key, "true or false", value);
+    config.uplink_load_from_allocations = value == "true";
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown key '", key,
@@ -87,7 +90,8 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         " durability, max_message_bytes, token_file, host_tokens_file, accept_unknown_hosts,"
         " accept_ledger_loss,"
         " read_access, tls_cert_file, tls_key_file,"
-        " tls_client_ca_file, metrics_listen, telemetry_retention_hours, uplink_load_file"));
+        " tls_client_ca_file, metrics_listen, telemetry_retention_hours, uplink_load_file,"
+        " uplink_load_from_allocations"));
   }
   return absl::OkStatus();
 }

@@ -18,6 +18,7 @@
 #include "api/server/host_report_store.h"
 #include "api/server/engine_holder.h"
 #include "api/server/telemetry_report_store.h"
+#include "api/server/live_uplink_load.h"
 #include "api/server/uplink_load_source.h"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/placement/engine.h"
@@ -42,6 +43,9 @@ struct ServiceContext {
   bool accept_unknown_hosts = false;  // ServerConfig::accept_unknown_hosts
   // Uplink load for placement (ServerConfig::uplink_load_file); null: none configured.
   std::unique_ptr<UplinkLoadSource> uplink_load;
+  // Uplink load of the live allocations' plans (ServerConfig::uplink_load_from_allocations);
+  // null: off.
+  std::unique_ptr<LiveUplinkLoad> live_load;
 };
 
 // Finishes a unary call with `status` on the context's default reactor.

@@ -148,6 +148,9 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     server->context_.uplink_load =
         std::make_unique<UplinkLoadSource>(*server->context_.fabric, config.uplink_load_file);
   }
+  if (config.uplink_load_from_allocations) {
+    server->context_.live_load = std::make_unique<LiveUplinkLoad>(*server->context_.fabric);
+  }
   server->topology_service_ = std::make_unique<TopologyService>(server->context_);
   server->placement_service_ = std::make_unique<PlacementService>(server->context_);
   server->telemetry_service_ = std::make_unique<TelemetryService>(server->context_);

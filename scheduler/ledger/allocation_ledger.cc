@@ -673,15 +673,18 @@ absl::StatusOr<Allocation> AllocationLedger::GetByExternalId(const std::string& 
 }
 
 absl::StatusOr<std::vector<Allocation>> AllocationLedger::ListLive() {
+  std::vector<Allocation> out;
+  ForEachLive([&out](const Allocation& a) { out.push_back(a); });
+  return out;
+}
+
+void AllocationLedger::ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) {
   absl::MutexLock lock(&mu_);
   ReclaimForRead();
-  std::vector<Allocation> out;
-  out.reserve(live_.size());
   for (const auto& [n, a] : live_) {
     // Past expiry but not yet recorded (the disk refused the write): not live any more.
-    if (AsOfNow(a).state == a.state) out.push_back(a);
+    if (AsOfNow(a).state == a.state) fn(a);
   }
-  return out;
 }
 
 absl::StatusOr<int> AllocationLedger::ReclaimExpired() {

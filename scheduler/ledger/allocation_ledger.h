@@ -25,6 +25,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -99,6 +100,9 @@ class AllocationLedger {
   absl::StatusOr<Allocation> GetByExternalId(const std::string& external_id);
   // Live allocations (reserved or committed), by id. Expired ones are reclaimed first.
   absl::StatusOr<std::vector<Allocation>> ListLive();
+  // Calls `fn` for each allocation ListLive would return, under the ledger's lock, copying
+  // nothing (plans can be large). `fn` must not call the ledger.
+  void ForEachLive(absl::FunctionRef<void(const Allocation&)> fn);
 
   // Marks reservations past their expiry as expired and frees their GPUs. Returns how many.
   absl::StatusOr<int> ReclaimExpired();

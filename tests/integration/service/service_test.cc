@@ -22,6 +22,9 @@
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/integration/service/support/test_certificates.h"
+#include "tests/testing/fabrics.h"
+#include "topology/generate/reference_fabrics.h"
+#include "topology/io/fabric_file.h"
 
 namespace topoplace::server {
 namespace {
@@ -144,6 +147,54 @@ TEST_F(ServiceTest, Service_UplinkLoadFileSteersPlacementsOffAHotBlock) {
   // A malformed file means no load known: placement goes on.
   std::ofstream(config_.uplink_load_file) << "no-such-switch 0.5\n";
   EXPECT_TRUE(client->Place("tp=8,pp=1,dp=2", "").ok());
+}
+
+// With uplink_load_from_allocations the daemon needs no telemetry: the plans of the jobs it
+// holds say which uplinks are busy, and a new job is steered off them; a restarted daemon
+// counts the jobs it already holds from their stored offers.
+TEST_F(ServiceTest, Service_LiveAllocationsLoadSteersPlacementsOffTheirUplinks) {
+  // Four blocks of two 2-GPU hosts; each leaf has as much up as down (2 x 100 Gb/s), so a
+  // job whose data-parallel ring crosses blocks fills a real share of its leaves' uplinks.
+  ClosParams shape = ::topoplace::testing::TinyClos(/*blocks=*/4, /*nodes=*/2);
+  config_.fabric = dir_.File("tiny.json");
+  ASSERT_TRUE(SaveFabricFile(**GenerateClos(shape), config_.fabric).ok());
+  config_.uplink_load_from_allocations = true;
+  StartServer();
+  auto client = Client();
+  // Three of eight hosts: one block whole and one host of another, talking across them.
+  // A short sequence and one micro-batch: little compute, so the all-reduce dominates.
+  const std::string job = "tp=2,pp=1,dp=3,gpus_per_node=2,model=70b,s=256,mb=1";
+  auto held = client->Reserve(job, "", 0);
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_THAT(held->plan().json(), HasSubstr("\"uplink_offer\": [{\"switch\":"));
+  ASSERT_EQ(PlanBlocks(server_->fabric(), held->plan()).size(), 2u);
+  auto steered = client->Place(job, "");
+  ASSERT_TRUE(steered.ok()) << steered.status();
+
+  // The same daemon without the option (same ledger) places the job by occupancy alone.
+  server_.reset();
+  config_.uplink_load_from_allocations = false;
+  StartServer();
+  auto blind = Client()->Place(job, "");
+  ASSERT_TRUE(blind.ok()) << blind.status();
+  const std::vector<int32_t> held_blocks = PlanBlocks(server_->fabric(), held->plan());
+  const std::vector<int32_t> blind_blocks = PlanBlocks(server_->fabric(), blind->plan());
+  const std::vector<int32_t> steered_blocks = PlanBlocks(server_->fabric(), steered->plan());
+  // Blind, the job fills the held job's half-used block; steered, it keeps off it.
+  ASSERT_EQ(held_blocks.size(), 2u);
+  EXPECT_NE(std::find(blind_blocks.begin(), blind_blocks.end(), held_blocks[1]),
+            blind_blocks.end());
+  for (int32_t b : held_blocks) {
+    EXPECT_EQ(std::find(steered_blocks.begin(), steered_blocks.end(), b), steered_blocks.end());
+  }
+
+  // Restarted with the option, it counts the held job from its stored offer again.
+  server_.reset();
+  config_.uplink_load_from_allocations = true;
+  StartServer();
+  auto again = Client()->Place(job, "");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(PlanBlocks(server_->fabric(), again->plan()), steered_blocks);
 }
 
 TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {

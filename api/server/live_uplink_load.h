@@ -1,0 +1,56 @@
+// The uplink load of the jobs topoplaced holds GPUs for, from their own plans: each live
+// allocation offers its plan's bytes up per iteration over its reference step time
+// (sched::UplinkTally, the simulator's --load-aware model), and Place and Reserve hand the
+// switches' busy shares to the engine, whose uplink-load scorer steers a new job off the
+// uplinks running jobs already fill. No telemetry is needed; with an uplink load file as
+// well, each switch takes the larger of the two (measured rates already include the jobs).
+//
+// A reservation's offer is stored with its plan (the plan JSON's "uplink_offer"), so a
+// restarted daemon counts the jobs it already holds; an allocation whose plan has none
+// (made without this option) counts as offering nothing.
+//
+// Thread-safe.
+#ifndef TOPOPLACE_API_SERVER_LIVE_UPLINK_LOAD_H_
+#define TOPOPLACE_API_SERVER_LIVE_UPLINK_LOAD_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "scheduler/ledger/allocation_ledger.h"
+#include "scheduler/placement/plan.h"
+#include "scheduler/sim/comm_model.h"
+#include "scheduler/sim/uplink_tally.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::server {
+
+class LiveUplinkLoad {
+ public:
+  // `fabric` must outlive the load.
+  explicit LiveUplinkLoad(const Fabric& fabric);
+
+  // `plan_json` with the offer of `plan` added as "uplink_offer" (switch names and bytes
+  // per second). Precondition: `plan` was placed with link loads.
+  std::string WithOffer(const sched::PlacementPlan& plan, const std::string& plan_json) const;
+
+  // The busy shares per switch id of the allocations `ledger` holds now.
+  std::vector<double> Current(ledger::AllocationLedger& ledger) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  // The offer stored in an allocation's plan JSON; empty if it has none.
+  sched::UplinkTally::Offer StoredOffer(const std::string& plan_json) const;
+
+  const Fabric& fabric_;
+  const sched::sim::CommModel model_;
+  const sched::UplinkTally shape_;  // only its link-to-switch tables: OfferOf
+  absl::Mutex mu_;
+  sched::UplinkTally tally_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, sched::UplinkTally::Offer> counted_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_LIVE_UPLINK_LOAD_H_
