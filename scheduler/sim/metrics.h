@@ -35,6 +35,8 @@ struct PolicyMetrics {
   double mean_slowdown = 1, max_slowdown = 1;
   double utilisation = 0;           // 0..1
   double mean_fragmented_gpus = 0;  // time-weighted
+  // Share of the makespan the queue's head waited with its GPU count free (SimResult).
+  double head_blocked_fraction = 0;
   double makespan_s = 0;
   double place_mean_us = 0, place_p95_us = 0;  // successful Place calls
   int64_t place_calls = 0;

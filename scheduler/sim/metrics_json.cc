@@ -47,6 +47,7 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
     p["max_slowdown"] = m.max_slowdown;
     p["gpu_utilisation"] = m.utilisation;
     p["mean_fragmented_gpus"] = m.mean_fragmented_gpus;
+    p["head_blocked_fraction"] = m.head_blocked_fraction;
     p["makespan_s"] = m.makespan_s;
     p["place_calls"] = m.place_calls;
     p["place_mean_us"] = m.place_mean_us;

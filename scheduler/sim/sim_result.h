@@ -61,6 +61,9 @@ struct SimResult {
   std::vector<BusyStep> busy_steps;  // time-ordered
   // Integral over time of the fragmented free GPUs (see simulator.h), GPU-seconds.
   double fragmented_gpu_seconds = 0;
+  // Time the queue's head waited although at least its GPU count was free: the policy's
+  // placements, not capacity, held it back (whole free hosts missing, a hard max_tier).
+  double head_blocked_seconds = 0;
   int64_t place_calls = 0;           // including failed attempts
   double place_seconds_total = 0;    // wall time inside PlacementEngine::Place
   double wall_seconds = 0;           // wall time of the whole run

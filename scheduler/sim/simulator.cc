@@ -98,6 +98,8 @@ class Replay {
       }
       TP_RETURN_IF_ERROR(SchedulePass(now));
       fragmented_now_ = FragmentedGpus();
+      head_blocked_now_ =
+          !queue_.empty() && result_.jobs[queue_.front()].gpus <= state_.free_gpus();
     }
     // Unreachable by construction (a head that cannot start on an idle cluster is
     // rejected), but no job may leave the run without an outcome.
@@ -109,7 +111,10 @@ class Replay {
  private:
   // Integrates the fragmentation sample of the previous pass up to `now`.
   void AdvanceClock(double now) {
-    if (clock_ >= 0 && now > clock_) result_.fragmented_gpu_seconds += fragmented_now_ * (now - clock_);
+    if (clock_ >= 0 && now > clock_) {
+      result_.fragmented_gpu_seconds += fragmented_now_ * (now - clock_);
+      if (head_blocked_now_) result_.head_blocked_seconds += now - clock_;
+    }
     clock_ = now;
   }
 
@@ -427,6 +432,7 @@ class Replay {
   int64_t release_epoch_ = 0;
   double clock_ = -1;
   int64_t fragmented_now_ = 0;
+  bool head_blocked_now_ = false;
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -28,26 +30,33 @@ int Count(const std::string& text, const std::string& what) {
 
 class ExportCommandTest : public ::testing::Test {
  protected:
+  // Imports the messy fixture once, with and without its agent reports. A failure here
+  // fails every test (SetUp) rather than skipping it.
   static void SetUpTestSuite() {
-    dir_ = new std::filesystem::path(std::filesystem::path(::testing::TempDir()) / "export-messy");
+    // One directory per process: ctest runs each test of the suite as its own process.
+    dir_ = new std::filesystem::path(std::filesystem::path(::testing::TempDir()) /
+                                     ("export-messy-" + std::to_string(getpid())));
     std::filesystem::remove_all(*dir_);
+    setup_error_ = new std::string;
     auto w = RunCommand(std::string(TOPOPLACE_MESSY_WRITER) + " " + ShellQuote(dir_->string()));
-    ASSERT_EQ(w.exit_code, 0) << w.err;
+    if (w.exit_code != 0) return void(*setup_error_ = "writer: " + w.err);
     const std::string dump = ShellQuote((*dir_ / "ibnetdiscover.txt").string());
     auto plain = RunCommand(Cli("fabric import --ibnetdiscover " + dump + " --out " +
                                 ShellQuote(Fabric(false))));
-    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    if (plain.exit_code != 0) return void(*setup_error_ = "import: " + plain.err);
     std::string reports;
     for (const auto& entry : std::filesystem::directory_iterator(*dir_ / "reports")) {
       reports += " --agent-report " + ShellQuote(entry.path().string());
     }
     auto with = RunCommand(Cli("fabric import --ibnetdiscover " + dump + reports + " --out " +
                                ShellQuote(Fabric(true))));
-    ASSERT_EQ(with.exit_code, 0) << with.err;
+    if (with.exit_code != 0) *setup_error_ = "import with reports: " + with.err;
   }
+  void SetUp() override { ASSERT_TRUE(setup_error_->empty()) << *setup_error_; }
   static void TearDownTestSuite() {
     std::filesystem::remove_all(*dir_);
     delete dir_;
+    delete setup_error_;
   }
   static std::string Fabric(bool with_reports) {
     return (*dir_ / (with_reports ? "with-reports.json" : "dump-only.json")).string();
@@ -59,9 +68,11 @@ class ExportCommandTest : public ::testing::Test {
   }
 
   static std::filesystem::path* dir_;
+  static std::string* setup_error_;
 };
 
 std::filesystem::path* ExportCommandTest::dir_ = nullptr;
+std::string* ExportCommandTest::setup_error_ = nullptr;
 
 TEST_F(ExportCommandTest, EveryFormatNamesOnlyRealNodesWithAndWithoutReports) {
   for (bool with_reports : {false, true}) {

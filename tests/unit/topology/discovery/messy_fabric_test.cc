@@ -1,5 +1,7 @@
 // Importing a production-like dump (GenerateMessyIbnetdiscoverDump) with and without the
 // agent reports of its hosts: the true hosts, blocks and rails, and every anomaly named.
+#include <unistd.h>
+
 #include <string>
 #include <vector>
 
@@ -38,7 +40,9 @@ class MessyFabricTest : public ::testing::Test {
             {absl::StrCat("report-", i, ".json"), dump_->agent_reports[i]});
       }
     }
-    const std::string path = absl::StrCat(::testing::TempDir(), "/messy-ibnetdiscover.txt");
+    // One file per process: ctest runs each test of the suite as its own process.
+    const std::string path =
+        absl::StrCat(::testing::TempDir(), "/messy-ibnetdiscover-", getpid(), ".txt");
     {
       FILE* f = fopen(path.c_str(), "w");
       EXPECT_NE(f, nullptr);
