@@ -454,6 +454,18 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
                                   : DomainLevel::kCluster;
   std::vector<Candidate> out;
 
+  // 0. One host: nothing crosses the network, so the only thing placement decides is what
+  // is left for the jobs behind it. The first host in fabric order with room packs small
+  // jobs together and keeps whole hosts (and whole blocks) free; best fit by blocks' free
+  // host counts breaks whole hosts for sub-node jobs, and on the Philly trace that kept the
+  // queue's head waiting with its GPUs free longer (docs/report/FINDINGS.md).
+  if (ctx.nodes == 1) {
+    for (HostId h = 0; h < static_cast<HostId>(ctx.fabric.hosts().size()); ++h) {
+      if (!inv.eligible(h)) continue;
+      return std::vector<Candidate>{{{h}, "first host in fabric order with room (one host)"}};
+    }
+  }
+
   // 1. One block: every DP and PP pair stays under the block's leaves.
   std::vector<Domain> blocks = FittingDomains(inv, DomainLevel::kBlock, ctx.nodes);
   for (size_t i = 0; i < blocks.size() && i < kBlockCandidates; ++i) {

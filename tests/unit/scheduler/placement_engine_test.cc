@@ -161,6 +161,23 @@ TEST(Placement, PrefersThePartlyUsedBlock) {
   EXPECT_EQ(plan->footprint.fragmentation_delta(), -1);
 }
 
+TEST(Placement, SubNodeJobTakesTheFirstHostWithRoomAndKeepsWholeHostsFree) {
+  PlacementEngine engine(Superpod());
+  const Fabric& fabric = *Superpod();
+  Occupancy occ(fabric);
+  // Block 0's first host has 2 GPUs free; block 1 is full but for one whole free host, so
+  // it is the block with the fewest hosts that fit (what best fit by blocks would take).
+  const HostId partial = fabric.blocks()[0].hosts[0];
+  for (int g = 0; g < 6; ++g) occ.Set(fabric.hosts()[partial].gpus[g], true);
+  const std::vector<HostId>& block1 = fabric.blocks()[1].hosts;
+  for (size_t i = 1; i < block1.size(); ++i) occ.SetHost(block1[i], true);
+  absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=2,pp=1,dp=1,gpus_per_node=2", occ);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->node_hosts.size(), 1u);
+  EXPECT_EQ(plan->node_hosts[0], partial);  // not block 1's last whole host
+  EXPECT_THAT(plan->how, HasSubstr("first host in fabric order with room"));
+}
+
 TEST(Placement, JobThatCannotFitIsResourceExhaustedSayingWhy) {
   PlacementEngine engine(Superpod());
   // 2048 GPUs = 256 nodes on a 128-node fabric.
