@@ -28,7 +28,7 @@ std::string GenerateIbnetdiscoverDump(const IbDumpShape& shape);
 // A production-like dump of 8 blocks x 16 hosts x 4 rails (2 spines per rail), with the
 // mess real fabrics have (issue 17), and what a correct import must find in it:
 // - block 5 lost its rail-3 leaf (with the cables to it);
-// - one HCA in eight (never a host's first) carries the factory description "MT4129
+// - about one HCA in ten (never a host's first) carries the factory description "MT4129
 //   ConnectX7 Mellanox Technologies"; half of their hosts send an agent report with GUIDs;
 //   block 7's HCAs share one system image GUID per host, so its factory HCAs are placed
 //   even without reports;
