@@ -10,23 +10,43 @@ NicId GpuNic(const Fabric& fabric, const Host& host, GpuId gpu) {
   return host.nics[fabric.gpus()[gpu].index % host.nics.size()];
 }
 
+int SnakeStageNodes(const JobSpec& job) {
+  const int g = job.gpus_per_node;
+  if (job.order != RankOrder::kTpCpEpDpPp || job.cp != 1 || job.ep != 1) return 0;
+  if (job.tp >= g || g % job.tp != 0) return 0;
+  const int64_t stage_gpus = int64_t{job.tp} * job.dp;
+  if (stage_gpus % g != 0 || stage_gpus / g < 2) return 0;
+  return static_cast<int>(stage_gpus / g);
+}
+
 absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSpec& job,
                                                std::span<const HostId> node_hosts,
                                                const Occupancy& occupancy) {
   const int g = job.gpus_per_node;
+  const int stage_nodes = SnakeStageNodes(job);
+  const int groups = g / job.tp;  // TP groups per node
+  std::vector<GpuId> free;
   std::vector<RankSlot> slots;
   slots.reserve(node_hosts.size() * static_cast<size_t>(g));
-  for (const HostId h : node_hosts) {
+  for (size_t k = 0; k < node_hosts.size(); ++k) {
+    const HostId h = node_hosts[k];
     const Host& host = fabric.hosts()[h];
-    int local = 0;
+    free.clear();
     for (GpuId gpu : host.gpus) {
       if (occupancy.busy(gpu)) continue;
-      slots.push_back(RankSlot{h, gpu, GpuNic(fabric, host, gpu)});
-      if (++local == g) break;
+      free.push_back(gpu);
+      if (static_cast<int>(free.size()) == g) break;
     }
-    if (local < g) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "host ", host.name, " has ", local, " free GPUs, the job needs ", g, " per node"));
+    if (static_cast<int>(free.size()) < g) {
+      return absl::FailedPreconditionError(absl::StrCat("host ", host.name, " has ", free.size(),
+                                                        " free GPUs, the job needs ", g,
+                                                        " per node"));
+    }
+    const bool reversed = stage_nodes > 0 && (k % stage_nodes) % 2 == 1;
+    for (int local = 0; local < g; ++local) {
+      const int group = local / job.tp;
+      const int position = (reversed ? groups - 1 - group : group) * job.tp + local % job.tp;
+      slots.push_back(RankSlot{h, free[position], GpuNic(fabric, host, free[position])});
     }
   }
   return slots;

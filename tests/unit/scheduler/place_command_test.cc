@@ -102,10 +102,17 @@ TEST(PlaceCommand, Tp4OnARailPlaneFabricPlacesWithPxnByDefault) {
   Result r = RunCli({"place", "--fabric", "preset:rail-28k", "--job", "tp=4,pp=4,dp=64"});
   EXPECT_EQ(r.exit_code, kExitOk) << r.err;
   EXPECT_THAT(r.out, HasSubstr("rail-local (PXN)"));
+  // The rail-aware rank map keeps every network pair of this shape on one rail, so it
+  // needs no forwarding at all.
   Result without = RunCli({"place", "--fabric", "preset:rail-28k", "--job", "tp=4,pp=4,dp=64",
                            "--no-rail-local"});
-  EXPECT_EQ(without.exit_code, kExitCannotPlace);
-  EXPECT_THAT(without.err, HasSubstr("--no-rail-local"));
+  EXPECT_EQ(without.exit_code, kExitOk) << without.err;
+  EXPECT_THAT(without.out, HasSubstr("cross-rail bytes   0 B"));
+  // Three nodes per stage: the DP ring closes across rails, which only PXN can carry.
+  Result odd = RunCli({"place", "--fabric", "preset:rail-28k", "--job", "tp=4,pp=1,dp=6",
+                       "--no-rail-local"});
+  EXPECT_EQ(odd.exit_code, kExitCannotPlace);
+  EXPECT_THAT(odd.err, HasSubstr("--no-rail-local"));
 }
 
 TEST(PlaceCommand, BackgroundLoadAndCompare) {

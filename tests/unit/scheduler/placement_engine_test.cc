@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "scheduler/mapping/rank_map.h"
 #include "scheduler/scorers/registry.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/model/fabric_builder.h"
@@ -246,6 +247,37 @@ TEST(Placement, Tp4AndTp2JobsPlaceOnEveryPresetWithRailLocalForwarding) {
       EXPECT_EQ(plan->traffic.unreachable_bytes, 0) << preset << " " << spec;
     }
   }
+}
+
+TEST(Placement, RailAwareRankMapKeepsDpAndPpPeersOnOneRailWhenTpIsSmallerThanANode) {
+  absl::StatusOr<FabricPtr> rail = GeneratePreset("rail-28k");
+  ASSERT_TRUE(rail.ok()) << rail.status();
+  PlacementEngine engine(*rail);
+  // tp=4: two TP groups per node; DP rings of 4 span two nodes a stage, PP four stages.
+  absl::StatusOr<PlacementPlan> plan =
+      Place(engine, "tp=4,pp=4,dp=4,model=70b", Occupancy(**rail));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->traffic.cross_rail_bytes, 0);
+  const int tp = 4, dp = 4;
+  for (size_t r = 0; r < plan->ranks.size(); ++r) {
+    const int t = static_cast<int>(r) % tp;
+    const int d = static_cast<int>(r) / tp % dp;
+    // The DP ring's next member (within the stage) and the next stage's peer use the same
+    // GPU index, hence the same rail, whenever they sit on another node.
+    const size_t dp_next = r - static_cast<size_t>(d * tp) + static_cast<size_t>((d + 1) % dp * tp);
+    for (size_t peer : {dp_next, r + static_cast<size_t>(tp * dp)}) {
+      if (peer >= plan->ranks.size()) continue;
+      const RankSlot& a = plan->ranks[r];
+      const RankSlot& b = plan->ranks[peer];
+      if (a.host == b.host) continue;
+      EXPECT_EQ((*rail)->gpus()[a.gpu].index, (*rail)->gpus()[b.gpu].index) << r << " " << peer;
+      EXPECT_EQ((*rail)->nics()[a.nic].rail, (*rail)->nics()[b.nic].rail) << r << " " << peer;
+    }
+    EXPECT_EQ((*rail)->gpus()[plan->ranks[r].gpu].index % tp, t);  // TP stays together
+  }
+  EXPECT_EQ(SnakeStageNodes(Job("tp=4,pp=4,dp=4")), 2);
+  EXPECT_EQ(SnakeStageNodes(Job("tp=8,pp=4,dp=4")), 0);  // one TP group per node
+  EXPECT_EQ(SnakeStageNodes(Job("tp=4,pp=4,dp=2")), 0);  // a stage is one node
 }
 
 TEST(Placement, ExplainListsEveryScorerAndAddsUpToTheCost) {
