@@ -240,12 +240,21 @@ TEST_F(GangPlannerTest, GroupThatDoesNotFitFailsResolvablyOnEveryNode) {
   EXPECT_THAT(v.error, IsEmpty());
 }
 
-TEST_F(GangPlannerTest, MaxWait_HardTierHoldsUntilTheBoundThenTheRelaxedPlacementIsTaken) {
-  backend_->hard_tier_never_fits = true;
+// A one-node group with `spec`, against a topoplaced that never fits a hard max_tier; its
+// first filter call fails on every node ("does not fit now").
+GroupMember FirstHardTierMiss(GangPlanner& planner, FakePlacementBackend& backend,
+                              const std::string& spec) {
+  backend.hard_tier_never_fits = true;
   GroupMember member = Member(0);
-  member.job_spec = "tp=8,pp=1,dp=1,max_tier=block,max_wait=90";
+  member.job_spec = spec;
+  EXPECT_EQ(Count(planner.Filter(member, kHosts), kHosts, Outcome::kFail), 8);
+  return member;
+}
+
+TEST_F(GangPlannerTest, MaxWait_HardTierHoldsUntilTheBoundThenTheRelaxedPlacementIsTaken) {
   // First "does not fit" at t0; kube-scheduler retries the pod.
-  EXPECT_EQ(Count(planner_->Filter(member, kHosts), kHosts, Outcome::kFail), 8);
+  const GroupMember member =
+      FirstHardTierMiss(*planner_, *backend_, "tp=8,pp=1,dp=1,max_tier=block,max_wait=90");
   clock_.now += absl::Seconds(89);
   EXPECT_EQ(Count(planner_->Filter(member, kHosts), kHosts, Outcome::kFail), 8);
   EXPECT_THAT(backend_->specs.back(), ::testing::Not(HasSubstr("mode=soft")));
@@ -259,10 +268,8 @@ TEST_F(GangPlannerTest, MaxWait_HardTierHoldsUntilTheBoundThenTheRelaxedPlacemen
 }
 
 TEST_F(GangPlannerTest, MaxWait_WithoutABoundTheHardTierHoldsForever) {
-  backend_->hard_tier_never_fits = true;
-  GroupMember member = Member(0);
-  member.job_spec = "tp=8,pp=1,dp=1,max_tier=block";
-  EXPECT_EQ(Count(planner_->Filter(member, kHosts), kHosts, Outcome::kFail), 8);
+  const GroupMember member =
+      FirstHardTierMiss(*planner_, *backend_, "tp=8,pp=1,dp=1,max_tier=block");
   clock_.now += absl::Hours(5);
   EXPECT_EQ(Count(planner_->Filter(member, kHosts), kHosts, Outcome::kFail), 8);
   EXPECT_THAT(backend_->specs.back(), ::testing::Not(HasSubstr("mode=soft")));
