@@ -1,8 +1,11 @@
 // `topoplace place`: places one job on a fabric with a policy (topoplace's own or a
 // baseline) around a background occupancy, and prints the plan (table or JSON).
 // `--compare` places it with every policy on the same background and prints one row each.
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,12 +17,15 @@
 #include "api/cli/commands.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/job/job_spec.h"
+#include "scheduler/ledger/allocation_ledger.h"
+#include "scheduler/ledger/clock.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/placement/occupancy.h"
 #include "scheduler/placement/uplink_load.h"
 #include "scheduler/policies/registry.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
+#include "scheduler/sim/uplink_tally.h"
 #include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
@@ -34,6 +40,7 @@ struct PlaceOptions {
   std::string policy = "topoplace";
   std::string occupied;
   std::string uplink_load;
+  std::string ledger;
   double load = -1;
   uint64_t seed = 1;
   bool json = false;
@@ -44,6 +51,32 @@ struct PlaceOptions {
   std::string render;
   int rank_rows = 16;
 };
+
+// `--ledger DB`: what a copy of topoplaced's database says runs now: the GPUs its live
+// allocations hold and the uplink load their stored plans offer, as the daemon with
+// uplink_load_from_allocations sees them.
+struct LedgerBackground {
+  sched::Occupancy occupancy;
+  std::vector<double> uplink_busy;
+};
+
+absl::StatusOr<LedgerBackground> LoadLedgerBackground(FabricPtr fabric, const std::string& path) {
+  // Opening a ledger creates a missing database; a typo must not look like an idle cluster.
+  if (std::error_code ec; !std::filesystem::is_regular_file(path, ec)) {
+    return absl::NotFoundError(absl::StrCat("--ledger: no database file at '", path, "'"));
+  }
+  absl::StatusOr<std::unique_ptr<ledger::AllocationLedger>> ledger =
+      ledger::AllocationLedger::Open(path, fabric, ledger::RealClock());
+  if (!ledger.ok()) {
+    return absl::Status(ledger.status().code(),
+                        absl::StrCat("--ledger: ", ledger.status().message()));
+  }
+  sched::UplinkTally tally(*fabric);
+  (*ledger)->ForEachLive([&](const ledger::Allocation& a) {
+    tally.Add(sched::StoredUplinkOffer(a.plan_json, *fabric));
+  });
+  return LedgerBackground{(*ledger)->Occupancy(), tally.busy()};
+}
 
 absl::StatusOr<sched::Occupancy> LoadBackground(const Fabric& fabric, const PlaceOptions& opt) {
   if (!opt.occupied.empty()) return sched::LoadOccupancyFile(fabric, opt.occupied);
@@ -114,7 +147,7 @@ void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
 // `place --server`: the daemon places around its own fabric, ledger and health, so the
 // options that describe a local background, health or scoring are refused, not ignored.
 absl::Status RunRemotePlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& opt) {
-  for (const char* local_only : {"--fabric", "--occupied", "--uplink-load", "--load",
+  for (const char* local_only : {"--fabric", "--occupied", "--uplink-load", "--ledger", "--load",
                                  "--unhealthy", "--weights",
                                  "--rail-local", "--no-rail-local", "--compare", "--render",
                                  "--rank-rows"}) {
@@ -139,7 +172,13 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   TP_ASSIGN_OR_RETURN(sched::JobSpec job, sched::ParseJobSpec(opt.job));
   TP_ASSIGN_OR_RETURN(sched::ScorerWeights weights, sched::ParseScorerWeights(opt.weights));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
-  TP_ASSIGN_OR_RETURN(sched::Occupancy background, LoadBackground(*fabric, opt));
+  std::optional<LedgerBackground> held;
+  if (!opt.ledger.empty()) {
+    TP_ASSIGN_OR_RETURN(held, LoadLedgerBackground(fabric, opt.ledger));
+  }
+  TP_ASSIGN_OR_RETURN(sched::Occupancy background,
+                      held ? absl::StatusOr<sched::Occupancy>(held->occupancy)
+                           : LoadBackground(*fabric, opt));
   TP_ASSIGN_OR_RETURN(sched::FabricHealth health, ParseHealth(*fabric, opt.unhealthy));
   sched::PlacementEngine engine(fabric, health);
   sched::PlacementRequest request;
@@ -150,6 +189,14 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   request.link_loads = true;
   if (!opt.uplink_load.empty()) {
     TP_ASSIGN_OR_RETURN(request.uplink_busy, sched::LoadUplinkLoadFile(*fabric, opt.uplink_load));
+  }
+  if (held) {
+    // As the daemon does: measured rates already carry the running jobs, so the larger
+    // share of the two, never their sum.
+    if (request.uplink_busy.empty()) request.uplink_busy.assign(held->uplink_busy.size(), 0);
+    for (size_t s = 0; s < held->uplink_busy.size(); ++s) {
+      request.uplink_busy[s] = std::max(request.uplink_busy[s], held->uplink_busy[s]);
+    }
   }
   if (opt.compare) {
     const std::vector<std::string> policies = sched::PolicyNames();
@@ -198,6 +245,12 @@ void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
   CLI::Option* load = place->add_option("--load", opt->load,
                                         "Random background load, fraction of GPUs busy");
   occupied->excludes(load);
+  CLI::Option* ledger_db = place->add_option(
+      "--ledger", opt->ledger,
+      "A copy of topoplaced's database (sqlite3 topoplaced.db '.backup copy.db'): place "
+      "around its live allocations and the uplink load their plans stored");
+  ledger_db->excludes(occupied);
+  ledger_db->excludes(load);
   place->add_option("--uplink-load", opt->uplink_load,
                     "How loaded uplinks already are: lines 'SWITCH SHARE' (share of the "
                     "switch's uplink capacity in use, e.g. from port counters); the "

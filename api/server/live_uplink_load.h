@@ -40,9 +40,6 @@ class LiveUplinkLoad {
   std::vector<double> Current(ledger::AllocationLedger& ledger) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  // The offer stored in an allocation's plan JSON; empty if it has none.
-  sched::UplinkTally::Offer StoredOffer(const std::string& plan_json) const;
-
   const Fabric& fabric_;
   const sched::sim::CommModel model_;
   const sched::UplinkTally shape_;  // only its link-to-switch tables: OfferOf

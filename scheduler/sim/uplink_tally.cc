@@ -1,6 +1,7 @@
 #include "scheduler/sim/uplink_tally.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace topoplace::sched {
 
@@ -40,6 +41,51 @@ void UplinkTally::Apply(const Offer& offer, int sign) {
     offered_[s] = std::max(0.0, offered_[s] + sign * rate);
     busy_[s] = capacity_[s] > 0 ? offered_[s] / capacity_[s] : 0;
   }
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr char kOfferKey[] = "uplink_offer";
+
+}  // namespace
+
+std::string WithUplinkOffer(const std::string& plan_json, const UplinkTally::Offer& offer,
+                            const Fabric& fabric) {
+  const size_t close = plan_json.find_last_of('}');
+  if (close == std::string::npos) return plan_json;
+  Json entries = Json::array();
+  for (const auto& [s, rate] : offer) {
+    entries.push_back(Json{{"switch", fabric.switches()[s].name}, {"bytes_per_second", rate}});
+  }
+  std::string out = plan_json.substr(0, close);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  const bool empty_object = !out.empty() && out.back() == '{';
+  out += empty_object ? "\n  \"" : ",\n  \"";
+  out += kOfferKey;
+  out += "\": ";
+  out += entries.dump();
+  out += "\n";
+  out += plan_json.substr(close);
+  return out;
+}
+
+UplinkTally::Offer StoredUplinkOffer(const std::string& plan_json, const Fabric& fabric) {
+  UplinkTally::Offer offer;
+  const Json j = Json::parse(plan_json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains(kOfferKey) || !j[kOfferKey].is_array()) {
+    return offer;
+  }
+  for (const Json& entry : j[kOfferKey]) {
+    if (!entry.is_object() || !entry.contains("switch") || !entry["switch"].is_string() ||
+        !entry.contains("bytes_per_second") || !entry["bytes_per_second"].is_number()) {
+      continue;
+    }
+    const std::optional<SwitchId> s = fabric.FindSwitch(entry["switch"].get<std::string>());
+    const double rate = entry["bytes_per_second"].get<double>();
+    if (s && rate > 0) offer.emplace_back(*s, rate);
+  }
+  return offer;
 }
 
 }  // namespace topoplace::sched

@@ -9,6 +9,7 @@
 #define TOPOPLACE_SCHEDULER_SIM_UPLINK_TALLY_H_
 
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,16 @@ class UplinkTally {
   std::vector<double> offered_;     // per switch: offered bytes per second
   std::vector<double> busy_;
 };
+
+// `plan_json` (a topoplace.plan/v1 object) with `offer` added as "uplink_offer": the
+// switches' names and bytes per second. Spliced in before the closing brace, not parsed
+// and written again: plans of thousands of ranks are large. Unchanged if not an object.
+std::string WithUplinkOffer(const std::string& plan_json, const UplinkTally::Offer& offer,
+                            const Fabric& fabric);
+
+// The offer stored by WithUplinkOffer, switches looked up by name in `fabric`; empty when
+// the plan has none (entries naming unknown switches are skipped).
+UplinkTally::Offer StoredUplinkOffer(const std::string& plan_json, const Fabric& fabric);
 
 }  // namespace topoplace::sched
 

@@ -1,5 +1,8 @@
 // `topoplace place` end to end through the CLI registry: exit codes and output shape.
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -12,7 +15,12 @@
 #include "api/cli/cli_context.h"
 #include "api/cli/commands.h"
 #include "nlohmann/json.hpp"
+#include "scheduler/ledger/allocation_ledger.h"
+#include "scheduler/ledger/clock.h"
+#include "scheduler/sim/uplink_tally.h"
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
+#include "topology/io/fabric_file.h"
 
 namespace topoplace::cli {
 namespace {
@@ -197,6 +205,76 @@ TEST(PlaceCommand, BadUplinkLoadFileIsExitTwoNamingTheLine) {
                      "--uplink-load", path});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("bad-uplink-load.txt:2: unknown switch 'no-such-switch'"));
+}
+
+// The blocks of a plan's hosts (from `place --json`), in order of first use.
+std::vector<int32_t> JsonPlanBlocks(const Fabric& fabric, const std::string& json) {
+  std::vector<int32_t> blocks;
+  const nlohmann::json plan = nlohmann::json::parse(json);
+  for (const auto& host : plan["hosts"]) {
+    const int32_t b = fabric.hosts()[*fabric.FindHost(host.get<std::string>())].block;
+    if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
+  }
+  return blocks;
+}
+
+TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlansStored) {
+  // Four blocks of two 2-GPU hosts; a held job on all of block 0 and one host of block 1
+  // whose stored plan says it fills their leaves' uplinks.
+  FabricPtr fabric = *GenerateClos(::topoplace::testing::TinyClos(/*blocks=*/4, /*nodes=*/2));
+  const std::string dir = ::testing::TempDir() + "/place-ledger-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string fabric_file = dir + "/ledger-tiny.json";
+  ASSERT_TRUE(SaveFabricFile(*fabric, fabric_file).ok());
+  const std::string db = dir + "/ledger-copy.db";
+  const std::vector<HostId> held = {fabric->blocks()[0].hosts[0], fabric->blocks()[0].hosts[1],
+                                    fabric->blocks()[1].hosts[0]};
+  {
+    auto ledger = ledger::AllocationLedger::Open(db, fabric, ledger::RealClock());
+    ASSERT_TRUE(ledger.ok()) << ledger.status();
+    ledger::ReserveRequest reserve;
+    for (HostId h : held) {
+      for (GpuId g : fabric->hosts()[h].gpus) reserve.gpus.push_back(g);
+    }
+    sched::UplinkTally::Offer offer;
+    for (int b : {0, 1}) {
+      for (SwitchId leaf : fabric->blocks()[b].leaves) offer.emplace_back(leaf, 40e9);
+    }
+    reserve.job_spec = "tp=2,pp=1,dp=3,gpus_per_node=2";
+    reserve.policy = "topoplace";
+    reserve.plan_json = sched::WithUplinkOffer("{\n  \"schema\": \"topoplace.plan/v1\"\n}", offer,
+                                               *fabric);
+    reserve.ttl = ledger::kMaxReservationTtl;
+    auto allocation = (*ledger)->Reserve(reserve);
+    ASSERT_TRUE(allocation.ok()) << allocation.status();
+  }
+  const std::string job = "tp=2,pp=1,dp=3,gpus_per_node=2,model=70b,s=256,mb=1";
+  // The same GPUs busy, no load known: the job fills the held job's half-used block.
+  const std::string occupied = dir + "/ledger-occupied.txt";
+  {
+    std::ofstream out(occupied);
+    for (HostId h : held) out << fabric->hosts()[h].name << "\n";
+  }
+  Result blind = RunCli({"place", "--fabric", fabric_file, "--occupied", occupied, "--job", job,
+                         "--json"});
+  ASSERT_EQ(blind.exit_code, kExitOk) << blind.err;
+  const std::vector<int32_t> blind_blocks = JsonPlanBlocks(*fabric, blind.out);
+  EXPECT_NE(std::find(blind_blocks.begin(), blind_blocks.end(), 1), blind_blocks.end());
+  // From the ledger copy: the same GPUs are held, and the job keeps off the hot blocks.
+  Result steered =
+      RunCli({"place", "--fabric", fabric_file, "--ledger", db, "--job", job, "--json"});
+  ASSERT_EQ(steered.exit_code, kExitOk) << steered.err;
+  for (int32_t b : JsonPlanBlocks(*fabric, steered.out)) {
+    EXPECT_NE(b, 0);
+    EXPECT_NE(b, 1);
+  }
+  // A missing database is an error, not an idle cluster.
+  Result missing = RunCli({"place", "--fabric", fabric_file, "--ledger", dir + "/no-such.db",
+                           "--job", job});
+  EXPECT_NE(missing.exit_code, kExitOk);
+  EXPECT_THAT(missing.err, HasSubstr("--ledger: no database file at"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
