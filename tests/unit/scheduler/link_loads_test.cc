@@ -127,10 +127,12 @@ TEST(LinkLoads, JobAcrossPodsLoadsSpineToCoreLinks) {
 TEST(LinkLoads, RailLocalForwardingSendsThroughTheDestinationRailsNic) {
   const FabricPtr f = Preset("rail-28k");
   const PlacementEngine engine(f);
-  // A DP ring over 16 GPUs on 2 nodes: the ring steps from GPU 7 of one node to GPU 0 of
-  // the next, across rails. Rail planes have no path for that without forwarding.
-  const PlacementPlan plan = Place(engine, "tp=1,pp=1,dp=16,model=7b", Occupancy(*f),
-                                   /*rail_local=*/true);
+  // A DP ring over 16 GPUs on 2 nodes in plain local order (the PP-before-DP rank order,
+  // the same ranks with pp=1, leaves the rail-aware map out): the ring steps from GPU 7 of
+  // one node to GPU 0 of the next, across rails. Rail planes have no path for that without
+  // forwarding.
+  const PlacementPlan plan = Place(engine, "tp=1,pp=1,dp=16,model=7b,order=tp-cp-ep-pp-dp",
+                                   Occupancy(*f), /*rail_local=*/true);
   ASSERT_GT(plan.traffic.cross_rail_bytes, 0);
   ExpectBytesConserved(*f, plan);
   // Only the two rail-0 NIC cables receive; the senders are the rail-0 NICs too (GPU 7's
