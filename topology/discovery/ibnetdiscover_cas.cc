@@ -14,12 +14,6 @@
 namespace topoplace::discovery {
 namespace {
 
-// Where a CA's first cabled port lands: the switch's GUID and port.
-struct CaLeaf {
-  uint64_t leaf = 0;
-  int32_t port = 0;
-};
-
 // What tells one system from another among CAs whose descriptions name the same host.
 // Ordered by trust; `value` is a GUID or a leaf group id.
 struct SystemKey {
@@ -91,16 +85,16 @@ class CaIdentifier {
     return node.sys_image_guid != node.guid ? node.sys_image_guid : 0;
   }
 
-  // Only needed (and, on 100k-CA dumps, only paid for) when a name repeats or a CA has a
-  // factory description.
+  // The switch each CA's first cabled port lands on. Only needed (and, on 100k-CA dumps,
+  // only paid for) when a name repeats or a factory-default CA may join a host.
   void FindLeaves() {
     if (!leaf_of_.empty()) return;
     for (const IbNode& node : nodes_) {
       for (const IbPort& port : node.ports) {
         if (node.kind == IbNodeKind::kSwitch && port.peer_kind == IbNodeKind::kCa) {
-          leaf_of_.try_emplace(port.peer_guid, CaLeaf{node.guid, port.port});
+          leaf_of_.try_emplace(port.peer_guid, node.guid);
         } else if (node.kind == IbNodeKind::kCa && port.peer_kind == IbNodeKind::kSwitch) {
-          leaf_of_.try_emplace(node.guid, CaLeaf{port.peer_guid, port.peer_port});
+          leaf_of_.try_emplace(node.guid, port.peer_guid);
         }
       }
     }
@@ -170,6 +164,7 @@ class CaIdentifier {
       if (!seen.insert(absl::StrCat(m.host, "/", m.hca)).second) suspects.push_back(m.host);
     }
     if (suspects.empty()) return;
+    names_repeat_ = true;
     FindLeaves();
     const absl::flat_hash_set<std::string> suspect(suspects.begin(), suspects.end());
     LeafGroups groups;
@@ -180,8 +175,8 @@ class CaIdentifier {
       if (suspect.contains(m.host)) {
         cas_of_host[m.host].push_back(i);
       } else if (leaf != leaf_of_.end()) {
-        auto [it, inserted] = first_leaf.try_emplace(m.host, leaf->second.leaf);
-        if (!inserted) groups.Join(it->second, leaf->second.leaf);
+        auto [it, inserted] = first_leaf.try_emplace(m.host, leaf->second);
+        if (!inserted) groups.Join(it->second, leaf->second);
       }
     }
     for (auto& [name, cas] : cas_of_host) {
@@ -194,7 +189,7 @@ class CaIdentifier {
         } else if (const uint64_t image = SharedSystemImage(node); image != 0) {
           key = {SystemKey::kSystemImage, image};
         } else if (auto leaf = leaf_of_.find(node.guid); leaf != leaf_of_.end()) {
-          key = {SystemKey::kLeafGroup, groups.Find(leaf->second.leaf)};
+          key = {SystemKey::kLeafGroup, groups.Find(leaf->second)};
         }
         systems[key].push_back(i);
       }
@@ -219,37 +214,51 @@ class CaIdentifier {
   // unattributed.
   void PlaceBySystemImage() {
     if (factory_.empty()) return;
-    FindLeaves();
     absl::flat_hash_map<uint64_t, std::string> host_of_image;
     absl::flat_hash_set<uint64_t> ambiguous;
-    absl::flat_hash_map<uint64_t, std::map<std::string, int>> names_on_leaf;
     for (size_t i : placed_) {
-      const IbNode& node = nodes_[i];
-      const CaModel& m = out_.by_guid[node.guid];
-      if (const uint64_t image = SharedSystemImage(node); image != 0) {
-        auto [it, inserted] = host_of_image.try_emplace(image, m.host);
-        if (!inserted && it->second != m.host) ambiguous.insert(image);
-      }
-      if (auto leaf = leaf_of_.find(node.guid); leaf != leaf_of_.end()) {
-        ++names_on_leaf[leaf->second.leaf][m.hca];
+      const uint64_t image = SharedSystemImage(nodes_[i]);
+      if (image == 0) continue;
+      const std::string& host = out_.by_guid[nodes_[i].guid].host;
+      auto [it, inserted] = host_of_image.try_emplace(image, host);
+      if (!inserted && it->second != host) ambiguous.insert(image);
+    }
+    std::vector<size_t> joining;
+    for (size_t i : factory_) {
+      const uint64_t image = SharedSystemImage(nodes_[i]);
+      if (host_of_image.contains(image) && !ambiguous.contains(image)) joining.push_back(i);
+    }
+    if (joining.empty()) return;  // the usual dump: factory HCAs are their own system image
+    // The NIC names on the joining CAs' leaves only.
+    FindLeaves();
+    absl::flat_hash_map<uint64_t, std::map<std::string, int>> names_on_leaf;
+    for (size_t i : joining) {
+      if (auto leaf = leaf_of_.find(nodes_[i].guid); leaf != leaf_of_.end()) {
+        names_on_leaf.try_emplace(leaf->second);
       }
     }
-    for (size_t i : factory_) {
+    for (size_t i : placed_) {
+      auto leaf = leaf_of_.find(nodes_[i].guid);
+      if (leaf == leaf_of_.end()) continue;
+      if (auto names = names_on_leaf.find(leaf->second); names != names_on_leaf.end()) {
+        ++names->second[out_.by_guid[nodes_[i].guid].hca];
+      }
+    }
+    for (size_t i : joining) {
       const IbNode& node = nodes_[i];
       const uint64_t image = SharedSystemImage(node);
-      auto host = host_of_image.find(image);
-      if (image == 0 || host == host_of_image.end() || ambiguous.contains(image)) continue;
       CaModel& m = out_.by_guid[node.guid];
       m.role = CaRole::kHost;
-      m.host = host->second;
+      m.host = host_of_image[image];
       m.hca = absl::StrCat("hca-", GuidHex(node.guid));
       if (auto leaf = leaf_of_.find(node.guid); leaf != leaf_of_.end()) {
-        const auto& names = names_on_leaf[leaf->second.leaf];
+        const auto& names = names_on_leaf[leaf->second];
         auto best = std::max_element(names.begin(), names.end(),
                                      [](auto& a, auto& b) { return a.second < b.second; });
         if (best != names.end()) m.hca = best->first;
       }
       placed_.push_back(i);
+      placed_late_ = true;
       placed_by_guid_.push_back(absl::StrCat(m.host, "/", m.hca, " (system image GUID ",
                                              GuidHex(image), ", ", Where(node.line), ")"));
     }
@@ -258,6 +267,8 @@ class CaIdentifier {
   // Two CAs of one host with one NIC name (a copied description): the later one's NIC is
   // suffixed with its GUID, in dump order.
   void Deduplicate() {
+    // SplitNamesakes saw every name once, and nothing joined a host since: nothing repeats.
+    if (!names_repeat_ && !placed_late_) return;
     std::sort(placed_.begin(), placed_.end());
     absl::flat_hash_set<std::string> taken;
     taken.reserve(placed_.size());
@@ -275,10 +286,12 @@ class CaIdentifier {
   const IbnetdiscoverOptions& options_;
   absl::string_view source_;
   std::vector<std::string> management_markers_;  // lower case
-  absl::flat_hash_map<uint64_t, CaLeaf> leaf_of_;
+  absl::flat_hash_map<uint64_t, uint64_t> leaf_of_;  // CA GUID -> its leaf's GUID
   absl::flat_hash_set<uint64_t> by_report_;
   std::vector<size_t> placed_;   // CAs in a host, by position in nodes_
   std::vector<size_t> factory_;  // factory-default CAs not (yet) placed
+  bool names_repeat_ = false;    // SplitNamesakes found a host/NIC name twice
+  bool placed_late_ = false;     // PlaceBySystemImage placed a CA
   CaIdentities out_;
   std::vector<std::string> placed_by_guid_, renamed_, duplicate_descriptions_;
 };
