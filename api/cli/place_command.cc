@@ -1,7 +1,6 @@
 // `topoplace place`: places one job on a fabric with a policy (topoplace's own or a
 // baseline) around a background occupancy, and prints the plan (table or JSON).
 // `--compare` places it with every policy on the same background and prints one row each.
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -190,14 +189,7 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   if (!opt.uplink_load.empty()) {
     TP_ASSIGN_OR_RETURN(request.uplink_busy, sched::LoadUplinkLoadFile(*fabric, opt.uplink_load));
   }
-  if (held) {
-    // As the daemon does: measured rates already carry the running jobs, so the larger
-    // share of the two, never their sum.
-    if (request.uplink_busy.empty()) request.uplink_busy.assign(held->uplink_busy.size(), 0);
-    for (size_t s = 0; s < held->uplink_busy.size(); ++s) {
-      request.uplink_busy[s] = std::max(request.uplink_busy[s], held->uplink_busy[s]);
-    }
-  }
+  if (held) sched::KeepLargerShares(request.uplink_busy, held->uplink_busy);
   if (opt.compare) {
     const std::vector<std::string> policies = sched::PolicyNames();
     std::vector<absl::StatusOr<sched::PlacementPlan>> plans;

@@ -1,12 +1,12 @@
 #include "api/server/placement_service.h"
 
-#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
 #include "scheduler/job/job_spec.h"
+#include "scheduler/placement/uplink_load.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -41,15 +41,7 @@ void PlacementService::AddUplinkLoad(sched::PlacementRequest& placement) const {
   if (context_.uplink_load) placement.uplink_busy = context_.uplink_load->Current();
   if (!context_.live_load) return;
   placement.link_loads = true;  // the reservation stores its own offer
-  const std::vector<double> live = context_.live_load->Current(*context_.ledger);
-  if (placement.uplink_busy.empty()) {
-    placement.uplink_busy = live;
-    return;
-  }
-  // Measured rates already carry the running jobs: the larger share, never the sum.
-  for (size_t s = 0; s < live.size() && s < placement.uplink_busy.size(); ++s) {
-    placement.uplink_busy[s] = std::max(placement.uplink_busy[s], live[s]);
-  }
+  sched::KeepLargerShares(placement.uplink_busy, context_.live_load->Current(*context_.ledger));
 }
 
 absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,

@@ -1,5 +1,6 @@
 #include "scheduler/placement/uplink_load.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -59,6 +60,16 @@ absl::StatusOr<std::vector<double>> LoadUplinkLoadFile(const Fabric& fabric,
   std::stringstream buffer;
   buffer << in.rdbuf();
   return ParseUplinkLoad(fabric, buffer.str(), path);
+}
+
+void KeepLargerShares(std::vector<double>& shares, const std::vector<double>& other) {
+  if (shares.empty()) {
+    shares = other;
+    return;
+  }
+  for (size_t s = 0; s < shares.size() && s < other.size(); ++s) {
+    shares[s] = std::max(shares[s], other[s]);
+  }
 }
 
 }  // namespace topoplace::sched

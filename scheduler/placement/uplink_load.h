@@ -27,6 +27,11 @@ absl::StatusOr<std::vector<double>> ParseUplinkLoad(const Fabric& fabric, absl::
 absl::StatusOr<std::vector<double>> LoadUplinkLoadFile(const Fabric& fabric,
                                                        const std::string& path);
 
+// Folds a second estimate of the same uplinks into `shares`, switch by switch, keeping the
+// larger: measured port counter rates already carry the running jobs whose plans give the
+// other, so the two are never added. An empty `shares` takes `other` as it is.
+void KeepLargerShares(std::vector<double>& shares, const std::vector<double>& other);
+
 }  // namespace topoplace::sched
 
 #endif  // TOPOPLACE_SCHEDULER_PLACEMENT_UPLINK_LOAD_H_

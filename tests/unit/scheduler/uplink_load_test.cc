@@ -70,5 +70,14 @@ TEST_F(UplinkLoadFileTest, MissingFileIsNotFound) {
             absl::StatusCode::kNotFound);
 }
 
+TEST(KeepLargerShares, TakesTheLargerShareOfEachSwitchNeverTheSum) {
+  std::vector<double> measured = {0.5, 0.1, 0.0};
+  sched::KeepLargerShares(measured, {0.2, 0.3, 0.0});
+  EXPECT_EQ(measured, (std::vector<double>{0.5, 0.3, 0.0}));
+  std::vector<double> none;
+  sched::KeepLargerShares(none, {0.2, 0.3});
+  EXPECT_EQ(none, (std::vector<double>{0.2, 0.3}));
+}
+
 }  // namespace
 }  // namespace topoplace::sched
