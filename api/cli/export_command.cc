@@ -45,7 +45,7 @@ absl::StatusOr<Scope> ExportScope(const Fabric& fabric, const ExportOptions& opt
   }
   if (opt.nodes.empty()) return scope;
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> listed, exporters::LoadNodeList(opt.nodes));
-  auto wanted = std::make_shared<absl::flat_hash_set<std::string>>(listed.begin(), listed.end());
+  const absl::flat_hash_set<std::string> wanted(listed.begin(), listed.end());
   auto kept = std::make_shared<std::vector<bool>>(fabric.hosts().size(), false);
   std::vector<std::string> left_out;
   absl::flat_hash_set<std::string> known;
@@ -54,11 +54,11 @@ absl::StatusOr<Scope> ExportScope(const Fabric& fabric, const ExportOptions& opt
     const std::string node = names.NodeName(host);
     known.insert(host);
     known.insert(node);
-    (*kept)[h] = wanted->contains(host) || wanted->contains(node);
+    (*kept)[h] = wanted.contains(host) || wanted.contains(node);
     if (!(*kept)[h]) left_out.push_back(node);
   }
   std::vector<std::string> unknown;
-  for (const std::string& name : *wanted) {
+  for (const std::string& name : wanted) {
     if (!known.contains(name)) unknown.push_back(name);
   }
   std::sort(unknown.begin(), unknown.end());

@@ -82,7 +82,9 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
     v1::PlacementPlan plan_proto = PlanToProto(*context_.fabric, plan);
     reserve.gpus.clear();
     for (const sched::RankSlot& slot : plan.ranks) reserve.gpus.push_back(slot.gpu);
-    if (context_.live_load) plan_proto.set_json(context_.live_load->WithOffer(plan, plan_proto.json()));
+    if (context_.live_load) {
+      plan_proto.set_json(context_.live_load->WithOffer(plan, plan_proto.json()));
+    }
     reserve.plan_json = plan_proto.json();
     absl::StatusOr<ledger::Allocation> allocation = context_.ledger->Reserve(reserve);
     if (allocation.ok()) {

@@ -57,7 +57,8 @@ class HostlistExpander {
       const int width = lo_text.size() > 1 && lo_text[0] == '0' ? static_cast<int>(lo_text.size())
                                                                  : 0;
       for (uint64_t i = lo; i <= hi; ++i) {
-        TP_RETURN_IF_ERROR(Expand(tail, absl::StrCat(prefix, head, absl::StrFormat("%0*d", width, i))));
+        TP_RETURN_IF_ERROR(
+            Expand(tail, absl::StrCat(prefix, head, absl::StrFormat("%0*d", width, i))));
       }
     }
     return absl::OkStatus();

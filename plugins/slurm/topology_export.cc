@@ -55,8 +55,9 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
   }
   const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);
   if (tree.block_order.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no host of fabric '", fabric.name(), "' in any block is in the node list; nothing to export"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("no host of fabric '", fabric.name(),
+                     "' in any block is in the node list; nothing to export"));
   }
   auto node_names = [&](const std::vector<HostId>& hosts) {
     std::vector<std::string> nodes;
@@ -66,7 +67,8 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
   SlurmTopology t;
   std::vector<int> sizes;
   for (int32_t b : tree.block_order) {
-    t.switches.push_back({tree.block_names[b], CompressHostlist(node_names(tree.block_hosts[b])), ""});
+    t.switches.push_back(
+        {tree.block_names[b], CompressHostlist(node_names(tree.block_hosts[b])), ""});
     sizes.push_back(static_cast<int>(tree.block_hosts[b].size()));
   }
   const std::vector<bool> undersized = UndersizedBlocks(sizes);

@@ -13,6 +13,26 @@ namespace {
 
 bool ValidSpeed(double gbps) { return std::isfinite(gbps) && gbps > 0; }
 
+// Adds `attachment` to `list` unless its name is empty, taken or its switch unknown;
+// `kind` names the list in errors.
+absl::StatusOr<int32_t> AddAttachment(SwitchAttachment attachment, size_t num_switches,
+                                      absl::string_view kind, std::vector<SwitchAttachment>& list,
+                                      absl::flat_hash_map<std::string, int32_t>& by_name) {
+  if (attachment.name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(kind, " name must not be empty"));
+  }
+  if (attachment.switch_id < 0 || static_cast<size_t>(attachment.switch_id) >= num_switches) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kind, " '", attachment.name, "': unknown switch id ", attachment.switch_id));
+  }
+  const int32_t id = static_cast<int32_t>(list.size());
+  if (!by_name.try_emplace(attachment.name, id).second) {
+    return absl::InvalidArgumentError(absl::StrCat("duplicate ", kind, " '", attachment.name, "'"));
+  }
+  list.push_back(std::move(attachment));
+  return id;
+}
+
 }  // namespace
 
 FabricBuilder::FabricBuilder(std::string name, uint64_t version) : fabric_(new Fabric()) {
@@ -137,28 +157,6 @@ absl::StatusOr<LinkId> FabricBuilder::AddLink(Endpoint a, Endpoint b, const Link
   fabric_->links_.push_back(Link{a, b, attrs.speed_gbps, attrs.lanes, attrs.count, attrs.state});
   return id;
 }
-
-namespace {
-
-// Adds `attachment` to `list` unless its name is empty, taken or its switch unknown;
-// `kind` names the list in errors.
-absl::StatusOr<int32_t> AddAttachment(SwitchAttachment attachment, size_t num_switches,
-                                      absl::string_view kind, std::vector<SwitchAttachment>& list,
-                                      absl::flat_hash_map<std::string, int32_t>& by_name) {
-  if (attachment.name.empty()) return absl::InvalidArgumentError(absl::StrCat(kind, " name must not be empty"));
-  if (attachment.switch_id < 0 || static_cast<size_t>(attachment.switch_id) >= num_switches) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kind, " '", attachment.name, "': unknown switch id ", attachment.switch_id));
-  }
-  const int32_t id = static_cast<int32_t>(list.size());
-  if (!by_name.try_emplace(attachment.name, id).second) {
-    return absl::InvalidArgumentError(absl::StrCat("duplicate ", kind, " '", attachment.name, "'"));
-  }
-  list.push_back(std::move(attachment));
-  return id;
-}
-
-}  // namespace
 
 absl::StatusOr<int32_t> FabricBuilder::AddAggregationNode(std::string name, SwitchId sw) {
   return AddAttachment(SwitchAttachment{.name = std::move(name), .switch_id = sw},
