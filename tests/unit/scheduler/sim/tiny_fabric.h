@@ -8,12 +8,19 @@
 
 namespace topoplace::sched::sim {
 
-inline absl::StatusOr<FabricPtr> TinyOversubscribedFabric() {
+// `blocks` x `nodes` hosts of 8 GPUs and 8 rails (ClosParams' defaults) under one spine
+// per pod.
+inline ClosParams OneSpine(const char* name, int blocks, int nodes) {
   ClosParams p;
-  p.name = "tiny-2x4";
-  p.blocks_per_pod = 2;
-  p.nodes_per_block = 4;
+  p.name = name;
+  p.blocks_per_pod = blocks;
+  p.nodes_per_block = nodes;
   p.spines_per_pod = 1;
+  return p;
+}
+
+inline absl::StatusOr<FabricPtr> TinyOversubscribedFabric() {
+  ClosParams p = OneSpine("tiny-2x4", 2, 4);
   p.leaf_uplink_gbps = 400;
   p.leaf_oversubscription = 4;
   return GenerateClos(p);
@@ -22,11 +29,7 @@ inline absl::StatusOr<FabricPtr> TinyOversubscribedFabric() {
 // The shared-link test's fabric: 3 blocks x 2 hosts x 8 GPUs, 8 rails of 400G NICs, one
 // spine, each rail leaf with one 400G uplink (2:1).
 inline absl::StatusOr<FabricPtr> TinySharedUplinkFabric() {
-  ClosParams p;
-  p.name = "shared-3x2";
-  p.blocks_per_pod = 3;
-  p.nodes_per_block = 2;
-  p.spines_per_pod = 1;
+  ClosParams p = OneSpine("shared-3x2", 3, 2);
   p.leaf_uplink_gbps = 400;
   p.leaf_oversubscription = 2;
   return GenerateClos(p);
@@ -36,12 +39,9 @@ inline absl::StatusOr<FabricPtr> TinySharedUplinkFabric() {
 // one spine per pod with one 400G uplink per rail leaf, and 800 Gb/s from each spine to
 // the one core switch (4:1).
 inline absl::StatusOr<FabricPtr> TinyTwoPodFabric() {
-  ClosParams p;
-  p.name = "two-pods";
+  ClosParams p = OneSpine("two-pods", 1, 1);
   p.tiers = 3;
   p.pods = 2;
-  p.nodes_per_block = 1;
-  p.spines_per_pod = 1;
   p.cores = 1;
   p.spine_oversubscription = 4;
   return GenerateClos(p);
