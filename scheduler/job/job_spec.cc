@@ -119,7 +119,8 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
   ShapeOverrides shape;
   std::optional<std::string> preset;
   std::optional<int64_t> total_gpus;
-  bool in_exclude = false;
+  // The host list (exclude or hosts) that bare tokens continue, if any.
+  std::vector<std::string>* host_list = nullptr;
   bool seen_tp = false, seen_pp = false, seen_dp = false;
   if (absl::StripAsciiWhitespace(spec).empty()) {
     return FieldError("spec", "key=value pairs such as 'tp=8,pp=4,dp=16'", spec);
@@ -129,13 +130,13 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
     if (token.empty()) return FieldError("spec", "no empty entries between commas", spec);
     const size_t eq = token.find('=');
     if (eq == absl::string_view::npos) {
-      if (!in_exclude) return FieldError("spec", "key=value", token);
-      job.exclude.emplace_back(token);
+      if (host_list == nullptr) return FieldError("spec", "key=value", token);
+      host_list->emplace_back(token);
       continue;
     }
     const std::string key = absl::AsciiStrToLower(token.substr(0, eq));
     const absl::string_view value = token.substr(eq + 1);
-    in_exclude = false;
+    host_list = nullptr;
     if (value.empty()) return FieldError(key, "a value", value);
     if (key == "tp") {
       TP_ASSIGN_OR_RETURN(job.tp, ParseDegree(key, value));
@@ -217,13 +218,13 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       }
     } else if (key == "max_wait") {
       TP_ASSIGN_OR_RETURN(job.max_wait_s, ParseSeconds(key, value));
-    } else if (key == "exclude") {
-      job.exclude.emplace_back(value);
-      in_exclude = true;
+    } else if (key == "exclude" || key == "hosts") {
+      host_list = key == "exclude" ? &job.exclude : &job.hosts;
+      host_list->emplace_back(value);
     } else {
       return FieldError(key, "a known key (tp, pp, dp, cp, ep, gpus, gpus_per_node, model, h, "
                              "s, b, layers, params, mb, dtype, *_bytes, order, max_tier, mode, "
-                             "max_wait, exclude)",
+                             "max_wait, exclude, hosts)",
                         token);
     }
   }
@@ -331,6 +332,7 @@ std::string FormatJobSpec(const JobSpec& job) {
                   ",mode=", job.mode == ConstraintMode::kHard ? "hard" : "soft");
   if (job.max_wait_s) absl::StrAppend(&out, absl::StrFormat(",max_wait=%.17g", *job.max_wait_s));
   if (!job.exclude.empty()) absl::StrAppend(&out, ",exclude=", absl::StrJoin(job.exclude, ","));
+  if (!job.hosts.empty()) absl::StrAppend(&out, ",hosts=", absl::StrJoin(job.hosts, ","));
   return out;
 }
 

@@ -9,8 +9,10 @@
 // explicit per-device bytes per iteration tp_bytes= cp_bytes= ep_bytes= dp_bytes= pp_bytes=,
 // max_tier=leaf|block|pod|cluster, mode=hard|soft, max_wait=30m (seconds, or with an s, m
 // or h suffix: how long a scheduler keeps a hard max_tier before relaxing it, as Slurm's
-// --switches=N@max-time), exclude=host[,host...]
-// (every comma-separated token without '=' after `exclude` is another excluded host).
+// --switches=N@max-time), exclude=host[,host...], hosts=host[,host...] (place only on
+// these hosts: a scheduler that already chose the nodes asks for the ranks' map on them)
+// (every comma-separated token without '=' after `exclude` or `hosts` is another host of
+// that list).
 // Every error is InvalidArgument naming the field and what was expected.
 #ifndef TOPOPLACE_SCHEDULER_JOB_JOB_SPEC_H_
 #define TOPOPLACE_SCHEDULER_JOB_JOB_SPEC_H_
@@ -62,6 +64,7 @@ struct JobSpec {
   // this (the simulator does).
   std::optional<double> max_wait_s;
   std::vector<std::string> exclude;  // host names
+  std::vector<std::string> hosts;    // if not empty, the only hosts the job may use
 
   // tp * cp * ep * dp * pp.
   int64_t world_size() const { return int64_t{tp} * cp * ep * dp * pp; }

@@ -10,16 +10,24 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
   inv.fabric_ = &fabric;
   inv.occupancy_ = &occupancy;
   const size_t num_hosts = fabric.hosts().size();
-  inv.eligible_.assign(num_hosts, 1);
-  for (const std::string& name : job.exclude) {
-    const std::optional<HostId> h = fabric.FindHost(name);
-    if (!h) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "job spec field 'exclude': expected a host of fabric '", fabric.name(), "', got '",
-          name, "'"));
+  // `hosts` names the only eligible hosts (every other one counts as excluded); `exclude`
+  // takes hosts out.
+  inv.eligible_.assign(num_hosts, job.hosts.empty() ? 1 : 0);
+  const auto mark = [&](const char* field, const std::vector<std::string>& names,
+                        uint8_t value) -> absl::Status {
+    for (const std::string& name : names) {
+      const std::optional<HostId> h = fabric.FindHost(name);
+      if (!h) {
+        return absl::InvalidArgumentError(absl::StrCat("job spec field '", field,
+                                                       "': expected a host of fabric '",
+                                                       fabric.name(), "', got '", name, "'"));
+      }
+      inv.eligible_[*h] = value;
     }
-    inv.eligible_[*h] = 0;
-  }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = mark("hosts", job.hosts, 1); !s.ok()) return s;
+  if (absl::Status s = mark("exclude", job.exclude, 0); !s.ok()) return s;
   size_t widest = 0;
   for (const Host& host : fabric.hosts()) widest = std::max(widest, host.gpus.size());
   if (widest < static_cast<size_t>(job.gpus_per_node)) {

@@ -22,7 +22,8 @@ namespace topoplace::sched {
 
 class Inventory {
  public:
-  // InvalidArgument if an excluded host is unknown or no host has gpus_per_node GPUs.
+  // InvalidArgument if a host the job lists (hosts, exclude) is unknown or no host has
+  // gpus_per_node GPUs.
   static absl::StatusOr<Inventory> Build(const Fabric& fabric, const Occupancy& occupancy,
                                          const HealthView& health, const JobSpec& job);
 

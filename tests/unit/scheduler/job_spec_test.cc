@@ -35,7 +35,7 @@ TEST(JobSpec, ParsesEveryKey) {
   absl::StatusOr<JobSpec> job = ParseJobSpec(
       "tp=4,pp=2,dp=2,cp=2,ep=1,gpus=32,gpus_per_node=4,order=tp-cp-ep-pp-dp,"
       "h=4096,s=8192,b=2,layers=32,params=6.7b,mb=16,dtype=fp32,dp_bytes=1e9,"
-      "max_tier=pod,mode=soft,exclude=b00-n000,b00-n001");
+      "max_tier=pod,mode=soft,exclude=b00-n000,b00-n001,hosts=b01-n000,b01-n001");
   ASSERT_TRUE(job.ok()) << job.status();
   EXPECT_EQ(job->world_size(), 32);
   EXPECT_EQ(job->order, RankOrder::kTpCpEpPpDp);
@@ -50,6 +50,7 @@ TEST(JobSpec, ParsesEveryKey) {
   EXPECT_EQ(job->max_tier, MaxTier::kPod);
   EXPECT_EQ(job->mode, ConstraintMode::kSoft);
   EXPECT_THAT(job->exclude, ::testing::ElementsAre("b00-n000", "b00-n001"));
+  EXPECT_THAT(job->hosts, ::testing::ElementsAre("b01-n000", "b01-n001"));
 }
 
 TEST(JobSpec, PresetFieldsCanBeOverridden) {
@@ -118,13 +119,15 @@ TEST(JobSpec, MaxWaitTakesSecondsOrMinutesOrHours) {
 
 TEST(JobSpec, FormatParsesBackToTheSameJob) {
   absl::StatusOr<JobSpec> job =
-      ParseJobSpec("tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,exclude=a,b");
+      ParseJobSpec("tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,exclude=a,b,"
+                   "hosts=c,d,e,f");
   ASSERT_TRUE(job.ok()) << job.status();
   absl::StatusOr<JobSpec> again = ParseJobSpec(FormatJobSpec(*job));
   ASSERT_TRUE(again.ok()) << again.status() << " for " << FormatJobSpec(*job);
   EXPECT_EQ(FormatJobSpec(*again), FormatJobSpec(*job));
   EXPECT_EQ(again->cp, 2);
   EXPECT_EQ(again->exclude, job->exclude);
+  EXPECT_EQ(again->hosts, job->hosts);
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_join.h"
 #include "scheduler/mapping/rank_map.h"
 #include "scheduler/scorers/registry.h"
 #include "topology/generate/reference_fabrics.h"
@@ -108,6 +110,25 @@ TEST(Placement, ExcludedHostsAreNeverChosen) {
   EXPECT_EQ(plan->traffic.spine_bytes(), 0);
 }
 
+TEST(Placement, HostsListIsTheOnlyChoiceEvenAcrossBlocks) {
+  PlacementEngine engine(Superpod());
+  // The nodes another scheduler chose, one of them in another block: the plan maps the
+  // ranks onto exactly these (soft: the block tier is relaxed with a note), and a list too
+  // short for the job does not fit.
+  const std::vector<std::string> chosen = {"b00-n003", "b00-n009", "b03-n001", "b00-n020"};
+  absl::StatusOr<PlacementPlan> plan =
+      Place(engine, "tp=8,pp=2,dp=2,max_tier=block,mode=soft,hosts=" + absl::StrJoin(chosen, ","),
+            Occupancy(*Superpod()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::vector<std::string> used;
+  for (HostId h : plan->node_hosts) used.push_back(Superpod()->hosts()[h].name);
+  EXPECT_THAT(used, ::testing::UnorderedElementsAreArray(chosen));
+  EXPECT_EQ(Place(engine, "tp=8,pp=2,dp=2,hosts=b00-n003,b00-n009,b03-n001", Occupancy(*Superpod()))
+                .status()
+                .code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
 TEST(Placement, UnhealthyHostsSwitchesAndLinksAreNeverChosen) {
   const Fabric& f = *Superpod();
   FabricHealth health;
@@ -206,6 +227,8 @@ TEST(Placement, HardMaxTierFailsAndSoftMaxTierRelaxesWithANote) {
 TEST(Placement, BadRequestsAreInvalidArgument) {
   PlacementEngine engine(Superpod());
   EXPECT_EQ(Place(engine, "tp=8,pp=1,dp=1,exclude=nope", Occupancy(*Superpod())).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Place(engine, "tp=8,pp=1,dp=1,hosts=nope", Occupancy(*Superpod())).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Place(engine, "tp=8,pp=1,dp=1", Occupancy(*Superpod()), "best").status().code(),
             absl::StatusCode::kInvalidArgument);
