@@ -44,7 +44,7 @@ install(FILES ${CMAKE_BINARY_DIR}/deploy/systemd/topoplace-agent.service
 install(FILES deploy/systemd/topoplace-agent.default RENAME topoplace-agent
         DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/default COMPONENT agent)
 install(FILES deploy/slurm/plugstack.conf deploy/slurm/slurm.conf.snippet
-              deploy/slurm/README.md
+              deploy/slurm/job_submit.lua deploy/slurm/README.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/slurm COMPONENT slurm-plugin)
 install(PROGRAMS deploy/slurm/topoplace-epilog-slurmctld.sh
         DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/topoplace COMPONENT slurm-plugin)

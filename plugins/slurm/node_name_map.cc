@@ -4,7 +4,6 @@
 #include <sstream>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -12,7 +11,6 @@ namespace topoplace::slurm {
 
 absl::StatusOr<NodeNameMap> NodeNameMap::Parse(absl::string_view text, absl::string_view source) {
   NodeNameMap map;
-  absl::flat_hash_set<std::string> nodes;
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_number;
@@ -30,7 +28,7 @@ absl::StatusOr<NodeNameMap> NodeNameMap::Parse(absl::string_view text, absl::str
     if (!map.node_of_host_.try_emplace(fields[0], fields[1]).second) {
       return error(absl::StrCat("host '", fields[0], "' is mapped twice"));
     }
-    if (!nodes.insert(fields[1]).second) {
+    if (!map.host_of_node_.try_emplace(fields[1], fields[0]).second) {
       return error(absl::StrCat("Slurm node '", fields[1], "' is the target of two hosts"));
     }
   }
@@ -48,6 +46,11 @@ absl::StatusOr<NodeNameMap> NodeNameMap::Load(const std::string& path) {
 std::string NodeNameMap::NodeName(const std::string& host) const {
   auto it = node_of_host_.find(host);
   return it == node_of_host_.end() ? host : it->second;
+}
+
+std::string NodeNameMap::HostName(const std::string& node) const {
+  auto it = host_of_node_.find(node);
+  return it == host_of_node_.end() ? node : it->second;
 }
 
 }  // namespace topoplace::slurm

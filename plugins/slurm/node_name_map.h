@@ -1,4 +1,4 @@
-// Maps fabric host names to Slurm node names, for clusters where the two differ.
+// Maps fabric host names to Slurm node names and back, for clusters where the two differ.
 //
 // File format: one "FABRIC_HOST SLURM_NODE" pair per line; blank lines and text after
 // '#' are ignored. Hosts not listed keep their fabric name.
@@ -25,9 +25,12 @@ class NodeNameMap {
 
   // The Slurm node name of `host`.
   std::string NodeName(const std::string& host) const;
+  // The fabric host of Slurm node `node` (the inverse of NodeName).
+  std::string HostName(const std::string& node) const;
 
  private:
   absl::flat_hash_map<std::string, std::string> node_of_host_;
+  absl::flat_hash_map<std::string, std::string> host_of_node_;
 };
 
 }  // namespace topoplace::slurm

@@ -31,12 +31,15 @@ absl::StatusOr<std::unique_ptr<PlacementSession>> PlacementSession::Open(
   return std::unique_ptr<PlacementSession>(new PlacementSession(config, std::move(client)));
 }
 
-absl::StatusOr<Reservation> PlacementSession::Reserve(const std::string& job_spec) {
-  absl::StatusOr<client::v1::ReserveResponse> response =
-      client_->Reserve(job_spec, config_.policy, config_.ttl_seconds);
-  if (response.status().code() == absl::StatusCode::kAborted) {
-    response = client_->Reserve(job_spec, config_.policy, config_.ttl_seconds);
-  }
+absl::StatusOr<Reservation> PlacementSession::Reserve(const std::string& job_spec,
+                                                      const std::string& request_id) {
+  client::v1::ReserveRequest request;
+  request.set_job_spec(job_spec);
+  request.set_policy(config_.policy);
+  request.set_ttl_seconds(config_.ttl_seconds);
+  request.set_request_id(request_id);
+  absl::StatusOr<client::v1::ReserveResponse> response = client_->Reserve(request);
+  if (response.status().code() == absl::StatusCode::kAborted) response = client_->Reserve(request);
   if (!response.ok()) return response.status();
   TP_ASSIGN_OR_RETURN(PlanView plan, ParsePlanJson(response->plan().json()));
   return Reservation{response->allocation().allocation_id(), std::move(plan)};

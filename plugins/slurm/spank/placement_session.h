@@ -35,7 +35,10 @@ class PlacementSession {
   // Places `job_spec` and holds its GPUs for the configured TTL. Codes as the daemon's
   // (INVALID_ARGUMENT bad spec, RESOURCE_EXHAUSTED does not fit, UNAVAILABLE or
   // DEADLINE_EXCEEDED unreachable).
-  absl::StatusOr<Reservation> Reserve(const std::string& job_spec);
+  // A non-empty `request_id` is the idempotency key: asked again with it, the daemon
+  // answers with the first allocation (whatever its state) instead of placing anew.
+  absl::StatusOr<Reservation> Reserve(const std::string& job_spec,
+                                      const std::string& request_id = "");
   // Binds the reservation to Slurm job `job_id` (external id "slurm:<job_id>"); idempotent.
   absl::Status Commit(const std::string& plan_id, uint32_t job_id);
   // Frees the allocation's GPUs; idempotent.

@@ -3,6 +3,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/job/job_spec.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::slurm {
 namespace {
@@ -78,7 +79,7 @@ absl::StatusOr<SpankConfig> ParseSpankArgs(const std::vector<std::string>& args)
   return config;
 }
 
-absl::StatusOr<std::string> ValidateTopoplaceOption(absl::string_view value) {
+absl::StatusOr<sched::JobSpec> ParseTopoplaceOption(absl::string_view value) {
   if (value.empty()) {
     return absl::InvalidArgumentError("--topoplace: expected a job spec like tp=8,pp=2,dp=4");
   }
@@ -86,7 +87,12 @@ absl::StatusOr<std::string> ValidateTopoplaceOption(absl::string_view value) {
   if (!job.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--topoplace: ", job.status().message()));
   }
-  return sched::FormatJobSpec(*job);
+  return job;
+}
+
+absl::StatusOr<std::string> ValidateTopoplaceOption(absl::string_view value) {
+  TP_ASSIGN_OR_RETURN(sched::JobSpec job, ParseTopoplaceOption(value));
+  return sched::FormatJobSpec(job);
 }
 
 }  // namespace topoplace::slurm

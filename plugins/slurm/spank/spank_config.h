@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "scheduler/job/job_spec.h"
 
 namespace topoplace::slurm {
 
@@ -45,6 +46,8 @@ absl::StatusOr<SpankConfig> ParseSpankArgs(const std::vector<std::string>& args)
 // canonical form. InvalidArgument says which field is wrong ("--topoplace: job spec field
 // 'tp': expected ...").
 absl::StatusOr<std::string> ValidateTopoplaceOption(absl::string_view value);
+// The same check, returning the parsed spec.
+absl::StatusOr<sched::JobSpec> ParseTopoplaceOption(absl::string_view value);
 
 }  // namespace topoplace::slurm
 

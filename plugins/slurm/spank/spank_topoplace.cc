@@ -9,11 +9,16 @@
 //     SPANK_TOPOPLACE_PLAN_ID (job control environment: prolog, epilog and
 //     EpilogSlurmctld see it under that name, the batch script as SLURM_SPANK_...).
 //     srun inside a job does not place again.
+//     If the job does not fit now (RESOURCE_EXHAUSTED: its GPUs or a hard max_tier are not
+//     free), it is deferred to Slurm's queue instead (deferred_placement.h): job control
+//     variables tell deploy/slurm/job_submit.lua its node count and switch request.
 //   init_post_opt (same process): SLURM_HOSTFILE is unset again so it does not leak into
 //     the job; exit removes the hostfile.
 //   slurm_spank_job_prolog (slurmd, on the job's nodes, when the job starts): Commit to
 //     "slurm:<job id>" (idempotent, so every node may do it). A job that never starts is
-//     never committed: its reservation expires after the TTL.
+//     never committed: its reservation expires after the TTL. A deferred job is placed
+//     here on the nodes Slurm gave it, with an idempotency key of its job id, so every
+//     node's prolog (and later every step and the epilog) gets the same allocation.
 //   slurmstepd (remote): init_post_opt fetches the plan once per step and node;
 //     task_init sets each task's variables (task_env.h).
 //   slurm_spank_job_epilog (slurmd, at job end): Release (idempotent).
@@ -39,6 +44,7 @@ extern "C" {
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "plugins/slurm/node_name_map.h"
+#include "plugins/slurm/spank/deferred_placement.h"
 #include "plugins/slurm/spank/placement_session.h"
 #include "plugins/slurm/spank/plan_view.h"
 #include "plugins/slurm/spank/spank_config.h"
@@ -52,6 +58,7 @@ SPANK_PLUGIN(topoplace, 1)
 
 namespace {
 
+using topoplace::slurm::DeferredSubmission;
 using topoplace::slurm::FailurePolicy;
 using topoplace::slurm::NodeNameMap;
 using topoplace::slurm::PlacementSession;
@@ -62,16 +69,20 @@ constexpr char kPlanIdVar[] = "TOPOPLACE_PLAN_ID";
 // The job control variable as prolog and epilog see it, and as the batch step sees it.
 constexpr char kControlPlanIdVar[] = "SPANK_TOPOPLACE_PLAN_ID";
 constexpr char kJobControlPlanIdVar[] = "SLURM_SPANK_TOPOPLACE_PLAN_ID";
+// A deferred job's spec, as prolog/epilog and as its steps see it.
+constexpr char kControlDeferredVar[] = "SPANK_TOPOPLACE_DEFERRED_SPEC";
+constexpr char kJobControlDeferredVar[] = "SLURM_SPANK_TOPOPLACE_DEFERRED_SPEC";
 
 // One per process (sbatch, slurmstepd, ...); SPANK calls the plugin from one thread.
 struct PluginState {
   bool config_loaded = false;
   SpankConfig config;
   NodeNameMap node_map;
-  // Allocator/local: the reservation this submission made.
+  // Allocator/local: the reservation this submission made, or its deferral to Slurm.
   std::string placed_spec;
   std::string plan_id;
   std::string hostfile;
+  std::optional<DeferredSubmission> deferred;
   // Remote: the job's plan, fetched once per step.
   std::optional<PlanView> plan;
   std::string remote_plan_id;
@@ -101,9 +112,12 @@ bool IsSubmitter(spank_context_t context) {
 }
 
 std::string SpankGetenv(spank_t sp, const char* name) {
-  char buf[512];
-  if (spank_getenv(sp, name, buf, sizeof(buf)) != ESPANK_SUCCESS) return "";
-  return buf;
+  // Room for a long job spec or node list (Slurm fails the call rather than truncate).
+  std::vector<char> buf(64 * 1024);
+  if (spank_getenv(sp, name, buf.data(), static_cast<int>(buf.size())) != ESPANK_SUCCESS) {
+    return "";
+  }
+  return buf.data();
 }
 
 // The submission cannot be placed for a reason that is not the user's spec: warn and go on
@@ -142,6 +156,33 @@ void ReleaseQuietly(PluginState& state) {
   state.plan_id.clear();
 }
 
+// The job does not fit now: Slurm queues it (init_post_opt passes the deferral on).
+int DeferToSlurm(PluginState& state, const std::string& spec, const absl::Status& why) {
+  absl::StatusOr<DeferredSubmission> deferred = topoplace::slurm::DeferSubmission(spec);
+  if (!deferred.ok()) return PlacementFailed(state, deferred.status());
+  state.deferred = *std::move(deferred);
+  state.placed_spec = spec;
+  slurm_spank_log("topoplace: %s", std::string(why.message()).c_str());
+  slurm_spank_log("%s", state.deferred->Summary().c_str());
+  return 0;
+}
+
+// A deferred job that has started: its placement on the nodes Slurm gave it, made by the
+// first caller and replayed (same idempotency key) for every other.
+absl::StatusOr<topoplace::slurm::Reservation> StartedJobPlacement(const std::string& deferred_spec,
+                                                                  const std::string& nodelist,
+                                                                  uint32_t job_id) {
+  if (nodelist.empty()) {
+    return absl::FailedPreconditionError("SLURM_JOB_NODELIST is not set");
+  }
+  absl::StatusOr<std::string> spec =
+      topoplace::slurm::StartSpec(deferred_spec, nodelist, State().node_map);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<std::unique_ptr<PlacementSession>> session = PlacementSession::Open(State().config);
+  if (!session.ok()) return session.status();
+  return (*session)->Reserve(*spec, topoplace::slurm::StartRequestId(job_id));
+}
+
 // sbatch/salloc/srun: reserve, write the hostfile, steer Slurm with SLURM_HOSTFILE.
 int PlaceSubmission(const char* optarg) {
   PluginState& state = State();
@@ -154,8 +195,9 @@ int PlaceSubmission(const char* optarg) {
   // srun inside a placed job (or any job): the job's reservation already holds its nodes.
   if (spank_context() == S_CTX_LOCAL && (getenv("SLURM_JOB_ID") || getenv(kPlanIdVar))) return 0;
   // sbatch may hand the same option over twice (command line and script passes).
-  if (!state.plan_id.empty() && state.placed_spec == *spec) return 0;
+  if ((!state.plan_id.empty() || state.deferred) && state.placed_spec == *spec) return 0;
   ReleaseQuietly(state);
+  state.deferred.reset();
 
   absl::StatusOr<std::unique_ptr<PlacementSession>> session = PlacementSession::Open(state.config);
   if (!session.ok()) return PlacementFailed(state, session.status());
@@ -164,6 +206,9 @@ int PlaceSubmission(const char* optarg) {
     if (reservation.status().code() == absl::StatusCode::kInvalidArgument) {
       slurm_error("--topoplace: %s", std::string(reservation.status().message()).c_str());
       return -1;
+    }
+    if (reservation.status().code() == absl::StatusCode::kResourceExhausted) {
+      return DeferToSlurm(state, *spec, reservation.status());
     }
     return PlacementFailed(state, reservation.status());
   }
@@ -189,10 +234,24 @@ void FetchStepPlan(spank_t sp) {
   std::string plan_id = SpankGetenv(sp, kJobControlPlanIdVar);
   if (plan_id.empty()) plan_id = SpankGetenv(sp, kControlPlanIdVar);
   if (plan_id.empty()) plan_id = SpankGetenv(sp, kPlanIdVar);
-  if (plan_id.empty()) return;  // an unplaced job
-  absl::StatusOr<std::unique_ptr<PlacementSession>> session = PlacementSession::Open(state.config);
-  absl::StatusOr<PlanView> plan =
-      session.ok() ? (*session)->FetchPlan(plan_id) : absl::StatusOr<PlanView>(session.status());
+  absl::StatusOr<PlanView> plan = absl::NotFoundError("no plan");
+  if (const std::string deferred = SpankGetenv(sp, kJobControlDeferredVar);
+      plan_id.empty() && !deferred.empty()) {
+    uint32_t job_id = 0;
+    spank_get_item(sp, S_JOB_ID, &job_id);
+    absl::StatusOr<topoplace::slurm::Reservation> started =
+        StartedJobPlacement(deferred, SpankGetenv(sp, "SLURM_JOB_NODELIST"), job_id);
+    plan_id = started.ok() ? started->plan_id : "(deferred)";
+    plan = started.ok() ? absl::StatusOr<PlanView>(std::move(started->plan))
+                        : absl::StatusOr<PlanView>(started.status());
+  } else if (plan_id.empty()) {
+    return;  // an unplaced job
+  } else {
+    absl::StatusOr<std::unique_ptr<PlacementSession>> session =
+        PlacementSession::Open(state.config);
+    plan = session.ok() ? (*session)->FetchPlan(plan_id)
+                        : absl::StatusOr<PlanView>(session.status());
+  }
   if (!plan.ok()) {
     slurm_error("topoplace: plan %s unavailable (%s); tasks run without topoplace variables",
                 plan_id.c_str(), std::string(plan.status().message()).c_str());
@@ -237,12 +296,27 @@ void SetTaskEnvironment(spank_t sp) {
 
 // Job prolog/epilog on a node: commit or release the job's allocation. Never fails.
 void BindToJob(spank_t sp, bool commit) {
-  const char* plan_id = getenv(kControlPlanIdVar);
-  if (plan_id == nullptr || *plan_id == '\0') return;
+  const char* const env_plan_id = getenv(kControlPlanIdVar);
+  const char* const deferred = getenv(kControlDeferredVar);
+  std::string plan_id = env_plan_id ? env_plan_id : "";
+  if (plan_id.empty() && (deferred == nullptr || *deferred == '\0')) return;
   uint32_t job_id = 0;
   if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
     const char* env_id = getenv("SLURM_JOB_ID");
     job_id = env_id ? static_cast<uint32_t>(strtoul(env_id, nullptr, 10)) : 0;
+  }
+  if (plan_id.empty()) {
+    // The prolog's environment names the job's nodes SLURM_NODELIST.
+    const char* nodelist = getenv("SLURM_NODELIST");
+    if (nodelist == nullptr) nodelist = getenv("SLURM_JOB_NODELIST");
+    absl::StatusOr<topoplace::slurm::Reservation> started =
+        StartedJobPlacement(deferred, nodelist ? nodelist : "", job_id);
+    if (!started.ok()) {
+      slurm_error("topoplace: job %u on %s runs without a plan: %s", job_id,
+                  nodelist ? nodelist : "?", std::string(started.status().message()).c_str());
+      return;
+    }
+    plan_id = started->plan_id;
   }
   absl::StatusOr<std::unique_ptr<PlacementSession>> session =
       PlacementSession::Open(State().config);
@@ -252,11 +326,11 @@ void BindToJob(spank_t sp, bool commit) {
   }
   const char* what = commit ? "commit" : "release";
   if (!status.ok()) {
-    slurm_error("topoplace: %s of %s for job %u failed: %s", what, plan_id, job_id,
+    slurm_error("topoplace: %s of %s for job %u failed: %s", what, plan_id.c_str(), job_id,
                 std::string(status.message()).c_str());
     return;
   }
-  slurm_info("topoplace: %s of %s for job %u done", what, plan_id, job_id);
+  slurm_info("topoplace: %s of %s for job %u done", what, plan_id.c_str(), job_id);
 }
 
 // Parses the plugstack arguments once per process. Every callback receives them, and
@@ -320,6 +394,17 @@ int slurm_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
       // A new job submitted from inside a placed one must not inherit that job's plan.
       unsetenv(kPlanIdVar);
       unsetenv(kJobControlPlanIdVar);
+      unsetenv(kJobControlDeferredVar);
+    }
+    if (IsSubmitter(spank_context()) && state.deferred) {
+      for (const auto& [name, value] : state.deferred->ControlVariables()) {
+        if (spank_err_t rc = spank_job_control_setenv(sp, name.c_str(), value.c_str(), 1);
+            rc != ESPANK_SUCCESS) {
+          slurm_error("topoplace: cannot pass %s to the job (%s); it is not deferred as asked",
+                      name.c_str(), spank_strerror(rc));
+        }
+      }
+      return static_cast<int>(ESPANK_SUCCESS);
     }
     if (!IsSubmitter(spank_context()) || state.plan_id.empty()) {
       return static_cast<int>(ESPANK_SUCCESS);

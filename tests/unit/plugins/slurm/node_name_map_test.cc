@@ -15,6 +15,8 @@ TEST(NodeNameMap, MapsListedHostsAndKeepsTheRest) {
   EXPECT_EQ(map->NodeName("b00-n000"), "gpu001");
   EXPECT_EQ(map->NodeName("b00-n001"), "gpu002");
   EXPECT_EQ(map->NodeName("b00-n002"), "b00-n002");
+  EXPECT_EQ(map->HostName("gpu002"), "b00-n001");
+  EXPECT_EQ(map->HostName("b00-n002"), "b00-n002");
 }
 
 TEST(NodeNameMap, BadLines_NameTheLine) {

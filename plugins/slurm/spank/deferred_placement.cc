@@ -1,0 +1,61 @@
+#include "plugins/slurm/spank/deferred_placement.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "plugins/common/node_list.h"
+#include "plugins/slurm/spank/spank_config.h"
+#include "scheduler/job/job_spec.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::slurm {
+
+std::vector<std::pair<std::string, std::string>> DeferredSubmission::ControlVariables() const {
+  std::vector<std::pair<std::string, std::string>> vars = {
+      {kDeferredSpecVar, spec}, {kNodesVar, absl::StrCat(nodes)}};
+  if (!switches.empty()) vars.emplace_back(kSwitchesVar, switches);
+  return vars;
+}
+
+std::string DeferredSubmission::Summary() const {
+  std::string wait = "anywhere";
+  if (switches == "1") {
+    wait = "inside one block (Slurm's max_switch_wait bounds the wait)";
+  } else if (!switches.empty()) {
+    wait = absl::StrCat("inside one block for at most ", switches.substr(2), " s");
+  }
+  return absl::StrCat("topoplace: no placement now; Slurm queues the job for ", nodes,
+                      " nodes ", wait, " (--switches=", switches.empty() ? "none" : switches,
+                      "), and maps its ranks onto the nodes it starts on");
+}
+
+absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec) {
+  TP_ASSIGN_OR_RETURN(sched::JobSpec job, ParseTopoplaceOption(spec));
+  DeferredSubmission deferred;
+  deferred.spec = sched::FormatJobSpec(job);
+  deferred.nodes = job.nodes();
+  // Slurm counts leaf switches, which are our blocks: a leaf or block tier is one switch.
+  // A pod is no switch count, so Slurm cannot hold it; the plan at start notes the relaxing.
+  if (job.mode == sched::ConstraintMode::kHard && job.max_tier <= sched::MaxTier::kBlock) {
+    deferred.switches = job.max_wait_s
+                            ? absl::StrCat("1@", static_cast<int64_t>(std::ceil(*job.max_wait_s)))
+                            : "1";
+  }
+  return deferred;
+}
+
+absl::StatusOr<std::string> StartSpec(absl::string_view spec, absl::string_view nodelist,
+                                      const NodeNameMap& node_map) {
+  TP_ASSIGN_OR_RETURN(sched::JobSpec job, ParseTopoplaceOption(spec));
+  absl::StatusOr<std::vector<std::string>> nodes =
+      exporters::ParseNodeList(nodelist, "the job's node list");
+  if (!nodes.ok()) return absl::InvalidArgumentError(nodes.status().message());
+  job.mode = sched::ConstraintMode::kSoft;
+  job.hosts.clear();
+  for (const std::string& node : *nodes) job.hosts.push_back(node_map.HostName(node));
+  return sched::FormatJobSpec(job);
+}
+
+std::string StartRequestId(uint32_t job_id) { return absl::StrCat("slurm-start:", job_id); }
+
+}  // namespace topoplace::slurm

@@ -1,0 +1,65 @@
+#include "plugins/slurm/spank/deferred_placement.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "scheduler/job/job_spec.h"
+
+namespace topoplace::slurm {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+TEST(DeferredPlacement, HardBlockTierWithMaxWaitAsksSlurmForOneSwitchThatLong) {
+  absl::StatusOr<DeferredSubmission> d =
+      DeferSubmission("tp=8,pp=2,dp=2,max_tier=block,max_wait=90.5");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->nodes, 4);
+  EXPECT_EQ(d->switches, "1@91");  // Slurm counts whole seconds: never shorter than asked
+  EXPECT_THAT(d->ControlVariables(),
+              ElementsAre(Pair("TOPOPLACE_DEFERRED_SPEC", d->spec), Pair("TOPOPLACE_NODES", "4"),
+                          Pair("TOPOPLACE_SWITCHES", "1@91")));
+  EXPECT_THAT(d->Summary(), HasSubstr("4 nodes inside one block for at most 91 s"));
+  EXPECT_EQ(DeferSubmission("tp=8,pp=1,dp=1,max_tier=leaf")->switches, "1");
+}
+
+TEST(DeferredPlacement, SoftOrWiderTiersAskSlurmForNoSwitchLimit) {
+  for (const char* spec : {"tp=8,pp=2,dp=1,max_tier=block,mode=soft,max_wait=60",
+                           "tp=8,pp=2,dp=1,max_tier=pod,max_wait=60", "tp=8,pp=2,dp=1"}) {
+    absl::StatusOr<DeferredSubmission> d = DeferSubmission(spec);
+    ASSERT_TRUE(d.ok()) << d.status();
+    EXPECT_EQ(d->switches, "") << spec;
+    EXPECT_EQ(d->ControlVariables().size(), 2u) << spec;
+  }
+}
+
+TEST(DeferredPlacement, StartSpecPlacesSoftlyOnExactlyTheJobsNodesUnderTheirFabricNames) {
+  absl::StatusOr<NodeNameMap> map = NodeNameMap::Parse("b00-n001 gpu007\n", "map");
+  ASSERT_TRUE(map.ok()) << map.status();
+  absl::StatusOr<std::string> spec = StartSpec("tp=8,pp=2,dp=1,max_tier=block,max_wait=60",
+                                               "b00-n[000,003],gpu007", *map);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(*spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->mode, sched::ConstraintMode::kSoft);
+  EXPECT_EQ(job->max_tier, sched::MaxTier::kBlock);
+  EXPECT_THAT(job->hosts, ElementsAre("b00-n000", "b00-n003", "b00-n001"));
+}
+
+TEST(DeferredPlacement, BadInputIsInvalidArgumentNamingIt) {
+  EXPECT_THAT(std::string(DeferSubmission("tp=0,dp=1,pp=1").status().message()),
+              HasSubstr("--topoplace: job spec field 'tp'"));
+  absl::Status bad_list = StartSpec("tp=8,pp=1,dp=1", "b00-n[003-001]", NodeNameMap()).status();
+  EXPECT_EQ(bad_list.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad_list.message()), HasSubstr("the job's node list"));
+}
+
+TEST(DeferredPlacement, EveryCallerOfOneJobSharesOneIdempotencyKey) {
+  EXPECT_EQ(StartRequestId(4242), StartRequestId(4242));
+  EXPECT_NE(StartRequestId(4242), StartRequestId(4243));
+}
+
+}  // namespace
+}  // namespace topoplace::slurm
