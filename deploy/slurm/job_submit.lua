@@ -1,7 +1,7 @@
 -- job_submit.lua for topoplace: when spank_topoplace.so defers a job it cannot place yet
 -- (its GPUs or its hard max_tier are not free), it leaves three job control variables;
 -- this script turns them into what sbatch would have sent for
--- `--nodes=N --switches=1@SECONDS`, so Slurm queues the job for the spec's node count and,
+-- `--nodes=N --switches=1@SECONDS` (and N times --ntasks-per-node tasks), so Slurm queues the job for the spec's node count and,
 -- for a hard block tier, inside one leaf switch (a block in topoplace's export) for at
 -- most max_wait. When the job starts, the plugin maps its ranks onto the nodes Slurm gave.
 --
@@ -26,6 +26,18 @@ function topoplace_job_submit(job_desc)
   if nodes == nil then return slurm.SUCCESS end
   job_desc.min_nodes = nodes
   job_desc.max_nodes = nodes
+  -- sbatch counted the tasks of --ntasks-per-node for the one node it assumed.
+  local per_node = job_desc.ntasks_per_node
+  if per_node ~= nil and per_node ~= slurm.NO_VAL16 and per_node > 0 then
+    job_desc.num_tasks = nodes * per_node
+    local per_task = job_desc.cpus_per_task
+    if per_task == nil or per_task == slurm.NO_VAL16 or per_task < 1 then per_task = 1 end
+    local cpus = job_desc.num_tasks * per_task
+    if job_desc.min_cpus == nil or job_desc.min_cpus == slurm.NO_VAL or
+       job_desc.min_cpus < cpus then
+      job_desc.min_cpus = cpus
+    end
+  end
   local switches = spank_value(job_desc, "TOPOPLACE_SWITCHES")
   if switches ~= nil then
     local count, wait = string.match(switches, "^(%d+)@(%d+)$")

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "plugins/common/node_list.h"
 #include "plugins/slurm/spank/spank_config.h"
@@ -54,6 +55,16 @@ absl::StatusOr<std::string> StartSpec(absl::string_view spec, absl::string_view 
   job.hosts.clear();
   for (const std::string& node : *nodes) job.hosts.push_back(node_map.HostName(node));
   return sched::FormatJobSpec(job);
+}
+
+std::optional<int64_t> DeferredTaskCount(absl::string_view job_num_nodes,
+                                         absl::string_view ntasks_per_node) {
+  int64_t nodes = 0, per_node = 0;
+  if (!absl::SimpleAtoi(job_num_nodes, &nodes) || !absl::SimpleAtoi(ntasks_per_node, &per_node) ||
+      nodes < 1 || per_node < 1 || nodes > (int64_t{1} << 31) || per_node > (1 << 16)) {
+    return std::nullopt;
+  }
+  return nodes * per_node;
 }
 
 std::string StartRequestId(uint32_t job_id) { return absl::StrCat("slurm-start:", job_id); }

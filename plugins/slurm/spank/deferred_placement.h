@@ -11,6 +11,7 @@
 #define TOPOPLACE_PLUGINS_SLURM_SPANK_DEFERRED_PLACEMENT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,11 @@ absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec);
 // InvalidArgument for a bad spec or hostlist.
 absl::StatusOr<std::string> StartSpec(absl::string_view spec, absl::string_view nodelist,
                                       const NodeNameMap& node_map);
+
+// The task count of a deferred job's batch script: its nodes (SLURM_JOB_NUM_NODES) times
+// --ntasks-per-node (SLURM_NTASKS_PER_NODE), or nullopt unless both are positive integers.
+std::optional<int64_t> DeferredTaskCount(absl::string_view job_num_nodes,
+                                         absl::string_view ntasks_per_node);
 
 // The idempotency key of a started job's placement: every node's prolog, every step and
 // the epilog ask with it and get the same allocation.

@@ -263,10 +263,22 @@ void FetchStepPlan(spank_t sp) {
   // would break every plain `srun` (arbitrary without a hostfile is "-n 0"). Tasks find
   // their ranks from TOPOPLACE_RANK(S) instead, whatever the distribution.
   uint32_t step_id = 0;
-  if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS &&
-      step_id == SLURM_BATCH_SCRIPT && SpankGetenv(sp, "SLURM_DISTRIBUTION") == "arbitrary") {
+  if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
+      step_id != SLURM_BATCH_SCRIPT) {
+    return;
+  }
+  if (SpankGetenv(sp, "SLURM_DISTRIBUTION") == "arbitrary") {
     spank_unsetenv(sp, "SLURM_DISTRIBUTION");
     spank_unsetenv(sp, "SLURM_ARBITRARY_NODELIST");
+  }
+  // A deferred job's sbatch counted --ntasks-per-node for the one node it assumed, and
+  // Slurm keeps that count in the batch script's SLURM_NTASKS: count the job's nodes.
+  if (const std::optional<int64_t> tasks = topoplace::slurm::DeferredTaskCount(
+          SpankGetenv(sp, "SLURM_JOB_NUM_NODES"), SpankGetenv(sp, "SLURM_NTASKS_PER_NODE"));
+      tasks && !SpankGetenv(sp, kJobControlDeferredVar).empty()) {
+    const std::string count = std::to_string(*tasks);
+    spank_setenv(sp, "SLURM_NTASKS", count.c_str(), 1);
+    spank_setenv(sp, "SLURM_NPROCS", count.c_str(), 1);
   }
 }
 

@@ -10,6 +10,11 @@
 #     gets the allocation id from slurmctld.
 #     srun --topoplace on its own does the same (place, per-task variables, release).
 #  4. A held job (never starts) is never committed: its reservation expires (TTL).
+#  4b. Jobs that do not fit at submission are deferred to Slurm's queue (job_submit.lua):
+#     one whose hard block tier cannot hold waits max_wait (Slurm's --switches=1@max_wait)
+#     and then runs across blocks; one submitted onto a full cluster starts inside one
+#     block when a block frees. Either way its ranks are placed at start on the nodes
+#     Slurm gave, committed, the tasks see the plan, and it is released at the end.
 #  5. A bad --topoplace value is refused by sbatch before submission.
 #  6. With topoplaced stopped, sbatch submits unplaced with a warning (on_failure=proceed)
 #     or refuses (on_failure=refuse), both within 3x the plugin's RPC timeout; likewise
@@ -50,7 +55,7 @@ cleanup() {
     kill "${extra_pids[@]}" 2>/dev/null || true
     wait "${extra_pids[@]}" 2>/dev/null || true
   fi
-  rm -rf "$D"
+  [[ -n ${KEEP_D:-} ]] || rm -rf "$D"
 }
 trap cleanup EXIT
 extra_logs=("$D/log/topoplaced.log")
@@ -94,6 +99,17 @@ wait_state() {  # $1: allocation id, $2: state
   fail "allocation $1 is $(json "$D/explain.json" 'j["allocation"]["state"]'), expected $2"
 }
 plan_id_from() { grep -o 'topoplace: alloc-[0-9]*' "$1" | head -n1 | cut -d' ' -f2; }
+# check_tasks PLAN_JSON TASK_OUTPUT: every task line (node rank gpu =nic plan) is the plan's.
+check_tasks() {
+  local expected
+  expected=$(json "$1" '"\n".join(sorted("%s %d %d =%s %s" % (r["host"], r["rank"], r["gpu"], r["nic"], j["allocation"]["id"]) for r in j["plan"]["ranks"]))')
+  [[ $(sort "$2") == "$expected" ]] || fail "task variables differ from the plan:
+$(diff <(echo "$expected") <(sort "$2") || true)"
+}
+wait_lines() {  # $1: file, $2: count
+  for _ in $(seq 100); do [[ $(cat "$1" 2>/dev/null | wc -l) -ge $2 ]] && return 0; sleep 0.2; done
+  fail "$1 has fewer than $2 lines: $(cat "$1" 2>&1)"
+}
 
 # The batch script notes whether SLURM_HOSTFILE leaked into it; each task prints: node
 # rank cuda nic plan; then the job waits for its release file.
@@ -121,8 +137,13 @@ exec "$repo/deploy/slurm/topoplace-epilog-slurmctld.sh"
 EPILOG
 chmod +x "$D/epilog-slurmctld.sh"
 # 8 CPUs per node: one task per planned rank (8 GPUs per node).
+# The shipped job_submit.lua (next to slurm.conf) applies deferrals; a short scheduling
+# interval lets a job whose switch wait ran out start soon after.
+cp "$repo/deploy/slurm/job_submit.lua" "$D/etc/job_submit.lua"
 SLURM_NODE_CPUS=8 SLURM_EXTRA_CONF="PlugStackConfig=$D/etc/plugstack.conf
-EpilogSlurmctld=$D/epilog-slurmctld.sh" write_config topology/tree
+EpilogSlurmctld=$D/epilog-slurmctld.sh
+JobSubmitPlugins=lua
+SchedulerParameters=sched_interval=2" write_config topology/tree
 start_slurm
 
 # 1. A 3-node job (24 ranks).
@@ -137,12 +158,9 @@ tp explain "$alloc1" --json >"$D/plan1.json"
 planned1=$(json "$D/plan1.json" '" ".join(sorted(j["plan"]["hosts"]))')
 [[ "$(nodes_of_job "$job1")" == "$planned1 " ]] ||
   fail "job 1 runs on $(nodes_of_job "$job1"), planned $planned1"
-for _ in $(seq 100); do [[ $(wc -l <"$D/job1.out") -ge 24 ]] && break; sleep 0.2; done
+wait_lines "$D/job1.out" 24
 # Every rank on its planned node, GPU and NIC, with the plan id.
-expected=$(json "$D/plan1.json" '"\n".join(sorted("%s %d %d =%s %s" % (r["host"], r["rank"], r["gpu"], r["nic"], j["allocation"]["id"]) for r in j["plan"]["ranks"]))')
-actual=$(sort "$D/job1.out")
-[[ $actual == "$expected" ]] || fail "task variables differ from the plan:
-$(diff <(echo "$expected") <(echo "$actual") || true)"
+check_tasks "$D/plan1.json" "$D/job1.out"
 echo "job 1 ($alloc1): 24 tasks on $planned1 match the plan's ranks, GPUs and NICs"
 wait_state "$alloc1" committed
 [[ $(json "$D/explain.json" 'j["allocation"]["external_id"]') == "slurm:$job1" ]] ||
@@ -198,6 +216,72 @@ alloc3=$(plan_id_from "$D/held.err")
 wait_state "$alloc3" expired
 scancel "$(tail -n1 "$D/held.out")"
 echo "held job's reservation $alloc3 expired"
+
+# 4b. Deferred jobs. Two 3-node jobs fill 3 of each block's 4 nodes.
+submit() {  # $1: name, $2: --topoplace value; prints the job id, stderr to $D/$1.err
+  RELEASE_FILE=$D/release-$1 sbatch --parsable --topoplace="$2" --ntasks-per-node=8 \
+    -o "$D/$1.out" "$D/job.sh" 2>"$D/$1.err" | tail -n1
+}
+fill_a=$(submit fill-a tp=8,pp=3,dp=1)
+wait_running "$fill_a"
+fill_b=$(submit fill-b tp=8,pp=3,dp=1)
+wait_running "$fill_b"
+block_of() { tr ' ' '\n' <<<"$1" | grep . | cut -d- -f1 | sort -u | tr '\n' ' '; }
+[[ $(block_of "$(nodes_of_job "$fill_a")") != "$(block_of "$(nodes_of_job "$fill_b")")" ]] ||
+  fail "the two 3-node jobs share a block: $(nodes_of_job "$fill_a") / $(nodes_of_job "$fill_b")"
+# (a) A 2-node job that must stay in one block, but may wait only 6 s: no block has 2 free
+# nodes, so Slurm holds it for one switch 6 s, then runs it on the two left over.
+waiter=$(submit waiter tp=8,pp=2,dp=1,max_tier=block,max_wait=6)
+grep -q "Slurm queues the job for 2 nodes inside one block for at most 6 s" "$D/waiter.err" ||
+  fail "sbatch did not defer the waiter: $(cat "$D/waiter.err")"
+[[ -z $(plan_id_from "$D/waiter.err") ]] || fail "the waiter was placed at submission"
+for _ in $(seq 300); do [[ $(squeue -h -j "$waiter" -o %t) == R ]] && break; sleep 0.2; done
+scontrol show job "$waiter" >"$D/waiter.job"
+[[ $(squeue -h -j "$waiter" -o %t) == R ]] || fail "the waiter did not start: $(cat "$D/waiter.job")"
+grep -q "Switches=1@00:00:06" "$D/waiter.job" || fail "Slurm was not asked for 1 switch for 6 s: $(grep -o 'Switches=[^ ]*' "$D/waiter.job")"
+submitted=$(date -d "$(grep -o 'SubmitTime=[^ ]*' "$D/waiter.job" | cut -d= -f2)" +%s)
+started=$(date -d "$(grep -o 'StartTime=[^ ]*' "$D/waiter.job" | cut -d= -f2)" +%s)
+((started - submitted >= 6)) || fail "Slurm started the waiter after $((started - submitted)) s, before its 6 s switch wait"
+waiter_nodes=$(nodes_of_job "$waiter")
+[[ $(block_of "$waiter_nodes" | wc -w) -eq 2 ]] || fail "the waiter should span both blocks: $waiter_nodes"
+wait_lines "$D/waiter.out" 16
+alloc_w=$(awk '{print $5; exit}' "$D/waiter.out")
+[[ $alloc_w == alloc-* ]] || fail "the waiter's tasks saw no plan: $(head -n3 "$D/waiter.out")"
+wait_state "$alloc_w" committed
+cp "$D/explain.json" "$D/plan-waiter.json"
+[[ $(json "$D/plan-waiter.json" 'j["allocation"]["external_id"]') == "slurm:$waiter" ]] ||
+  fail "$alloc_w is not bound to slurm:$waiter"
+[[ "$(json "$D/plan-waiter.json" '" ".join(sorted(j["plan"]["hosts"]))') " == "$waiter_nodes" ]] ||
+  fail "the waiter's plan is not on its nodes $waiter_nodes: $(json "$D/plan-waiter.json" 'j["plan"]["hosts"]')"
+grep -q relaxed "$D/plan-waiter.json" || fail "the waiter's plan does not note the relaxed tier"
+check_tasks "$D/plan-waiter.json" "$D/waiter.out"
+echo "deferred, waited $((started - submitted)) s (max_wait 6 s), then placed across blocks on ${waiter_nodes}as $alloc_w"
+# (b) The cluster is full: a 2-node block job waits (up to 300 s) and starts inside the
+# block that frees when fill-a ends.
+queued=$(submit queued tp=8,pp=2,dp=1,max_tier=block,max_wait=300)
+grep -q "inside one block for at most 300 s" "$D/queued.err" || fail "not deferred: $(cat "$D/queued.err")"
+fill_a_nodes=$(nodes_of_job "$fill_a")
+touch "$D/release-fill-a"
+wait_gone "$fill_a"
+wait_running "$queued"
+queued_nodes=$(nodes_of_job "$queued")
+[[ $(block_of "$queued_nodes" | wc -w) -eq 1 ]] || fail "the queued job spans blocks: $queued_nodes"
+for n in $queued_nodes; do
+  [[ " $fill_a_nodes " == *" $n "* ]] || fail "the queued job is on $n, not on fill-a's freed nodes $fill_a_nodes"
+done
+wait_lines "$D/queued.out" 16
+alloc_q=$(awk '{print $5; exit}' "$D/queued.out")
+wait_state "$alloc_q" committed
+cp "$D/explain.json" "$D/plan-queued.json"
+[[ "$(json "$D/plan-queued.json" '" ".join(sorted(j["plan"]["hosts"]))') " == "$queued_nodes" ]] ||
+  fail "the queued job's plan is not on its nodes"
+! grep -q relaxed "$D/plan-queued.json" || fail "the queued job's plan was relaxed"
+check_tasks "$D/plan-queued.json" "$D/queued.out"
+touch "$D/release-fill-b" "$D/release-waiter" "$D/release-queued"
+for j in "$fill_b" "$waiter" "$queued"; do wait_gone "$j"; done
+wait_state "$alloc_w" released
+wait_state "$alloc_q" released
+echo "deferred onto a full cluster, started inside block $(block_of "$queued_nodes")when it freed, as $alloc_q; both released at job end"
 
 # 5. Bad option values: sbatch itself refuses, nothing is submitted.
 before=$(squeue -h | wc -l)

@@ -56,6 +56,13 @@ TEST(DeferredPlacement, BadInputIsInvalidArgumentNamingIt) {
   EXPECT_THAT(std::string(bad_list.message()), HasSubstr("the job's node list"));
 }
 
+TEST(DeferredPlacement, BatchTaskCountIsNodesTimesTasksPerNode) {
+  EXPECT_EQ(DeferredTaskCount("2", "8"), 16);
+  EXPECT_EQ(DeferredTaskCount("2", ""), std::nullopt);  // no --ntasks-per-node: leave it
+  EXPECT_EQ(DeferredTaskCount("x", "8"), std::nullopt);
+  EXPECT_EQ(DeferredTaskCount("0", "8"), std::nullopt);
+}
+
 TEST(DeferredPlacement, EveryCallerOfOneJobSharesOneIdempotencyKey) {
   EXPECT_EQ(StartRequestId(4242), StartRequestId(4242));
   EXPECT_NE(StartRequestId(4242), StartRequestId(4243));
