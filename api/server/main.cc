@@ -46,6 +46,8 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--telemetry-retention-hours", "telemetry_retention_hours"},
       {"--uplink-load-file", "uplink_load_file"},
       {"--uplink-load-from-allocations", "uplink_load_from_allocations"},
+      {"--uplink-load-from-counters", "uplink_load_from_counters"},
+      {"--uplink-counter-max-age", "uplink_counter_max_age_seconds"},
   };
   return *keys;
 }

@@ -39,6 +39,9 @@ absl::StatusOr<sched::PlacementRequest> ParsePlacement(absl::string_view job_spe
 
 void PlacementService::AddUplinkLoad(sched::PlacementRequest& placement) const {
   if (context_.uplink_load) placement.uplink_busy = context_.uplink_load->Current();
+  if (context_.measured_load) {
+    sched::KeepLargerShares(placement.uplink_busy, context_.measured_load->Current(absl::Now()));
+  }
   if (!context_.live_load) return;
   placement.link_loads = true;  // the reservation stores its own offer
   sched::KeepLargerShares(placement.uplink_busy, context_.live_load->Current(*context_.ledger));

@@ -83,6 +83,11 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
   } else if (key == "uplink_load_from_allocations") {
     if (value != "true" && value != "false") return BadValue(key, "true or false", value);
     config.uplink_load_from_allocations = value == "true";
+  } else if (key == "uplink_load_from_counters") {
+    if (value != "true" && value != "false") return BadValue(key, "true or false", value);
+    config.uplink_load_from_counters = value == "true";
+  } else if (key == "uplink_counter_max_age_seconds") {
+    TP_ASSIGN_OR_RETURN(config.uplink_counter_max_age, ParseSeconds(key, value));
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown key '", key,
@@ -91,7 +96,8 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         " accept_ledger_loss,"
         " read_access, tls_cert_file, tls_key_file,"
         " tls_client_ca_file, metrics_listen, telemetry_retention_hours, uplink_load_file,"
-        " uplink_load_from_allocations"));
+        " uplink_load_from_allocations, uplink_load_from_counters,"
+        " uplink_counter_max_age_seconds"));
   }
   return absl::OkStatus();
 }

@@ -67,6 +67,12 @@ struct ServerConfig {
   // (docs/report/FINDINGS.md), and plans then also carry their link loads (about a third
   // more placement time for the largest jobs).
   bool uplink_load_from_allocations = false;
+  // Take each switch's uplink load from the rates of its uplink ports' tx_bytes counters,
+  // as a fabric-side collector reports them (api/server/measured_uplink_load.h); with the
+  // other sources, each switch takes the larger share.
+  bool uplink_load_from_counters = false;
+  // Counter rates measured longer ago than this are not used (the collector stopped).
+  absl::Duration uplink_counter_max_age = absl::Seconds(60);
 };
 
 // Applies the keys in the file at `path` on top of `config`. InvalidArgument names the

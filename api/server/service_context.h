@@ -19,6 +19,7 @@
 #include "api/server/engine_holder.h"
 #include "api/server/telemetry_report_store.h"
 #include "api/server/live_uplink_load.h"
+#include "api/server/measured_uplink_load.h"
 #include "api/server/uplink_load_source.h"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/placement/engine.h"
@@ -46,6 +47,9 @@ struct ServiceContext {
   // Uplink load of the live allocations' plans (ServerConfig::uplink_load_from_allocations);
   // null: off.
   std::unique_ptr<LiveUplinkLoad> live_load;
+  // Uplink load measured by switch port counters (ServerConfig::uplink_load_from_counters);
+  // null: off.
+  std::unique_ptr<MeasuredUplinkLoad> measured_load;
 };
 
 // Finishes a unary call with `status` on the context's default reactor.

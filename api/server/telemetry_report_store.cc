@@ -32,6 +32,9 @@ constexpr store::Migration kMigrations[] = {
      " id INTEGER PRIMARY KEY AUTOINCREMENT, link TEXT NOT NULL, from_state TEXT NOT NULL,"
      " to_state TEXT NOT NULL, reason TEXT NOT NULL, at_unix_ms INTEGER NOT NULL);"
      "CREATE INDEX health_events_link ON health_events (link, id);"},
+    {3,
+     "ALTER TABLE port_counters ADD COLUMN tx_bytes INTEGER NOT NULL DEFAULT 0;"
+     "ALTER TABLE port_counters ADD COLUMN peer TEXT NOT NULL DEFAULT '';"},
 };
 
 // SQLite integers are signed 64-bit; counters above 2^63 are clamped rather than wrapped.
@@ -87,7 +90,11 @@ absl::StatusOr<int> TelemetryReportStore::AddPortCounters(
     const v1::ReportPortCountersRequest& batch) {
   absl::MutexLock lock(&mu_);
   TP_RETURN_IF_ERROR(InsertAll(
-      *db_, "INSERT INTO port_counters VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)", batch.counters(),
+      *db_,
+      "INSERT INTO port_counters (reporter, endpoint, port, rx_errors, tx_discards,"
+      " ecn_marked, cnp_sent, link_downs, measured_unix_ms, tx_bytes, peer)"
+      " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+      batch.counters(),
       [&](SqliteStatement& insert, const v1::PortCounters& c) {
         insert.BindText(1, batch.reporter());
         insert.BindText(2, c.endpoint());
@@ -98,6 +105,8 @@ absl::StatusOr<int> TelemetryReportStore::AddPortCounters(
         insert.BindInt(7, Clamp(c.cnp_sent()));
         insert.BindInt(8, Clamp(c.link_downs()));
         insert.BindInt(9, c.measured_unix_ms());
+        insert.BindInt(10, Clamp(c.tx_bytes()));
+        insert.BindText(11, c.peer());
       }));
   return batch.counters_size();
 }

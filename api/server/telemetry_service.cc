@@ -44,6 +44,8 @@ absl::Status CheckCounters(const v1::ReportPortCountersRequest& request) {
   for (int i = 0; i < request.counters_size(); ++i) {
     TP_RETURN_IF_ERROR(CheckField(absl::StrCat("counters[", i, "].endpoint"),
                                   request.counters(i).endpoint(), kMaxNameBytes, true));
+    TP_RETURN_IF_ERROR(CheckField(absl::StrCat("counters[", i, "].peer"),
+                                  request.counters(i).peer(), kMaxNameBytes, false));
   }
   return absl::OkStatus();
 }
@@ -108,10 +110,12 @@ absl::Status TelemetryService::DoReportCounters(const Caller& caller,
                                                 v1::ReportResponse& response) {
   TP_RETURN_IF_ERROR(CheckCounters(request));
   TP_RETURN_IF_ERROR(CheckCountersSpeakFor(caller, request));
+  if (context_.measured_load) TP_RETURN_IF_ERROR(context_.measured_load->Check(request));
   const absl::Time now = absl::Now();
   if (context_.health != nullptr) {
     TP_RETURN_IF_ERROR(context_.health->ObserveCounters(request, now));
   }
+  if (context_.measured_load) context_.measured_load->Observe(request, now);
   TP_ASSIGN_OR_RETURN(
       int n, context_.telemetry->AddPortCounters(Stamped(
                  request, &v1::ReportPortCountersRequest::mutable_counters,

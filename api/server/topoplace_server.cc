@@ -151,6 +151,10 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   if (config.uplink_load_from_allocations) {
     server->context_.live_load = std::make_unique<LiveUplinkLoad>(*server->context_.fabric);
   }
+  if (config.uplink_load_from_counters) {
+    server->context_.measured_load = std::make_unique<MeasuredUplinkLoad>(
+        *server->context_.fabric, config.uplink_counter_max_age);
+  }
   server->topology_service_ = std::make_unique<TopologyService>(server->context_);
   server->placement_service_ = std::make_unique<PlacementService>(server->context_);
   server->telemetry_service_ = std::make_unique<TelemetryService>(server->context_);

@@ -197,6 +197,72 @@ TEST_F(ServiceTest, Service_LiveAllocationsLoadSteersPlacementsOffTheirUplinks) 
   EXPECT_EQ(PlanBlocks(server_->fabric(), again->plan()), steered_blocks);
 }
 
+// A fabric-side collector reports each switch port's bytes sent and the node at its other
+// end: with uplink_load_from_counters, two readings of a block's leaf uplinks at 90% of
+// their capacity steer the next job off that block; readings older than the max age, and
+// down ports, do not; a report naming an unknown peer is refused whole.
+TEST_F(ServiceTest, Service_MeasuredUplinkCounterRatesSteerPlacementsOffAHotBlock) {
+  config_.uplink_load_from_counters = true;
+  config_.uplink_counter_max_age = absl::Seconds(60);
+  StartServer();
+  auto client = Client();
+  auto stub = v1::Telemetry::NewStub(client->channel());
+  const Fabric& fabric = server_->fabric();
+  const std::string job = "tp=8,pp=8,dp=8,model=70b";  // 64 nodes: two of four blocks
+  auto before = client->Place(job, "");
+  ASSERT_TRUE(before.ok()) << before.status();
+  const std::vector<int32_t> first = PlanBlocks(fabric, before->plan());
+  ASSERT_EQ(first.size(), 2u);
+
+  // Two readings, 10 s apart and `age` old, of every uplink port of the first block's
+  // leaves, sending `share` of the port's capacity; its down ports (to hosts) send as much.
+  auto report = [&](absl::Duration age, double share, const std::string& peer_override = "") {
+    const absl::Time now = absl::Now();
+    for (int reading = 0; reading < 2; ++reading) {
+      v1::ReportPortCountersRequest request;
+      request.set_reporter("collector");
+      const absl::Time at = now - age + absl::Seconds(10 * reading);
+      for (SwitchId leaf : fabric.blocks()[first[0]].leaves) {
+        int port = 0;
+        for (const Link& link : fabric.links()) {
+          const bool from_leaf = link.a.kind == Endpoint::Kind::kSwitch && link.a.id == leaf;
+          if (!from_leaf) continue;
+          const bool up = link.b.kind == Endpoint::Kind::kSwitch;
+          const std::string peer =
+              up ? fabric.switches()[link.b.id].name
+                 : absl::StrCat(fabric.hosts()[fabric.nics()[link.b.id].host].name, "/",
+                                fabric.nics()[link.b.id].name);
+          v1::PortCounters* c = request.add_counters();
+          c->set_endpoint(fabric.switches()[leaf].name);
+          c->set_port(++port);
+          c->set_peer(peer_override.empty() ? peer : peer_override);
+          c->set_measured_unix_ms(absl::ToUnixMillis(at));
+          c->set_tx_bytes(static_cast<uint64_t>(reading * 10 * share *
+                                                link.bandwidth_gbps() * 1e9 / 8));
+        }
+      }
+      grpc::ClientContext ctx;
+      v1::ReportResponse response;
+      grpc::Status status = stub->ReportPortCounters(&ctx, request, &response);
+      if (!status.ok()) return status;
+    }
+    return grpc::Status::OK;
+  };
+  const grpc::Status bad = report(absl::Seconds(20), 0.9, "no-such-switch");
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(bad.error_message(), HasSubstr("counters[0].peer"));
+  ASSERT_TRUE(report(absl::Seconds(200), 0.9).ok());  // stale: measured over a minute ago
+  auto stale = client->Place(job, "");
+  ASSERT_TRUE(stale.ok()) << stale.status();
+  EXPECT_EQ(PlanBlocks(fabric, stale->plan()), first);
+
+  ASSERT_TRUE(report(absl::Seconds(20), 0.9).ok());
+  auto placed = client->Place(job, "");
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  const std::vector<int32_t> after = PlanBlocks(fabric, placed->plan());
+  EXPECT_EQ(std::find(after.begin(), after.end(), first[0]), after.end());
+}
+
 TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
   StartServer();
   auto client = Client();
