@@ -19,9 +19,9 @@
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
 #include "scheduler/placement/engine.h"
-#include "scheduler/placement/occupancy.h"
-#include "scheduler/placement/uplink_load.h"
-#include "scheduler/policies/registry.h"
+#include "scheduler/state/occupancy.h"
+#include "scheduler/state/uplink_load.h"
+#include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
 #include "scheduler/sim/uplink_tally.h"
@@ -169,7 +169,7 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
                                       "unless --server names a running topoplaced");
   }
   TP_ASSIGN_OR_RETURN(sched::JobSpec job, sched::ParseJobSpec(opt.job));
-  TP_ASSIGN_OR_RETURN(sched::ScorerWeights weights, sched::ParseScorerWeights(opt.weights));
+  TP_ASSIGN_OR_RETURN(sched::ScorerWeights weights, sched::BuiltinPlugins().ParseScorerWeights(opt.weights));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
   std::optional<LedgerBackground> held;
   if (!opt.ledger.empty()) {
@@ -191,7 +191,7 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   }
   if (held) sched::KeepLargerShares(request.uplink_busy, held->uplink_busy);
   if (opt.compare) {
-    const std::vector<std::string> policies = sched::PolicyNames();
+    const std::vector<std::string> policies = sched::BuiltinPlugins().PolicyNames();
     std::vector<absl::StatusOr<sched::PlacementPlan>> plans;
     for (const std::string& name : policies) {
       request.policy = name;
@@ -230,7 +230,7 @@ void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
   place->add_option("--fabric", opt->fabric, "Fabric file, or preset:NAME (not with --server)");
   place->add_option("--job", opt->job, "Job spec, e.g. tp=8,pp=4,dp=16,model=70b")->required();
   place->add_option("--policy", opt->policy,
-                    "Policy: " + absl::StrJoin(sched::PolicyNames(), ", "));
+                    "Policy: " + absl::StrJoin(sched::BuiltinPlugins().PolicyNames(), ", "));
   CLI::Option* occupied =
       place->add_option("--occupied", opt->occupied,
                         "Busy GPUs: lines 'HOST' or 'HOST GPU[,GPU]' ('#' comments)");

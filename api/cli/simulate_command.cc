@@ -13,7 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
-#include "scheduler/policies/registry.h"
+#include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/sim/metrics.h"
 #include "scheduler/sim/metrics_json.h"
@@ -48,13 +48,13 @@ struct SimulateOptions {
 };
 
 absl::StatusOr<std::vector<std::string>> ParsePolicies(const std::string& list) {
-  if (list == "all") return sched::PolicyNames();
+  if (list == "all") return sched::BuiltinPlugins().PolicyNames();
   std::vector<std::string> names = absl::StrSplit(list, ',', absl::SkipEmpty());
   if (names.empty()) {
     return absl::InvalidArgumentError("--policy: expected NAME[,NAME...] or 'all'");
   }
   for (const std::string& name : names) {
-    TP_RETURN_IF_ERROR(sched::MakePolicy(name).status());
+    TP_RETURN_IF_ERROR(sched::BuiltinPlugins().MakePolicy(name).status());
   }
   return names;
 }
@@ -195,7 +195,7 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
       ->required();
   cmd->add_option("--policy", opt->policies,
                   "Comma-separated policies, or 'all': " +
-                      absl::StrJoin(sched::PolicyNames(), ", "));
+                      absl::StrJoin(sched::BuiltinPlugins().PolicyNames(), ", "));
   cmd->add_option("--load-scale", opt->load_scale,
                   "Divide arrival times by X (X times the offered load)");
   cmd->add_option("--jobs", opt->jobs,

@@ -6,7 +6,7 @@
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/placement/uplink_load.h"
+#include "scheduler/state/uplink_load.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/placement/uplink_load.h"
+#include "scheduler/state/uplink_load.h"
 
 namespace topoplace::server {
 

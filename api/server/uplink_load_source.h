@@ -1,5 +1,5 @@
 // The daemon's view of how loaded each switch's uplinks are: a file of `SWITCH SHARE`
-// lines (scheduler/placement/uplink_load.h) that a telemetry exporter keeps current, read
+// lines (scheduler/state/uplink_load.h) that a telemetry exporter keeps current, read
 // again whenever its modification time or size changes. Place and Reserve hand the shares
 // to the engine (PlacementRequest::uplink_busy), whose uplink-load scorer then steers jobs
 // off hot uplinks. A file that is missing or malformed means "no load known": placement

@@ -1,14 +1,14 @@
 // Baseline node-selection policies, each implemented from its scheduler's documented
 // algorithm so that topoplace can be compared side by side in one run. They choose hosts
 // only; rank mapping, traffic evaluation and scoring are the engine's, identical for all.
-// Each factory returns a fresh policy; the registry (scheduler/policies/registry.h) lists
+// Each factory returns a fresh policy; the registry (scheduler/builtin/builtin_plugins.h) lists
 // them by name.
 #ifndef TOPOPLACE_SCHEDULER_BASELINES_BASELINE_POLICIES_H_
 #define TOPOPLACE_SCHEDULER_BASELINES_BASELINE_POLICIES_H_
 
 #include "absl/strings/string_view.h"
 
-#include "scheduler/policies/placement_policy.h"
+#include "scheduler/framework/placement_policy.h"
 
 namespace topoplace::sched {
 

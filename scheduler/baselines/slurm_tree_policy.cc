@@ -28,7 +28,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/baselines/baseline_policies.h"
-#include "scheduler/policies/domain_select.h"
+#include "scheduler/framework/domain_select.h"
 
 namespace topoplace::sched {
 namespace {

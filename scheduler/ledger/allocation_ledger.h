@@ -32,7 +32,7 @@
 #include "scheduler/ledger/ack_watermark.h"
 #include "scheduler/ledger/allocation.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/placement/occupancy.h"
+#include "scheduler/state/occupancy.h"
 #include "topology/model/fabric.h"
 #include "topology/store/sqlite_db.h"
 

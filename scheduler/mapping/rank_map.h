@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/placement/occupancy.h"
+#include "scheduler/state/occupancy.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {

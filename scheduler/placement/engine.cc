@@ -8,10 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/mapping/rank_layout.h"
-#include "scheduler/placement/footprint.h"
-#include "scheduler/placement/inventory.h"
+#include "scheduler/framework/footprint.h"
+#include "scheduler/framework/inventory.h"
 #include "scheduler/placement/lower_bound.h"
-#include "scheduler/policies/registry.h"
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/base/status_macros.h"
 
@@ -58,8 +57,10 @@ struct Evaluated {
 
 }  // namespace
 
-PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health)
+PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health,
+                                 const PluginRegistry& plugins)
     : fabric_(std::move(fabric)),
+      plugins_(&plugins),
       health_(*fabric_, health),
       tiers_(*fabric_),
       links_(*fabric_,
@@ -72,8 +73,9 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   const Fabric& fabric = *fabric_;
   const JobSpec& job = request.job;
   TP_RETURN_IF_ERROR(ValidateJobSpec(job));
-  TP_ASSIGN_OR_RETURN(PlacementPolicyPtr policy, MakePolicy(request.policy));
-  TP_ASSIGN_OR_RETURN(std::vector<WeightedScorer> scorers, MakeScorers(request.weights));
+  TP_ASSIGN_OR_RETURN(PlacementPolicyPtr policy, plugins_->MakePolicy(request.policy));
+  TP_ASSIGN_OR_RETURN(std::vector<WeightedScorer> scorers,
+                      plugins_->MakeScorers(request.weights));
   TP_ASSIGN_OR_RETURN(Inventory inv, Inventory::Build(fabric, occupancy, health_, job));
   const int nodes = static_cast<int>(job.nodes());
   if (inv.total_free() < nodes) {

@@ -17,10 +17,11 @@
 
 #include "absl/status/statusor.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/placement/health.h"
-#include "scheduler/placement/occupancy.h"
+#include "scheduler/state/health.h"
+#include "scheduler/state/occupancy.h"
 #include "scheduler/placement/plan.h"
-#include "scheduler/scorers/registry.h"
+#include "scheduler/builtin/builtin_plugins.h"
+#include "scheduler/framework/registry.h"
 #include "scheduler/traffic/link_loads.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/tier_index.h"
@@ -49,17 +50,21 @@ struct PlacementRequest {
 class PlacementEngine {
  public:
   // Precomputes the health view, the tier index and the links' ECMP shares. `fabric` must
-  // not be null.
-  explicit PlacementEngine(FabricPtr fabric, const FabricHealth& health = {});
+  // not be null; `plugins` (the policies and scorers a request may name) must outlive the
+  // engine.
+  explicit PlacementEngine(FabricPtr fabric, const FabricHealth& health = {},
+                           const PluginRegistry& plugins = BuiltinPlugins());
 
   absl::StatusOr<PlacementPlan> Place(const PlacementRequest& request,
                                       const Occupancy& occupancy) const;
 
   const Fabric& fabric() const { return *fabric_; }
   const HealthView& health() const { return health_; }
+  const PluginRegistry& plugins() const { return *plugins_; }
 
  private:
   FabricPtr fabric_;
+  const PluginRegistry* plugins_;
   HealthView health_;
   TierIndex tiers_;
   LinkIndex links_;

@@ -14,7 +14,7 @@
 #define TOPOPLACE_SCHEDULER_PLACEMENT_LOWER_BOUND_H_
 
 #include "scheduler/mapping/rank_layout.h"
-#include "scheduler/placement/inventory.h"
+#include "scheduler/framework/inventory.h"
 #include "scheduler/traffic/traffic_model.h"
 
 namespace topoplace::sched {

@@ -8,7 +8,7 @@
 
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_map.h"
-#include "scheduler/placement/footprint.h"
+#include "scheduler/framework/footprint.h"
 #include "scheduler/traffic/link_loads.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/traffic_model.h"

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/policies/domain_select.h"
+#include "scheduler/framework/domain_select.h"
 #include "scheduler/traffic/repeated_add.h"
 
 namespace topoplace::sched {

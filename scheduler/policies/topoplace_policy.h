@@ -5,7 +5,7 @@
 #ifndef TOPOPLACE_SCHEDULER_POLICIES_TOPOPLACE_POLICY_H_
 #define TOPOPLACE_SCHEDULER_POLICIES_TOPOPLACE_POLICY_H_
 
-#include "scheduler/policies/placement_policy.h"
+#include "scheduler/framework/placement_policy.h"
 
 namespace topoplace::sched {
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "scheduler/placement/occupancy.h"
+#include "scheduler/state/occupancy.h"
 #include "scheduler/placement/plan.h"
 #include "topology/model/fabric.h"
 

@@ -1,11 +1,12 @@
-// The built-in scorers: name constants and factories. The registry (registry.h) lists them
-// all in one place with their default weights.
+// The built-in scorers: name constants and factories. The built-in registry
+// (scheduler/builtin/builtin_plugins.h) lists them all in one place with their default
+// weights.
 #ifndef TOPOPLACE_SCHEDULER_SCORERS_BUILTIN_SCORERS_H_
 #define TOPOPLACE_SCHEDULER_SCORERS_BUILTIN_SCORERS_H_
 
 #include "absl/strings/string_view.h"
 
-#include "scheduler/scorers/scorer.h"
+#include "scheduler/framework/scorer.h"
 
 namespace topoplace::sched {
 

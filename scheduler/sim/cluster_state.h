@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "scheduler/job/job_spec.h"
-#include "scheduler/placement/occupancy.h"
+#include "scheduler/state/occupancy.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched::sim {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/policies/registry.h"
+#include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/sim/cluster_state.h"
 #include "scheduler/sim/link_sharing.h"
 #include "scheduler/sim/uplink_tally.h"
@@ -445,7 +445,7 @@ Simulator::Simulator(FabricPtr fabric, const SimOptions& options)
 
 absl::StatusOr<SimResult> Simulator::Run(const Trace& trace, const std::string& policy) const {
   // Fail on a bad policy name up front rather than on the first job.
-  TP_ASSIGN_OR_RETURN(PlacementPolicyPtr unused, MakePolicy(policy));
+  TP_ASSIGN_OR_RETURN(PlacementPolicyPtr unused, BuiltinPlugins().MakePolicy(policy));
   (void)unused;
   if (!std::is_sorted(trace.jobs.begin(), trace.jobs.end(),
                       [](const TraceJob& a, const TraceJob& b) { return a.arrival_s < b.arrival_s; })) {

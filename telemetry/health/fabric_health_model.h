@@ -38,7 +38,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "scheduler/placement/health.h"
+#include "scheduler/state/health.h"
 #include "telemetry/counters/counter_rates.h"
 #include "telemetry/health/link_verdict.h"
 #include "topology/model/fabric.h"

@@ -20,7 +20,7 @@
 
 #include "scheduler/job/job_spec.h"
 #include "scheduler/placement/engine.h"
-#include "scheduler/placement/occupancy.h"
+#include "scheduler/state/occupancy.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched {

@@ -1,10 +1,10 @@
-// libFuzzer target for the uplink load file (scheduler/placement/uplink_load.h): any bytes
+// libFuzzer target for the uplink load file (scheduler/state/uplink_load.h): any bytes
 // must give shares or an InvalidArgument, never a crash.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "scheduler/placement/uplink_load.h"
+#include "scheduler/state/uplink_load.h"
 #include "topology/generate/reference_fabrics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

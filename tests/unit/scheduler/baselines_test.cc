@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/placement/engine.h"
-#include "scheduler/policies/registry.h"
+#include "scheduler/builtin/builtin_plugins.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched {
@@ -124,15 +124,15 @@ TEST_F(BaselinesTest, TopoplacePacksWholeStagesIntoBlocks) {
 }
 
 TEST(PolicyRegistry, ListsEveryPolicyOnceAndRejectsUnknownNames) {
-  const std::vector<std::string> names = PolicyNames();
+  const std::vector<std::string> names = BuiltinPlugins().PolicyNames();
   EXPECT_EQ(names, (std::vector<std::string>{"topoplace", "first-fit", "random", "slurm-tree",
                                              "slurm-block", "kueue-bestfit", "volcano"}));
   for (const std::string& name : names) {
-    absl::StatusOr<PlacementPolicyPtr> p = MakePolicy(name);
+    absl::StatusOr<PlacementPolicyPtr> p = BuiltinPlugins().MakePolicy(name);
     ASSERT_TRUE(p.ok());
     EXPECT_EQ((*p)->name(), name);
   }
-  EXPECT_EQ(MakePolicy("best").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(BuiltinPlugins().MakePolicy("best").status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

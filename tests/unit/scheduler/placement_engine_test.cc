@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_join.h"
 #include "scheduler/mapping/rank_map.h"
-#include "scheduler/scorers/registry.h"
+#include "scheduler/builtin/builtin_plugins.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/model/fabric_builder.h"
 
@@ -310,11 +310,11 @@ TEST(Placement, ExplainListsEveryScorerAndAddsUpToTheCost) {
   req.weights = {{"fragmentation", 0.0}};
   absl::StatusOr<PlacementPlan> plan = engine.Place(req, Occupancy(*Superpod()));
   ASSERT_TRUE(plan.ok()) << plan.status();
-  ASSERT_EQ(plan->explain.size(), ScorerRegistry().size());
+  ASSERT_EQ(plan->explain.size(), BuiltinPlugins().scorers().size());
   double sum = 0;
   for (size_t i = 0; i < plan->explain.size(); ++i) {
     const ScorerContribution& c = plan->explain[i];
-    EXPECT_EQ(c.scorer, ScorerRegistry()[i].name);
+    EXPECT_EQ(c.scorer, BuiltinPlugins().scorers()[i].name);
     EXPECT_GE(c.normalized, 0);
     EXPECT_LE(c.normalized, 1);
     EXPECT_DOUBLE_EQ(c.weighted, c.weight * c.normalized);

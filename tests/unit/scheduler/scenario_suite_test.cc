@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "scheduler/placement/engine.h"
-#include "scheduler/policies/registry.h"
+#include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/report/plan_report.h"
 #include "topology/generate/reference_fabrics.h"
 
@@ -68,7 +68,7 @@ TEST_P(ScenarioSuite, TopoplaceSpineBytesNeverWorseThanAnyBaseline) {
   const Scenario& sc = GetParam();
   FabricPtr fabric = MakeFabric(sc.fabric);
   PlacementEngine engine(fabric);
-  const std::vector<std::string> policies = PolicyNames();
+  const std::vector<std::string> policies = BuiltinPlugins().PolicyNames();
   std::printf("\n%-16s load %.1f seed %llu\n", sc.fabric.c_str(), sc.load,
               static_cast<unsigned long long>(sc.seed));
   std::printf("%-32s %11s", "job", "bound");

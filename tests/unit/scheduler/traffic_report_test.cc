@@ -12,7 +12,7 @@
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/mapping/rank_map.h"
-#include "scheduler/placement/occupancy.h"
+#include "scheduler/state/occupancy.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/tier_index.h"
 #include "scheduler/traffic/traffic_model.h"

@@ -1,5 +1,5 @@
 // The uplink load file: shares per switch by name, every mistake named by file and line.
-#include "scheduler/placement/uplink_load.h"
+#include "scheduler/state/uplink_load.h"
 
 #include <string>
 

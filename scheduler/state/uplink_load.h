@@ -6,8 +6,8 @@
 //
 //   TP_ASSIGN_OR_RETURN(std::vector<double> busy, LoadUplinkLoadFile(*fabric, "load.txt"));
 //   request.uplink_busy = std::move(busy);
-#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_UPLINK_LOAD_H_
-#define TOPOPLACE_SCHEDULER_PLACEMENT_UPLINK_LOAD_H_
+#ifndef TOPOPLACE_SCHEDULER_STATE_UPLINK_LOAD_H_
+#define TOPOPLACE_SCHEDULER_STATE_UPLINK_LOAD_H_
 
 #include <string>
 #include <vector>
@@ -34,4 +34,4 @@ void KeepLargerShares(std::vector<double>& shares, const std::vector<double>& ot
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_UPLINK_LOAD_H_
+#endif  // TOPOPLACE_SCHEDULER_STATE_UPLINK_LOAD_H_

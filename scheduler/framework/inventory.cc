@@ -1,4 +1,4 @@
-#include "scheduler/placement/inventory.h"
+#include "scheduler/framework/inventory.h"
 
 #include "absl/strings/str_cat.h"
 

@@ -1,4 +1,4 @@
-#include "scheduler/placement/uplink_load.h"
+#include "scheduler/state/uplink_load.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "scheduler/placement/text_records.h"
+#include "scheduler/state/text_records.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::sched {

@@ -1,4 +1,4 @@
-#include "scheduler/placement/text_records.h"
+#include "scheduler/state/text_records.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"

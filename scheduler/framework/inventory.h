@@ -6,16 +6,16 @@
 //   if (inv.block_free(b) >= job.nodes()) ...
 //
 // Immutable after Build; thread-safe for readers. Holds references to its inputs.
-#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_INVENTORY_H_
-#define TOPOPLACE_SCHEDULER_PLACEMENT_INVENTORY_H_
+#ifndef TOPOPLACE_SCHEDULER_FRAMEWORK_INVENTORY_H_
+#define TOPOPLACE_SCHEDULER_FRAMEWORK_INVENTORY_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/placement/health.h"
-#include "scheduler/placement/occupancy.h"
+#include "scheduler/state/health.h"
+#include "scheduler/state/occupancy.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
@@ -60,4 +60,4 @@ class Inventory {
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_INVENTORY_H_
+#endif  // TOPOPLACE_SCHEDULER_FRAMEWORK_INVENTORY_H_

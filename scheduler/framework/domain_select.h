@@ -2,15 +2,15 @@
 // levels (block, pod, cluster), which domains of a level can hold a job, and the
 // "fewest domains, last one best-fit" choice that Slurm's tree plugin, Kueue's BestFit and
 // our own packing all use in some form.
-#ifndef TOPOPLACE_SCHEDULER_POLICIES_DOMAIN_SELECT_H_
-#define TOPOPLACE_SCHEDULER_POLICIES_DOMAIN_SELECT_H_
+#ifndef TOPOPLACE_SCHEDULER_FRAMEWORK_DOMAIN_SELECT_H_
+#define TOPOPLACE_SCHEDULER_FRAMEWORK_DOMAIN_SELECT_H_
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "scheduler/job/job_spec.h"
-#include "scheduler/placement/inventory.h"
+#include "scheduler/framework/inventory.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
@@ -52,4 +52,4 @@ void TakeFromBlocks(const Inventory& inv, std::span<const int32_t> blocks,
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_POLICIES_DOMAIN_SELECT_H_
+#endif  // TOPOPLACE_SCHEDULER_FRAMEWORK_DOMAIN_SELECT_H_

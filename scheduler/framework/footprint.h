@@ -1,14 +1,14 @@
 // What a candidate occupies, beyond its traffic: how many leaves, blocks and pods it
 // touches, how it changes the number of partly used blocks, and how many of its hosts or
 // block uplinks are unhealthy. Computed once per candidate and read by the scorers.
-#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_FOOTPRINT_H_
-#define TOPOPLACE_SCHEDULER_PLACEMENT_FOOTPRINT_H_
+#ifndef TOPOPLACE_SCHEDULER_FRAMEWORK_FOOTPRINT_H_
+#define TOPOPLACE_SCHEDULER_FRAMEWORK_FOOTPRINT_H_
 
 #include <span>
 
 #include "scheduler/mapping/rank_map.h"
-#include "scheduler/placement/health.h"
-#include "scheduler/placement/inventory.h"
+#include "scheduler/state/health.h"
+#include "scheduler/framework/inventory.h"
 #include "scheduler/traffic/tier_index.h"
 
 namespace topoplace::sched {
@@ -33,4 +33,4 @@ PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_FOOTPRINT_H_
+#endif  // TOPOPLACE_SCHEDULER_FRAMEWORK_FOOTPRINT_H_

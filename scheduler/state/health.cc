@@ -1,4 +1,4 @@
-#include "scheduler/placement/health.h"
+#include "scheduler/state/health.h"
 
 namespace topoplace::sched {
 

@@ -6,8 +6,8 @@
 //     if (r.fields.size() != 2) return absl::InvalidArgumentError(r.where + "expected ...");
 //     ...
 //   }));
-#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_TEXT_RECORDS_H_
-#define TOPOPLACE_SCHEDULER_PLACEMENT_TEXT_RECORDS_H_
+#ifndef TOPOPLACE_SCHEDULER_STATE_TEXT_RECORDS_H_
+#define TOPOPLACE_SCHEDULER_STATE_TEXT_RECORDS_H_
 
 #include <string>
 #include <vector>
@@ -32,4 +32,4 @@ absl::Status ForEachRecord(absl::string_view text, absl::string_view source_name
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_TEXT_RECORDS_H_
+#endif  // TOPOPLACE_SCHEDULER_STATE_TEXT_RECORDS_H_

@@ -1,4 +1,4 @@
-#include "scheduler/placement/footprint.h"
+#include "scheduler/framework/footprint.h"
 
 #include <vector>
 

@@ -6,8 +6,8 @@
 //   Occupancy bg = RandomBackgroundLoad(*fabric, 0.6, /*seed=*/7);
 //
 // Not thread-safe for writers; concurrent readers are fine.
-#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_OCCUPANCY_H_
-#define TOPOPLACE_SCHEDULER_PLACEMENT_OCCUPANCY_H_
+#ifndef TOPOPLACE_SCHEDULER_STATE_OCCUPANCY_H_
+#define TOPOPLACE_SCHEDULER_STATE_OCCUPANCY_H_
 
 #include <cstdint>
 #include <string>
@@ -56,4 +56,4 @@ Occupancy RandomBackgroundLoad(const Fabric& fabric, double load, uint64_t seed)
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_OCCUPANCY_H_
+#endif  // TOPOPLACE_SCHEDULER_STATE_OCCUPANCY_H_

@@ -2,8 +2,8 @@
 // more candidate host lists; the engine maps ranks onto each, evaluates the traffic,
 // scores it and keeps the cheapest. topoplace's own policy proposes a few topology-aware
 // candidates; each baseline proposes exactly the one its documented algorithm picks.
-#ifndef TOPOPLACE_SCHEDULER_POLICIES_PLACEMENT_POLICY_H_
-#define TOPOPLACE_SCHEDULER_POLICIES_PLACEMENT_POLICY_H_
+#ifndef TOPOPLACE_SCHEDULER_FRAMEWORK_PLACEMENT_POLICY_H_
+#define TOPOPLACE_SCHEDULER_FRAMEWORK_PLACEMENT_POLICY_H_
 
 #include <cstdint>
 #include <memory>
@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_layout.h"
-#include "scheduler/placement/inventory.h"
+#include "scheduler/framework/inventory.h"
 #include "scheduler/traffic/traffic_model.h"
 #include "topology/model/fabric.h"
 
@@ -56,4 +56,4 @@ using PlacementPolicyPtr = std::unique_ptr<PlacementPolicy>;
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_POLICIES_PLACEMENT_POLICY_H_
+#endif  // TOPOPLACE_SCHEDULER_FRAMEWORK_PLACEMENT_POLICY_H_

@@ -1,4 +1,4 @@
-#include "scheduler/policies/domain_select.h"
+#include "scheduler/framework/domain_select.h"
 
 #include <algorithm>
 #include <numeric>

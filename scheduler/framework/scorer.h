@@ -3,15 +3,15 @@
 // normalised cost in [0, 1] (0 best), and the engine multiplies by the configured weight.
 // Costs add up; the candidate with the lowest total wins. Scorers are pure functions of
 // their input and thread-safe.
-#ifndef TOPOPLACE_SCHEDULER_SCORERS_SCORER_H_
-#define TOPOPLACE_SCHEDULER_SCORERS_SCORER_H_
+#ifndef TOPOPLACE_SCHEDULER_FRAMEWORK_SCORER_H_
+#define TOPOPLACE_SCHEDULER_FRAMEWORK_SCORER_H_
 
 #include <memory>
 #include <span>
 #include "absl/strings/string_view.h"
 
-#include "scheduler/placement/footprint.h"
-#include "scheduler/policies/placement_policy.h"
+#include "scheduler/framework/footprint.h"
+#include "scheduler/framework/placement_policy.h"
 #include "scheduler/traffic/traffic_report.h"
 
 namespace topoplace::sched {
@@ -42,4 +42,4 @@ using ScorerPtr = std::unique_ptr<Scorer>;
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_SCORERS_SCORER_H_
+#endif  // TOPOPLACE_SCHEDULER_FRAMEWORK_SCORER_H_

@@ -1,4 +1,4 @@
-#include "scheduler/placement/occupancy.h"
+#include "scheduler/state/occupancy.h"
 
 #include <fstream>
 #include <random>
@@ -7,7 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "scheduler/placement/text_records.h"
+#include "scheduler/state/text_records.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::sched {

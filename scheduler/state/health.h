@@ -5,8 +5,8 @@
 //   health.unhealthy_hosts.insert(*fabric->FindHost("b00-n003"));
 //   HealthView view(*fabric, health);
 //   if (!view.host_usable(h)) ...
-#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_HEALTH_H_
-#define TOPOPLACE_SCHEDULER_PLACEMENT_HEALTH_H_
+#ifndef TOPOPLACE_SCHEDULER_STATE_HEALTH_H_
+#define TOPOPLACE_SCHEDULER_STATE_HEALTH_H_
 
 #include <cstdint>
 #include <vector>
@@ -50,4 +50,4 @@ class HealthView {
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_HEALTH_H_
+#endif  // TOPOPLACE_SCHEDULER_STATE_HEALTH_H_

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Fails when a source folder includes one of a higher (or the same) layer.
+
+The house, bottom first: each folder may include only folders of a lower rank (and
+itself). Siblings of one rank (e.g. policies, baselines, scorers) do not include each other.
+A folder missing from the table is an error too, so a new one gets a place on purpose.
+
+Usage: check_layers.py REPO_ROOT      (exit 0: clean; 1: violations, listed)
+       check_layers.py --self-test     (checks that a planted upward include is caught)
+"""
+import os
+import re
+import sys
+import tempfile
+
+LAYERS = [
+    ["topology/base"],
+    ["topology/model"],
+    ["topology/generate"],
+    ["topology/io"],
+    ["topology/discovery", "topology/render", "topology/store"],
+    ["scheduler/job"],
+    ["scheduler/state"],
+    ["scheduler/mapping"],
+    ["scheduler/traffic"],
+    ["scheduler/framework"],
+    ["scheduler/policies", "scheduler/baselines", "scheduler/scorers"],
+    ["scheduler/builtin"],
+    ["scheduler/placement", "scheduler/ledger"],
+    ["scheduler/report"],
+    ["scheduler/sim"],
+    ["telemetry/counters", "telemetry/probe"],
+    ["telemetry/health"],
+    ["telemetry/metrics"],
+    ["api/client"],
+    ["plugins/common"],
+    ["plugins/slurm"],
+    ["plugins/k8s"],
+    ["api/server", "api/agent"],
+    ["api/cli"],
+]
+ROOTS = ("topology", "scheduler", "telemetry", "api", "plugins")
+INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
+
+
+def folder_of(path):
+    """The layer unit of a repository path ("scheduler/state/occupancy.h" -> "scheduler/state")."""
+    parts = path.split("/")
+    if parts[0] not in ROOTS:
+        return None
+    return "/".join(parts[:2]) if len(parts) > 2 else parts[0]
+
+
+def check(root, layers=LAYERS):
+    rank = {folder: i for i, group in enumerate(layers) for folder in group}
+    problems = []
+    for top in ROOTS:
+        for directory, _, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                if not name.endswith((".h", ".cc")):
+                    continue
+                path = os.path.relpath(os.path.join(directory, name), root)
+                src = folder_of(path)
+                if src not in rank:
+                    problems.append(f"{path}: folder {src} has no layer (add it to {__file__})")
+                    continue
+                with open(os.path.join(root, path), errors="replace") as f:
+                    for number, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        dst = folder_of(m.group(1))
+                        if dst is None or dst == src:
+                            continue
+                        if dst not in rank:
+                            problems.append(f"{path}:{number}: includes {m.group(1)}, "
+                                            f"whose folder {dst} has no layer")
+                        elif rank[dst] >= rank[src]:
+                            problems.append(f"{path}:{number}: {src} includes {m.group(1)} "
+                                            f"({dst} is not below it)")
+    return problems
+
+
+def self_test():
+    with tempfile.TemporaryDirectory() as root:
+        def write(path, text):
+            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+            with open(os.path.join(root, path), "w") as f:
+                f.write(text)
+        write("scheduler/state/a.h", '#include "topology/model/fabric.h"\n')
+        write("scheduler/placement/b.h", '#include "scheduler/state/a.h"\n')
+        assert check(root) == [], check(root)
+        write("scheduler/state/c.cc", '#include "scheduler/placement/b.h"\n')
+        write("scheduler/scorers/d.cc", '#include "scheduler/baselines/e.h"\n')
+        problems = check(root)
+        assert len(problems) == 2 and any("scheduler/state/c.cc:1" in p for p in problems), problems
+        write("scheduler/newfolder/f.cc", "\n")
+        assert any("has no layer" in p for p in check(root)), check(root)
+    print("check_layers self-test: upward, sibling and unplaced includes are caught")
+    return 0
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(argv) != 2:
+        print(__doc__)
+        return 2
+    problems = check(argv[1])
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} include(s) break the layers (cmake/check_layers.py)")
+        return 1
+    print("layers: every include points down")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,41 @@
+#include "scheduler/builtin/builtin_plugins.h"
+
+#include <memory>
+
+#include "scheduler/baselines/baseline_policies.h"
+#include "scheduler/policies/topoplace_policy.h"
+#include "scheduler/scorers/builtin_scorers.h"
+
+namespace topoplace::sched {
+namespace {
+
+PlacementPolicyPtr MakeTopoplacePolicy() { return std::make_unique<TopoplacePolicy>(); }
+
+}  // namespace
+
+const PluginRegistry& BuiltinPlugins() {
+  // Spine bytes dominate: they are what oversubscription punishes. Link health and uplink
+  // load are next: a degraded or congested link stalls the whole job. The rest break ties.
+  static const PluginRegistry* const kRegistry = new PluginRegistry(
+      {
+          {kTopoplacePolicyName, &MakeTopoplacePolicy},
+          {kFirstFitPolicyName, &MakeFirstFitPolicy},
+          {kRandomPolicyName, &MakeRandomPolicy},
+          {kSlurmTreePolicyName, &MakeSlurmTreePolicy},
+          {kSlurmBlockPolicyName, &MakeSlurmBlockPolicy},
+          {kKueueBestFitPolicyName, &MakeKueueBestFitPolicy},
+          {kVolcanoPolicyName, &MakeVolcanoPolicy},
+      },
+      {
+          {kSpineBytesScorerName, &MakeSpineBytesScorer, 10.0},
+          {kMaxHopsScorerName, &MakeMaxHopsScorer, 1.0},
+          {kSpreadScorerName, &MakeSpreadScorer, 1.0},
+          {kFragmentationScorerName, &MakeFragmentationScorer, 1.0},
+          {kLinkHealthScorerName, &MakeLinkHealthScorer, 5.0},
+          {kRailAlignmentScorerName, &MakeRailAlignmentScorer, 2.0},
+          {kUplinkLoadScorerName, &MakeUplinkLoadScorer, 5.0},
+      });
+  return *kRegistry;
+}
+
+}  // namespace topoplace::sched
