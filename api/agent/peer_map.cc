@@ -21,8 +21,8 @@ absl::StatusOr<PeerMap> ParsePeerMap(absl::string_view text, absl::string_view s
     const std::vector<absl::string_view> fields =
         absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     auto bad = [&](absl::string_view why) {
-      return absl::InvalidArgumentError(absl::StrCat(source, ":", number, ": ", why, " in '",
-                                                     line, "'; expected 'host/nic ADDRESS[:PORT]'"));
+      return absl::InvalidArgumentError(absl::StrCat(source, ":", number, ": ", why, " in '", line,
+                                                     "'; expected 'host/nic ADDRESS[:PORT]'"));
     };
     if (fields.size() != 2) return bad("expected two fields");
     if (fields[0].find('/') == absl::string_view::npos) return bad("NIC name without '/'");

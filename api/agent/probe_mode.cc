@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -10,8 +11,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "api/agent/peer_map.h"
@@ -163,7 +162,8 @@ absl::Status Run(const ProbeModeOptions& opt) {
     const auto start = std::chrono::steady_clock::now();
     v1::ReportProbeResultsRequest report;
     report.set_reporter(opt.host);
-    for (const telemetry::PlannedProbe& p : telemetry::PlanProbes(*fabric, *host, plan_options, round)) {
+    for (const telemetry::PlannedProbe& p :
+         telemetry::PlanProbes(*fabric, *host, plan_options, round)) {
       const std::string target = fabric->EndpointName({Endpoint::Kind::kNic, p.remote});
       auto peer = peers.find(target);
       if (peer == peers.end()) continue;  // no responder known for that NIC
@@ -220,7 +220,8 @@ int ProbeMain(int argc, char** argv) {
   app.add_option("--budget", opt.budget, "Probes per round at most");
   app.add_option("--spine-samples", opt.spine_samples, "Cross-spine probes per rail per round");
   app.add_option("--latency-iterations", opt.latency_iterations, "Ping-pongs per latency probe");
-  app.add_option("--bandwidth-ms", opt.bandwidth_ms, "Milliseconds of streaming per bandwidth probe");
+  app.add_option("--bandwidth-ms", opt.bandwidth_ms,
+                 "Milliseconds of streaming per bandwidth probe");
   app.add_option("--timeout-ms", opt.timeout_ms, "Per-probe connect/read timeout");
   app.add_option("--transport", opt.transport, "auto (RDMA if a device exists), tcp or rdma");
   app.add_option("--rdma-device", opt.rdma_device, "RDMA device for --transport rdma/auto");
@@ -235,8 +236,7 @@ int ProbeMain(int argc, char** argv) {
   absl::Status s = Run(opt);
   if (!s.ok()) {
     std::cerr << "topoplace-agent: " << s.message() << "\n";
-    return s.code() == absl::StatusCode::kInvalidArgument ||
-                   s.code() == absl::StatusCode::kNotFound
+    return s.code() == absl::StatusCode::kInvalidArgument || s.code() == absl::StatusCode::kNotFound
                ? 2
                : 1;
   }

@@ -7,7 +7,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-
 #include "api/cli/commands.h"
 #include "plugins/common/node_list.h"
 #include "plugins/k8s/topology_export.h"
@@ -67,9 +66,9 @@ absl::StatusOr<Scope> ExportScope(const Fabric& fabric, const ExportOptions& opt
                                        " are left out: ", slurm::CompressHostlist(left_out)));
   }
   if (!unknown.empty()) {
-    scope.notes.push_back(absl::StrCat(unknown.size(), " names in ", opt.nodes,
-                                       " are no host of the fabric: ",
-                                       slurm::CompressHostlist(unknown)));
+    scope.notes.push_back(
+        absl::StrCat(unknown.size(), " names in ", opt.nodes,
+                     " are no host of the fabric: ", slurm::CompressHostlist(unknown)));
   }
   scope.keep = [kept](HostId h) { return (*kept)[h]; };
   return scope;
@@ -134,9 +133,9 @@ void RegisterExportCommand(CLI::App& app, CliContext& ctx) {
                   "%N), or kubectl get nodes -o name / -o json output; what is left out is said "
                   "on stderr");
   cmd->add_option("--out", opt->out, "Write here instead of stdout");
-  cmd->add_option("--kueue-api-version", opt->kueue_api_version,
-                  std::string("kueue-topology: the Kueue API version to write: ") +
-                      k8s::kKueueApiVersions);
+  cmd->add_option(
+      "--kueue-api-version", opt->kueue_api_version,
+      std::string("kueue-topology: the Kueue API version to write: ") + k8s::kKueueApiVersions);
   cmd->callback([&ctx, opt] {
     if (absl::Status s = RunExport(ctx, *opt); !s.ok()) ctx.Fail(s);
   });

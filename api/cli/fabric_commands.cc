@@ -91,17 +91,18 @@ absl::Status RunGenerate(CliContext& ctx, const CLI::App& cmd, const GenerateOpt
 absl::Status RunShow(CliContext& ctx, const ShowOptions& opt) {
   if (!ctx.server.empty()) {
     if (!opt.fabric.empty()) {
-      return absl::InvalidArgumentError("--fabric and --server exclude each other: the daemon "
-                                        "shows the fabric it serves");
+      return absl::InvalidArgumentError(
+          "--fabric and --server exclude each other: the daemon "
+          "shows the fabric it serves");
     }
-    TP_ASSIGN_OR_RETURN(client::v1::FabricSummary summary,
-                        client::RemoteFabricSummary(ctx.server));
+    TP_ASSIGN_OR_RETURN(client::v1::FabricSummary summary, client::RemoteFabricSummary(ctx.server));
     ctx.out << (opt.json ? summary.json() : summary.table());
     return absl::OkStatus();
   }
   if (opt.fabric.empty()) {
-    return absl::InvalidArgumentError("--fabric is required (a fabric file or preset:NAME), "
-                                      "unless --server names a running topoplaced");
+    return absl::InvalidArgumentError(
+        "--fabric is required (a fabric file or preset:NAME), "
+        "unless --server names a running topoplaced");
   }
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
   PrintSummary(ctx, *fabric, opt.json);

@@ -8,9 +8,8 @@
 //   topoplace --server 127.0.0.1:7469 health --job alloc-3         # the job's path
 #include <chrono>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -73,12 +72,13 @@ class TelemetryCaller {
 };
 
 nlohmann::json LinkJson(const v1::LinkHealth& l) {
-  return {{"link", l.name()}, {"a", l.a()},           {"b", l.b()},
+  return {{"link", l.name()},   {"a", l.a()},           {"b", l.b()},
           {"state", l.state()}, {"health", l.health()}, {"reason", l.reason()}};
 }
 
 nlohmann::json AllocationJson(const v1::Allocation& a) {
-  return {{"allocation_id", a.allocation_id()}, {"external_id", a.external_id()},
+  return {{"allocation_id", a.allocation_id()},
+          {"external_id", a.external_id()},
           {"job_spec", a.job_spec()}};
 }
 
@@ -114,7 +114,9 @@ absl::Status RunLinks(CliContext& ctx, TelemetryCaller& caller, const HealthOpti
     rows += LinkRow(l);
   }
   if (opt.json) {
-    nlohmann::json j = {{"healthy", counts[0]}, {"degraded", counts[1]}, {"down", counts[2]},
+    nlohmann::json j = {{"healthy", counts[0]},
+                        {"degraded", counts[1]},
+                        {"down", counts[2]},
                         {"unhealthy_links", unhealthy}};
     ctx.out << j.dump(2) << "\n";
     return absl::OkStatus();
@@ -190,8 +192,8 @@ absl::Status RunJob(CliContext& ctx, TelemetryCaller& caller, const HealthOption
 }
 
 absl::Status Run(CliContext& ctx, const HealthOptions& opt) {
-  const int targets = (opt.link.empty() ? 0 : 1) + (opt.switch_name.empty() ? 0 : 1) +
-                      (opt.job.empty() ? 0 : 1);
+  const int targets =
+      (opt.link.empty() ? 0 : 1) + (opt.switch_name.empty() ? 0 : 1) + (opt.job.empty() ? 0 : 1);
   if (targets > 1) {
     return absl::InvalidArgumentError("health: give at most one of --link, --switch, --job");
   }

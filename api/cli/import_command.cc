@@ -28,8 +28,7 @@ absl::Status AddServerReports(const std::string& server, discovery::ImportSource
   TP_ASSIGN_OR_RETURN(const client::ClientOptions options, client::ClientOptionsFromEnv(server));
   TP_ASSIGN_OR_RETURN(const std::unique_ptr<client::TopoplaceClient> client,
                       client::TopoplaceClient::Connect(options));
-  TP_ASSIGN_OR_RETURN(const client::v1::ListHostReportsResponse reports,
-                      client->ListHostReports());
+  TP_ASSIGN_OR_RETURN(const client::v1::ListHostReportsResponse reports, client->ListHostReports());
   for (const client::v1::HostReport& r : reports.reports()) {
     sources.agent_report_texts.push_back(discovery::AgentReportText{
         .origin = absl::StrCat("topoplaced ", server, ": host ", r.host()),
@@ -53,7 +52,8 @@ absl::Status RunImport(CliContext& ctx, const ImportOptions& opt) {
 void RegisterImportCommand(CLI::App& fabric, CliContext& ctx) {
   auto opt = std::make_shared<ImportOptions>();
   CLI::App* cmd = fabric.add_subcommand(
-      "import", "Build a fabric from ibnetdiscover, LLDP, agent reports (files or a daemon's) and a spec "
+      "import",
+      "Build a fabric from ibnetdiscover, LLDP, agent reports (files or a daemon's) and a spec "
       "file");
   cmd->add_option("--ibnetdiscover", opt->sources.ibnetdiscover, "ibnetdiscover dump file(s)")
       ->check(CLI::ExistingFile);

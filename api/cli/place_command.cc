@@ -12,19 +12,19 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "api/client/topoplace_client.h"
 #include "api/cli/commands.h"
+#include "api/client/topoplace_client.h"
 #include "nlohmann/json.hpp"
+#include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
 #include "scheduler/placement/engine.h"
-#include "scheduler/state/occupancy.h"
-#include "scheduler/state/uplink_load.h"
-#include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
 #include "scheduler/sim/uplink_tally.h"
+#include "scheduler/state/occupancy.h"
+#include "scheduler/state/uplink_load.h"
 #include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
@@ -95,9 +95,8 @@ absl::StatusOr<sched::FabricHealth> ParseHealth(const Fabric& fabric, const std:
   for (absl::string_view name : absl::StrSplit(list, ',', absl::SkipEmpty())) {
     std::optional<HostId> h = fabric.FindHost(name);
     if (!h) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--unhealthy: expected host names of '", fabric.name(), "', got '", name,
-                       "'"));
+      return absl::InvalidArgumentError(absl::StrCat("--unhealthy: expected host names of '",
+                                                     fabric.name(), "', got '", name, "'"));
     }
     health.unhealthy_hosts.insert(*h);
   }
@@ -135,25 +134,23 @@ void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
       continue;
     }
     const sched::PlacementPlan& p = *plans[i];
-    ctx.out << absl::StrFormat("%-14s %14s %14s %5d %7d %5d %+6d\n", policies[i],
-                               FormatBytes(p.traffic.spine_bytes()),
-                               FormatBytes(p.spine_bytes_lower_bound), p.traffic.max_hops,
-                               p.footprint.blocks_used, p.footprint.pods_used,
-                               p.footprint.fragmentation_delta());
+    ctx.out << absl::StrFormat(
+        "%-14s %14s %14s %5d %7d %5d %+6d\n", policies[i], FormatBytes(p.traffic.spine_bytes()),
+        FormatBytes(p.spine_bytes_lower_bound), p.traffic.max_hops, p.footprint.blocks_used,
+        p.footprint.pods_used, p.footprint.fragmentation_delta());
   }
 }
 
 // `place --server`: the daemon places around its own fabric, ledger and health, so the
 // options that describe a local background, health or scoring are refused, not ignored.
 absl::Status RunRemotePlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& opt) {
-  for (const char* local_only : {"--fabric", "--occupied", "--uplink-load", "--ledger", "--load",
-                                 "--unhealthy", "--weights",
-                                 "--rail-local", "--no-rail-local", "--compare", "--render",
-                                 "--rank-rows"}) {
+  for (const char* local_only :
+       {"--fabric", "--occupied", "--uplink-load", "--ledger", "--load", "--unhealthy", "--weights",
+        "--rail-local", "--no-rail-local", "--compare", "--render", "--rank-rows"}) {
     if (cmd.count(local_only) > 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          local_only, " applies to local placement only; with --server the daemon at ",
-          ctx.server, " places around its own fabric and ledger"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(local_only, " applies to local placement only; with --server the daemon at ",
+                       ctx.server, " places around its own fabric and ledger"));
     }
   }
   TP_ASSIGN_OR_RETURN(client::v1::PlaceResponse response,
@@ -165,19 +162,21 @@ absl::Status RunRemotePlace(CliContext& ctx, const CLI::App& cmd, const PlaceOpt
 absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& opt) {
   if (!ctx.server.empty()) return RunRemotePlace(ctx, cmd, opt);
   if (opt.fabric.empty()) {
-    return absl::InvalidArgumentError("--fabric is required (a fabric file or preset:NAME), "
-                                      "unless --server names a running topoplaced");
+    return absl::InvalidArgumentError(
+        "--fabric is required (a fabric file or preset:NAME), "
+        "unless --server names a running topoplaced");
   }
   TP_ASSIGN_OR_RETURN(sched::JobSpec job, sched::ParseJobSpec(opt.job));
-  TP_ASSIGN_OR_RETURN(sched::ScorerWeights weights, sched::BuiltinPlugins().ParseScorerWeights(opt.weights));
+  TP_ASSIGN_OR_RETURN(sched::ScorerWeights weights,
+                      sched::BuiltinPlugins().ParseScorerWeights(opt.weights));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
   std::optional<LedgerBackground> held;
   if (!opt.ledger.empty()) {
     TP_ASSIGN_OR_RETURN(held, LoadLedgerBackground(fabric, opt.ledger));
   }
-  TP_ASSIGN_OR_RETURN(sched::Occupancy background,
-                      held ? absl::StatusOr<sched::Occupancy>(held->occupancy)
-                           : LoadBackground(*fabric, opt));
+  TP_ASSIGN_OR_RETURN(
+      sched::Occupancy background,
+      held ? absl::StatusOr<sched::Occupancy>(held->occupancy) : LoadBackground(*fabric, opt));
   TP_ASSIGN_OR_RETURN(sched::FabricHealth health, ParseHealth(*fabric, opt.unhealthy));
   sched::PlacementEngine engine(fabric, health);
   sched::PlacementRequest request;
@@ -231,11 +230,10 @@ void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
   place->add_option("--job", opt->job, "Job spec, e.g. tp=8,pp=4,dp=16,model=70b")->required();
   place->add_option("--policy", opt->policy,
                     "Policy: " + absl::StrJoin(sched::BuiltinPlugins().PolicyNames(), ", "));
-  CLI::Option* occupied =
-      place->add_option("--occupied", opt->occupied,
-                        "Busy GPUs: lines 'HOST' or 'HOST GPU[,GPU]' ('#' comments)");
-  CLI::Option* load = place->add_option("--load", opt->load,
-                                        "Random background load, fraction of GPUs busy");
+  CLI::Option* occupied = place->add_option(
+      "--occupied", opt->occupied, "Busy GPUs: lines 'HOST' or 'HOST GPU[,GPU]' ('#' comments)");
+  CLI::Option* load =
+      place->add_option("--load", opt->load, "Random background load, fraction of GPUs busy");
   occupied->excludes(load);
   CLI::Option* ledger_db = place->add_option(
       "--ledger", opt->ledger,

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
@@ -86,8 +86,8 @@ absl::StatusOr<std::vector<double>> ParseLoadSweep(const std::string& list) {
     double x = 0;
     if (!absl::SimpleAtod(item, &x) || !(x > 0) || !std::isfinite(x)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--load-sweep: expected positive numbers separated by commas (e.g. 1,4,16), got '",
-          item, "'"));
+          "--load-sweep: expected positive numbers separated by commas (e.g. 1,4,16), got '", item,
+          "'"));
     }
     factors.push_back(x);
   }
@@ -98,14 +98,13 @@ absl::StatusOr<std::vector<double>> ParseLoadSweep(const std::string& list) {
 
 void PrintTable(CliContext& ctx, const sim::RunInfo& info,
                 const std::vector<sim::PolicyMetrics>& metrics) {
-  ctx.out << absl::StrFormat("%s on %s (%d GPUs), %d jobs, load scale %g, seed %d, network %s\n",
-                             info.trace, info.fabric, info.fabric_gpus, info.jobs,
-                             info.load_scale, info.seed,
-                             info.network == "shared" ? "shared (ECMP " + info.ecmp + ")"
-                                                      : info.network);
+  ctx.out << absl::StrFormat(
+      "%s on %s (%d GPUs), %d jobs, load scale %g, seed %d, network %s\n", info.trace, info.fabric,
+      info.fabric_gpus, info.jobs, info.load_scale, info.seed,
+      info.network == "shared" ? "shared (ECMP " + info.ecmp + ")" : info.network);
   ctx.out << absl::StrFormat("%-14s %12s %8s %8s %9s %9s %9s %9s %7s %6s %9s %8s\n", "policy",
-                             "spine bytes", "x-block", "rejected", "queue h", "p95 q h",
-                             "JCT h", "slowdown", "util", "frag", "place us", "wall s");
+                             "spine bytes", "x-block", "rejected", "queue h", "p95 q h", "JCT h",
+                             "slowdown", "util", "frag", "place us", "wall s");
   for (const sim::PolicyMetrics& m : metrics) {
     ctx.out << absl::StrFormat(
         "%-14s %12s %7.1f%% %8d %9.2f %9.2f %9.2f %9.3f %6.1f%% %6.0f %9.0f %8.2f\n", m.policy,
@@ -145,17 +144,24 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
       point.metrics.push_back(sim::Summarize(result));
       point.results.push_back(std::move(result));
     }
-    point.info = {fabric->name(), gpus, trace.source, static_cast<int64_t>(trace.jobs.size()),
-                  opt.load_scale * factor, opt.seed, opt.backfill_window,
-                  sim_options.rail_local, opt.network, std::string(sched::EcmpModeName(ecmp)),
+    point.info = {fabric->name(),
+                  gpus,
+                  trace.source,
+                  static_cast<int64_t>(trace.jobs.size()),
+                  opt.load_scale * factor,
+                  opt.seed,
+                  opt.backfill_window,
+                  sim_options.rail_local,
+                  opt.network,
+                  std::string(sched::EcmpModeName(ecmp)),
                   sim_options.comm};
   }
   const bool sweep = !opt.load_sweep.empty();
   if (!opt.report.empty()) {
     const sim::SweepPoint& only = points.front();
-    TP_RETURN_IF_ERROR(sweep ? sim::WriteSweepReport(opt.report, points, opt.command)
-                             : sim::WriteReport(opt.report, only.info, only.results,
-                                                only.metrics, opt.command));
+    TP_RETURN_IF_ERROR(
+        sweep ? sim::WriteSweepReport(opt.report, points, opt.command)
+              : sim::WriteReport(opt.report, only.info, only.results, only.metrics, opt.command));
   }
   if (opt.json) {
     ctx.out << (sweep ? sim::SweepToJson(points)
@@ -168,8 +174,8 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
 }
 
 std::string CommandLine(const SimulateOptions& opt) {
-  std::string cmd = absl::StrCat("topoplace simulate --fabric ", opt.fabric, " --trace ",
-                                 opt.trace, " --policy ", opt.policies);
+  std::string cmd = absl::StrCat("topoplace simulate --fabric ", opt.fabric, " --trace ", opt.trace,
+                                 " --policy ", opt.policies);
   if (opt.load_scale != 1) absl::StrAppend(&cmd, " --load-scale ", opt.load_scale);
   if (opt.jobs != 0) absl::StrAppend(&cmd, " --jobs ", opt.jobs);
   if (opt.seed != 1) absl::StrAppend(&cmd, " --seed ", opt.seed);

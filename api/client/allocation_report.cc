@@ -70,19 +70,19 @@ std::vector<std::string> Hosts(const v1::Allocation& a) {
 }
 
 std::string Header() {
-  return absl::StrFormat("%-12s %-10s %-20s %5s %-24s %s\n", "id", "state", "external id",
-                         "gpus", "hosts", "job");
+  return absl::StrFormat("%-12s %-10s %-20s %5s %-24s %s\n", "id", "state", "external id", "gpus",
+                         "hosts", "job");
 }
 
 std::string Row(const v1::Allocation& a) {
   std::vector<std::string> hosts = Hosts(a);
   std::string host_text = hosts.empty() ? "-" : TerminalSafe(hosts.front());
   if (hosts.size() > 1) absl::StrAppend(&host_text, " +", hosts.size() - 1);
-  std::string row = absl::StrFormat("%-12s %-10s %-20s %5d %-24s %s",
-                                    TerminalSafe(a.allocation_id()),
-                                    std::string(StateName(a.state())),
-                                    a.external_id().empty() ? "-" : TerminalSafe(a.external_id()),
-                                    a.gpus_size(), host_text, TerminalSafe(a.job_spec()));
+  std::string row =
+      absl::StrFormat("%-12s %-10s %-20s %5d %-24s %s", TerminalSafe(a.allocation_id()),
+                      std::string(StateName(a.state())),
+                      a.external_id().empty() ? "-" : TerminalSafe(a.external_id()), a.gpus_size(),
+                      host_text, TerminalSafe(a.job_spec()));
   if (a.expires_unix_ms() != 0) {
     absl::StrAppend(&row, "  (expires ", Time(a.expires_unix_ms()).get<std::string>(), ")");
   }
@@ -123,9 +123,7 @@ std::string AllocationTable(const v1::ListAllocationsResponse& list) {
   return out;
 }
 
-std::string AllocationTable(const v1::Allocation& allocation) {
-  return Header() + Row(allocation);
-}
+std::string AllocationTable(const v1::Allocation& allocation) { return Header() + Row(allocation); }
 
 std::string ExplainTable(const v1::ExplainResponse& explain) {
   std::string out = AllocationTable(explain.allocation());
@@ -138,17 +136,19 @@ std::string ExplainTable(const v1::ExplainResponse& explain) {
     absl::StrAppend(&out, "hosts     ", absl::StrJoin(hosts, " "), "\n");
   }
   if (plan.contains("spine_bytes")) {
-    absl::StrAppend(&out, "spine     ", plan["spine_bytes"].dump(), " bytes/iteration (lower bound ",
+    absl::StrAppend(&out, "spine     ", plan["spine_bytes"].dump(),
+                    " bytes/iteration (lower bound ",
                     plan.value("spine_bytes_lower_bound", Json(0)).dump(), ")\n");
   }
-  absl::StrAppend(&out, "\n", absl::StrFormat("%-20s %14s %10s %8s %10s\n", "scorer", "raw",
-                                                "normalized", "weight", "weighted"));
+  absl::StrAppend(&out, "\n",
+                  absl::StrFormat("%-20s %14s %10s %8s %10s\n", "scorer", "raw", "normalized",
+                                  "weight", "weighted"));
   if (plan.contains("explain") && plan["explain"].is_array()) {
     for (const Json& c : plan["explain"]) {
-      absl::StrAppend(&out, absl::StrFormat("%-20s %14.4g %10.4f %8.3f %10.4f\n",
-                                            c.value("scorer", ""), c.value("raw", 0.0),
-                                            c.value("normalized", 0.0), c.value("weight", 0.0),
-                                            c.value("weighted", 0.0)));
+      absl::StrAppend(&out,
+                      absl::StrFormat("%-20s %14.4g %10.4f %8.3f %10.4f\n", c.value("scorer", ""),
+                                      c.value("raw", 0.0), c.value("normalized", 0.0),
+                                      c.value("weight", 0.0), c.value("weighted", 0.0)));
     }
   }
   absl::StrAppend(&out, "cost      ", plan.value("cost", Json(0)).dump(), "\n");

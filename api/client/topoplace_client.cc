@@ -1,15 +1,14 @@
 #include "api/client/topoplace_client.h"
 
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
 #include <stdlib.h>
 
 #include <chrono>
 #include <fstream>
 #include <iterator>
-
-#include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
-#include <grpcpp/support/channel_arguments.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -88,9 +87,9 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
   if (status.ok()) return response;
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
       status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        absl::StrCat("topoplaced at ", options_.server, ": ",
-                                     status.error_message()));
+    return absl::Status(
+        static_cast<absl::StatusCode>(status.error_code()),
+        absl::StrCat("topoplaced at ", options_.server, ": ", status.error_message()));
   }
   return rpc::FromGrpcStatus(status);
 }
@@ -171,8 +170,7 @@ absl::StatusOr<v1::FabricSummary> TopoplaceClient::GetFabricSummary() {
       v1::GetFabricSummaryRequest());
 }
 
-absl::StatusOr<v1::ReportHostResponse> TopoplaceClient::ReportHost(
-    const std::string& report_json) {
+absl::StatusOr<v1::ReportHostResponse> TopoplaceClient::ReportHost(const std::string& report_json) {
   v1::ReportHostRequest request;
   request.set_report_json(report_json);
   return Call<v1::ReportHostRequest, v1::ReportHostResponse>(
@@ -198,8 +196,8 @@ absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReports() {
     for (v1::HostReport& r : *page.mutable_reports()) *all.add_reports() = std::move(r);
     if (page.next_page_token().empty()) return all;
     if (page.next_page_token() == token) {
-      return absl::InternalError(absl::StrCat("ListHostReports: the server returned page token \"",
-                                              token, "\" twice"));
+      return absl::InternalError(
+          absl::StrCat("ListHostReports: the server returned page token \"", token, "\" twice"));
     }
     token = page.next_page_token();
   }

@@ -11,11 +11,11 @@
 #ifndef TOPOPLACE_API_CLIENT_TOPOPLACE_CLIENT_H_
 #define TOPOPLACE_API_CLIENT_TOPOPLACE_CLIENT_H_
 
+#include <grpcpp/channel.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <grpcpp/channel.h>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"

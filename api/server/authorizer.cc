@@ -36,9 +36,9 @@ std::vector<std::string> CertificateNames(const grpc::AuthContext& auth) {
 
 absl::Status Caller::CheckSpeaksFor(absl::string_view field, absl::string_view host) const {
   if (kind_ != Kind::kHost || host_ == host) return absl::OkStatus();
-  return absl::PermissionDeniedError(
-      absl::StrCat(field, ": the credential of host '", host_,
-                   "' may only report about that host, not about '", host, "'"));
+  return absl::PermissionDeniedError(absl::StrCat(field, ": the credential of host '", host_,
+                                                  "' may only report about that host, not about '",
+                                                  host, "'"));
 }
 
 absl::StatusOr<Authorizer> Authorizer::FromConfig(const ServerConfig& config,

@@ -13,11 +13,11 @@
 #ifndef TOPOPLACE_API_SERVER_AUTHORIZER_H_
 #define TOPOPLACE_API_SERVER_AUTHORIZER_H_
 
+#include <grpcpp/server_context.h>
+
 #include <functional>
 #include <string>
 #include <utility>
-
-#include <grpcpp/server_context.h>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"

@@ -32,9 +32,9 @@ absl::Status CheckNotWorldReadable(absl::string_view key, const std::string& pat
 
 absl::Status CheckTokenStrength(absl::string_view where, absl::string_view token) {
   if (token.size() < kMinTokenLength) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": a token needs at least ", kMinTokenLength, " characters, got ", token.size(),
-        "; make one with `openssl rand -hex 32`"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": a token needs at least ", kMinTokenLength, " characters, got ",
+                     token.size(), "; make one with `openssl rand -hex 32`"));
   }
   for (char c : token) {
     if (!absl::ascii_isgraph(static_cast<unsigned char>(c))) {

@@ -74,8 +74,8 @@ absl::Status HealthMonitor::ObserveProbes(const v1::ReportProbeResultsRequest& r
   std::vector<telemetry::ProbeSample> batch;
   batch.reserve(static_cast<size_t>(request.results_size()));
   for (const v1::ProbeResult& r : request.results()) {
-    batch.push_back({r.source(), r.target(), r.latency_us(), r.bandwidth_gbps(), r.reachable(),
-                     r.transport()});
+    batch.push_back(
+        {r.source(), r.target(), r.latency_us(), r.bandwidth_gbps(), r.reachable(), r.transport()});
   }
   absl::Status status;
   {
@@ -88,7 +88,8 @@ absl::Status HealthMonitor::ObserveProbes(const v1::ReportProbeResultsRequest& r
     return status;
   }
   for (const v1::ProbeResult& r : request.results()) {
-    const Tier tier = fabric_->NicTier(*fabric_->FindNic(r.source()), *fabric_->FindNic(r.target()));
+    const Tier tier =
+        fabric_->NicTier(*fabric_->FindNic(r.source()), *fabric_->FindNic(r.target()));
     metrics_->ObserveProbe(tier, r.latency_us(), r.bandwidth_gbps(), r.reachable());
   }
   return status;

@@ -1,7 +1,6 @@
 #include "api/server/host_report_checks.h"
 
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -35,17 +34,15 @@ absl::Status CheckStrings(const nlohmann::json& j, const std::string& path) {
 
 absl::Status CheckSpeed(const std::string& field, double gbps) {
   if (!std::isfinite(gbps) || gbps < 0 || gbps > kMaxPortSpeedGbps) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": expected a speed in [0, ",
-                                                   kMaxPortSpeedGbps, "] Gb/s (0: unknown), got ",
-                                                   gbps));
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": expected a speed in [0, ", kMaxPortSpeedGbps, "] Gb/s (0: unknown), got ", gbps));
   }
   return absl::OkStatus();
 }
 
 absl::Status CheckCount(absl::string_view field, size_t n, size_t max) {
   if (n > max) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": at most ", max, " entries, got ", n));
+    return absl::InvalidArgumentError(absl::StrCat(field, ": at most ", max, " entries, got ", n));
   }
   return absl::OkStatus();
 }
@@ -78,9 +75,8 @@ absl::StatusOr<CheckedHostReport> ParseCheckedHostReport(absl::string_view repor
   for (size_t i = 0; i < report.gpus.size(); ++i) {
     const std::string at = absl::StrCat("report_json: field gpus[", i, "]");
     if (report.gpus[i].index < 0 || static_cast<size_t>(report.gpus[i].index) >= kMaxReportGpus) {
-      return absl::InvalidArgumentError(absl::StrCat(at, ".index: expected 0 to ",
-                                                     kMaxReportGpus - 1, ", got ",
-                                                     report.gpus[i].index));
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, ".index: expected 0 to ", kMaxReportGpus - 1, ", got ", report.gpus[i].index));
     }
     TP_RETURN_IF_ERROR(CheckNuma(at + ".numa", report.gpus[i].numa));
   }

@@ -19,8 +19,7 @@ constexpr store::Migration kMigrations[] = {
 
 absl::StatusOr<std::unique_ptr<HostReportStore>> HostReportStore::Open(
     const std::string& path, store::Durability durability) {
-  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
-                      store::SqliteDb::Open(path, durability));
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db, store::SqliteDb::Open(path, durability));
   TP_RETURN_IF_ERROR(store::ApplyMigrations(*db, "host_reports", kMigrations));
   return std::unique_ptr<HostReportStore>(new HostReportStore(std::move(db)));
 }

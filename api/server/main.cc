@@ -5,14 +5,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "api/server/server_config.h"
@@ -55,12 +54,14 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
 absl::Status Run(const std::string& config_file, const std::vector<std::string>& flag_values,
                  const std::string& port_file) {
   ServerConfig config;
-  if (!config_file.empty()) TP_RETURN_IF_ERROR(topoplace::server::LoadConfigFile(config_file, config));
+  if (!config_file.empty())
+    TP_RETURN_IF_ERROR(topoplace::server::LoadConfigFile(config_file, config));
   for (size_t i = 0; i < flag_values.size(); ++i) {
     if (flag_values[i].empty()) continue;
     absl::Status s =
         topoplace::server::ApplyConfigValue(FlagKeys()[i].second, flag_values[i], config);
-    if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(FlagKeys()[i].first, ": ", s.message()));
+    if (!s.ok())
+      return absl::InvalidArgumentError(absl::StrCat(FlagKeys()[i].first, ": ", s.message()));
   }
 
   // Block the shutdown signals before any thread starts, so every thread inherits the mask
@@ -71,8 +72,8 @@ absl::Status Run(const std::string& config_file, const std::vector<std::string>&
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  TP_ASSIGN_OR_RETURN(auto server,
-                      topoplace::server::TopoplaceServer::Start(config, topoplace::ledger::RealClock()));
+  TP_ASSIGN_OR_RETURN(auto server, topoplace::server::TopoplaceServer::Start(
+                                       config, topoplace::ledger::RealClock()));
   std::cerr << "topoplaced: serving fabric '" << server->fabric().name() << "' (snapshot v"
             << server->fabric_version() << ", " << server->fabric().gpus().size() << " GPUs) on "
             << config.listen.substr(0, config.listen.rfind(':')) << ":" << server->port()

@@ -1,8 +1,8 @@
 #include "api/server/malformed_request_interceptor.h"
 
-#include <string>
-
 #include <google/protobuf/descriptor.h>
+
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -35,11 +35,12 @@ class Interceptor final : public grpc::experimental::Interceptor {
       const grpc::Status status = methods->GetSendStatus();
       // Our handlers never answer UNIMPLEMENTED; for a method that exists, gRPC does so
       // only when the request bytes did not parse. (Looked up only then: no cost per call.)
-      if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED && status.error_message().empty()) {
+      if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED &&
+          status.error_message().empty()) {
         if (const std::string type = RequestTypeOf(method_); !type.empty()) {
-          methods->ModifySendStatus(grpc::Status(
-              grpc::StatusCode::INVALID_ARGUMENT,
-              absl::StrCat("request: not a valid ", type, " protobuf message")));
+          methods->ModifySendStatus(
+              grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                           absl::StrCat("request: not a valid ", type, " protobuf message")));
         }
       }
     }

@@ -7,9 +7,9 @@
 #ifndef TOPOPLACE_API_SERVER_MALFORMED_REQUEST_INTERCEPTOR_H_
 #define TOPOPLACE_API_SERVER_MALFORMED_REQUEST_INTERCEPTOR_H_
 
-#include <memory>
-
 #include <grpcpp/support/server_interceptor.h>
+
+#include <memory>
 
 namespace topoplace::server {
 

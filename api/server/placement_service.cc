@@ -74,8 +74,7 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
   reserve.fabric_version = context_.fabric_version;
   reserve.ttl = ttl;
   reserve.request_id = request.request_id();
-  if (!reserve.request_id.empty() &&
-      context_.ledger->FindByRequestId(reserve.request_id).ok()) {
+  if (!reserve.request_id.empty() && context_.ledger->FindByRequestId(reserve.request_id).ok()) {
     return Replay(reserve, response);
   }
   absl::Status last;
@@ -120,9 +119,9 @@ absl::Status PlacementService::Replay(const ledger::ReserveRequest& reserve,
 
 absl::StatusOr<absl::Duration> PlacementService::ParseTtl(int64_t ttl_seconds) const {
   if (ttl_seconds < 0 || absl::Seconds(ttl_seconds) > ledger::kMaxReservationTtl) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "ttl_seconds: expected 0 (the default) up to ",
-        absl::ToInt64Seconds(ledger::kMaxReservationTtl), ", got ", ttl_seconds));
+    return absl::InvalidArgumentError(absl::StrCat("ttl_seconds: expected 0 (the default) up to ",
+                                                   absl::ToInt64Seconds(ledger::kMaxReservationTtl),
+                                                   ", got ", ttl_seconds));
   }
   return ttl_seconds == 0 ? context_.default_ttl : absl::Seconds(ttl_seconds);
 }
@@ -195,8 +194,8 @@ grpc::ServerUnaryReactor* PlacementService::GetAllocation(grpc::CallbackServerCo
                                                           v1::Allocation* response) {
   absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);
   if (s.ok()) {
-    absl::StatusOr<ledger::Allocation> a = absl::InvalidArgumentError(
-        "key: give allocation_id or external_id");
+    absl::StatusOr<ledger::Allocation> a =
+        absl::InvalidArgumentError("key: give allocation_id or external_id");
     if (request->has_allocation_id()) {
       s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
       if (s.ok()) a = context_.ledger->Get(request->allocation_id());

@@ -21,8 +21,7 @@ class PlacementService final : public v1::Placement::CallbackService {
   grpc::ServerUnaryReactor* Reserve(grpc::CallbackServerContext* ctx,
                                     const v1::ReserveRequest* request,
                                     v1::ReserveResponse* response) override;
-  grpc::ServerUnaryReactor* Renew(grpc::CallbackServerContext* ctx,
-                                  const v1::RenewRequest* request,
+  grpc::ServerUnaryReactor* Renew(grpc::CallbackServerContext* ctx, const v1::RenewRequest* request,
                                   v1::Allocation* response) override;
   grpc::ServerUnaryReactor* Commit(grpc::CallbackServerContext* ctx,
                                    const v1::CommitRequest* request,

@@ -100,9 +100,8 @@ v1::Allocation AllocationToProto(const ledger::Allocation& a) {
     slot->set_gpu(g.index);
   }
   out.set_created_unix_ms(UnixMillisOrZero(a.created_at));
-  out.set_expires_unix_ms(a.state == ledger::AllocationState::kReserved
-                              ? UnixMillisOrZero(a.expires_at)
-                              : 0);
+  out.set_expires_unix_ms(
+      a.state == ledger::AllocationState::kReserved ? UnixMillisOrZero(a.expires_at) : 0);
   out.set_finished_unix_ms(UnixMillisOrZero(a.finished_at));
   return out;
 }

@@ -8,10 +8,11 @@ namespace topoplace::server {
 
 absl::Status CheckField(absl::string_view field, absl::string_view value, size_t max_bytes,
                         bool required) {
-  if (required && value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
+  if (required && value.empty())
+    return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
   if (value.size() > max_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": at most ", max_bytes,
-                                                   " bytes, got ", value.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": at most ", max_bytes, " bytes, got ", value.size()));
   }
   return absl::OkStatus();
 }
@@ -34,8 +35,8 @@ absl::Status CheckHostName(absl::string_view field, absl::string_view name) {
     const unsigned char c = static_cast<unsigned char>(name[i]);
     if (!allowed(c) || (i == 0 && !absl::ascii_isalnum(c))) {
       return absl::InvalidArgumentError(absl::StrCat(
-          field, ": host name '", absl::CHexEscape(name), "' has a character not allowed at ",
-          i, "; expected letters, digits, '.', '-' or '_', starting with a letter or digit"));
+          field, ": host name '", absl::CHexEscape(name), "' has a character not allowed at ", i,
+          "; expected letters, digits, '.', '-' or '_', starting with a letter or digit"));
     }
   }
   return absl::OkStatus();
@@ -45,9 +46,9 @@ absl::Status CheckPrintable(absl::string_view field, absl::string_view value) {
   for (size_t i = 0; i < value.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(value[i]);
     if (c < 0x20 || c == 0x7f) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ": control character 0x", absl::Hex(c), " at byte ", i,
-                       " ('", absl::CHexEscape(value.substr(0, 64)), "')"));
+      return absl::InvalidArgumentError(absl::StrCat(field, ": control character 0x", absl::Hex(c),
+                                                     " at byte ", i, " ('",
+                                                     absl::CHexEscape(value.substr(0, 64)), "')"));
     }
   }
   return absl::OkStatus();

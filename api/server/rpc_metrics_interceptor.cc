@@ -11,15 +11,14 @@ using grpc::experimental::InterceptionHookPoints;
 
 class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
  public:
-  RpcMetricsInterceptor(grpc::experimental::ServerRpcInfo* info,
-                        telemetry::DaemonMetrics* metrics)
+  RpcMetricsInterceptor(grpc::experimental::ServerRpcInfo* info, telemetry::DaemonMetrics* metrics)
       : method_(info->method() != nullptr ? info->method() : "unknown"), metrics_(metrics) {}
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
       const grpc::Status status = methods->GetSendStatus();
-      metrics_->CountRpc(method_, absl::StatusCodeToString(
-                                      static_cast<absl::StatusCode>(status.error_code())));
+      metrics_->CountRpc(
+          method_, absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code())));
     }
     methods->Proceed();
   }

@@ -7,10 +7,10 @@
 #ifndef TOPOPLACE_API_SERVER_RPC_METRICS_INTERCEPTOR_H_
 #define TOPOPLACE_API_SERVER_RPC_METRICS_INTERCEPTOR_H_
 
+#include <grpcpp/support/server_interceptor.h>
+
 #include <memory>
 #include <vector>
-
-#include <grpcpp/support/server_interceptor.h>
 
 #include "telemetry/metrics/daemon_metrics.h"
 

@@ -3,10 +3,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -152,8 +152,7 @@ absl::Status ValidateConfig(const ServerConfig& config) {
         "host_tokens_file: needs an admin credential too (token_file or tls_client_ca_file), "
         "or nobody could reserve GPUs");
   }
-  if (config.reservation_ttl <= absl::ZeroDuration() ||
-      config.reservation_ttl > absl::Hours(24)) {
+  if (config.reservation_ttl <= absl::ZeroDuration() || config.reservation_ttl > absl::Hours(24)) {
     return absl::InvalidArgumentError("reservation_ttl_seconds: expected a value in (0, 86400]");
   }
   return absl::OkStatus();

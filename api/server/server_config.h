@@ -79,8 +79,7 @@ struct ServerConfig {
 // file, line and key for unknown keys or bad values; NotFound if the file is missing.
 absl::Status LoadConfigFile(const std::string& path, ServerConfig& config);
 // Applies one `key`/`value` pair (the file keys; also used for flags).
-absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
-                              ServerConfig& config);
+absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value, ServerConfig& config);
 // Checks cross-field rules (TLS pairs, durability and read_access values, positive TTL).
 absl::Status ValidateConfig(const ServerConfig& config);
 

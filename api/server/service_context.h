@@ -5,21 +5,21 @@
 #ifndef TOPOPLACE_API_SERVER_SERVICE_CONTEXT_H_
 #define TOPOPLACE_API_SERVER_SERVICE_CONTEXT_H_
 
-#include <cstdint>
-#include <memory>
-
 #include <grpcpp/server_context.h>
 #include <grpcpp/support/server_callback.h>
+
+#include <cstdint>
+#include <memory>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "api/client/rpc_status.h"
 #include "api/server/authorizer.h"
-#include "api/server/host_report_store.h"
 #include "api/server/engine_holder.h"
-#include "api/server/telemetry_report_store.h"
+#include "api/server/host_report_store.h"
 #include "api/server/live_uplink_load.h"
 #include "api/server/measured_uplink_load.h"
+#include "api/server/telemetry_report_store.h"
 #include "api/server/uplink_load_source.h"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/placement/engine.h"
@@ -38,7 +38,7 @@ struct ServiceContext {
   ledger::AllocationLedger* ledger = nullptr;
   TelemetryReportStore* telemetry = nullptr;
   std::unique_ptr<HostReportStore> host_reports;  // agents' latest host reports
-  HealthMonitor* health = nullptr;  // link health (api/server/health_monitor.h)
+  HealthMonitor* health = nullptr;                // link health (api/server/health_monitor.h)
   Authorizer authorizer;
   absl::Duration default_ttl;
   bool accept_unknown_hosts = false;  // ServerConfig::accept_unknown_hosts

@@ -60,8 +60,7 @@ absl::Status InsertAll(store::SqliteDb& db, absl::string_view sql, const Rows& r
 
 absl::StatusOr<std::unique_ptr<TelemetryReportStore>> TelemetryReportStore::Open(
     const std::string& path, store::Durability durability) {
-  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
-                      store::SqliteDb::Open(path, durability));
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db, store::SqliteDb::Open(path, durability));
   TP_RETURN_IF_ERROR(store::ApplyMigrations(*db, "telemetry", kMigrations));
   return std::unique_ptr<TelemetryReportStore>(new TelemetryReportStore(std::move(db)));
 }
@@ -69,56 +68,54 @@ absl::StatusOr<std::unique_ptr<TelemetryReportStore>> TelemetryReportStore::Open
 absl::StatusOr<int> TelemetryReportStore::AddProbeResults(
     const v1::ReportProbeResultsRequest& batch) {
   absl::MutexLock lock(&mu_);
-  TP_RETURN_IF_ERROR(InsertAll(
-      *db_,
-      "INSERT INTO probe_results (reporter, source, target, latency_us, bandwidth_gbps,"
-      " reachable, measured_unix_ms, transport) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-      batch.results(), [&](SqliteStatement& insert, const v1::ProbeResult& r) {
-        insert.BindText(1, batch.reporter());
-        insert.BindText(2, r.source());
-        insert.BindText(3, r.target());
-        insert.BindDouble(4, r.latency_us());
-        insert.BindDouble(5, r.bandwidth_gbps());
-        insert.BindInt(6, r.reachable() ? 1 : 0);
-        insert.BindInt(7, r.measured_unix_ms());
-        insert.BindText(8, r.transport().empty() ? "tcp" : r.transport());
-      }));
+  TP_RETURN_IF_ERROR(
+      InsertAll(*db_,
+                "INSERT INTO probe_results (reporter, source, target, latency_us, bandwidth_gbps,"
+                " reachable, measured_unix_ms, transport) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+                batch.results(), [&](SqliteStatement& insert, const v1::ProbeResult& r) {
+                  insert.BindText(1, batch.reporter());
+                  insert.BindText(2, r.source());
+                  insert.BindText(3, r.target());
+                  insert.BindDouble(4, r.latency_us());
+                  insert.BindDouble(5, r.bandwidth_gbps());
+                  insert.BindInt(6, r.reachable() ? 1 : 0);
+                  insert.BindInt(7, r.measured_unix_ms());
+                  insert.BindText(8, r.transport().empty() ? "tcp" : r.transport());
+                }));
   return batch.results_size();
 }
 
 absl::StatusOr<int> TelemetryReportStore::AddPortCounters(
     const v1::ReportPortCountersRequest& batch) {
   absl::MutexLock lock(&mu_);
-  TP_RETURN_IF_ERROR(InsertAll(
-      *db_,
-      "INSERT INTO port_counters (reporter, endpoint, port, rx_errors, tx_discards,"
-      " ecn_marked, cnp_sent, link_downs, measured_unix_ms, tx_bytes, peer)"
-      " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
-      batch.counters(),
-      [&](SqliteStatement& insert, const v1::PortCounters& c) {
-        insert.BindText(1, batch.reporter());
-        insert.BindText(2, c.endpoint());
-        insert.BindInt(3, c.port());
-        insert.BindInt(4, Clamp(c.rx_errors()));
-        insert.BindInt(5, Clamp(c.tx_discards()));
-        insert.BindInt(6, Clamp(c.ecn_marked()));
-        insert.BindInt(7, Clamp(c.cnp_sent()));
-        insert.BindInt(8, Clamp(c.link_downs()));
-        insert.BindInt(9, c.measured_unix_ms());
-        insert.BindInt(10, Clamp(c.tx_bytes()));
-        insert.BindText(11, c.peer());
-      }));
+  TP_RETURN_IF_ERROR(
+      InsertAll(*db_,
+                "INSERT INTO port_counters (reporter, endpoint, port, rx_errors, tx_discards,"
+                " ecn_marked, cnp_sent, link_downs, measured_unix_ms, tx_bytes, peer)"
+                " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+                batch.counters(), [&](SqliteStatement& insert, const v1::PortCounters& c) {
+                  insert.BindText(1, batch.reporter());
+                  insert.BindText(2, c.endpoint());
+                  insert.BindInt(3, c.port());
+                  insert.BindInt(4, Clamp(c.rx_errors()));
+                  insert.BindInt(5, Clamp(c.tx_discards()));
+                  insert.BindInt(6, Clamp(c.ecn_marked()));
+                  insert.BindInt(7, Clamp(c.cnp_sent()));
+                  insert.BindInt(8, Clamp(c.link_downs()));
+                  insert.BindInt(9, c.measured_unix_ms());
+                  insert.BindInt(10, Clamp(c.tx_bytes()));
+                  insert.BindText(11, c.peer());
+                }));
   return batch.counters_size();
 }
 
 absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> TelemetryReportStore::ReportCounts() {
   absl::MutexLock lock(&mu_);
-  TP_ASSIGN_OR_RETURN(
-      SqliteStatement query,
-      db_->Prepare("SELECT name, COUNT(*) FROM ("
-                   " SELECT source AS name FROM probe_results"
-                   " UNION ALL SELECT target FROM probe_results"
-                   " UNION ALL SELECT endpoint FROM port_counters) GROUP BY name"));
+  TP_ASSIGN_OR_RETURN(SqliteStatement query,
+                      db_->Prepare("SELECT name, COUNT(*) FROM ("
+                                   " SELECT source AS name FROM probe_results"
+                                   " UNION ALL SELECT target FROM probe_results"
+                                   " UNION ALL SELECT endpoint FROM port_counters) GROUP BY name"));
   absl::flat_hash_map<std::string, int64_t> counts;
   while (true) {
     TP_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -173,9 +170,9 @@ absl::StatusOr<int64_t> TelemetryReportStore::Prune(int64_t cutoff_unix_ms) {
   int64_t removed = 0;
   TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
     for (const char* table : {"probe_results", "port_counters", "counter_rates"}) {
-      TP_ASSIGN_OR_RETURN(SqliteStatement del,
-                          db_->Prepare(absl::StrCat("DELETE FROM ", table,
-                                                    " WHERE measured_unix_ms < ?1")));
+      TP_ASSIGN_OR_RETURN(
+          SqliteStatement del,
+          db_->Prepare(absl::StrCat("DELETE FROM ", table, " WHERE measured_unix_ms < ?1")));
       del.BindInt(1, cutoff_unix_ms);
       TP_RETURN_IF_ERROR(del.Run());
       TP_ASSIGN_OR_RETURN(SqliteStatement changes, db_->Prepare("SELECT changes()"));

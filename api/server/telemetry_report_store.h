@@ -22,8 +22,8 @@ namespace topoplace::server {
 
 class TelemetryReportStore {
  public:
-  static absl::StatusOr<std::unique_ptr<TelemetryReportStore>> Open(
-      const std::string& path, store::Durability durability);
+  static absl::StatusOr<std::unique_ptr<TelemetryReportStore>> Open(const std::string& path,
+                                                                    store::Durability durability);
 
   // Stores every entry of the batch, or none. Returns the number stored.
   absl::StatusOr<int> AddProbeResults(const v1::ReportProbeResultsRequest& batch);

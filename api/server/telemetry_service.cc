@@ -97,10 +97,9 @@ absl::Status TelemetryService::DoReportProbes(const Caller& caller,
   TP_RETURN_IF_ERROR(CheckProbesSpeakFor(caller, request));
   const absl::Time now = absl::Now();
   if (context_.health != nullptr) TP_RETURN_IF_ERROR(context_.health->ObserveProbes(request, now));
-  TP_ASSIGN_OR_RETURN(
-      int n, context_.telemetry->AddProbeResults(Stamped(
-                 request, &v1::ReportProbeResultsRequest::mutable_results,
-                 request.results_size(), absl::ToUnixMillis(now))));
+  TP_ASSIGN_OR_RETURN(int n, context_.telemetry->AddProbeResults(
+                                 Stamped(request, &v1::ReportProbeResultsRequest::mutable_results,
+                                         request.results_size(), absl::ToUnixMillis(now))));
   response.set_accepted(n);
   return absl::OkStatus();
 }
@@ -116,10 +115,9 @@ absl::Status TelemetryService::DoReportCounters(const Caller& caller,
     TP_RETURN_IF_ERROR(context_.health->ObserveCounters(request, now));
   }
   if (context_.measured_load) context_.measured_load->Observe(request, now);
-  TP_ASSIGN_OR_RETURN(
-      int n, context_.telemetry->AddPortCounters(Stamped(
-                 request, &v1::ReportPortCountersRequest::mutable_counters,
-                 request.counters_size(), absl::ToUnixMillis(now))));
+  TP_ASSIGN_OR_RETURN(int n, context_.telemetry->AddPortCounters(
+                                 Stamped(request, &v1::ReportPortCountersRequest::mutable_counters,
+                                         request.counters_size(), absl::ToUnixMillis(now))));
   response.set_accepted(n);
   return absl::OkStatus();
 }
@@ -153,8 +151,7 @@ absl::Status TelemetryService::DoGetLinkHealth(const v1::GetLinkHealthRequest& r
       continue;
     }
     v1::LinkHealth* out = response.add_links();
-    FillLinkHealth(fabric, l, context_.health ? context_.health->Link(l) : LinkHealthView{},
-                   *out);
+    FillLinkHealth(fabric, l, context_.health ? context_.health->Link(l) : LinkHealthView{}, *out);
     auto count = [&](const std::string& name) {
       auto it = counts.find(name);
       return it == counts.end() ? int64_t{0} : it->second;
@@ -190,7 +187,8 @@ absl::Status TelemetryService::DoGetJobPath(const v1::GetJobPathRequest& request
   }
   TP_RETURN_IF_ERROR(allocation.status());
   const Fabric& fabric = *context_.fabric;
-  const telemetry::JobPath path = telemetry::PathOfGpus(fabric, GpusOfAllocation(fabric, *allocation));
+  const telemetry::JobPath path =
+      telemetry::PathOfGpus(fabric, GpusOfAllocation(fabric, *allocation));
   *response.mutable_allocation() = AllocationToProto(*allocation);
   for (LinkId l : path.links) {
     FillLinkHealth(fabric, l, context_.health->Link(l), *response.add_links());

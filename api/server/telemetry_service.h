@@ -34,13 +34,11 @@ class TelemetryService final : public v1::Telemetry::CallbackService {
  private:
   absl::Status DoReportProbes(const Caller& caller, const v1::ReportProbeResultsRequest& request,
                               v1::ReportResponse& response);
-  absl::Status DoReportCounters(const Caller& caller,
-                                const v1::ReportPortCountersRequest& request,
+  absl::Status DoReportCounters(const Caller& caller, const v1::ReportPortCountersRequest& request,
                                 v1::ReportResponse& response);
   absl::Status DoGetLinkHealth(const v1::GetLinkHealthRequest& request,
                                v1::GetLinkHealthResponse& response);
-  absl::Status DoGetJobPath(const v1::GetJobPathRequest& request,
-                            v1::GetJobPathResponse& response);
+  absl::Status DoGetJobPath(const v1::GetJobPathRequest& request, v1::GetJobPathResponse& response);
   absl::Status DoGetAffected(const v1::GetAffectedAllocationsRequest& request,
                              v1::GetAffectedAllocationsResponse& response);
   const ServiceContext& context_;

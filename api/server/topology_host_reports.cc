@@ -46,8 +46,7 @@ absl::Status TopologyService::DoReportHost(const Caller& caller,
   }
   const int64_t now_ms = absl::ToUnixMillis(absl::Now());
   TP_ASSIGN_OR_RETURN(const bool replaced,
-                      context_.host_reports->Put(report.host, checked.compact_json,
-                                                 now_ms));
+                      context_.host_reports->Put(report.host, checked.compact_json, now_ms));
   response.set_host(report.host);
   response.set_received_unix_ms(now_ms);
   response.set_replaced(replaced);
@@ -65,11 +64,11 @@ absl::Status TopologyService::DoListHostReports(const v1::ListHostReportsRequest
   if (context_.host_reports == nullptr) return absl::OkStatus();
   // page_size 0: the unpaged answer older clients expect (they ignore next_page_token).
   const bool paged = request.page_size() > 0;
-  TP_ASSIGN_OR_RETURN(const HostReportPage page,
-                      context_.host_reports->List(
-                          request.page_token(),
-                          paged ? request.page_size() : std::numeric_limits<int>::max(),
-                          paged ? kHostReportPageBytes : std::numeric_limits<size_t>::max()));
+  TP_ASSIGN_OR_RETURN(
+      const HostReportPage page,
+      context_.host_reports->List(
+          request.page_token(), paged ? request.page_size() : std::numeric_limits<int>::max(),
+          paged ? kHostReportPageBytes : std::numeric_limits<size_t>::max()));
   if (page.more) response.set_next_page_token(page.reports.back().host);
   for (const StoredHostReport& s : page.reports) {
     v1::HostReport* out = response.add_reports();

@@ -123,8 +123,7 @@ grpc::ServerUnaryReactor* TopologyService::GetFabricSummary(
   return FinishUnary(ctx, s);
 }
 
-absl::Status TopologyService::DoGetHost(const v1::GetHostRequest& request,
-                                        v1::HostInfo& response) {
+absl::Status TopologyService::DoGetHost(const v1::GetHostRequest& request, v1::HostInfo& response) {
   TP_RETURN_IF_ERROR(CheckField("host", request.host(), kMaxNameBytes, true));
   const Fabric& fabric = *context_.fabric;
   std::optional<HostId> id = fabric.FindHost(request.host());

@@ -1,17 +1,17 @@
 #include "api/server/topoplace_server.h"
 
-#include <filesystem>
-#include <map>
-#include <fstream>
-#include <iostream>
-#include <system_error>
-
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
-#include <grpcpp/security/server_credentials.h>
 #include <grpcpp/impl/server_builder_option.h>
 #include <grpcpp/impl/server_builder_plugin.h>
+#include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "api/server/malformed_request_interceptor.h"
@@ -58,8 +58,7 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const Serve
   if (!config.tls_client_ca_file.empty()) {
     TP_ASSIGN_OR_RETURN(options.pem_root_certs,
                         ReadPem("tls_client_ca_file", config.tls_client_ca_file));
-    options.client_certificate_request =
-        GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
   }
   return grpc::SslServerCredentials(options);
 }
@@ -169,8 +168,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   builder.RegisterService(server->placement_service_.get());
   builder.RegisterService(server->telemetry_service_.get());
   // The malformed-request answer comes first, so the metrics count the code sent.
-  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
-      interceptors;
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(MalformedRequestInterceptor());
   for (auto& factory : RpcMetricsInterceptors(server->metrics_.get())) {
     interceptors.push_back(std::move(factory));
@@ -192,9 +190,8 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     }
     server->metrics_server_ = *std::move(metrics);
   }
-  server->sweeper_ = std::thread([raw = server.get(), interval = config.reclaim_interval] {
-    raw->SweepExpired(interval);
-  });
+  server->sweeper_ = std::thread(
+      [raw = server.get(), interval = config.reclaim_interval] { raw->SweepExpired(interval); });
   return server;
 }
 

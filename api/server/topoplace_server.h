@@ -12,11 +12,11 @@
 #ifndef TOPOPLACE_API_SERVER_TOPOPLACE_SERVER_H_
 #define TOPOPLACE_API_SERVER_TOPOPLACE_SERVER_H_
 
+#include <grpcpp/server.h>
+
 #include <memory>
 #include <string>
 #include <thread>
-
-#include <grpcpp/server.h>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"

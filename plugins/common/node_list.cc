@@ -54,8 +54,8 @@ class HostlistExpander {
         return Error(expr, absl::StrCat("'", range, "' is not N or N-M with N <= M"));
       }
       if (hi - lo >= kMaxNodeListNames) return TooMany();
-      const int width = lo_text.size() > 1 && lo_text[0] == '0' ? static_cast<int>(lo_text.size())
-                                                                 : 0;
+      const int width =
+          lo_text.size() > 1 && lo_text[0] == '0' ? static_cast<int>(lo_text.size()) : 0;
       for (uint64_t i = lo; i <= hi; ++i) {
         TP_RETURN_IF_ERROR(
             Expand(tail, absl::StrCat(prefix, head, absl::StrFormat("%0*d", width, i))));
@@ -92,8 +92,8 @@ absl::StatusOr<std::vector<std::string>> ParseJsonNodeList(absl::string_view tex
   }
   auto items = j.find("items");
   if (items == j.end() || !items->is_array()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        source, ": expected `kubectl get nodes -o json` output (an \"items\" array)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": expected `kubectl get nodes -o json` output (an \"items\" array)"));
   }
   std::vector<std::string> names;
   for (size_t i = 0; i < items->size(); ++i) {

@@ -84,19 +84,19 @@ std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& 
 absl::StatusOr<KueueApiVersion> ParseKueueApiVersion(absl::string_view text) {
   if (text == "v1beta2") return KueueApiVersion::kV1beta2;
   if (text == "v1beta1") return KueueApiVersion::kV1beta1;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--kueue-api-version: expected ", kKueueApiVersions, ", got '", text, "'",
-      text == "v1alpha1" ? " (Kueue no longer serves v1alpha1 Topologies)" : ""));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--kueue-api-version: expected ", kKueueApiVersions, ", got '", text, "'",
+                   text == "v1alpha1" ? " (Kueue no longer serves v1alpha1 Topologies)" : ""));
 }
 
 std::string RenderKueueTopology(const Fabric& fabric, KueueApiVersion version) {
   const absl::string_view api =
       version == KueueApiVersion::kV1beta2 ? "kueue.x-k8s.io/v1beta2" : "kueue.x-k8s.io/v1beta1";
-  return absl::StrCat(
-      Header(fabric, "Kueue Topology"), "apiVersion: ", api,
-      "\nkind: Topology\nmetadata:\n  name: ", fabric.name(),
-      "\nspec:\n  levels:\n  - nodeLabel: ", kPodLabel, "\n  - nodeLabel: ", kBlockLabel,
-      "\n  - nodeLabel: kubernetes.io/hostname\n");
+  return absl::StrCat(Header(fabric, "Kueue Topology"), "apiVersion: ", api,
+                      "\nkind: Topology\nmetadata:\n  name: ", fabric.name(),
+                      "\nspec:\n  levels:\n  - nodeLabel: ", kPodLabel,
+                      "\n  - nodeLabel: ", kBlockLabel,
+                      "\n  - nodeLabel: kubernetes.io/hostname\n");
 }
 
 std::string RenderVolcanoHyperNodes(const Fabric& fabric, const exporters::HostFilter& keep) {

@@ -38,8 +38,7 @@ std::string RenderKueueTopology(const Fabric& fabric,
 // topology.volcano.sh/v1alpha1 HyperNode objects for the blocks holding a host `keep`
 // keeps. Tier-1 HyperNodes select their nodes by the block label of RenderNodeLabels
 // (`labelMatch`), so apply the labels too.
-std::string RenderVolcanoHyperNodes(const Fabric& fabric,
-                                    const exporters::HostFilter& keep = {});
+std::string RenderVolcanoHyperNodes(const Fabric& fabric, const exporters::HostFilter& keep = {});
 
 }  // namespace topoplace::k8s
 

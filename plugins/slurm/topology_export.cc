@@ -78,8 +78,8 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
   for (size_t i = 0; i < tree.block_order.size(); ++i) {
     const int32_t b = tree.block_order[i];
     if (undersized[i]) {
-      small.push_back(absl::StrCat(tree.block_names[b], " (", sizes[i], " nodes: ",
-                                   t.switches[i].nodes, ")"));
+      small.push_back(
+          absl::StrCat(tree.block_names[b], " (", sizes[i], " nodes: ", t.switches[i].nodes, ")"));
       continue;
     }
     t.blocks.push_back({tree.block_names[b], t.switches[i].nodes});

@@ -7,7 +7,6 @@
 #define TOPOPLACE_SCHEDULER_BASELINES_BASELINE_POLICIES_H_
 
 #include "absl/strings/string_view.h"
-
 #include "scheduler/framework/placement_policy.h"
 
 namespace topoplace::sched {

@@ -39,8 +39,8 @@ constexpr int64_t kInfinite = std::numeric_limits<int64_t>::max() / 4;
 struct SwitchTable {
   std::vector<int> level;
   std::vector<int> parent;
-  std::vector<int> count;    // free nodes under the switch (switch_node_cnt)
-  std::vector<int> pod_of;   // leaves: their pod; -1 for pods and the root
+  std::vector<int> count;   // free nodes under the switch (switch_node_cnt)
+  std::vector<int> pod_of;  // leaves: their pod; -1 for pods and the root
   int leaves = 0;
   bool has_root = false;
 };
@@ -118,7 +118,8 @@ class SlurmTreePolicy final : public PlacementPolicy {
     for (int s = 0; s < n; ++s) {
       if (t.count[s] >= ctx.nodes && (top == -1 || t.level[s] >= t.level[top])) top = s;
     }
-    if (top == -1) return absl::ResourceExhaustedError("slurm-tree: no switch has enough free nodes");
+    if (top == -1)
+      return absl::ResourceExhaustedError("slurm-tree: no switch has enough free nodes");
     // Only leaves under the top switch keep their nodes.
     for (int leaf = 0; leaf < t.leaves; ++leaf) {
       const bool under = top == leaf || t.level[top] == 2 || t.pod_of[leaf] == top - t.leaves;
@@ -148,7 +149,8 @@ class SlurmTreePolicy final : public PlacementPolicy {
       t.count[best] = 0;
       ++leaves_used;
     }
-    if (rem > 0) return absl::ResourceExhaustedError("slurm-tree: not enough nodes under the top switch");
+    if (rem > 0)
+      return absl::ResourceExhaustedError("slurm-tree: not enough nodes under the top switch");
     // Slurm hands out task ranks in node order.
     std::sort(c.node_hosts.begin(), c.node_hosts.end());
     c.how = absl::StrCat("Slurm 22.05 tree selection, ", leaves_used, " leaf switch(es)");

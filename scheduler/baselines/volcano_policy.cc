@@ -32,9 +32,8 @@ class VolcanoPolicy final : public PlacementPolicy {
       }
       // Binpack: fewer free GPUs = more allocated = preferred; stable keeps node order.
       const Occupancy& occ = ctx.inventory.occupancy();
-      std::stable_sort(hosts.begin(), hosts.end(), [&](HostId a, HostId b) {
-        return occ.free_gpus(a) < occ.free_gpus(b);
-      });
+      std::stable_sort(hosts.begin(), hosts.end(),
+                       [&](HostId a, HostId b) { return occ.free_gpus(a) < occ.free_gpus(b); });
       hosts.resize(ctx.nodes);
       std::sort(hosts.begin(), hosts.end());
       return std::vector<Candidate>{

@@ -8,9 +8,12 @@ namespace topoplace::sched {
 DomainLevel MaxLevelFor(MaxTier tier) {
   switch (tier) {
     case MaxTier::kLeaf:
-    case MaxTier::kBlock: return DomainLevel::kBlock;
-    case MaxTier::kPod: return DomainLevel::kPod;
-    case MaxTier::kCluster: return DomainLevel::kCluster;
+    case MaxTier::kBlock:
+      return DomainLevel::kBlock;
+    case MaxTier::kPod:
+      return DomainLevel::kPod;
+    case MaxTier::kCluster:
+      return DomainLevel::kCluster;
   }
   return DomainLevel::kCluster;
 }
@@ -41,8 +44,10 @@ std::vector<Domain> FittingDomains(const Inventory& inv, DomainLevel level, int 
 
 std::vector<int32_t> BlocksOf(const Fabric& fabric, const Domain& domain) {
   switch (domain.level) {
-    case DomainLevel::kBlock: return {domain.id};
-    case DomainLevel::kPod: return fabric.pods()[domain.id].blocks;
+    case DomainLevel::kBlock:
+      return {domain.id};
+    case DomainLevel::kPod:
+      return fabric.pods()[domain.id].blocks;
     case DomainLevel::kCluster: {
       std::vector<int32_t> all(fabric.blocks().size());
       std::iota(all.begin(), all.end(), 0);

@@ -9,8 +9,8 @@
 #include <span>
 #include <vector>
 
-#include "scheduler/job/job_spec.h"
 #include "scheduler/framework/inventory.h"
+#include "scheduler/job/job_spec.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {

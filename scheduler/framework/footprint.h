@@ -6,9 +6,9 @@
 
 #include <span>
 
+#include "scheduler/framework/inventory.h"
 #include "scheduler/mapping/rank_map.h"
 #include "scheduler/state/health.h"
-#include "scheduler/framework/inventory.h"
 #include "scheduler/traffic/tier_index.h"
 
 namespace topoplace::sched {

@@ -31,10 +31,9 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
   size_t widest = 0;
   for (const Host& host : fabric.hosts()) widest = std::max(widest, host.gpus.size());
   if (widest < static_cast<size_t>(job.gpus_per_node)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("job spec field 'gpus_per_node': expected at most ", widest,
-                     " (the most GPUs any host of '", fabric.name(), "' has), got ",
-                     job.gpus_per_node));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job spec field 'gpus_per_node': expected at most ", widest,
+        " (the most GPUs any host of '", fabric.name(), "' has), got ", job.gpus_per_node));
   }
   inv.block_free_.assign(fabric.blocks().size(), 0);
   inv.pod_free_.assign(fabric.pods().size(), 0);

@@ -9,13 +9,13 @@
 #include <memory>
 #include <span>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/framework/inventory.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_layout.h"
-#include "scheduler/framework/inventory.h"
 #include "scheduler/traffic/traffic_model.h"
 #include "topology/model/fabric.h"
 

@@ -8,8 +8,8 @@
 
 #include <memory>
 #include <span>
-#include "absl/strings/string_view.h"
 
+#include "absl/strings/string_view.h"
 #include "scheduler/framework/footprint.h"
 #include "scheduler/framework/placement_policy.h"
 #include "scheduler/traffic/traffic_report.h"

@@ -18,8 +18,8 @@ namespace {
 
 absl::Status FieldError(absl::string_view field, absl::string_view expected,
                         absl::string_view got) {
-  return absl::InvalidArgumentError(absl::StrCat("job spec field '", field, "': expected ",
-                                                 expected, ", got '", got, "'"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("job spec field '", field, "': expected ", expected, ", got '", got, "'"));
 }
 
 absl::StatusOr<int64_t> ParseInt(absl::string_view field, absl::string_view value, int64_t lo,
@@ -37,10 +37,20 @@ absl::StatusOr<double> ParseSeconds(absl::string_view field, absl::string_view v
   double scale = 1;
   if (!value.empty()) {
     switch (absl::ascii_tolower(value.back())) {
-      case 's': scale = 1; digits.remove_suffix(1); break;
-      case 'm': scale = 60; digits.remove_suffix(1); break;
-      case 'h': scale = 3600; digits.remove_suffix(1); break;
-      default: break;
+      case 's':
+        scale = 1;
+        digits.remove_suffix(1);
+        break;
+      case 'm':
+        scale = 60;
+        digits.remove_suffix(1);
+        break;
+      case 'h':
+        scale = 3600;
+        digits.remove_suffix(1);
+        break;
+      default:
+        break;
     }
   }
   constexpr double kMaxSeconds = 365.0 * 24 * 3600;
@@ -59,19 +69,28 @@ absl::StatusOr<double> ParseCount(absl::string_view field, absl::string_view val
   double scale = 1;
   if (!value.empty()) {
     switch (absl::ascii_tolower(value.back())) {
-      case 'k': scale = 1e3; break;
-      case 'm': scale = 1e6; break;
-      case 'b': scale = 1e9; break;
-      case 't': scale = 1e12; break;
-      default: break;
+      case 'k':
+        scale = 1e3;
+        break;
+      case 'm':
+        scale = 1e6;
+        break;
+      case 'b':
+        scale = 1e9;
+        break;
+      case 't':
+        scale = 1e12;
+        break;
+      default:
+        break;
     }
     if (scale != 1) digits.remove_suffix(1);
   }
   double v = 0;
   if (!absl::SimpleAtod(digits, &v) || !std::isfinite(v) || v * scale < lo || v * scale > hi) {
-    return FieldError(field, absl::StrCat("a number in [", lo, ", ", hi,
-                                          "] (suffixes k, m, b, t allowed)"),
-                      value);
+    return FieldError(
+        field, absl::StrCat("a number in [", lo, ", ", hi, "] (suffixes k, m, b, t allowed)"),
+        value);
   }
   return v * scale;
 }
@@ -106,10 +125,14 @@ absl::string_view RankOrderName(RankOrder order) {
 
 absl::string_view MaxTierName(MaxTier tier) {
   switch (tier) {
-    case MaxTier::kLeaf: return "leaf";
-    case MaxTier::kBlock: return "block";
-    case MaxTier::kPod: return "pod";
-    case MaxTier::kCluster: return "cluster";
+    case MaxTier::kLeaf:
+      return "leaf";
+    case MaxTier::kBlock:
+      return "block";
+    case MaxTier::kPod:
+      return "pod";
+    case MaxTier::kCluster:
+      return "cluster";
   }
   return "cluster";
 }
@@ -187,8 +210,8 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
     } else if (key == "dtype") {
       TP_RETURN_IF_ERROR(DtypeBytes(value).status());
       shape.dtype = std::string(value);
-    } else if (key == "tp_bytes" || key == "cp_bytes" || key == "ep_bytes" ||
-               key == "dp_bytes" || key == "pp_bytes") {
+    } else if (key == "tp_bytes" || key == "cp_bytes" || key == "ep_bytes" || key == "dp_bytes" ||
+               key == "pp_bytes") {
       TP_ASSIGN_OR_RETURN(double v, ParseCount(key, value, 0, 1e16));
       std::optional<double>* slot = key == "tp_bytes"   ? &job.bytes.tp
                                     : key == "cp_bytes" ? &job.bytes.cp
@@ -222,9 +245,10 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       host_list = key == "exclude" ? &job.exclude : &job.hosts;
       host_list->emplace_back(value);
     } else {
-      return FieldError(key, "a known key (tp, pp, dp, cp, ep, gpus, gpus_per_node, model, h, "
-                             "s, b, layers, params, mb, dtype, *_bytes, order, max_tier, mode, "
-                             "max_wait, exclude, hosts)",
+      return FieldError(key,
+                        "a known key (tp, pp, dp, cp, ep, gpus, gpus_per_node, model, h, "
+                        "s, b, layers, params, mb, dtype, *_bytes, order, max_tier, mode, "
+                        "max_wait, exclude, hosts)",
                         token);
     }
   }
@@ -242,11 +266,13 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
   } else {
     job.model = ModelShape{};
     job.model.name = "custom";
-    const char* missing = !shape.hidden ? "h" : !shape.seq ? "s" : !shape.layers ? "layers"
-                          : !shape.params ? "params" : nullptr;
+    const char* missing = !shape.hidden   ? "h"
+                          : !shape.seq    ? "s"
+                          : !shape.layers ? "layers"
+                          : !shape.params ? "params"
+                                          : nullptr;
     if (missing != nullptr) {
-      return FieldError(missing, "to be set when the model is given by shape (or use model=)",
-                        "");
+      return FieldError(missing, "to be set when the model is given by shape (or use model=)", "");
     }
   }
   if (shape.any() && preset) job.model.name = absl::StrCat(*preset, "+custom");
@@ -262,17 +288,16 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
   }
   TP_RETURN_IF_ERROR(ValidateJobSpec(job));
   if (total_gpus && *total_gpus != job.world_size()) {
-    return FieldError("gpus",
-                      absl::StrCat("tp*cp*ep*dp*pp = ", job.world_size(), " GPUs"),
+    return FieldError("gpus", absl::StrCat("tp*cp*ep*dp*pp = ", job.world_size(), " GPUs"),
                       absl::StrCat(*total_gpus));
   }
   return job;
 }
 
 absl::Status ValidateJobSpec(const JobSpec& job) {
-  const std::pair<const char*, int> degrees[] = {{"tp", job.tp}, {"pp", job.pp}, {"dp", job.dp},
-                                                 {"cp", job.cp}, {"ep", job.ep},
-                                                 {"gpus_per_node", job.gpus_per_node}};
+  const std::pair<const char*, int> degrees[] = {
+      {"tp", job.tp}, {"pp", job.pp}, {"dp", job.dp},
+      {"cp", job.cp}, {"ep", job.ep}, {"gpus_per_node", job.gpus_per_node}};
   for (const auto& [name, value] : degrees) {
     if (value < 1) return FieldError(name, "an integer >= 1", absl::StrCat(value));
   }
@@ -287,10 +312,10 @@ absl::Status ValidateJobSpec(const JobSpec& job) {
                       absl::StrCat(job.tp));
   }
   if (job.world_size() % job.gpus_per_node != 0) {
-    return FieldError("gpus_per_node",
-                      absl::StrCat("a divisor of the GPU count tp*cp*ep*dp*pp = ",
-                                   job.world_size()),
-                      absl::StrCat(job.gpus_per_node));
+    return FieldError(
+        "gpus_per_node",
+        absl::StrCat("a divisor of the GPU count tp*cp*ep*dp*pp = ", job.world_size()),
+        absl::StrCat(job.gpus_per_node));
   }
   const ModelShape& m = job.model;
   if (m.hidden < 1 || m.seq < 1 || m.micro_batch < 1 || m.layers < 1 || m.micro_batches < 1 ||
@@ -318,13 +343,17 @@ std::string FormatJobSpec(const JobSpec& job) {
   if (job.ep != 1) absl::StrAppend(&out, ",ep=", job.ep);
   absl::StrAppend(&out, ",gpus_per_node=", job.gpus_per_node);
   if (job.tp_across_nodes) absl::StrAppend(&out, ",tp_across_nodes=1");
-  if (job.order != RankOrder::kTpCpEpDpPp) absl::StrAppend(&out, ",order=", RankOrderName(job.order));
+  if (job.order != RankOrder::kTpCpEpDpPp)
+    absl::StrAppend(&out, ",order=", RankOrderName(job.order));
   const ModelShape& m = job.model;
   absl::StrAppend(&out, ",h=", m.hidden, ",s=", m.seq, ",b=", m.micro_batch, ",layers=", m.layers,
                   ",params=", m.params, ",mb=", m.micro_batches, ",dtype=", m.dtype);
   const std::pair<const char*, const std::optional<double>*> bytes[] = {
-      {"tp_bytes", &job.bytes.tp}, {"cp_bytes", &job.bytes.cp}, {"ep_bytes", &job.bytes.ep},
-      {"dp_bytes", &job.bytes.dp}, {"pp_bytes", &job.bytes.pp}};
+      {"tp_bytes", &job.bytes.tp},
+      {"cp_bytes", &job.bytes.cp},
+      {"ep_bytes", &job.bytes.ep},
+      {"dp_bytes", &job.bytes.dp},
+      {"pp_bytes", &job.bytes.pp}};
   for (const auto& [name, value] : bytes) {
     if (value->has_value()) absl::StrAppend(&out, ",", name, "=", **value);
   }

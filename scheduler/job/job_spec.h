@@ -20,10 +20,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "scheduler/job/model_presets.h"
 
 namespace topoplace::sched {

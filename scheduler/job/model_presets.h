@@ -7,8 +7,9 @@
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 namespace topoplace::sched {
 
@@ -16,13 +17,13 @@ namespace topoplace::sched {
 // notation): h hidden size, s sequence length, b micro-batch size, l layers, P parameters,
 // m micro-batches per iteration, and the element size on the wire.
 struct ModelShape {
-  std::string name;          // preset name or "custom"
-  int64_t hidden = 0;        // h
-  int64_t seq = 0;           // s
-  int64_t micro_batch = 1;   // b
-  int64_t layers = 0;        // l
-  double params = 0;         // P
-  int64_t micro_batches = 8; // m, per iteration per pipeline
+  std::string name;           // preset name or "custom"
+  int64_t hidden = 0;         // h
+  int64_t seq = 0;            // s
+  int64_t micro_batch = 1;    // b
+  int64_t layers = 0;         // l
+  double params = 0;          // P
+  int64_t micro_batches = 8;  // m, per iteration per pipeline
   std::string dtype = "bf16";
   int dtype_bytes = 2;
 };

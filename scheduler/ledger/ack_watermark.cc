@@ -100,9 +100,10 @@ absl::StatusOr<std::unique_ptr<WatermarkFile>> WatermarkFile::Open(const std::st
     if (n > 0) loaded = ParseRecord(absl::string_view(buffer, static_cast<size_t>(n)));
     if (n != 0 && !loaded) {
       ::close(fd);
-      return absl::DataLossError(absl::StrCat(
-          "ledger watermark '", path, "' is damaged (no valid record); it records what the "
-          "ledger acknowledged, so the database cannot be checked against it"));
+      return absl::DataLossError(
+          absl::StrCat("ledger watermark '", path,
+                       "' is damaged (no valid record); it records what the "
+                       "ledger acknowledged, so the database cannot be checked against it"));
     }
   } else if (errno == ENOENT) {
     // Created whole under a temporary name, then renamed, so it never exists half written.

@@ -25,9 +25,9 @@
 namespace topoplace::ledger {
 
 struct Watermark {
-  std::string ledger_id;  // 32 hex digits, random, fixed for the ledger's life
-  int64_t epoch = 1;      // +1 each time an operator accepts a loss and continues
-  int64_t event_seq = 0;  // highest acknowledged events.seq
+  std::string ledger_id;   // 32 hex digits, random, fixed for the ledger's life
+  int64_t epoch = 1;       // +1 each time an operator accepts a loss and continues
+  int64_t event_seq = 0;   // highest acknowledged events.seq
   int64_t allocation = 0;  // highest allocation number ever handed out
 };
 

@@ -1,8 +1,8 @@
 #include "scheduler/ledger/allocation.h"
 
-#include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace topoplace::ledger {
 namespace {

@@ -37,11 +37,11 @@ struct Allocation {
   std::string policy;
   uint64_t fabric_version = 0;
   std::vector<GpuRef> gpus;
-  std::string plan_json;    // the plan as placed (schema topoplace.plan/v1), for explain
-  std::string request_id;   // the client's idempotency key for Reserve; may be empty
+  std::string plan_json;   // the plan as placed (schema topoplace.plan/v1), for explain
+  std::string request_id;  // the client's idempotency key for Reserve; may be empty
   absl::Time created_at;
-  absl::Time expires_at = absl::InfiniteFuture();  // reserved only
-  absl::Time finished_at = absl::InfiniteFuture(); // released or expired only
+  absl::Time expires_at = absl::InfiniteFuture();   // reserved only
+  absl::Time finished_at = absl::InfiniteFuture();  // released or expired only
 
   bool holds_gpus() const {
     return state == AllocationState::kReserved || state == AllocationState::kCommitted;

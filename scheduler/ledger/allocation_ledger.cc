@@ -103,9 +103,9 @@ absl::Time ColumnTime(const SqliteStatement& s, int index) {
 
 absl::Status CheckTtl(absl::Duration ttl) {
   if (ttl > absl::ZeroDuration() && ttl <= kMaxReservationTtl) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("ttl: expected a duration in (0, ", absl::FormatDuration(kMaxReservationTtl),
-                   "], got ", absl::FormatDuration(ttl)));
+  return absl::InvalidArgumentError(absl::StrCat("ttl: expected a duration in (0, ",
+                                                 absl::FormatDuration(kMaxReservationTtl),
+                                                 "], got ", absl::FormatDuration(ttl)));
 }
 
 // "alloc-42" -> 42, or NotFound naming the id.
@@ -137,9 +137,8 @@ absl::StatusOr<Allocation> RowToAllocation(const SqliteStatement& row) {
 }
 
 absl::Status LoadGpus(store::SqliteDb& db, int64_t n, Allocation& a) {
-  TP_ASSIGN_OR_RETURN(SqliteStatement q,
-                      db.Prepare("SELECT host, gpu_index FROM allocation_gpus "
-                                 "WHERE allocation_id = ?1 ORDER BY rowid"));
+  TP_ASSIGN_OR_RETURN(SqliteStatement q, db.Prepare("SELECT host, gpu_index FROM allocation_gpus "
+                                                    "WHERE allocation_id = ?1 ORDER BY rowid"));
   q.BindInt(1, n);
   while (true) {
     TP_ASSIGN_OR_RETURN(bool row, q.Step());
@@ -157,8 +156,10 @@ AllocationLedger::AllocationLedger(std::unique_ptr<store::SqliteDb> db, FabricPt
       clock_(clock),
       holder_(fabric_->gpus().size(), 0) {}
 
-absl::StatusOr<std::unique_ptr<AllocationLedger>> AllocationLedger::Open(
-    const std::string& path, FabricPtr fabric, const Clock& clock, LedgerOptions options) {
+absl::StatusOr<std::unique_ptr<AllocationLedger>> AllocationLedger::Open(const std::string& path,
+                                                                         FabricPtr fabric,
+                                                                         const Clock& clock,
+                                                                         LedgerOptions options) {
   TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
                       store::SqliteDb::Open(path, options.durability));
   TP_RETURN_IF_ERROR(store::ApplyMigrations(*db, "ledger", kMigrations));
@@ -171,8 +172,7 @@ absl::StatusOr<std::unique_ptr<AllocationLedger>> AllocationLedger::Open(
   return ledger;
 }
 
-absl::Status AllocationLedger::SealOrRefuse(const std::string& path,
-                                            const LedgerOptions& options) {
+absl::Status AllocationLedger::SealOrRefuse(const std::string& path, const LedgerOptions& options) {
   TP_ASSIGN_OR_RETURN(const int64_t db_seq,
                       QueryInt(*db_, "SELECT COALESCE(MAX(seq), 0) FROM events"));
   TP_ASSIGN_OR_RETURN(const int64_t db_alloc,
@@ -180,7 +180,8 @@ absl::Status AllocationLedger::SealOrRefuse(const std::string& path,
   const std::string mark_path = path + ".ledger-watermark";
   if (db_->read_only()) {
     write_state_ = absl::UnavailableError(absl::StrCat(
-        "ledger: '", path, "' is read-only (file or file system permissions): reads are "
+        "ledger: '", path,
+        "' is read-only (file or file system permissions): reads are "
         "served, every change fails until it is writable and topoplaced is restarted"));
   }
   absl::StatusOr<std::unique_ptr<WatermarkFile>> file =
@@ -198,9 +199,10 @@ absl::Status AllocationLedger::SealOrRefuse(const std::string& path,
     if (behind && !options.accept_loss) {
       return absl::FailedPreconditionError(absl::StrCat(
           "ledger: '", path, "' holds changes up to event ", db_seq, " and allocation ",
-          FormatAllocationId(db_alloc), ", but '", mark_path, "' records that the ledger "
-          "acknowledged up to event ", acknowledged->event_seq, " and allocation ",
-          FormatAllocationId(acknowledged->allocation),
+          FormatAllocationId(db_alloc), ", but '", mark_path,
+          "' records that the ledger "
+          "acknowledged up to event ",
+          acknowledged->event_seq, " and allocation ", FormatAllocationId(acknowledged->allocation),
           ": acknowledged allocations are missing (file truncated, its -wal deleted after a "
           "crash, or an older copy restored?). Restore the database, or start once with "
           "accept_ledger_loss = true (--accept-ledger-loss) to continue from what it holds"));
@@ -211,10 +213,12 @@ absl::Status AllocationLedger::SealOrRefuse(const std::string& path,
         return RaiseSequence(*db_, "events", acknowledged->event_seq);
       }));
       ++mark_.epoch;
-      warnings_.push_back(absl::StrCat(
-          "ledger: accepted the loss of changes after event ", db_seq, " (acknowledged up to ",
-          acknowledged->event_seq, "); epoch ", mark_.epoch, ", new allocations are numbered "
-          "above ", FormatAllocationId(acknowledged->allocation)));
+      warnings_.push_back(absl::StrCat("ledger: accepted the loss of changes after event ", db_seq,
+                                       " (acknowledged up to ", acknowledged->event_seq,
+                                       "); epoch ", mark_.epoch,
+                                       ", new allocations are numbered "
+                                       "above ",
+                                       FormatAllocationId(acknowledged->allocation)));
     }
     mark_.event_seq = std::max(mark_.event_seq, db_seq);
     mark_.allocation = std::max(mark_.allocation, db_alloc);
@@ -466,10 +470,11 @@ absl::StatusOr<Allocation> AllocationLedger::ReserveUnsealed(const ReserveReques
   }
   int64_t n = 0;
   TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
-    TP_ASSIGN_OR_RETURN(SqliteStatement insert,
-                        db_->Prepare("INSERT INTO allocations (state, job_spec, policy,"
-                                     " fabric_version, plan_json, created_us, expires_us,"
-                                     " request_id) VALUES ('reserved', ?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+    TP_ASSIGN_OR_RETURN(
+        SqliteStatement insert,
+        db_->Prepare("INSERT INTO allocations (state, job_spec, policy,"
+                     " fabric_version, plan_json, created_us, expires_us,"
+                     " request_id) VALUES ('reserved', ?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
     insert.BindText(1, a.job_spec);
     insert.BindText(2, a.policy);
     insert.BindInt(3, static_cast<int64_t>(a.fabric_version));
@@ -506,7 +511,7 @@ absl::StatusOr<Allocation> AllocationLedger::ReserveUnsealed(const ReserveReques
 }
 
 absl::StatusOr<Allocation> AllocationLedger::CommitUnsealed(const std::string& id,
-                                                    const std::string& external_id) {
+                                                            const std::string& external_id) {
   if (external_id.empty()) {
     return absl::InvalidArgumentError("external_id: expected a Slurm job id or pod group");
   }
@@ -554,9 +559,8 @@ absl::Status AllocationLedger::Finish(Allocation& a, AllocationState state,
     update.BindText(2, AllocationStateName(state));
     update.BindInt(3, ToMicros(now));
     TP_RETURN_IF_ERROR(update.Run());
-    TP_ASSIGN_OR_RETURN(SqliteStatement free,
-                        db_->Prepare("UPDATE allocation_gpus SET live = 0"
-                                     " WHERE allocation_id = ?1"));
+    TP_ASSIGN_OR_RETURN(SqliteStatement free, db_->Prepare("UPDATE allocation_gpus SET live = 0"
+                                                           " WHERE allocation_id = ?1"));
     free.BindInt(1, n);
     TP_RETURN_IF_ERROR(free.Run());
     return AppendEvent(n, AllocationStateName(state), event_detail);
@@ -637,7 +641,8 @@ absl::StatusOr<Allocation> AllocationLedger::FindByRequestId(const std::string& 
   return LoadFinished(*n);
 }
 
-absl::StatusOr<Allocation> AllocationLedger::RenewUnsealed(const std::string& id, absl::Duration ttl) {
+absl::StatusOr<Allocation> AllocationLedger::RenewUnsealed(const std::string& id,
+                                                           absl::Duration ttl) {
   TP_RETURN_IF_ERROR(CheckTtl(ttl));
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);

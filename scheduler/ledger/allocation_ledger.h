@@ -70,9 +70,9 @@ class AllocationLedger {
   // `<path>.ledger-watermark` records: a truncated file, a lost -wal, an old backup.
   // A read-only database opens, serves reads, and reports why in WriteState().
   static absl::StatusOr<std::unique_ptr<AllocationLedger>> Open(const std::string& path,
-                                                               FabricPtr fabric,
-                                                               const Clock& clock,
-                                                               LedgerOptions options = {});
+                                                                FabricPtr fabric,
+                                                                const Clock& clock,
+                                                                LedgerOptions options = {});
 
   // Holds `request.gpus` until now + ttl. InvalidArgument for a bad ttl, an empty,
   // duplicated or unknown GPU list; Aborted (retry with a fresh placement) if any GPU is

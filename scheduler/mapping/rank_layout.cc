@@ -4,11 +4,16 @@ namespace topoplace::sched {
 
 absl::string_view DimName(Dim dim) {
   switch (dim) {
-    case Dim::kTp: return "tp";
-    case Dim::kCp: return "cp";
-    case Dim::kEp: return "ep";
-    case Dim::kDp: return "dp";
-    case Dim::kPp: return "pp";
+    case Dim::kTp:
+      return "tp";
+    case Dim::kCp:
+      return "cp";
+    case Dim::kEp:
+      return "ep";
+    case Dim::kDp:
+      return "dp";
+    case Dim::kPp:
+      return "pp";
   }
   return "?";
 }

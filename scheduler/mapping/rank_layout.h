@@ -9,8 +9,8 @@
 
 #include <array>
 #include <cstdint>
-#include "absl/strings/string_view.h"
 
+#include "absl/strings/string_view.h"
 #include "scheduler/job/job_spec.h"
 
 namespace topoplace::sched {
@@ -18,7 +18,7 @@ namespace topoplace::sched {
 enum class Dim : uint8_t { kTp = 0, kCp = 1, kEp = 2, kDp = 3, kPp = 4 };
 inline constexpr int kNumDims = 5;
 inline constexpr std::array<Dim, kNumDims> kAllDims = {Dim::kTp, Dim::kCp, Dim::kEp, Dim::kDp,
-                                                      Dim::kPp};
+                                                       Dim::kPp};
 absl::string_view DimName(Dim dim);
 
 // Immutable; cheap to copy.
@@ -36,9 +36,7 @@ class RankLayout {
     return rank + (coord - Coord(rank, d)) * stride(d);
   }
   // Ring successor of `rank` along `d` (wraps around).
-  int Neighbor(int rank, Dim d) const {
-    return WithCoord(rank, d, (Coord(rank, d) + 1) % size(d));
-  }
+  int Neighbor(int rank, Dim d) const { return WithCoord(rank, d, (Coord(rank, d) + 1) % size(d)); }
 
  private:
   int world_size_ = 1;

@@ -38,9 +38,8 @@ absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSp
       if (static_cast<int>(free.size()) == g) break;
     }
     if (static_cast<int>(free.size()) < g) {
-      return absl::FailedPreconditionError(absl::StrCat("host ", host.name, " has ", free.size(),
-                                                        " free GPUs, the job needs ", g,
-                                                        " per node"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "host ", host.name, " has ", free.size(), " free GPUs, the job needs ", g, " per node"));
     }
     const bool reversed = stage_nodes > 0 && (k % stage_nodes) % 2 == 1;
     for (int local = 0; local < g; ++local) {

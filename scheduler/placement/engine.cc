@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "scheduler/mapping/rank_layout.h"
 #include "scheduler/framework/footprint.h"
 #include "scheduler/framework/inventory.h"
+#include "scheduler/mapping/rank_layout.h"
 #include "scheduler/placement/lower_bound.h"
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/base/status_macros.h"
@@ -74,21 +74,20 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   const JobSpec& job = request.job;
   TP_RETURN_IF_ERROR(ValidateJobSpec(job));
   TP_ASSIGN_OR_RETURN(PlacementPolicyPtr policy, plugins_->MakePolicy(request.policy));
-  TP_ASSIGN_OR_RETURN(std::vector<WeightedScorer> scorers,
-                      plugins_->MakeScorers(request.weights));
+  TP_ASSIGN_OR_RETURN(std::vector<WeightedScorer> scorers, plugins_->MakeScorers(request.weights));
   TP_ASSIGN_OR_RETURN(Inventory inv, Inventory::Build(fabric, occupancy, health_, job));
   const int nodes = static_cast<int>(job.nodes());
   if (inv.total_free() < nodes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "does not fit: the job needs ", nodes, " nodes with ", job.gpus_per_node,
-        " free GPUs each; ", inv.total_free(), " of ", fabric.hosts().size(),
-        " hosts qualify (", inv.busy_hosts(), " busy, ", inv.unhealthy_hosts(),
-        " unhealthy, ", inv.excluded_hosts(), " excluded)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("does not fit: the job needs ", nodes, " nodes with ", job.gpus_per_node,
+                     " free GPUs each; ", inv.total_free(), " of ", fabric.hosts().size(),
+                     " hosts qualify (", inv.busy_hosts(), " busy, ", inv.unhealthy_hosts(),
+                     " unhealthy, ", inv.excluded_hosts(), " excluded)"));
   }
   const RankLayout layout(job);
   const TrafficModel traffic = BuildTrafficModel(job);
-  const PlacementContext ctx{fabric, job, layout, traffic, inv, nodes, request.seed,
-                             request.uplink_busy};
+  const PlacementContext ctx{fabric, job,   layout,       traffic,
+                             inv,    nodes, request.seed, request.uplink_busy};
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy->Propose(ctx));
 
   const Router router(tiers_, request.routing);
@@ -101,20 +100,17 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
                                               cand.node_hosts.size(), " hosts for ", nodes,
                                               " nodes"));
     }
-    absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, job, cand.node_hosts,
-                                                           occupancy);
+    absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, job, cand.node_hosts, occupancy);
     if (!slots.ok()) {
-      return absl::InternalError(absl::StrCat("policy ", policy->name(),
-                                              " chose an unusable host: ",
-                                              slots.status().message()));
+      return absl::InternalError(absl::StrCat(
+          "policy ", policy->name(), " chose an unusable host: ", slots.status().message()));
     }
     Evaluated ev;
     ev.index = i;
     ev.slots = *std::move(slots);
     ev.attachments = tiers_.Attach(ev.slots);
     const std::span<const Attachment> attachments(ev.attachments.get(), ev.slots.size());
-    ev.traffic =
-        EvaluateTraffic(layout, traffic, ev.slots, attachments, router, job.gpus_per_node);
+    ev.traffic = EvaluateTraffic(layout, traffic, ev.slots, attachments, router, job.gpus_per_node);
     if (ev.traffic.unreachable_bytes > 0) {
       rejections.push_back(absl::StrCat(
           cand.how, ": ", ev.traffic.unreachable_bytes,
@@ -139,9 +135,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
     if (!best || ev.cost < best->cost) best = std::move(ev);
   }
   if (!best) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("does not fit under policy ", policy->name(), ": ",
-                     absl::StrJoin(rejections, "; ")));
+    return absl::ResourceExhaustedError(absl::StrCat("does not fit under policy ", policy->name(),
+                                                     ": ", absl::StrJoin(rejections, "; ")));
   }
 
   PlacementPlan plan;

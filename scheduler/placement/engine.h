@@ -16,12 +16,12 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "scheduler/job/job_spec.h"
-#include "scheduler/state/health.h"
-#include "scheduler/state/occupancy.h"
-#include "scheduler/placement/plan.h"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/placement/plan.h"
+#include "scheduler/state/health.h"
+#include "scheduler/state/occupancy.h"
 #include "scheduler/traffic/link_loads.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/tier_index.h"

@@ -13,8 +13,8 @@
 #ifndef TOPOPLACE_SCHEDULER_PLACEMENT_LOWER_BOUND_H_
 #define TOPOPLACE_SCHEDULER_PLACEMENT_LOWER_BOUND_H_
 
-#include "scheduler/mapping/rank_layout.h"
 #include "scheduler/framework/inventory.h"
+#include "scheduler/mapping/rank_layout.h"
 #include "scheduler/traffic/traffic_model.h"
 
 namespace topoplace::sched {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/framework/footprint.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_map.h"
-#include "scheduler/framework/footprint.h"
 #include "scheduler/traffic/link_loads.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/traffic_model.h"
@@ -31,9 +31,9 @@ struct PlacementPlan {
   std::string fabric;
   JobSpec job;
   RoutingOptions routing;
-  std::string how;                  // how the chosen candidate was built
-  std::vector<HostId> node_hosts;   // host of node k (rank order)
-  std::vector<RankSlot> ranks;      // rank -> (host, GPU, NIC)
+  std::string how;                 // how the chosen candidate was built
+  std::vector<HostId> node_hosts;  // host of node k (rank order)
+  std::vector<RankSlot> ranks;     // rank -> (host, GPU, NIC)
   TrafficModel traffic_model;
   TrafficReport traffic;
   // Bytes per iteration on every link the plan crosses; filled when the request asks
@@ -44,8 +44,8 @@ struct PlacementPlan {
   std::vector<ScorerContribution> explain;
   double cost = 0;
   int candidates_considered = 0;
-  std::vector<std::string> notes;   // relaxed constraints and the like
-  bool relaxed = false;  // placed beyond max_tier (mode soft); notes say how
+  std::vector<std::string> notes;  // relaxed constraints and the like
+  bool relaxed = false;            // placed beyond max_tier (mode soft); notes say how
 };
 
 }  // namespace topoplace::sched

@@ -200,8 +200,8 @@ BlockSequence Arrange(const BlockSelection& selection, int granule, int unit, Am
 // Chooses blocks for the job in `domain`. With `granule` > 1 only whole granules are
 // taken from a block (aligned packing); otherwise amounts and order follow the variant.
 std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Domain& domain,
-                                          int granule, int unit, bool by_pod,
-                                          Amounts amounts, Order order) {
+                                          int granule, int unit, bool by_pod, Amounts amounts,
+                                          Order order) {
   const std::optional<BlockSelection> selection = SelectBlocks(ctx, domain, granule, by_pod);
   if (!selection) return std::nullopt;
   return Arrange(*selection, granule, unit, amounts, order);
@@ -252,7 +252,9 @@ NodeGraph BuildNodeGraph(const PlacementContext& ctx) {
       const int rank = k * g;
       const int coord = layout.Coord(rank, d);
       switch (pattern) {
-        case Pattern::kRing: add(k, layout.Neighbor(rank, d) / g); break;
+        case Pattern::kRing:
+          add(k, layout.Neighbor(rank, d) / g);
+          break;
         case Pattern::kChain:
           if (coord + 1 < size) add(k, layout.Neighbor(rank, d) / g);
           break;
@@ -328,8 +330,7 @@ std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const NodeGraph
   std::vector<int32_t> scratch;
   for (bool by_pod : {true, false}) {
     if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
-    const std::optional<BlockSelection>& selection =
-        by_pod ? selections.by_pod : selections.flat;
+    const std::optional<BlockSelection>& selection = by_pod ? selections.by_pod : selections.flat;
     if (!selection) return std::nullopt;
     for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
       for (Order order : {Order::kSelection, Order::kBlockId, Order::kResidueChain}) {
@@ -345,8 +346,8 @@ std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const NodeGraph
       }
     }
   }
-  return Materialize(ctx, seen[best], cut, absl::StrCat(cut.name, " packing across blocks of ",
-                                                        DomainName(domain)));
+  return Materialize(ctx, seen[best], cut,
+                     absl::StrCat(cut.name, " packing across blocks of ", DomainName(domain)));
 }
 
 // Several blocks of one pod, else of the whole cluster. In the smallest domain that fits,
@@ -376,8 +377,8 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
     for (const Cut& cut : cuts) {
       for (bool by_pod : {true, false}) {
         if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
-        std::optional<BlockSequence> seq = ChooseBlocks(
-            ctx, domain, cut.unit, cut.unit, by_pod, Amounts::kGreedy, Order::kSelection);
+        std::optional<BlockSequence> seq = ChooseBlocks(ctx, domain, cut.unit, cut.unit, by_pod,
+                                                        Amounts::kGreedy, Order::kSelection);
         if (!seq) continue;
         out.push_back(Materialize(
             ctx, *seq, cut,
@@ -393,8 +394,7 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
         out.push_back(*std::move(c));
       }
     }
-    if (std::optional<Candidate> c =
-            BestHybrid(ctx, graph, domain, PlainCut(ctx), selections)) {
+    if (std::optional<Candidate> c = BestHybrid(ctx, graph, domain, PlainCut(ctx), selections)) {
       out.push_back(*std::move(c));
     }
   }
@@ -446,12 +446,10 @@ std::vector<uint8_t> HotBlocks(const PlacementContext& ctx) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
-    const PlacementContext& ctx) const {
+absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementContext& ctx) const {
   const Inventory& inv = ctx.inventory;
-  const DomainLevel allowed = ctx.job.mode == ConstraintMode::kHard
-                                  ? MaxLevelFor(ctx.job.max_tier)
-                                  : DomainLevel::kCluster;
+  const DomainLevel allowed =
+      ctx.job.mode == ConstraintMode::kHard ? MaxLevelFor(ctx.job.max_tier) : DomainLevel::kCluster;
   std::vector<Candidate> out;
 
   // 0. One host: nothing crosses the network, so the only thing placement decides is what
@@ -472,8 +470,7 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
     Candidate c;
     std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
     inv.TakeHosts(blocks[i].id, ctx.nodes, taken, c.node_hosts);
-    c.how = absl::StrCat("best fit in block ", blocks[i].id, " (", blocks[i].free,
-                         " free nodes)");
+    c.how = absl::StrCat("best fit in block ", blocks[i].id, " (", blocks[i].free, " free nodes)");
     out.push_back(std::move(c));
   }
   if (!out.empty()) return out;
@@ -482,9 +479,9 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
     for (size_t b = 0; b < ctx.fabric.blocks().size(); ++b) {
       largest = std::max(largest, inv.block_free(static_cast<int32_t>(b)));
     }
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "max_tier=", MaxTierName(ctx.job.max_tier), " (hard): the job needs ", ctx.nodes,
-        " nodes in one block, the freest block has ", largest));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("max_tier=", MaxTierName(ctx.job.max_tier), " (hard): the job needs ",
+                     ctx.nodes, " nodes in one block, the freest block has ", largest));
   }
 
   // 2. Several blocks (see MultiBlockCandidates).
@@ -508,10 +505,10 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(
     }
   }
   if (!out.empty()) return out;
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "max_tier=", MaxTierName(ctx.job.max_tier), " (hard): no ",
-      allowed == DomainLevel::kPod ? "pod" : "domain", " has ", ctx.nodes,
-      " free nodes (the cluster has ", inv.total_free(), ")"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat("max_tier=", MaxTierName(ctx.job.max_tier), " (hard): no ",
+                   allowed == DomainLevel::kPod ? "pod" : "domain", " has ", ctx.nodes,
+                   " free nodes (the cluster has ", inv.total_free(), ")"));
 }
 
 }  // namespace topoplace::sched

@@ -39,11 +39,10 @@ std::vector<const LinkLoad*> BusiestLinks(const PlacementPlan& plan, size_t n) {
   std::vector<const LinkLoad*> out;
   for (const LinkLoad& l : plan.links) out.push_back(&l);
   n = std::min(n, out.size());
-  std::partial_sort(out.begin(), out.begin() + n, out.end(),
-                    [](const LinkLoad* a, const LinkLoad* b) {
-                      return Busiest(*a) != Busiest(*b) ? Busiest(*a) > Busiest(*b)
-                                                        : a->link < b->link;
-                    });
+  std::partial_sort(
+      out.begin(), out.begin() + n, out.end(), [](const LinkLoad* a, const LinkLoad* b) {
+        return Busiest(*a) != Busiest(*b) ? Busiest(*a) > Busiest(*b) : a->link < b->link;
+      });
   out.resize(n);
   return out;
 }
@@ -100,11 +99,10 @@ std::string PlanToJson(const Fabric& fabric, const PlacementPlan& plan) {
   for (Dim d : kAllDims) {
     const GroupSpread& s = t.spread[static_cast<int>(d)];
     if (s.groups == 0) continue;
-    spread[std::string(DimName(d))] =
-        Json{{"groups", s.groups},       {"mean_leaves", s.mean_leaves},
-             {"mean_blocks", s.mean_blocks}, {"mean_pods", s.mean_pods},
-             {"max_leaves", s.max_leaves}, {"max_blocks", s.max_blocks},
-             {"max_pods", s.max_pods}};
+    spread[std::string(DimName(d))] = Json{
+        {"groups", s.groups},       {"mean_leaves", s.mean_leaves}, {"mean_blocks", s.mean_blocks},
+        {"mean_pods", s.mean_pods}, {"max_leaves", s.max_leaves},   {"max_blocks", s.max_blocks},
+        {"max_pods", s.max_pods}};
   }
   j["spread"] = std::move(spread);
   Json links = Json::array();
@@ -146,14 +144,13 @@ void PrintPlanTable(const Fabric& fabric, const PlacementPlan& plan, std::ostrea
   out << "fabric    " << plan.fabric << "\n";
   out << "job       " << FormatJobSpec(plan.job) << "\n";
   out << "routing   " << (plan.routing.rail_local ? "rail-local (PXN)" : "sender NIC") << "\n";
-  out << "footprint " << fp.nodes << " nodes, " << fp.leaves_used << " leaves, "
-      << fp.blocks_used << " blocks, " << fp.pods_used << " pods\n";
+  out << "footprint " << fp.nodes << " nodes, " << fp.leaves_used << " leaves, " << fp.blocks_used
+      << " blocks, " << fp.pods_used << " pods\n";
   std::vector<std::string> names;
   for (HostId h : plan.node_hosts) names.push_back(fabric.hosts()[h].name);
   constexpr size_t kHostsShown = 12;
-  out << "nodes     " << absl::StrJoin(names.begin(), names.begin() + std::min(kHostsShown,
-                                                                              names.size()),
-                                        " ");
+  out << "nodes     "
+      << absl::StrJoin(names.begin(), names.begin() + std::min(kHostsShown, names.size()), " ");
   if (names.size() > kHostsShown) out << " ... (" << names.size() << " in all)";
   out << "\n\n";
 
@@ -168,8 +165,9 @@ void PrintPlanTable(const Fabric& fabric, const PlacementPlan& plan, std::ostrea
   if (shown < static_cast<int>(plan.ranks.size())) {
     out << "... " << plan.ranks.size() - shown << " more ranks (--json for all)\n";
   }
-  out << "\n" << absl::StrFormat("%-10s %14s %14s %14s %14s\n", "bytes/iter", "nvlink", "leaf",
-                                 "spine", "core");
+  out << "\n"
+      << absl::StrFormat("%-10s %14s %14s %14s %14s\n", "bytes/iter", "nvlink", "leaf", "spine",
+                         "core");
   const auto row = [&](absl::string_view label, const std::array<double, kNumTiers>& b) {
     out << absl::StrFormat("%-10s %14s %14s %14s %14s\n", label, FormatBytes(b[0]),
                            FormatBytes(b[1]), FormatBytes(b[2]), FormatBytes(b[3]));
@@ -194,18 +192,18 @@ void PrintPlanTable(const Fabric& fabric, const PlacementPlan& plan, std::ostrea
   for (Dim d : {Dim::kDp, Dim::kPp, Dim::kCp, Dim::kEp}) {
     const GroupSpread& s = t.spread[static_cast<int>(d)];
     if (s.groups == 0) continue;
-    out << absl::StrFormat("spread %-3s         %d groups: mean %.2f blocks (max %d), %.2f "
-                           "leaves, %.2f pods\n",
-                           DimName(d), s.groups, s.mean_blocks, s.max_blocks, s.mean_leaves,
-                           s.mean_pods);
+    out << absl::StrFormat(
+        "spread %-3s         %d groups: mean %.2f blocks (max %d), %.2f "
+        "leaves, %.2f pods\n",
+        DimName(d), s.groups, s.mean_blocks, s.max_blocks, s.mean_leaves, s.mean_pods);
   }
   out << "fragmentation      " << (fp.fragmentation_delta() >= 0 ? "+" : "")
       << fp.fragmentation_delta() << " partly used blocks\n\n";
   out << absl::StrFormat("%-16s %14s %8s %7s %9s  %s\n", "scorer", "raw", "norm", "weight",
                          "weighted", "unit");
   for (const ScorerContribution& c : plan.explain) {
-    out << absl::StrFormat("%-16s %14.4g %8.4f %7.2f %9.4f  %s\n", c.scorer, c.raw,
-                           c.normalized, c.weight, c.weighted, c.unit);
+    out << absl::StrFormat("%-16s %14.4g %8.4f %7.2f %9.4f  %s\n", c.scorer, c.raw, c.normalized,
+                           c.weight, c.weighted, c.unit);
   }
   out << absl::StrFormat("%-16s %14s %8s %7s %9.4f  (%d candidates)\n", "total", "", "", "",
                          plan.cost, plan.candidates_considered);

@@ -40,7 +40,8 @@ std::string PlanToSvg(const Fabric& fabric, const PlacementPlan& plan,
   for (const Block& b : fabric.blocks()) widest = std::max(widest, b.hosts.size());
   // Blocks in pod order, so that pods appear as bands.
   std::vector<int32_t> order;
-  for (const Pod& pod : fabric.pods()) order.insert(order.end(), pod.blocks.begin(), pod.blocks.end());
+  for (const Pod& pod : fabric.pods())
+    order.insert(order.end(), pod.blocks.begin(), pod.blocks.end());
   for (int32_t b = 0; b < static_cast<int32_t>(fabric.blocks().size()); ++b) {
     if (fabric.blocks()[b].pod < 0) order.push_back(b);
   }
@@ -57,8 +58,9 @@ std::string PlanToSvg(const Fabric& fabric, const PlacementPlan& plan,
                         XmlEscape(plan.policy), XmlEscape(FormatJobSpec(plan.job)),
                         XmlEscape(plan.fabric));
   absl::StrAppendFormat(
-      &svg, "<text x=\"4\" y=\"30\">spine bytes/iteration %s (lower bound %s), %d blocks, "
-            "%d pods, max %d switch hops</text>\n",
+      &svg,
+      "<text x=\"4\" y=\"30\">spine bytes/iteration %s (lower bound %s), %d blocks, "
+      "%d pods, max %d switch hops</text>\n",
       FormatBytes(plan.traffic.spine_bytes()), FormatBytes(plan.spine_bytes_lower_bound),
       plan.footprint.blocks_used, plan.footprint.pods_used, plan.traffic.max_hops);
   absl::StrAppendFormat(&svg,
@@ -69,8 +71,8 @@ std::string PlanToSvg(const Fabric& fabric, const PlacementPlan& plan,
     const int32_t b = order[row];
     const Block& block = fabric.blocks()[b];
     const int y = kHeader + static_cast<int>(row) * (kCell + kGap);
-    absl::StrAppendFormat(&svg, "<text x=\"4\" y=\"%d\">block %d pod %d</text>\n", y + kCell,
-                          b, block.pod);
+    absl::StrAppendFormat(&svg, "<text x=\"4\" y=\"%d\">block %d pod %d</text>\n", y + kCell, b,
+                          block.pod);
     for (size_t i = 0; i < block.hosts.size(); ++i) {
       const HostId h = block.hosts[i];
       const int x = kLabel + static_cast<int>(i) * (kCell + kGap);
@@ -83,14 +85,13 @@ std::string PlanToSvg(const Fabric& fabric, const PlacementPlan& plan,
         fill = "#bbb";
         cls = "busy";
       }
-      absl::StrAppendFormat(&svg,
-                            "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                            "fill=\"%s\" stroke=\"#888\" stroke-width=\"0.5\"><title>%s%s"
-                            "</title></rect>\n",
-                            cls, x, y, kCell, kCell, fill, XmlEscape(fabric.hosts()[h].name),
-                            stage_of_host[h] >= 0
-                                ? absl::StrCat(" stage ", stage_of_host[h])
-                                : std::string());
+      absl::StrAppendFormat(
+          &svg,
+          "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+          "fill=\"%s\" stroke=\"#888\" stroke-width=\"0.5\"><title>%s%s"
+          "</title></rect>\n",
+          cls, x, y, kCell, kCell, fill, XmlEscape(fabric.hosts()[h].name),
+          stage_of_host[h] >= 0 ? absl::StrCat(" stage ", stage_of_host[h]) : std::string());
     }
   }
   svg += "</svg>\n";

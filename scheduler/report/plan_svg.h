@@ -7,16 +7,15 @@
 
 #include <string>
 
-#include "scheduler/state/occupancy.h"
 #include "scheduler/placement/plan.h"
+#include "scheduler/state/occupancy.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
 
 // `background` is the occupancy the plan was made against. Preconditions: the plan was
 // made on `fabric`.
-std::string PlanToSvg(const Fabric& fabric, const PlacementPlan& plan,
-                      const Occupancy& background);
+std::string PlanToSvg(const Fabric& fabric, const PlacementPlan& plan, const Occupancy& background);
 
 }  // namespace topoplace::sched
 

@@ -5,7 +5,6 @@
 #define TOPOPLACE_SCHEDULER_SCORERS_BUILTIN_SCORERS_H_
 
 #include "absl/strings/string_view.h"
-
 #include "scheduler/framework/scorer.h"
 
 namespace topoplace::sched {

@@ -13,8 +13,7 @@ class LinkHealthScorer final : public Scorer {
     // Bad uplinks only matter to a plan whose traffic actually leaves its blocks.
     const int bad_blocks = in.traffic.spine_bytes() > 0 ? fp.blocks_with_bad_uplinks : 0;
     const double raw = fp.degraded_hosts + bad_blocks;
-    const double cost = Ratio01(fp.degraded_hosts, fp.nodes) +
-                        Ratio01(bad_blocks, fp.blocks_used);
+    const double cost = Ratio01(fp.degraded_hosts, fp.nodes) + Ratio01(bad_blocks, fp.blocks_used);
     return {raw, Ratio01(cost, 1.0)};
   }
 };

@@ -41,16 +41,16 @@ CommModel CommModel::ForFabric(const Fabric& fabric, const CommModelOptions& opt
 
 double CommModel::ComputeSeconds(const JobSpec& job) const {
   const ModelShape& m = job.model;
-  const double tokens_per_replica =
-      static_cast<double>(m.seq) * static_cast<double>(m.micro_batch) *
-      static_cast<double>(m.micro_batches);
+  const double tokens_per_replica = static_cast<double>(m.seq) *
+                                    static_cast<double>(m.micro_batch) *
+                                    static_cast<double>(m.micro_batches);
   const double flops_per_gpu =
       6.0 * m.params * tokens_per_replica * job.dp / static_cast<double>(job.world_size());
   return options_.gpu_flops > 0 ? flops_per_gpu / options_.gpu_flops : 0;
 }
 
-DimSeconds CommModel::TierSeconds(const JobSpec& job, const TrafficReport& traffic,
-                                  int first_tier, int last_tier,
+DimSeconds CommModel::TierSeconds(const JobSpec& job, const TrafficReport& traffic, int first_tier,
+                                  int last_tier,
                                   const std::array<double, kNumTiers>& bytes_per_s) const {
   const double world = static_cast<double>(job.world_size());
   DimSeconds seconds{};
@@ -80,8 +80,7 @@ double CommModel::CombineSeconds(const JobSpec& job, double compute_s,
                                  const DimSeconds& comm_s) const {
   constexpr int kDp = static_cast<int>(Dim::kDp);
   const double micro_batches = std::max(1.0, static_cast<double>(job.model.micro_batches));
-  const double hidden =
-      options_.dp_overlap * kBackwardShareOfCompute * compute_s / micro_batches;
+  const double hidden = options_.dp_overlap * kBackwardShareOfCompute * compute_s / micro_batches;
   double t = compute_s;
   for (int d = 0; d < kNumDims; ++d) {
     t += d == kDp ? std::max(0.0, comm_s[d] - hidden) : comm_s[d];

@@ -49,8 +49,8 @@ absl::StatusOr<JobSpec> JobForGpuCount(int64_t gpus) {
     job.tp = static_cast<int>(LargestPowerOfTwoDividing(gpus, 8));
     job.gpus_per_node = job.tp;
     const int64_t rest = gpus / job.tp;
-    job.pp = static_cast<int>(
-        LargestPowerOfTwoDividing(rest, std::min(choice.pp_cap, shape->layers)));
+    job.pp =
+        static_cast<int>(LargestPowerOfTwoDividing(rest, std::min(choice.pp_cap, shape->layers)));
     job.dp = static_cast<int>(rest / job.pp);
   }
   TP_RETURN_IF_ERROR(ValidateJobSpec(job));

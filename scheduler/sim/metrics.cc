@@ -30,7 +30,8 @@ double Percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
   const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
-  const size_t index = static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
+  const size_t index =
+      static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
   return values[index];
 }
 

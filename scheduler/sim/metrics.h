@@ -4,8 +4,8 @@
 //
 // Queueing delay, JCT and slowdown are over completed jobs; spine bytes, block/pod
 // crossing over completed jobs too; DP (PP) spread only over multi-node jobs with dp > 1
-// (pp > 1): a single node touches no leaf, and a job without the dimension has no group. Utilisation is busy GPU-seconds over
-// total GPUs x makespan (first arrival to last completion).
+// (pp > 1): a single node touches no leaf, and a job without the dimension has no group.
+// Utilisation is busy GPU-seconds over total GPUs x makespan (first arrival to last completion).
 #ifndef TOPOPLACE_SCHEDULER_SIM_METRICS_H_
 #define TOPOPLACE_SCHEDULER_SIM_METRICS_H_
 
@@ -21,7 +21,7 @@ namespace topoplace::sched::sim {
 struct PolicyMetrics {
   std::string policy;
   int64_t jobs = 0, completed = 0, rejected = 0, multi_node_jobs = 0;
-  double total_spine_bytes = 0;          // over every job's whole run
+  double total_spine_bytes = 0;  // over every job's whole run
   // Sum of every job's spine-bytes lower bound at its placement time, over its whole run:
   // what no policy could have beaten given the same free GPUs at each start.
   double total_spine_bytes_lower_bound = 0;

@@ -21,22 +21,22 @@ struct JobRecord {
   int64_t gpus = 0;
   int64_t nodes = 0;
   double arrival_s = 0;
-  double start_s = -1;   // -1 if never started
+  double start_s = -1;  // -1 if never started
   double end_s = -1;
   JobOutcome outcome = JobOutcome::kCompleted;
   std::string reject_reason;
-  double slowdown = 1;                 // run time / trace duration (comm_model.h)
-  double spine_bytes_per_iter = 0;     // from the plan
+  double slowdown = 1;              // run time / trace duration (comm_model.h)
+  double spine_bytes_per_iter = 0;  // from the plan
   // The least spine bytes per iteration any placement could have had on the GPUs free
   // when the job started (PlacementPlan::spine_bytes_lower_bound).
   double spine_bytes_lower_bound_per_iter = 0;
-  double iterations = 0;               // trace duration / reference step time
+  double iterations = 0;  // trace duration / reference step time
   int leaves = 0, blocks = 0, pods = 0;
   // Mean leaves / blocks touched by one DP group and by one PP group (TrafficReport
   // spread); -1 when the job has no such group (dp == 1 or pp == 1).
   double dp_leaves = -1, dp_blocks = -1, pp_leaves = -1, pp_blocks = -1;
-  double place_us = 0;                 // wall time of the successful Place call
-  bool relaxed = false;                // placed beyond its max_tier (soft, or max_wait ran out)
+  double place_us = 0;   // wall time of the successful Place call
+  bool relaxed = false;  // placed beyond its max_tier (soft, or max_wait ran out)
 
   double queue_s() const { return start_s - arrival_s; }
   double jct_s() const { return end_s - arrival_s; }
@@ -64,9 +64,9 @@ struct SimResult {
   // Time the queue's head waited although at least its GPU count was free: the policy's
   // placements, not capacity, held it back (whole free hosts missing, a hard max_tier).
   double head_blocked_seconds = 0;
-  int64_t place_calls = 0;           // including failed attempts
-  double place_seconds_total = 0;    // wall time inside PlacementEngine::Place
-  double wall_seconds = 0;           // wall time of the whole run
+  int64_t place_calls = 0;         // including failed attempts
+  double place_seconds_total = 0;  // wall time inside PlacementEngine::Place
+  double wall_seconds = 0;         // wall time of the whole run
 };
 
 }  // namespace topoplace::sched::sim

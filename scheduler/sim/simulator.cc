@@ -244,9 +244,8 @@ class Replay {
       return std::optional<PlacementPlan>(*std::move(plan));
     }
     if (plan.status().code() != absl::StatusCode::kResourceExhausted) {
-      return absl::Status(plan.status().code(),
-                          absl::StrCat(trace_.source, ":", tj.line, ": job ", tj.id, ": ",
-                                       plan.status().message()));
+      return absl::Status(plan.status().code(), absl::StrCat(trace_.source, ":", tj.line, ": job ",
+                                                             tj.id, ": ", plan.status().message()));
     }
     failed_epoch_[j] = release_epoch_;
     return std::optional<PlacementPlan>();
@@ -265,7 +264,8 @@ class Replay {
     state_.Allocate(gpus);
     r.start_s = now;
     r.relaxed = plan.relaxed;
-    if (const std::optional<double> wait = MaxWait(tj.spec)) expiries_.erase({tj.arrival_s + *wait, j});
+    if (const std::optional<double> wait = MaxWait(tj.spec))
+      expiries_.erase({tj.arrival_s + *wait, j});
     r.slowdown = comm_.Slowdown(plan.job, plan.traffic);
     r.end_s = now + tj.duration_s * r.slowdown;
     const double ref_step = comm_.ReferenceStepSeconds(plan.job, plan.traffic);
@@ -360,7 +360,8 @@ class Replay {
       }
       if (state_.busy_gpus() == 0 && !WaitsForExpiry(head)) {
         // Nothing runs, so nothing will ever free up for it.
-        Reject(head, absl::StrCat("policy ", request_.policy, " cannot place it on the idle fabric"));
+        Reject(head,
+               absl::StrCat("policy ", request_.policy, " cannot place it on the idle fabric"));
         queue_.pop_front();
         continue;
       }
@@ -403,7 +404,8 @@ class Replay {
          it != queue_.end() && scanned <= options_.backfill_window && smallest > 1;
          ++it, ++scanned) {
       const JobSpec& spec = trace_.jobs[*it].spec;
-      if (spec.world_size() <= state_.free_gpus()) smallest = std::min(smallest, spec.gpus_per_node);
+      if (spec.world_size() <= state_.free_gpus())
+        smallest = std::min(smallest, spec.gpus_per_node);
     }
     if (smallest == std::numeric_limits<int>::max()) return 0;
     return state_.FreeGpusOnHostsBelow(smallest);
@@ -416,18 +418,18 @@ class Replay {
   ClusterState state_;
   PlacementRequest request_;
   SimResult result_;
-  std::list<size_t> queue_;                        // waiting jobs, arrival order
-  std::set<std::pair<double, size_t>> running_;    // (end time, job), earliest first
-  std::set<std::pair<double, size_t>> expiries_;   // (arrival + max_wait, job) of waiting jobs
-  std::vector<std::vector<GpuId>> allocations_;    // GPUs of each running job
-  std::vector<int64_t> failed_epoch_;              // release epoch of the last failed try
-  std::optional<LinkSharing> sharing_;             // with shared_links only
-  std::vector<SharedJob> shared_;                  // per job, with shared_links
-  std::vector<int32_t> first_resource_;            // per link + 1, with shared_links
+  std::list<size_t> queue_;                       // waiting jobs, arrival order
+  std::set<std::pair<double, size_t>> running_;   // (end time, job), earliest first
+  std::set<std::pair<double, size_t>> expiries_;  // (arrival + max_wait, job) of waiting jobs
+  std::vector<std::vector<GpuId>> allocations_;   // GPUs of each running job
+  std::vector<int64_t> failed_epoch_;             // release epoch of the last failed try
+  std::optional<LinkSharing> sharing_;            // with shared_links only
+  std::vector<SharedJob> shared_;                 // per job, with shared_links
+  std::vector<int32_t> first_resource_;           // per link + 1, with shared_links
   // With load_aware: per link its lower switch (-1 for NIC cables and same-tier links),
   // per switch its uplink capacity and the bytes/s running jobs offer it, per job what it
   // offers where.
-  std::optional<UplinkTally> uplinks_;  // --load-aware only
+  std::optional<UplinkTally> uplinks_;       // --load-aware only
   std::vector<UplinkTally::Offer> offered_;  // per job
   int64_t release_epoch_ = 0;
   double clock_ = -1;
@@ -447,8 +449,9 @@ absl::StatusOr<SimResult> Simulator::Run(const Trace& trace, const std::string& 
   // Fail on a bad policy name up front rather than on the first job.
   TP_ASSIGN_OR_RETURN(PlacementPolicyPtr unused, BuiltinPlugins().MakePolicy(policy));
   (void)unused;
-  if (!std::is_sorted(trace.jobs.begin(), trace.jobs.end(),
-                      [](const TraceJob& a, const TraceJob& b) { return a.arrival_s < b.arrival_s; })) {
+  if (!std::is_sorted(
+          trace.jobs.begin(), trace.jobs.end(),
+          [](const TraceJob& a, const TraceJob& b) { return a.arrival_s < b.arrival_s; })) {
     return absl::InvalidArgumentError("trace: jobs must be sorted by arrival (SortByArrival)");
   }
   Replay replay(engine_, comm_, options_, trace, policy);

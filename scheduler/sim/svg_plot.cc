@@ -83,7 +83,6 @@ std::string Legend(const std::vector<std::string>& names) {
 
 }  // namespace
 
-
 std::string RenderLineChart(const LineChart& chart) {
   double x_lo = INFINITY, x_hi = -INFINITY, y_lo = 0, y_hi = -INFINITY;
   for (const Series& s : chart.series) {
@@ -111,8 +110,8 @@ std::string RenderLineChart(const LineChart& chart) {
   for (int i = 0; i <= 5; ++i) {
     const double v = xr.lo + (xr.hi - xr.lo) * i / 5;
     const double x = kLeft + kPlotW * i / 5;
-    absl::StrAppendFormat(&out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                          x, kTop + kPlotH + 16, TickLabel(chart.log_x ? std::pow(10, v) : v));
+    absl::StrAppendFormat(&out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
+                          kTop + kPlotH + 16, TickLabel(chart.log_x ? std::pow(10, v) : v));
   }
   out += Frame(chart.x_label, chart.y_label);
   std::vector<std::string> names;

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+
 #include "scheduler/report/xml_escape.h"  // XmlEscape, used with these plots
 
 namespace topoplace::sched::sim {
@@ -35,7 +36,6 @@ struct BarChart {
 // Both render a complete SVG document; an empty chart still renders its frame.
 std::string RenderLineChart(const LineChart& chart);
 std::string RenderBarChart(const BarChart& chart);
-
 
 }  // namespace topoplace::sched::sim
 

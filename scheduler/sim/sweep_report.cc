@@ -49,10 +49,8 @@ std::string RenderSweepMarkdown(const std::vector<SweepPoint>& points, const std
   absl::StrAppend(
       &md, base.trace, " on ", base.fabric, " (", base.fabric_gpus, " GPUs), ", base.jobs,
       " jobs, at ", absl::StrJoin(factors, ", "), " its offered load. Regenerate with:\n\n```\n",
-      command, "\n```\n\n",
-      "| input | value |\n|---|---|\n",
-      "| network model | ", NetworkModelText(base), " |\n",
-      "| routing | ", RoutingText(base), " |\n",
+      command, "\n```\n\n", "| input | value |\n|---|---|\n", "| network model | ",
+      NetworkModelText(base), " |\n", "| routing | ", RoutingText(base), " |\n",
       "| scheduling | FIFO with EASY backfill, window ", base.backfill_window, " jobs |\n",
       "| seed | ", base.seed, " |\n\n",
       "Times in hours. Spine bytes: every job's bytes per iteration that climb to the spine "
@@ -71,8 +69,7 @@ std::string RenderSweepMarkdown(const std::vector<SweepPoint>& points, const std
       absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s | %.3f | %s | %s | %d |\n", m.policy,
                             FormatHours(m.mean_jct_s), FormatHours(m.p95_jct_s),
                             FormatHours(m.mean_queue_s), FormatHours(m.p95_queue_s),
-                            m.mean_slowdown,
-                            FormatBytes(m.total_spine_bytes),
+                            m.mean_slowdown, FormatBytes(m.total_spine_bytes),
                             FormatBytes(m.total_spine_bytes_lower_bound), m.rejected);
     }
     absl::StrAppend(&md, "\nFull report: [", SweepLoadDir(p.factor), "](", SweepLoadDir(p.factor),
@@ -120,8 +117,7 @@ std::string SweepToJson(const std::vector<SweepPoint>& points) {
     runs.push_back(SimulationToJson(p.info, p.metrics));
   }
   return absl::StrCat(R"({"schema":"topoplace.simulation-sweep/v1","load_factors":[)",
-                      absl::StrJoin(factors, ","), R"(],"runs":[)", absl::StrJoin(runs, ","),
-                      "]}");
+                      absl::StrJoin(factors, ","), R"(],"runs":[)", absl::StrJoin(runs, ","), "]}");
 }
 
 }  // namespace topoplace::sched::sim

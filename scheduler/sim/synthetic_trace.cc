@@ -14,9 +14,7 @@ namespace {
 constexpr double kMinDurationS = 3600, kMaxDurationS = 12 * 3600;
 
 // Uniform in [0, 1) from the top 53 bits.
-double Uniform(std::mt19937_64& rng) {
-  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
+double Uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 }  // namespace
 
@@ -52,8 +50,8 @@ absl::StatusOr<Trace> GenerateLargeJobMix(int64_t fabric_gpus, const LargeMixOpt
     TraceJob job;
     job.id = id;
     job.arrival_s = t;
-    const size_t k = std::min(sizes.size() - 1,
-                              static_cast<size_t>(Uniform(rng) * static_cast<double>(sizes.size())));
+    const size_t k = std::min(
+        sizes.size() - 1, static_cast<size_t>(Uniform(rng) * static_cast<double>(sizes.size())));
     job.duration_s = std::round(kMinDurationS *
                                 std::exp(Uniform(rng) * std::log(kMaxDurationS / kMinDurationS)));
     TP_ASSIGN_OR_RETURN(job.spec, JobForGpuCount(sizes[k]));

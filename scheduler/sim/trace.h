@@ -17,12 +17,12 @@ namespace topoplace::sched::sim {
 
 struct TraceJob {
   int64_t id = 0;
-  double arrival_s = 0;   // seconds since the trace start
+  double arrival_s = 0;  // seconds since the trace start
   // Run time on a placement whose network traffic all stays at leaf speed (the reference
   // of comm_model.h); the simulation stretches it by the placement's slowdown.
   double duration_s = 0;
-  JobSpec spec;           // validated; spec.world_size() GPUs
-  int line = 0;           // line in the source file, for messages
+  JobSpec spec;  // validated; spec.world_size() GPUs
+  int line = 0;  // line in the source file, for messages
 };
 
 struct Trace {

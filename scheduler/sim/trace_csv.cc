@@ -33,7 +33,8 @@ absl::StatusOr<TraceJob> ParseCsvLine(LineRef where, absl::string_view line) {
   int64_t gpus = 0;
   if (!absl::SimpleAtoi(cols[kSizeCol], &gpus) || gpus < 1 || gpus > (int64_t{1} << 24)) {
     return LineError(where, absl::StrCat("field 'size': expected a GPU count in [1, 16777216], "
-                                         "got '", cols[kSizeCol], "'"));
+                                         "got '",
+                                         cols[kSizeCol], "'"));
   }
   absl::StatusOr<JobSpec> spec = JobForGpuCount(gpus);
   if (!spec.ok()) return LineError(where, spec.status().message());

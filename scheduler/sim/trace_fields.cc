@@ -17,8 +17,8 @@ absl::Status LineError(LineRef where, absl::string_view message) {
 namespace {
 absl::Status FieldError(LineRef where, absl::string_view field, absl::string_view expected,
                         absl::string_view value) {
-  return LineError(where, absl::StrCat("field '", field, "': expected ", expected, ", got '",
-                                       value, "'"));
+  return LineError(where,
+                   absl::StrCat("field '", field, "': expected ", expected, ", got '", value, "'"));
 }
 }  // namespace
 

@@ -41,9 +41,9 @@ class UplinkTally {
  private:
   void Apply(const Offer& offer, int sign);
 
-  std::vector<SwitchId> lower_;     // per link: the switch it leads up from, or -1
-  std::vector<double> capacity_;    // per switch: uplink bytes per second
-  std::vector<double> offered_;     // per switch: offered bytes per second
+  std::vector<SwitchId> lower_;   // per link: the switch it leads up from, or -1
+  std::vector<double> capacity_;  // per switch: uplink bytes per second
+  std::vector<double> offered_;   // per switch: offered bytes per second
   std::vector<double> busy_;
 };
 

@@ -13,8 +13,7 @@ HealthView::HealthView(const Fabric& fabric, const FabricHealth& health)
   for (LinkId l = 0; l < static_cast<LinkId>(fabric.links().size()); ++l) {
     const Link& link = fabric.links()[l];
     const bool down = link.state == LinkState::kDown || health.unhealthy_links.contains(l);
-    const bool degraded =
-        link.state == LinkState::kDegraded || health.degraded_links.contains(l);
+    const bool degraded = link.state == LinkState::kDegraded || health.degraded_links.contains(l);
     if (!down && !degraded) continue;
     const bool a_nic = link.a.kind == Endpoint::Kind::kNic;
     const bool b_nic = link.b.kind == Endpoint::Kind::kNic;

@@ -37,9 +37,9 @@ absl::StatusOr<Occupancy> ParseOccupancy(const Fabric& fabric, absl::string_view
   TP_RETURN_IF_ERROR(ForEachRecord(text, source_name, [&](const RecordLine& r) -> absl::Status {
     const std::optional<HostId> host = fabric.FindHost(r.fields[0]);
     if (!host) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(r.where, "unknown host '", r.fields[0], "' (expected a host of fabric '",
-                       fabric.name(), "')"));
+      return absl::InvalidArgumentError(absl::StrCat(r.where, "unknown host '", r.fields[0],
+                                                     "' (expected a host of fabric '",
+                                                     fabric.name(), "')"));
     }
     if (r.fields.size() == 1) {
       occ.SetHost(*host, true);
@@ -53,9 +53,9 @@ absl::StatusOr<Occupancy> ParseOccupancy(const Fabric& fabric, absl::string_view
     for (absl::string_view idx : absl::StrSplit(r.fields[1], ',')) {
       int i = -1;
       if (!absl::SimpleAtoi(idx, &i) || i < 0 || i >= static_cast<int>(gpus.size())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(r.where, "GPU index '", idx, "' of host ", r.fields[0],
-                         ": expected 0..", gpus.size() - 1));
+        return absl::InvalidArgumentError(absl::StrCat(r.where, "GPU index '", idx, "' of host ",
+                                                       r.fields[0], ": expected 0..",
+                                                       gpus.size() - 1));
       }
       occ.Set(gpus[i], true);
     }

@@ -19,10 +19,10 @@
 namespace topoplace::sched {
 
 struct RecordLine {
-  int line = 0;                            // 1-based line number
-  std::string where;                       // "SOURCE:LINE: ", to start a message with
-  absl::string_view text;                  // the line without comment and outer blanks
-  std::vector<absl::string_view> fields;   // never empty
+  int line = 0;                           // 1-based line number
+  std::string where;                      // "SOURCE:LINE: ", to start a message with
+  absl::string_view text;                 // the line without comment and outer blanks
+  std::vector<absl::string_view> fields;  // never empty
 };
 
 // Calls `record` for every record of `text` in order; stops at and returns the first

@@ -35,16 +35,14 @@ absl::StatusOr<std::vector<double>> ParseUplinkLoad(const Fabric& fabric, absl::
     }
     if (named_at[*sw] != 0) {
       return absl::InvalidArgumentError(absl::StrCat(r.where, "switch '", r.fields[0],
-                                                     "' is already given on line ",
-                                                     named_at[*sw]));
+                                                     "' is already given on line ", named_at[*sw]));
     }
     double share = 0;
     if (!absl::SimpleAtod(r.fields[1], &share) || !std::isfinite(share) || share < 0 ||
         share > kMaxShare) {
       return absl::InvalidArgumentError(absl::StrCat(
           r.where, "share of uplink capacity in use for '", r.fields[0],
-          "': expected a number in [0, ", kMaxShare, "] (0.35 for 35%), got '", r.fields[1],
-          "'"));
+          "': expected a number in [0, ", kMaxShare, "] (0.35 for 35%), got '", r.fields[1], "'"));
     }
     busy[*sw] = share;
     named_at[*sw] = r.line;

@@ -120,9 +120,7 @@ absl::StatusOr<EcmpMode> ParseEcmpMode(absl::string_view name) {
       absl::StrCat("ECMP mode '", name, "': expected 'fluid' or 'hash'"));
 }
 
-absl::string_view EcmpModeName(EcmpMode mode) {
-  return mode == EcmpMode::kHash ? "hash" : "fluid";
-}
+absl::string_view EcmpModeName(EcmpMode mode) { return mode == EcmpMode::kHash ? "hash" : "fluid"; }
 
 LinkIndex::LinkIndex(const Fabric& fabric, std::span<const LinkId> unhealthy_links,
                      std::span<const SwitchId> unhealthy_switches)

@@ -18,7 +18,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-
 #include "scheduler/mapping/rank_map.h"
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/model/fabric.h"
@@ -90,7 +89,7 @@ class LinkIndex {
     LinkId link;
     int32_t position;
   };
-  std::vector<Access> access_;  // per NIC
+  std::vector<Access> access_;        // per NIC
   std::vector<Uplink> uplinks_;       // grouped by lower switch
   std::vector<size_t> first_uplink_;  // per switch, + one past the end
 };

@@ -22,7 +22,7 @@ double AddRepeated(double acc, double x, int64_t n) {
       continue;
     }
     int e = 0;
-    std::frexp(acc, &e);  // acc in [2^(e-1), 2^e)
+    std::frexp(acc, &e);                                            // acc in [2^(e-1), 2^e)
     if (e - 53 < std::numeric_limits<double>::min_exponent - 53) {  // subnormal spacing
       acc = next;
       --n;
@@ -35,9 +35,9 @@ double AddRepeated(double acc, double x, int64_t n) {
       continue;
     }
     const double ulp = std::ldexp(1.0, e - 53);
-    const double step = next - acc;  // exact: both are multiples of ulp below top
-    if (step == 0) return acc;       // x rounds away to nothing here, and will again
-    const double x_ulps = x / ulp;  // exact (a power-of-two scaling), below 2^53
+    const double step = next - acc;            // exact: both are multiples of ulp below top
+    if (step == 0) return acc;                 // x rounds away to nothing here, and will again
+    const double x_ulps = x / ulp;             // exact (a power-of-two scaling), below 2^53
     if (x_ulps - std::floor(x_ulps) == 0.5) {  // a tie: the result depends on acc's parity
       acc = next;
       --n;

@@ -4,7 +4,6 @@
 #include <span>
 #include <vector>
 
-
 namespace topoplace::sched {
 namespace {
 
@@ -80,7 +79,7 @@ class Alignment {
 
   std::span<const Attachment> nics_;
   std::vector<Position> positions_;
-  std::vector<Table> tables_;  // index j * kFields + field
+  std::vector<Table> tables_;             // index j * kFields + field
   std::vector<NicId> at_;                 // per GPU of the host being checked: its NIC
   std::vector<Position> host_positions_;  // and that NIC's rail and index
 };
@@ -92,13 +91,13 @@ TierIndex::TierIndex(const Fabric& fabric) : fabric_(fabric) {
   host_attachments_.reserve(fabric.hosts().size());
   for (HostId h = 0; h < static_cast<HostId>(fabric.hosts().size()); ++h) {
     const Host& host = fabric.hosts()[h];
-    host_attachments_.push_back(Attachment{{-1, -1, -1},
-                                           -1,
-                                           -1,
-                                           host.block,
-                                           host.pod,
-                                           host.nvlink_domain_id >= 0 ? host.nvlink_domain_id
-                                                                      : -2 - h});
+    host_attachments_.push_back(
+        Attachment{{-1, -1, -1},
+                   -1,
+                   -1,
+                   host.block,
+                   host.pod,
+                   host.nvlink_domain_id >= 0 ? host.nvlink_domain_id : -2 - h});
   }
   nic_attachments_.reserve(fabric.nics().size());
   for (NicId n = 0; n < static_cast<NicId>(fabric.nics().size()); ++n) {

@@ -30,8 +30,8 @@ struct Attachment {
   // Tiers the fabric lacks hold a value unique to the NIC, so they never match; all -1
   // for an uncabled NIC or a host without NICs.
   std::array<int32_t, kMaxSwitchTier> domain;
-  int32_t rail, leaf;   // of the NIC; -1 when absent
-  int32_t block, pod;   // of the host; -1 when absent
+  int32_t rail, leaf;  // of the NIC; -1 when absent
+  int32_t block, pod;  // of the host; -1 when absent
   // Equal for two GPUs exactly when they share an NVLink domain: the host's domain id, or
   // -2 - host for a host outside any domain.
   int32_t nvlink_key;

@@ -4,9 +4,12 @@ namespace topoplace::sched {
 
 Pattern PatternOf(Dim dim) {
   switch (dim) {
-    case Dim::kEp: return Pattern::kAllToAll;
-    case Dim::kPp: return Pattern::kChain;
-    default: return Pattern::kRing;
+    case Dim::kEp:
+      return Pattern::kAllToAll;
+    case Dim::kPp:
+      return Pattern::kChain;
+    default:
+      return Pattern::kRing;
   }
 }
 
@@ -16,8 +19,10 @@ namespace {
 double PairFromPerRank(Dim d, int size, double per_rank) {
   if (size <= 1) return 0;
   switch (PatternOf(d)) {
-    case Pattern::kRing: return per_rank;  // everything goes to the ring successor
-    case Pattern::kAllToAll: return per_rank / (size - 1);
+    case Pattern::kRing:
+      return per_rank;  // everything goes to the ring successor
+    case Pattern::kAllToAll:
+      return per_rank / (size - 1);
     case Pattern::kChain:
       // On average a rank has 2(p-1)/p neighbouring stages (the ends have one).
       return per_rank * size / (2.0 * (size - 1));

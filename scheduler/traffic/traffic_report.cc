@@ -112,8 +112,7 @@ class Evaluator {
     for (int hi = 0; hi < layout.world_size(); hi += window) {
       for (int lo = 0; lo < stride; lo += kLockstep ? g : 1) {
         const int base = hi + lo;
-        CountSpread(base, stride, size, node_aligned && lo % g != 0, spread, leaves, blocks,
-                    pods);
+        CountSpread(base, stride, size, node_aligned && lo % g != 0, spread, leaves, blocks, pods);
         if constexpr (kLockstep) RepeatSpread(g - 1, spread, leaves, blocks, pods);
         if (bytes <= 0) continue;
         switch (pattern) {
@@ -191,8 +190,8 @@ class Evaluator {
       rank_[to].received += bytes;
     }
     if (tier >= Tier::kSpine) {
-      Climb<kLockstep>(kRailLocal ? index_.nic_leaf(via) : facts_[from].leaf, facts_[to].leaf,
-                       tier, bytes);
+      Climb<kLockstep>(kRailLocal ? index_.nic_leaf(via) : facts_[from].leaf, facts_[to].leaf, tier,
+                       bytes);
       // Siblings on aligned hosts each send by their own NIC.
       for (int j = 1; j < copies; ++j) {
         Climb<kLockstep>(facts_[from + j].leaf, facts_[to + j].leaf, tier, bytes);
@@ -314,7 +313,7 @@ class Evaluator {
   const TierIndex& index_;
   TrafficReport& report_;
   NetworkTally& tally_;
-  const bool full_tally_;  // all of NetworkTally, not just leaf_up
+  const bool full_tally_;   // all of NetworkTally, not just leaf_up
   const bool tally_flows_;  // NetworkTally::flows too
   NetworkTally::RankBytes* rank_ = nullptr;
   double *leaf_up_ = nullptr, *leaf_down_ = nullptr, *core_up_ = nullptr, *core_down_ = nullptr;
@@ -323,7 +322,7 @@ class Evaluator {
   int last_blocks_ = 0, last_pods_ = 0;  // distinct blocks and pods of the last host walk
   int last_leaves_ = 0;                  // distinct leaves of the last group
   bool lockstep_ = false;                // see Walk
-  Tier max_tier_ = Tier::kNvlink;  // highest reachable tier any pair used
+  Tier max_tier_ = Tier::kNvlink;        // highest reachable tier any pair used
 };
 
 // Number of directed communicating pairs of dimension d over the whole job.
@@ -331,9 +330,12 @@ double PairCount(const RankLayout& layout, Dim d) {
   const double n = layout.world_size();
   const double size = layout.size(d);
   switch (PatternOf(d)) {
-    case Pattern::kRing: return n;
-    case Pattern::kChain: return 2 * n * (size - 1) / size;
-    case Pattern::kAllToAll: return n * (size - 1);
+    case Pattern::kRing:
+      return n;
+    case Pattern::kChain:
+      return 2 * n * (size - 1) / size;
+    case Pattern::kAllToAll:
+      return n * (size - 1);
   }
   return 0;
 }

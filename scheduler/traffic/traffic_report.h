@@ -80,9 +80,7 @@ struct TrafficReport {
     return tier_bytes[static_cast<int>(Tier::kSpine)] + tier_bytes[static_cast<int>(Tier::kCore)];
   }
   // Bytes that use the network at all.
-  double network_bytes() const {
-    return tier_bytes[static_cast<int>(Tier::kLeaf)] + spine_bytes();
-  }
+  double network_bytes() const { return tier_bytes[static_cast<int>(Tier::kLeaf)] + spine_bytes(); }
 };
 
 // Classifies every communicating pair of the job. `gpus_per_node` > 0 promises that ranks

@@ -25,9 +25,8 @@ absl::StatusOr<uint64_t> ReadCounterFile(const fs::path& path) {
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > kMaxCounterFileBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path.string(), ": larger than ", kMaxCounterFileBytes,
-                     " bytes; not a counter file"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        path.string(), ": larger than ", kMaxCounterFileBytes, " bytes; not a counter file"));
   }
   return ParseCounterText(path.string(), text);
 }
@@ -76,8 +75,8 @@ absl::StatusOr<uint64_t> ParseCounterText(absl::string_view path, absl::string_v
 
 absl::StatusOr<PortCounterSet> ReadInfinibandPort(const std::string& root,
                                                   const std::string& device, int port) {
-  const fs::path base = fs::path(root) / "sys/class/infiniband" / device / "ports" /
-                        std::to_string(port);
+  const fs::path base =
+      fs::path(root) / "sys/class/infiniband" / device / "ports" / std::to_string(port);
   PortCounterSet set{device, port, {}};
   TP_RETURN_IF_ERROR(ReadCounterDir(base / "counters", true, set.values));
   TP_RETURN_IF_ERROR(ReadCounterDir(base / "hw_counters", false, set.values));

@@ -22,8 +22,8 @@
 namespace topoplace::telemetry {
 
 struct PortCounterSet {
-  std::string device;  // "mlx5_0" or "eth0"
-  int port = 0;        // IB port number; 0 for net devices
+  std::string device;                      // "mlx5_0" or "eth0"
+  int port = 0;                            // IB port number; 0 for net devices
   std::map<std::string, uint64_t> values;  // file name -> value
 };
 

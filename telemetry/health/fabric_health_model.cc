@@ -86,16 +86,15 @@ LinkVerdict FabricHealthModel::JudgeProbe(const ProbeSample& sample, PairResult&
   if (sample.bandwidth_gbps > 0 && expected_bw > 0 &&
       sample.bandwidth_gbps < options_.bandwidth_fraction * expected_bw) {
     verdict = LinkVerdict::kDegraded;
-    why = absl::StrFormat("bandwidth %.3g Gb/s < %.2g x expected %.3g Gb/s",
-                          sample.bandwidth_gbps, options_.bandwidth_fraction, expected_bw);
+    why = absl::StrFormat("bandwidth %.3g Gb/s < %.2g x expected %.3g Gb/s", sample.bandwidth_gbps,
+                          options_.bandwidth_fraction, expected_bw);
   }
   if (pair.best_latency_us > 0 &&
       sample.latency_us >
           options_.latency_factor * pair.best_latency_us + options_.latency_slack_us) {
     verdict = LinkVerdict::kDegraded;
     why = absl::StrFormat("latency %.4g us > %.3g x best %.4g us + %.4g us", sample.latency_us,
-                          options_.latency_factor, pair.best_latency_us,
-                          options_.latency_slack_us);
+                          options_.latency_factor, pair.best_latency_us, options_.latency_slack_us);
   }
   // Only samples judged healthy teach the expectation, so a slow link cannot lower it.
   if (verdict == LinkVerdict::kHealthy) {
@@ -111,7 +110,7 @@ LinkVerdict FabricHealthModel::JudgeProbe(const ProbeSample& sample, PairResult&
 LinkVerdict FabricHealthModel::ProbeVerdict(LinkId link, absl::Time now,
                                             std::string& evidence) const {
   const Link& l = fabric_->links()[link];
-  const NicId nic = l.a.kind == Endpoint::Kind::kNic ? l.a.id
+  const NicId nic = l.a.kind == Endpoint::Kind::kNic   ? l.a.id
                     : l.b.kind == Endpoint::Kind::kNic ? l.b.id
                                                        : -1;
   if (nic < 0) return LinkVerdict::kHealthy;
@@ -162,9 +161,8 @@ absl::Status FabricHealthModel::ObserveProbes(const std::vector<ProbeSample>& ba
           absl::StrCat(at, ": source and target are the same NIC '", p.source, "'"));
     }
     if (!Finite(p.latency_us) || p.latency_us < 0 || p.latency_us > options_.max_latency_us) {
-      return absl::InvalidArgumentError(absl::StrCat(at, ".latency_us: ", p.latency_us,
-                                                     " is outside [0, ",
-                                                     options_.max_latency_us, "]"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, ".latency_us: ", p.latency_us, " is outside [0, ", options_.max_latency_us, "]"));
     }
     if (!Finite(p.bandwidth_gbps) || p.bandwidth_gbps < 0 ||
         p.bandwidth_gbps > options_.max_bandwidth_gbps) {
@@ -225,9 +223,9 @@ absl::Status FabricHealthModel::ObserveCounters(const std::vector<CounterSample>
     }
     if (errors.per_second && *errors.per_second > options_.error_rate_per_second) {
       s.counter_verdict = LinkVerdict::kDegraded;
-      s.counter_evidence = absl::StrFormat("counters %s: %.3g receive errors/s > %.3g/s",
-                                        c.endpoint, *errors.per_second,
-                                        options_.error_rate_per_second);
+      s.counter_evidence =
+          absl::StrFormat("counters %s: %.3g receive errors/s > %.3g/s", c.endpoint,
+                          *errors.per_second, options_.error_rate_per_second);
     }
     Touch(links[i]);
   }

@@ -50,7 +50,8 @@ JobPath PathOfGpus(const Fabric& fabric, const std::vector<GpuId>& gpus) {
       if (link.a.kind != Endpoint::Kind::kSwitch || link.b.kind != Endpoint::Kind::kSwitch) {
         continue;
       }
-      for (const auto& [low, high] : {std::pair{link.a.id, link.b.id}, std::pair{link.b.id, link.a.id}}) {
+      for (const auto& [low, high] :
+           {std::pair{link.a.id, link.b.id}, std::pair{link.b.id, link.a.id}}) {
         if (level.contains(low) && fabric.switches()[high].tier == tier + 1) {
           links.insert(l);
           up.insert(high);
@@ -62,7 +63,8 @@ JobPath PathOfGpus(const Fabric& fabric, const std::vector<GpuId>& gpus) {
     if (tier == 1) {
       absl::flat_hash_set<int32_t> domains;
       for (SwitchId leaf : level) {
-        if (fabric.switches()[leaf].tier == 1 && fabric.max_tier() >= 2) domains.insert(fabric.LeafDomain(leaf, 2));
+        if (fabric.switches()[leaf].tier == 1 && fabric.max_tier() >= 2)
+          domains.insert(fabric.LeafDomain(leaf, 2));
       }
       switches.insert(up.begin(), up.end());
       if (domains.size() <= 1) break;

@@ -1,13 +1,13 @@
 #include "telemetry/metrics/daemon_metrics.h"
 
-#include <exception>
-#include <utility>
-#include <vector>
-
 #include <prometheus/collectable.h>
 #include <prometheus/exposer.h>
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
+
+#include <exception>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -20,18 +20,18 @@ std::string TierLabel(Tier tier) { return std::string(TierName(tier)); }
 
 // Latency: 1 us .. 1 s; bandwidth: 1 MB/s .. 100 GB/s (800 Gb/s ports).
 const Histogram::BucketBoundaries& LatencyBuckets() {
-  static const auto* b = new Histogram::BucketBoundaries{
-      1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 1e-2, 1e-1, 1};
+  static const auto* b = new Histogram::BucketBoundaries{1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4,
+                                                         2e-4, 5e-4, 1e-3, 1e-2, 1e-1, 1};
   return *b;
 }
 const Histogram::BucketBoundaries& BandwidthBuckets() {
-  static const auto* b = new Histogram::BucketBoundaries{1e6,   1e7,    1e8,    1e9,   5e9,
-                                                         1e10,  2.5e10, 5e10,   1e11};
+  static const auto* b =
+      new Histogram::BucketBoundaries{1e6, 1e7, 1e8, 1e9, 5e9, 1e10, 2.5e10, 5e10, 1e11};
   return *b;
 }
 const Histogram::BucketBoundaries& PlacementBuckets() {
-  static const auto* b = new Histogram::BucketBoundaries{1e-4, 5e-4, 1e-3, 5e-3, 1e-2,
-                                                         5e-2, 0.1,  0.5,  1,    5};
+  static const auto* b =
+      new Histogram::BucketBoundaries{1e-4, 5e-4, 1e-3, 5e-3, 1e-2, 5e-2, 0.1, 0.5, 1, 5};
   return *b;
 }
 

@@ -20,16 +20,16 @@
 #ifndef TOPOPLACE_TELEMETRY_METRICS_DAEMON_METRICS_H_
 #define TOPOPLACE_TELEMETRY_METRICS_DAEMON_METRICS_H_
 
-#include <functional>
-#include <map>
-#include <memory>
-#include <string>
-
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -94,8 +94,8 @@ class MetricsServer {
   // `address` is host:port (port 0 picks one). Unavailable if it cannot bind. With
   // `auth`, a scrape without accepted basic-auth credentials gets 401.
   static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& address,
-                                                               const DaemonMetrics& metrics,
-                                                               BasicAuthCheck auth = nullptr);
+                                                              const DaemonMetrics& metrics,
+                                                              BasicAuthCheck auth = nullptr);
   ~MetricsServer();
   int port() const { return port_; }
 

@@ -20,8 +20,8 @@
 namespace topoplace::telemetry {
 
 struct ProbePlanOptions {
-  int spine_samples = 1;          // per rail per round
-  int max_probes_per_round = 16;  // the probe budget of one host
+  int spine_samples = 1;                        // per rail per round
+  int max_probes_per_round = 16;                // the probe budget of one host
   absl::Duration interval = absl::Seconds(10);  // between rounds
 };
 

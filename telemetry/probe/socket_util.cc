@@ -24,12 +24,11 @@ absl::StatusOr<addrinfo*> Resolve(const std::string& address, int port, bool pas
   hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
   addrinfo* result = nullptr;
   const std::string service = std::to_string(port);
-  const int rc = getaddrinfo(address.empty() ? nullptr : address.c_str(), service.c_str(), &hints,
-                             &result);
+  const int rc =
+      getaddrinfo(address.empty() ? nullptr : address.c_str(), service.c_str(), &hints, &result);
   if (rc != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("address '", address,
-                                                   "': not a numeric IP address (",
-                                                   gai_strerror(rc), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("address '", address, "': not a numeric IP address (", gai_strerror(rc), ")"));
   }
   return result;
 }
@@ -101,9 +100,9 @@ absl::StatusOr<Fd> Listen(const std::string& address, int port, int& bound_port)
   sockaddr_storage bound{};
   socklen_t len = sizeof(bound);
   getsockname(fd.get(), reinterpret_cast<sockaddr*>(&bound), &len);
-  bound_port = ntohs(bound.ss_family == AF_INET6
-                         ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                         : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  bound_port =
+      ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                        : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   return fd;
 }
 

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -148,11 +148,14 @@ absl::StatusOr<double> MeasureBandwidth(const ProbePeer& peer, const ProbeOption
   while (true) {
     const auto now = std::chrono::steady_clock::now();
     if (now >= until) break;
-    const int wait_ms = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
+    const int wait_ms =
+        static_cast<int>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) +
+        1;
     pollfd p{fd.get(), POLLOUT, 0};
     if (poll(&p, 1, wait_ms) <= 0) continue;  // a slow link: the deadline ends the stream
-    const ssize_t n = send(fd.get(), block.data() + offset, size - offset, MSG_DONTWAIT | MSG_NOSIGNAL);
+    const ssize_t n =
+        send(fd.get(), block.data() + offset, size - offset, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     if (n <= 0) return absl::UnavailableError(absl::StrCat("send: ", std::strerror(errno)));
     offset = (offset + static_cast<size_t>(n)) % size;
@@ -181,16 +184,15 @@ class TcpTransport final : public ProbeTransport {
     ProbeMeasurement m;
     absl::StatusOr<double> latency = MeasureLatency(peer, options);
     if (!latency.ok()) {
-      return absl::UnavailableError(
-          absl::StrCat(peer.address, ":", peer.port, ": latency probe: ", latency.status().message()));
+      return absl::UnavailableError(absl::StrCat(peer.address, ":", peer.port,
+                                                 ": latency probe: ", latency.status().message()));
     }
     m.latency_us = *latency;
     if (options.bandwidth_duration > absl::ZeroDuration()) {
       absl::StatusOr<double> bandwidth = MeasureBandwidth(peer, options);
       if (!bandwidth.ok()) {
-        return absl::UnavailableError(absl::StrCat(peer.address, ":", peer.port,
-                                                   ": bandwidth probe: ",
-                                                   bandwidth.status().message()));
+        return absl::UnavailableError(absl::StrCat(
+            peer.address, ":", peer.port, ": bandwidth probe: ", bandwidth.status().message()));
       }
       m.bandwidth_gbps = *bandwidth;
     }

@@ -15,8 +15,8 @@ absl::Status ValidateProbeOptions(const ProbeOptions& o) {
         absl::StrCat("latency_bytes: expected 1..", kMaxBytes, ", got ", o.latency_bytes));
   }
   if (o.bandwidth_block_bytes < 1 || o.bandwidth_block_bytes > kMaxBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("bandwidth_block_bytes: expected 1..",
-                                                   kMaxBytes, ", got ", o.bandwidth_block_bytes));
+    return absl::InvalidArgumentError(absl::StrCat("bandwidth_block_bytes: expected 1..", kMaxBytes,
+                                                   ", got ", o.bandwidth_block_bytes));
   }
   if (o.bandwidth_duration < absl::ZeroDuration() || o.bandwidth_duration > absl::Seconds(60)) {
     return absl::InvalidArgumentError("bandwidth_duration: expected 0..60 s");

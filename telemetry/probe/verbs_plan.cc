@@ -214,7 +214,8 @@ absl::StatusOr<QpInfo> DecodeQpInfo(absl::string_view text) {
   if (!absl::SimpleHexAtoi(f[4], &i.rkey)) return bad("bad rkey");
   if (!absl::SimpleHexAtoi(f[5], &addr)) return bad("bad address");
   if (!absl::SimpleHexAtoi(f[6], &i.size) || i.size == 0) return bad("bad buffer size");
-  if (!absl::SimpleHexAtoi(f[7], &mtu) || MtuEnum(static_cast<int>(mtu)) == 0) return bad("bad MTU");
+  if (!absl::SimpleHexAtoi(f[7], &mtu) || MtuEnum(static_cast<int>(mtu)) == 0)
+    return bad("bad MTU");
   if (f[8].size() != 32) return bad("bad GID");
   for (int b = 0; b < 16; ++b) {
     uint32_t v = 0;

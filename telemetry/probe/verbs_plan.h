@@ -36,7 +36,7 @@ enum class GidType : uint8_t { kIb, kRoceV1, kRoceV2 };
 
 struct PortAttributes {
   int port = 1;
-  bool active = false;          // state ACTIVE (4)
+  bool active = false;  // state ACTIVE (4)
   LinkLayer link_layer = LinkLayer::kInfiniband;
   uint16_t lid = 0;
   int active_mtu_bytes = 4096;  // 256 .. 4096
@@ -81,8 +81,8 @@ absl::StatusOr<PortChoice> ChooseProbePort(const DeviceAttributes& attributes,
 // What each side sends the other over the TCP side channel (like perftest's
 // "local address: LID QPN PSN RKey VAddr GID").
 struct QpInfo {
-  uint32_t qpn = 0;   // 24 bits
-  uint32_t psn = 0;   // 24 bits
+  uint32_t qpn = 0;  // 24 bits
+  uint32_t psn = 0;  // 24 bits
   uint16_t lid = 0;
   Gid gid{};
   uint32_t rkey = 0;
@@ -101,8 +101,8 @@ struct RtrAttributes {
   int path_mtu_bytes = 1024;  // min of both ends
   uint32_t dest_qpn = 0;
   uint32_t rq_psn = 0;
-  uint16_t dlid = 0;          // InfiniBand only
-  bool is_global = false;     // GRH: always on RoCE
+  uint16_t dlid = 0;       // InfiniBand only
+  bool is_global = false;  // GRH: always on RoCE
   Gid dgid{};
   int sgid_index = 0;
   uint8_t hop_limit = 1;

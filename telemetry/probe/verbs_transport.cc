@@ -120,8 +120,8 @@ absl::Status Connect(Connection& c, const PortChoice& port, const QpInfo& remote
     attr.ah_attr.grh.hop_limit = rtr.hop_limit;
   }
   if (ibv_modify_qp(c.qp, &attr,
-                    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                        IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
+                    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                        IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
     return Errno("ibv_modify_qp(RTR)");
   }
   const RtsAttributes rts = PlanRts(c.psn);
@@ -192,7 +192,8 @@ absl::Status WaitWord(const Connection& c, uint32_t value, absl::Duration timeou
   return absl::OkStatus();
 }
 
-absl::Status WriteWord(Connection& c, const QpInfo& remote, uint32_t value, absl::Duration timeout) {
+absl::Status WriteWord(Connection& c, const QpInfo& remote, uint32_t value,
+                       absl::Duration timeout) {
   std::memcpy(c.buffer.data() + 64, &value, sizeof(value));
   // Pings go from offset 64 locally to offset 0 remotely; shift the SGE by hand.
   ibv_sge sge{};
@@ -268,8 +269,7 @@ class VerbsTransport final : public ProbeTransport {
     TP_ASSIGN_OR_RETURN(net::Fd fd, net::Connect(peer.address, peer.port, options.timeout));
     TP_ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, NewConnection(context_, port_));
     TP_RETURN_IF_ERROR(WriteLine(fd.get(), EncodeQpInfo(LocalInfo(*c, port_))));
-    TP_RETURN_IF_ERROR(WriteLine(
-        fd.get(), absl::StrCat("L ", options.latency_iterations, "\n")));
+    TP_RETURN_IF_ERROR(WriteLine(fd.get(), absl::StrCat("L ", options.latency_iterations, "\n")));
     TP_ASSIGN_OR_RETURN(std::string line, ReadLine(fd.get()));
     TP_ASSIGN_OR_RETURN(QpInfo remote, DecodeQpInfo(line));
     TP_RETURN_IF_ERROR(Connect(*c, port_, remote));
@@ -285,15 +285,16 @@ class VerbsTransport final : public ProbeTransport {
       TP_RETURN_IF_ERROR(WriteWord(*c, remote, static_cast<uint32_t>(i), options.timeout));
       TP_RETURN_IF_ERROR(WaitWord(*c, static_cast<uint32_t>(i), options.timeout));
       if (i == 1) continue;  // warm-up
-      rtt_us.push_back(std::chrono::duration<double, std::micro>(
-                           std::chrono::steady_clock::now() - start).count());
+      rtt_us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
     }
     std::nth_element(rtt_us.begin(), rtt_us.begin() + rtt_us.size() / 2, rtt_us.end());
     m.latency_us = rtt_us[rtt_us.size() / 2] / 2;
 
     if (options.bandwidth_duration > absl::ZeroDuration()) {
-      const uint32_t block = std::min<uint32_t>(static_cast<uint32_t>(options.bandwidth_block_bytes),
-                                                kBufferBytes / 2);
+      const uint32_t block = std::min<uint32_t>(
+          static_cast<uint32_t>(options.bandwidth_block_bytes), kBufferBytes / 2);
       const auto start = std::chrono::steady_clock::now();
       const auto until = start + absl::ToChronoNanoseconds(options.bandwidth_duration);
       uint64_t bytes = 0;

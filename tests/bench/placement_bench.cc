@@ -7,6 +7,8 @@
 // measures the neighbours' load as much as our code.
 //
 //   build-sched/tests/bench/placement_bench --benchmark_filter=Place
+#include <benchmark/benchmark.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -15,8 +17,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "scheduler/job/job_spec.h"
 #include "scheduler/placement/engine.h"
@@ -59,11 +59,16 @@ const Setup& SetupFor(const std::string& preset) {
 // A realistic job per size: TP in the node, the 70B/175B/405B presets as they grow.
 std::string JobFor(int gpus) {
   switch (gpus) {
-    case 64: return "tp=8,pp=2,dp=4,model=7b";
-    case 256: return "tp=8,pp=4,dp=8,model=70b";
-    case 1024: return "tp=8,pp=8,dp=16,model=175b";
-    case 4096: return "tp=8,pp=16,dp=32,model=405b";
-    default: return "tp=8,pp=16,dp=64,model=405b";  // 8192
+    case 64:
+      return "tp=8,pp=2,dp=4,model=7b";
+    case 256:
+      return "tp=8,pp=4,dp=8,model=70b";
+    case 1024:
+      return "tp=8,pp=8,dp=16,model=175b";
+    case 4096:
+      return "tp=8,pp=16,dp=32,model=405b";
+    default:
+      return "tp=8,pp=16,dp=64,model=405b";  // 8192
   }
 }
 
@@ -112,9 +117,7 @@ void RunPlacement(benchmark::State& state, const std::string& preset, const char
 }
 
 void BM_PlaceRail28k(benchmark::State& state) { RunPlacement(state, "rail-28k", "topoplace"); }
-void BM_PlaceClos3_100k(benchmark::State& state) {
-  RunPlacement(state, "clos3-100k", "topoplace");
-}
+void BM_PlaceClos3_100k(benchmark::State& state) { RunPlacement(state, "clos3-100k", "topoplace"); }
 // With bytes per link filled in (as `topoplace place` and the Place RPC ask).
 void BM_PlaceRail28kWithLinkLoads(benchmark::State& state) {
   RunPlacement(state, "rail-28k", "topoplace", /*link_loads=*/true);
@@ -129,15 +132,37 @@ void BM_PlaceRail28kSlurmTree(benchmark::State& state) {
   RunPlacement(state, "rail-28k", "slurm-tree");
 }
 
-BENCHMARK(BM_PlaceRail28k)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Arg(8192)
-    ->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK(BM_PlaceClos3_100k)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Arg(8192)
-    ->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK(BM_PlaceRail28kWithLinkLoads)->Arg(64)->Arg(8192)->Unit(benchmark::kMicrosecond)
+BENCHMARK(BM_PlaceRail28k)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
-BENCHMARK(BM_PlaceRail28kLoadAware)->Arg(64)->Arg(1024)->Arg(8192)
-    ->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK(BM_PlaceRail28kSlurmTree)->Arg(64)->Arg(8192)->Unit(benchmark::kMicrosecond)
+BENCHMARK(BM_PlaceClos3_100k)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Arg(4096)
+    ->Arg(8192)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
+BENCHMARK(BM_PlaceRail28kWithLinkLoads)
+    ->Arg(64)
+    ->Arg(8192)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
+BENCHMARK(BM_PlaceRail28kLoadAware)
+    ->Arg(64)
+    ->Arg(1024)
+    ->Arg(8192)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
+BENCHMARK(BM_PlaceRail28kSlurmTree)
+    ->Arg(64)
+    ->Arg(8192)
+    ->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
 
 }  // namespace

@@ -8,11 +8,12 @@
 //
 // The trace is read from $TOPOPLACE_PHILLY_TRACE, else ../shared/traces/philly_trace.csv
 // next to the repository (where the shared sample lives).
+#include <benchmark/benchmark.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
-#include <benchmark/benchmark.h>
 #include "scheduler/sim/metrics.h"
 #include "scheduler/sim/simulator.h"
 #include "scheduler/sim/synthetic_trace.h"
@@ -39,8 +40,8 @@ void Report(benchmark::State& state, const Trace& trace, const PolicyMetrics& m)
   state.counters["place_calls"] = static_cast<double>(m.place_calls);
   state.counters["place_mean_us"] = m.place_mean_us;
   state.counters["utilisation"] = m.utilisation;
-  state.counters["jobs_per_s"] = benchmark::Counter(static_cast<double>(trace.jobs.size()),
-                                                    benchmark::Counter::kIsRate);
+  state.counters["jobs_per_s"] =
+      benchmark::Counter(static_cast<double>(trace.jobs.size()), benchmark::Counter::kIsRate);
 }
 
 // Runs `trace` under `policy` once per iteration; skips the state on error.
@@ -101,16 +102,25 @@ void BM_SimulateLargeMix2500On7k(benchmark::State& state, EcmpMode ecmp) {
 }
 
 BENCHMARK_CAPTURE(BM_SimulatePhilly100kOnRail28k, topoplace, std::string("topoplace"), false)
-    ->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_SimulatePhilly100kOnRail28k, first_fit, std::string("first-fit"), false)
-    ->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_SimulatePhilly100kOnRail28k, topoplace_shared, std::string("topoplace"),
-                  true)
-    ->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SimulatePhilly100kOnRail28k, topoplace_shared, std::string("topoplace"), true)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_SimulateLargeMix2500On7k, shared_fluid, EcmpMode::kFluid)
-    ->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_SimulateLargeMix2500On7k, shared_hash, EcmpMode::kHash)
-    ->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace topoplace::sched::sim

@@ -27,9 +27,9 @@ int main(int argc, char** argv) {
       topoplace::discovery::GenerateMessyIbnetdiscoverDump();
   bool ok = static_cast<bool>(std::ofstream(dir / "ibnetdiscover.txt") << dump.dump);
   for (size_t i = 0; i < dump.agent_reports.size(); ++i) {
-    ok = ok && static_cast<bool>(
-                   std::ofstream(dir / "reports" / absl::StrFormat("report-%03d.json", i))
-                   << dump.agent_reports[i]);
+    ok = ok &&
+         static_cast<bool>(std::ofstream(dir / "reports" / absl::StrFormat("report-%03d.json", i))
+                           << dump.agent_reports[i]);
   }
   if (!ok) {
     std::cerr << "cannot write into " << dir << "\n";

@@ -13,8 +13,8 @@ absl::Status CheckJsonDepth(absl::string_view text, absl::string_view what, int 
     if (strings.Step(c) != JsonStringTracker::Where::kOutside) continue;
     if (c == '[' || c == '{') {
       if (++depth > max_depth) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, ": JSON nested deeper than ", max_depth, " levels at byte ", i));
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": JSON nested deeper than ", max_depth, " levels at byte ", i));
       }
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;

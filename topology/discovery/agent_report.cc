@@ -19,7 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-
 // Typed, exception-free access to one JSON object, with errors that name the field.
 class Fields {
  public:
@@ -123,8 +122,7 @@ uint64_t ReportSystemGuid(const AgentReport& report) {
   return 0;
 }
 
-void AddReportedHcas(const AgentReport& report,
-                     absl::flat_hash_map<uint64_t, ReportedHca>& hcas) {
+void AddReportedHcas(const AgentReport& report, absl::flat_hash_map<uint64_t, ReportedHca>& hcas) {
   for (const AgentNic& nic : report.nics) {
     const ReportedHca hca{.host = report.host,
                           .device = nic.rdma_device.empty() ? nic.name : nic.rdma_device};
@@ -148,9 +146,9 @@ std::string AgentReportToJson(const AgentReport& report) {
               {"numa", nic.numa},
               {"rdma_device", nic.rdma_device},
               {"link_layer", nic.link_layer}};
-    for (const auto& [key, guid] : {std::pair("node_guid", nic.node_guid),
-                                    std::pair("sys_image_guid", nic.sys_image_guid),
-                                    std::pair("port_guid", nic.port_guid)}) {
+    for (const auto& [key, guid] :
+         {std::pair("node_guid", nic.node_guid), std::pair("sys_image_guid", nic.sys_image_guid),
+          std::pair("port_guid", nic.port_guid)}) {
       if (guid != 0) n[key] = FormatGuid(guid);
     }
     if (!nic.gids.empty()) {
@@ -219,9 +217,9 @@ absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view text,
       TP_RETURN_IF_ERROR(g.Expect(gid.index >= 0, "index", "a GID index >= 0"));
       TP_RETURN_IF_ERROR(g.String("gid", gid.gid, /*required=*/true));
       TP_RETURN_IF_ERROR(g.String("type", gid.type));
-      TP_RETURN_IF_ERROR(g.Expect(gid.type.empty() || gid.type == "IB" ||
-                                      gid.type == "RoCE v1" || gid.type == "RoCE v2",
-                                  "type", "\"IB\", \"RoCE v1\", \"RoCE v2\" or empty"));
+      TP_RETURN_IF_ERROR(g.Expect(
+          gid.type.empty() || gid.type == "IB" || gid.type == "RoCE v1" || gid.type == "RoCE v2",
+          "type", "\"IB\", \"RoCE v1\", \"RoCE v2\" or empty"));
       return g.String("netdev", gid.netdev);
     });
   }));

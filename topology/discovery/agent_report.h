@@ -33,8 +33,8 @@ struct AgentNic {
   std::string state = {};  // "up", "down", ... (operstate or port state, lower case)
   std::string pci = {};    // "0000:17:00.0", empty if virtual
   int32_t numa = -1;
-  std::string rdma_device = {};  // "mlx5_0" if the netdev belongs to an RDMA device
-  std::string link_layer = {};   // "InfiniBand", "Ethernet" or empty
+  std::string rdma_device = {};     // "mlx5_0" if the netdev belongs to an RDMA device
+  std::string link_layer = {};      // "InfiniBand", "Ethernet" or empty
   std::vector<AgentGid> gids = {};  // RDMA ports only; written to JSON only when non-empty
   // RDMA ports only (0: unknown; written to JSON only when known). The join key between
   // this host and the CAs of an ibnetdiscover dump, whatever their NodeDescription says.
@@ -71,8 +71,7 @@ uint64_t ReportSystemGuid(const AgentReport& report);
 
 // Adds the HCAs `report` names with GUIDs to `hcas`, by node GUID and by port GUID, so an
 // ibnetdiscover import can place them (IbnetdiscoverOptions::reported_hcas).
-void AddReportedHcas(const AgentReport& report,
-                     absl::flat_hash_map<uint64_t, ReportedHca>& hcas);
+void AddReportedHcas(const AgentReport& report, absl::flat_hash_map<uint64_t, ReportedHca>& hcas);
 
 // Serialises `report` as pretty-printed JSON ending in a newline.
 std::string AgentReportToJson(const AgentReport& report);

@@ -12,7 +12,6 @@
 namespace topoplace::discovery {
 namespace {
 
-
 int Severity(LinkState state) {
   switch (state) {
     case LinkState::kUp:
@@ -159,9 +158,9 @@ FabricFacts FactMerger::Resolve() && {
       if (inserted) {
         role_origin[end->node] = link.origin;
       } else if (it->second != end->role) {
-        warnings_.push_back(absl::StrCat(end->node, " is a ", NodeRoleName(it->second), " (",
-                                         role_origin[end->node], ") but ", link.origin, " says ",
-                                         NodeRoleName(end->role), "; kept ", NodeRoleName(it->second)));
+        warnings_.push_back(absl::StrCat(
+            end->node, " is a ", NodeRoleName(it->second), " (", role_origin[end->node], ") but ",
+            link.origin, " says ", NodeRoleName(end->role), "; kept ", NodeRoleName(it->second)));
       }
     }
   }

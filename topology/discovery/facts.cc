@@ -131,8 +131,7 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
             absl::StrCat(link.origin, ": link ", nic_name, " - ", sw_end.node,
                          " does not join a known NIC to a known switch"));
       }
-      const double nic_gbps =
-          static_cast<size_t>(*nic) < nic_speed.size() ? nic_speed[*nic] : 0;
+      const double nic_gbps = static_cast<size_t>(*nic) < nic_speed.size() ? nic_speed[*nic] : 0;
       LinkAttrs attrs{.speed_gbps = EffectiveSpeed(link.speed_gbps, nic_gbps),
                       .lanes = link.lanes,
                       .count = link.count,

@@ -134,8 +134,8 @@ class CaIdentifier {
         model.hca = reported->device;
         by_report_.insert(node.guid);
         if (IsFactoryDescription(desc)) {
-          placed_by_guid_.push_back(absl::StrCat(model.host, "/", model.hca, " (agent report, ",
-                                                 Where(node.line), ")"));
+          placed_by_guid_.push_back(
+              absl::StrCat(model.host, "/", model.hca, " (agent report, ", Where(node.line), ")"));
         }
       } else if (IsFactoryDescription(desc)) {
         factory_.push_back(i);
@@ -203,8 +203,8 @@ class CaIdentifier {
         }
         const std::string renamed = absl::StrCat(name, "-", GuidHex(guid));
         for (size_t i : members) out_.by_guid[nodes_[i].guid].host = renamed;
-        renamed_.push_back(absl::StrCat(name, " -> ", renamed, " (", Where(nodes_[members[0]].line),
-                                        ")"));
+        renamed_.push_back(
+            absl::StrCat(name, " -> ", renamed, " (", Where(nodes_[members[0]].line), ")"));
       }
     }
   }
@@ -285,7 +285,7 @@ class CaIdentifier {
   const std::vector<IbNode>& nodes_;
   const IbnetdiscoverOptions& options_;
   absl::string_view source_;
-  std::vector<std::string> management_markers_;  // lower case
+  std::vector<std::string> management_markers_;      // lower case
   absl::flat_hash_map<uint64_t, uint64_t> leaf_of_;  // CA GUID -> its leaf's GUID
   absl::flat_hash_set<uint64_t> by_report_;
   std::vector<size_t> placed_;   // CAs in a host, by position in nodes_

@@ -53,8 +53,8 @@ void AppendCa(std::string& out, uint64_t guid, uint64_t sys_image_guid,
 void AppendPort(std::string& out, int32_t port, bool ca, uint64_t peer, int32_t peer_port,
                 absl::string_view peer_description) {
   if (ca) {
-    absl::StrAppendFormat(&out, "[%d]\t\"H-%016x\"[%d](%x) \t\t# \"%s\" lid 1 4xNDR\n", port,
-                          peer, peer_port, peer, peer_description);
+    absl::StrAppendFormat(&out, "[%d]\t\"H-%016x\"[%d](%x) \t\t# \"%s\" lid 1 4xNDR\n", port, peer,
+                          peer_port, peer, peer_description);
   } else {
     absl::StrAppendFormat(&out, "[%d]\t\"S-%016x\"[%d]\t\t# \"MF0;%s:MQM9700/U1\" lid 1 4xNDR\n",
                           port, peer, peer_port, peer_description);
@@ -87,8 +87,7 @@ std::string GenerateIbnetdiscoverDump(const IbDumpShape& s) {
     for (int32_t p = 0; p < s.spines_per_rail; ++p) {
       SwitchHeader(out, s.blocks, SpineGuid(r, p, s), SpineName(r, p));
       for (int32_t b = 0; b < s.blocks; ++b) {
-        AppendPort(out, b + 1, false, LeafGuid(b, r, s), s.hosts_per_block + p + 1,
-                   LeafName(b, r));
+        AppendPort(out, b + 1, false, LeafGuid(b, r, s), s.hosts_per_block + p + 1, LeafName(b, r));
       }
       out += "\n";
     }
@@ -107,8 +106,8 @@ std::string GenerateIbnetdiscoverDump(const IbDumpShape& s) {
 namespace {
 
 // The messy fabric's shape and choices; see MessyIbDump in the header.
-constexpr IbDumpShape kMessyShape{.blocks = 8, .hosts_per_block = 16, .rails = 4,
-                                  .spines_per_rail = 2};
+constexpr IbDumpShape kMessyShape{
+    .blocks = 8, .hosts_per_block = 16, .rails = 4, .spines_per_rail = 2};
 constexpr int32_t kLostLeafBlock = 5, kLostLeafRail = 3;
 constexpr int32_t kSharedImageBlock = 7;
 constexpr int32_t kCrossedBlock = 2, kCrossedHost = 8;
@@ -141,8 +140,7 @@ class MessyFabric {
     return Name(b, h) == "localhost" || (HasFactoryHca(b, h) && HostIndex(b, h) % 2 == 0);
   }
   static uint64_t SysImage(int32_t b, int32_t h, int32_t r) {
-    return b == kSharedImageBlock ? 0xd000000000000000ULL + HostIndex(b, h)
-                                  : HcaGuid(b, h, r, s);
+    return b == kSharedImageBlock ? 0xd000000000000000ULL + HostIndex(b, h) : HcaGuid(b, h, r, s);
   }
   // The leaf rail HCA r of host (b, h) is cabled to.
   static int32_t LeafRail(int32_t b, int32_t h, int32_t r) {
@@ -209,14 +207,12 @@ MessyIbDump GenerateMessyIbnetdiscoverDump() {
       SwitchHeader(out, s.blocks + 1, spine, SpineName(r, p));
       for (int32_t b = 0; b < s.blocks; ++b) {
         if (M::LeafLost(b, r)) continue;
-        AppendPort(out, b + 1, false, LeafGuid(b, r, s), s.hosts_per_block + p + 1,
-                   LeafName(b, r));
+        AppendPort(out, b + 1, false, LeafGuid(b, r, s), s.hosts_per_block + p + 1, LeafName(b, r));
       }
-      AppendPort(out, s.blocks + 1, true, sharp, 1,
-                 "Mellanox Technologies Aggregation Node");
+      AppendPort(out, s.blocks + 1, true, sharp, 1, "Mellanox Technologies Aggregation Node");
       out += "\n";
-      AppendCa(out, sharp, sharp,
-               "Mellanox Technologies Aggregation Node", spine, s.blocks + 1, SpineName(r, p));
+      AppendCa(out, sharp, sharp, "Mellanox Technologies Aggregation Node", spine, s.blocks + 1,
+               SpineName(r, p));
     }
   }
   AppendCa(out, kUfmGuid, kUfmGuid, "ufm-server-01 mlx5_0", LeafGuid(0, 0, s), leaf_ports,

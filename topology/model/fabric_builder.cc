@@ -165,7 +165,7 @@ absl::StatusOr<int32_t> FabricBuilder::AddAggregationNode(std::string name, Swit
 }
 
 absl::StatusOr<int32_t> FabricBuilder::AddUnattributedNic(std::string name, SwitchId sw,
-                                                         std::string port) {
+                                                          std::string port) {
   return AddAttachment(
       SwitchAttachment{.name = std::move(name), .switch_id = sw, .port = std::move(port)},
       fabric_->switches_.size(), "unattributed NIC", fabric_->unattributed_nics_,

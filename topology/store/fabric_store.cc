@@ -38,17 +38,16 @@ absl::StatusOr<FabricSnapshot> FabricStore::Load(const char* sql, int64_t versio
   }
   FabricSnapshot snapshot;
   snapshot.version = static_cast<uint64_t>(query.ColumnInt(0));
-  TP_ASSIGN_OR_RETURN(snapshot.fabric,
-                      ParseFabricJson(query.ColumnText(1),
-                                      absl::StrCat(db_->path(), "#fabric_snapshots/",
-                                                   snapshot.version)));
+  TP_ASSIGN_OR_RETURN(
+      snapshot.fabric,
+      ParseFabricJson(query.ColumnText(1),
+                      absl::StrCat(db_->path(), "#fabric_snapshots/", snapshot.version)));
   return snapshot;
 }
 
 absl::StatusOr<FabricSnapshot> FabricStore::Latest() {
   absl::MutexLock lock(&mu_);
-  return Load("SELECT version, fabric_json FROM fabric_snapshots ORDER BY version DESC LIMIT 1",
-              0);
+  return Load("SELECT version, fabric_json FROM fabric_snapshots ORDER BY version DESC LIMIT 1", 0);
 }
 
 absl::StatusOr<FabricSnapshot> FabricStore::Get(uint64_t version) {
@@ -77,9 +76,9 @@ absl::StatusOr<FabricSnapshot> FabricStore::Put(FabricPtr fabric) {
     // A read-only database can still serve the fabric it already holds.
     TP_ASSIGN_OR_RETURN(bool same, find_latest());
     if (same) return result;
-    return absl::UnavailableError(absl::StrCat(
-        "fabric store: '", db_->path(), "' is read-only and does not hold fabric '",
-        fabric->name(), "' as configured; make it writable"));
+    return absl::UnavailableError(
+        absl::StrCat("fabric store: '", db_->path(), "' is read-only and does not hold fabric '",
+                     fabric->name(), "' as configured; make it writable"));
   }
   TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(bool same, find_latest());

@@ -24,9 +24,8 @@ absl::Status ApplyMigrations(SqliteDb& db, absl::string_view component,
   int known = migrations.empty() ? 0 : migrations.back().version;
   if (current > known) {
     return absl::FailedPreconditionError(
-        absl::StrCat("database '", db.path(), "': schema of ", component, " is version ",
-                     current, " but this build knows only up to ", known,
-                     "; use a newer topoplaced"));
+        absl::StrCat("database '", db.path(), "': schema of ", component, " is version ", current,
+                     " but this build knows only up to ", known, "; use a newer topoplaced"));
   }
   for (const Migration& m : migrations) {
     if (m.version <= current) continue;
@@ -40,8 +39,8 @@ absl::Status ApplyMigrations(SqliteDb& db, absl::string_view component,
       return record.Run();
     });
     if (!s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("migrating ", component, " to version ",
-                                                 m.version, ": ", s.message()));
+      return absl::Status(s.code(), absl::StrCat("migrating ", component, " to version ", m.version,
+                                                 ": ", s.message()));
     }
   }
   return absl::OkStatus();

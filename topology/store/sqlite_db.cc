@@ -1,8 +1,7 @@
 #include "topology/store/sqlite_db.h"
 
-#include <unistd.h>
-
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <utility>
 
@@ -19,8 +18,8 @@ absl::Status SqliteError(sqlite3* db, absl::string_view what, absl::string_view 
   std::string message = absl::StrCat("sqlite: ", what, ": ", sqlite3_errmsg(db));
   if (!sql.empty()) absl::StrAppend(&message, " (in: ", sql.substr(0, 120), ")");
   int code = sqlite3_errcode(db) & 0xff;
-  if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_IOERR ||
-      code == SQLITE_FULL || code == SQLITE_CANTOPEN || code == SQLITE_READONLY) {
+  if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_IOERR || code == SQLITE_FULL ||
+      code == SQLITE_CANTOPEN || code == SQLITE_READONLY) {
     return absl::UnavailableError(message);
   }
   if (code == SQLITE_CONSTRAINT) return absl::AlreadyExistsError(message);
@@ -92,14 +91,15 @@ bool SqliteStatement::ColumnIsNull(int index) const {
 }
 
 absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
-                                                          Durability durability) {
+                                                         Durability durability) {
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
-    std::string message = absl::StrCat("sqlite: cannot open '", path, "': ",
-                                       raw != nullptr ? sqlite3_errmsg(raw) : "out of memory");
+    std::string message =
+        absl::StrCat("sqlite: cannot open '", path,
+                     "': ", raw != nullptr ? sqlite3_errmsg(raw) : "out of memory");
     sqlite3_close(raw);
     return absl::UnavailableError(message);
   }
@@ -114,8 +114,8 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path
     if (access((path + "-wal").c_str(), F_OK) != 0) {
       sqlite3* frozen = nullptr;
       const std::string uri = absl::StrCat("file:", path, "?immutable=1");
-      if (sqlite3_open_v2(uri.c_str(), &frozen, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
-                                                    SQLITE_OPEN_NOMUTEX,
+      if (sqlite3_open_v2(uri.c_str(), &frozen,
+                          SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                           nullptr) == SQLITE_OK) {
         db.reset(new SqliteDb(frozen, path));
         s = db->Exec("PRAGMA foreign_keys=ON;");
@@ -125,8 +125,8 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path
     }
   }
   if (!s.ok()) {
-    return absl::UnavailableError(absl::StrCat("'", path, "' is not a usable database: ",
-                                               s.message()));
+    return absl::UnavailableError(
+        absl::StrCat("'", path, "' is not a usable database: ", s.message()));
   }
   TP_RETURN_IF_ERROR(db->Exec(durability == Durability::kFull ? "PRAGMA synchronous=FULL;"
                                                               : "PRAGMA synchronous=NORMAL;"));

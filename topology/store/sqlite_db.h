@@ -76,7 +76,7 @@ class SqliteDb {
   // Unavailable, naming SQLite's reason ("database or disk is full", "attempt to write a
   // readonly database").
   static absl::StatusOr<std::unique_ptr<SqliteDb>> Open(const std::string& path,
-                                                         Durability durability = Durability::kFull);
+                                                        Durability durability = Durability::kFull);
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;

@@ -49,8 +49,8 @@ GangPlanner::GroupState* GangPlanner::ValidGroup(const GroupMember& member, absl
   auto it = groups_.find(member.group_key);
   if (it == groups_.end()) return nullptr;
   GroupState& group = it->second;
-  const bool recreated = !member.owner_uid.empty() && !group.owner_uid.empty() &&
-                         member.owner_uid != group.owner_uid;
+  const bool recreated =
+      !member.owner_uid.empty() && !group.owner_uid.empty() && member.owner_uid != group.owner_uid;
   const bool expired = !group.committed && now >= group.expires;
   if (!recreated && !expired) {
     if (group.owner_uid.empty()) group.owner_uid = member.owner_uid;

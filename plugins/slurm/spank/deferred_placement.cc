@@ -12,8 +12,8 @@
 namespace topoplace::slurm {
 
 std::vector<std::pair<std::string, std::string>> DeferredSubmission::ControlVariables() const {
-  std::vector<std::pair<std::string, std::string>> vars = {
-      {kDeferredSpecVar, spec}, {kNodesVar, absl::StrCat(nodes)}};
+  std::vector<std::pair<std::string, std::string>> vars = {{kDeferredSpecVar, spec},
+                                                           {kNodesVar, absl::StrCat(nodes)}};
   if (!switches.empty()) vars.emplace_back(kSwitchesVar, switches);
   return vars;
 }
@@ -25,8 +25,8 @@ std::string DeferredSubmission::Summary() const {
   } else if (!switches.empty()) {
     wait = absl::StrCat("inside one block for at most ", switches.substr(2), " s");
   }
-  return absl::StrCat("topoplace: no placement now; Slurm queues the job for ", nodes,
-                      " nodes ", wait, " (--switches=", switches.empty() ? "none" : switches,
+  return absl::StrCat("topoplace: no placement now; Slurm queues the job for ", nodes, " nodes ",
+                      wait, " (--switches=", switches.empty() ? "none" : switches,
                       "), and maps its ranks onto the nodes it starts on");
 }
 
@@ -38,9 +38,8 @@ absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec) {
   // Slurm counts leaf switches, which are our blocks: a leaf or block tier is one switch.
   // A pod is no switch count, so Slurm cannot hold it; the plan at start notes the relaxing.
   if (job.mode == sched::ConstraintMode::kHard && job.max_tier <= sched::MaxTier::kBlock) {
-    deferred.switches = job.max_wait_s
-                            ? absl::StrCat("1@", static_cast<int64_t>(std::ceil(*job.max_wait_s)))
-                            : "1";
+    deferred.switches =
+        job.max_wait_s ? absl::StrCat("1@", static_cast<int64_t>(std::ceil(*job.max_wait_s))) : "1";
   }
   return deferred;
 }

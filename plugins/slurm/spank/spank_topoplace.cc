@@ -178,7 +178,8 @@ absl::StatusOr<topoplace::slurm::Reservation> StartedJobPlacement(const std::str
   absl::StatusOr<std::string> spec =
       topoplace::slurm::StartSpec(deferred_spec, nodelist, State().node_map);
   if (!spec.ok()) return spec.status();
-  absl::StatusOr<std::unique_ptr<PlacementSession>> session = PlacementSession::Open(State().config);
+  absl::StatusOr<std::unique_ptr<PlacementSession>> session =
+      PlacementSession::Open(State().config);
   if (!session.ok()) return session.status();
   return (*session)->Reserve(*spec, topoplace::slurm::StartRequestId(job_id));
 }
@@ -249,8 +250,8 @@ void FetchStepPlan(spank_t sp) {
   } else {
     absl::StatusOr<std::unique_ptr<PlacementSession>> session =
         PlacementSession::Open(state.config);
-    plan = session.ok() ? (*session)->FetchPlan(plan_id)
-                        : absl::StatusOr<PlanView>(session.status());
+    plan =
+        session.ok() ? (*session)->FetchPlan(plan_id) : absl::StatusOr<PlanView>(session.status());
   }
   if (!plan.ok()) {
     slurm_error("topoplace: plan %s unavailable (%s); tasks run without topoplace variables",

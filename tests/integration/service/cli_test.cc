@@ -11,9 +11,7 @@ namespace {
 
 class CliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(daemon_.Start().ok()) << daemon_.log();
-  }
+  void SetUp() override { ASSERT_TRUE(daemon_.Start().ok()) << daemon_.log(); }
   CommandResult Cli(const std::string& args) {
     return RunCommand(ShellQuote(TopoplaceCliPath()) + " --server " + daemon_.address() + " " +
                       args);
@@ -90,8 +88,9 @@ TEST_F(CliTest, Cli_RemoteAnswersPrintExactlyWhatTheOfflineCommandsPrint) {
   const std::string job = "tp=8,pp=4,dp=4,model=70b";
   auto remote = client::RemotePlace(daemon_.address(), job, "");
   ASSERT_TRUE(remote.ok()) << remote.status();
-  CommandResult offline = RunCommand(ShellQuote(TopoplaceCliPath()) +
-                                     " place --fabric preset:superpod-4su --job " + job + " --json");
+  CommandResult offline =
+      RunCommand(ShellQuote(TopoplaceCliPath()) + " place --fabric preset:superpod-4su --job " +
+                 job + " --json");
   ASSERT_EQ(offline.exit_code, 0) << offline.err;
   EXPECT_EQ(remote->plan().json() + "\n", offline.out);
 

@@ -1,5 +1,7 @@
 // Specification of the topoplaced binary as operators run it: embedded default, health,
 // reflection, clean shutdown on SIGTERM.
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -7,9 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-
-#include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
 
 #include "api/client/topoplace_client.h"
 #include "grpc/health_probe.grpc.pb.h"
@@ -83,10 +82,10 @@ TEST(DaemonTest, Daemon_WithAuthenticatedReadsOffersNoReflectionButAnonymousHeal
   const std::string token_file = dir.File("token");
   std::ofstream(token_file) << "daemon-token-0123456789abcdef\n";
   ASSERT_EQ(chmod(token_file.c_str(), 0600), 0);
-  DaemonProcess daemon(TopoplacedPath(),
-                       {"--db", dir.File("t.db"), "--token-file", token_file, "--read-access",
-                        "authenticated"},
-                       dir.path());
+  DaemonProcess daemon(
+      TopoplacedPath(),
+      {"--db", dir.File("t.db"), "--token-file", token_file, "--read-access", "authenticated"},
+      dir.path());
   ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
   auto channel = grpc::CreateChannel(daemon.address(), grpc::InsecureChannelCredentials());
   {
@@ -109,8 +108,7 @@ TEST(DaemonTest, Daemon_WithAuthenticatedReadsOffersNoReflectionButAnonymousHeal
     ASSERT_TRUE(health->Check(&ctx, request, &response).ok());
     EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
   }
-  EXPECT_EQ(Connect(daemon)->ListAllocations().status().code(),
-            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(Connect(daemon)->ListAllocations().status().code(), absl::StatusCode::kUnauthenticated);
 }
 
 TEST(DaemonTest, Daemon_WorldReadableTokenFileIsRefusedWithTheFix) {

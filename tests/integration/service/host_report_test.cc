@@ -2,35 +2,34 @@
 // ReportHost validates and keeps the latest report per host across restarts, and the real
 // `topoplace-agent --server` and `topoplace fabric import --server` binaries talk to an
 // in-process TopoplaceServer with the credentials from the environment.
+#include <gmock/gmock.h>
+#include <grpcpp/client_context.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <grpcpp/client_context.h>
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "absl/strings/str_cat.h"
 #include "api/client/topoplace_client.h"
-#include "topoplace/v1/telemetry.grpc.pb.h"
 #include "api/server/host_report_store.h"
 #include "api/server/topoplace_server.h"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/integration/service/support/test_certificates.h"
 #include "tests/testing/run_command.h"
+#include "topoplace/v1/telemetry.grpc.pb.h"
 
 namespace topoplace::server {
 namespace {
 
-using ::testing::HasSubstr;
 using client::ClientOptions;
 using client::TopoplaceClient;
+using ::testing::HasSubstr;
 using topoplace::testing::RunCommand;
 using topoplace::testing::ShellQuote;
 
@@ -381,27 +380,26 @@ TEST_F(HostReportTest, AgentSendsAndImportMergesStoredReportsBesideFiles) {
   // Stored reports join the merge beside a report file (g1).
   const std::string fixture =
       std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/agent-reports/gpu-host.json";
-  auto imported =
-      RunCommand(absl::StrCat(Env(), TOPOPLACE_CLI, " fabric import --json --server ", Address(),
-                              " --agent-report ", ShellQuote(fixture)));
+  auto imported = RunCommand(absl::StrCat(Env(), TOPOPLACE_CLI, " fabric import --json --server ",
+                                          Address(), " --agent-report ", ShellQuote(fixture)));
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   nlohmann::json summary = nlohmann::json::parse(imported.out);
   EXPECT_EQ(summary["hosts"], 2);
   EXPECT_EQ(summary["gpus"], 4);  // 2 in the recorded tree, 2 in the report file
 
   // The global --server works too, and the daemon's reports alone are enough.
-  auto alone = RunCommand(absl::StrCat(Env(), TOPOPLACE_CLI, " --server ", Address(),
-                                       " fabric import --json"));
+  auto alone = RunCommand(
+      absl::StrCat(Env(), TOPOPLACE_CLI, " --server ", Address(), " fabric import --json"));
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
   EXPECT_EQ(nlohmann::json::parse(alone.out)["hosts"], 1);
 }
 
 TEST_F(HostReportTest, AgentWithoutTheTokenFailsAndStoresNothing) {
   StartServer();
-  auto sent = RunCommand(absl::StrCat(
-      TOPOPLACE_AGENT, " --once --no-lldp --host-name n7 --sysfs-root ",
-      ShellQuote(std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/sysfs/gpu-node"), " --server ",
-      Address()));
+  auto sent = RunCommand(
+      absl::StrCat(TOPOPLACE_AGENT, " --once --no-lldp --host-name n7 --sysfs-root ",
+                   ShellQuote(std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/sysfs/gpu-node"),
+                   " --server ", Address()));
   EXPECT_EQ(sent.exit_code, 1);
   EXPECT_THAT(sent.err, HasSubstr("topoplace-agent:"));
   EXPECT_EQ(Client()->ListHostReports()->reports_size(), 0);

@@ -2,6 +2,8 @@
 // read-only mount, and a disk that fills up. Reads keep being answered, every write fails
 // with the reason, and grpc.health.v1 says NOT_SERVING until writes work again. Needs
 // root (it mounts); skipped otherwise. Every mount it makes is undone.
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -10,9 +12,6 @@
 #include <fstream>
 #include <memory>
 #include <string>
-
-#include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"

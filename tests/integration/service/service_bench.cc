@@ -4,6 +4,8 @@
 // topoplaced as a child process on a temp database and prints one line per result.
 //
 //   service_bench [--fabric preset:rail-28k] [--clients 8] [--seconds 3]
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -13,9 +15,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
 
 #include "absl/synchronization/mutex.h"
 #include "api/client/topoplace_client.h"
@@ -65,8 +64,8 @@ double Throughput(int clients, double seconds, Op op) {
 // gRPC's callback client API for `seconds`; returns answered calls per second. Unlike
 // blocking calls from many threads, this costs the load generator little CPU, so on a
 // small machine the figure is the daemon's capacity rather than the client's.
-double CallbackReads(const std::string& address, const std::vector<std::string>& ids,
-                     int channels, int in_flight, double seconds) {
+double CallbackReads(const std::string& address, const std::vector<std::string>& ids, int channels,
+                     int in_flight, double seconds) {
   struct Call {
     grpc::ClientContext context;
     v1::GetAllocationRequest request;
@@ -84,7 +83,7 @@ double CallbackReads(const std::string& address, const std::vector<std::string>&
         grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args)));
   }
   std::function<void(v1::Placement::Stub*, int64_t)> issue = [&](v1::Placement::Stub* stub,
-                                                                  int64_t i) {
+                                                                 int64_t i) {
     auto call = std::make_shared<Call>();
     call->request.set_allocation_id(ids[static_cast<size_t>(i) % ids.size()]);
     stub->async()->GetAllocation(&call->context, &call->request, &call->response,
@@ -111,7 +110,8 @@ double CallbackReads(const std::string& address, const std::vector<std::string>&
   const double elapsed = Seconds(Clock::now() - start);
   const int64_t answered = done.load();
   absl::MutexLock lock(&mu);
-  mu.Await(absl::Condition(+[](int* n) { return *n == 0; }, &outstanding));
+  mu.Await(absl::Condition(
+      +[](int* n) { return *n == 0; }, &outstanding));
   return static_cast<double>(answered) / elapsed;
 }
 
@@ -182,9 +182,10 @@ int Main(int argc, char** argv) {
               clients);
   if (!ids.empty()) {
     double callback_reads = CallbackReads(daemon.address(), ids, 2, 32, seconds);
-    std::printf("reads_per_second %.0f (GetAllocation, callback client, 2 channels x 32 in "
-                "flight)\n",
-                callback_reads);
+    std::printf(
+        "reads_per_second %.0f (GetAllocation, callback client, 2 channels x 32 in "
+        "flight)\n",
+        callback_reads);
   }
   daemon.Kill(SIGTERM);
   return 0;

@@ -1,5 +1,9 @@
 // Specification of the topoplace service over real loopback gRPC (port 0) and a real
 // SQLite file: an in-process TopoplaceServer and the client library the CLI uses.
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/support/byte_buffer.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -8,11 +12,6 @@
 #include <set>
 #include <thread>
 #include <vector>
-
-#include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
-#include <grpcpp/generic/generic_stub.h>
-#include <grpcpp/support/byte_buffer.h>
 
 #include "absl/synchronization/notification.h"
 #include "api/client/topoplace_client.h"
@@ -31,9 +30,9 @@ namespace {
 
 constexpr char kToken[] = "s3cret-token-0123456789abcdef";
 
-using ::testing::HasSubstr;
 using client::ClientOptions;
 using client::TopoplaceClient;
+using ::testing::HasSubstr;
 
 class ServiceTest : public ::testing::Test {
  protected:
@@ -237,8 +236,8 @@ TEST_F(ServiceTest, Service_MeasuredUplinkCounterRatesSteerPlacementsOffAHotBloc
           c->set_port(++port);
           c->set_peer(peer_override.empty() ? peer : peer_override);
           c->set_measured_unix_ms(absl::ToUnixMillis(at));
-          c->set_tx_bytes(static_cast<uint64_t>(reading * 10 * share *
-                                                link.bandwidth_gbps() * 1e9 / 8));
+          c->set_tx_bytes(
+              static_cast<uint64_t>(reading * 10 * share * link.bandwidth_gbps() * 1e9 / 8));
         }
       }
       grpc::ClientContext ctx;
@@ -667,7 +666,8 @@ TEST_F(ServiceTest, Service_ExternalIdWithNewlinesOrEscapesIsRefusedAndNothingCh
   for (const std::string bad : {"slurm:1\nalloc-9 committed", "k8s:\x1b[31mred"}) {
     auto commit = client->Commit(id, bad);
     EXPECT_EQ(commit.status().code(), absl::StatusCode::kInvalidArgument) << commit.status();
-    EXPECT_THAT(std::string(commit.status().message()), HasSubstr("external_id: control character"));
+    EXPECT_THAT(std::string(commit.status().message()),
+                HasSubstr("external_id: control character"));
   }
   EXPECT_EQ(client->GetAllocation(id)->state(), v1::ALLOCATION_STATE_RESERVED);
   EXPECT_EQ(client->Reserve("tp=8,pp=1,dp=1\x1b", "", 0).status().code(),
@@ -696,8 +696,8 @@ TEST_F(ServiceTest, Service_MalformedProtobufGetsInvalidArgumentNamingTheMessage
   grpc::ClientContext ctx;
   absl::Notification done;
   grpc::Status status;
-  stub.UnaryCall(&ctx, "/topoplace.v1.Placement/Reserve", grpc::StubOptions(), &request,
-                 &response, [&](grpc::Status s) {
+  stub.UnaryCall(&ctx, "/topoplace.v1.Placement/Reserve", grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status s) {
                    status = std::move(s);
                    done.Notify();
                  });

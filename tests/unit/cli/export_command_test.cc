@@ -3,7 +3,6 @@
 // said on stderr.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -41,8 +40,8 @@ class ExportCommandTest : public ::testing::Test {
     auto w = RunCommand(std::string(TOPOPLACE_MESSY_WRITER) + " " + ShellQuote(dir_->string()));
     if (w.exit_code != 0) return void(*setup_error_ = "writer: " + w.err);
     const std::string dump = ShellQuote((*dir_ / "ibnetdiscover.txt").string());
-    auto plain = RunCommand(Cli("fabric import --ibnetdiscover " + dump + " --out " +
-                                ShellQuote(Fabric(false))));
+    auto plain = RunCommand(
+        Cli("fabric import --ibnetdiscover " + dump + " --out " + ShellQuote(Fabric(false))));
     if (plain.exit_code != 0) return void(*setup_error_ = "import: " + plain.err);
     std::string reports;
     for (const auto& entry : std::filesystem::directory_iterator(*dir_ / "reports")) {
@@ -100,9 +99,8 @@ TEST_F(ExportCommandTest, EveryFormatNamesOnlyRealNodesWithAndWithoutReports) {
 TEST_F(ExportCommandTest, NodeListKeepsOnlyListedNodesAndSaysWhatIsLeftOut) {
   const std::string nodes =
       Write("nodes.txt", "# sinfo -N -h -o %N, trimmed\nb000-n[000-015]\nnode/b001-n000 ghost-1\n");
-  auto r = RunCommand(
-      Cli("export slurm-block --fabric " + ShellQuote(Fabric(false)) + " --nodes " +
-          ShellQuote(nodes)));
+  auto r = RunCommand(Cli("export slurm-block --fabric " + ShellQuote(Fabric(false)) + " --nodes " +
+                          ShellQuote(nodes)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("BlockName=block-00 Nodes=b000-n[000-015]\nBlockSizes=16\n"));
   EXPECT_THAT(r.out, Not(HasSubstr("Nodes=b002-")));
@@ -120,9 +118,9 @@ TEST_F(ExportCommandTest, NodeListKeepsOnlyListedNodesAndSaysWhatIsLeftOut) {
 }
 
 TEST_F(ExportCommandTest, KubectlJsonNodeListIsAccepted) {
-  const std::string nodes = Write(
-      "nodes.json",
-      R"({"apiVersion": "v1", "kind": "List", "items": [{"metadata": {"name": "b003-n001"}},
+  const std::string nodes =
+      Write("nodes.json",
+            R"({"apiVersion": "v1", "kind": "List", "items": [{"metadata": {"name": "b003-n001"}},
           {"metadata": {"name": "b003-n002"}}]})");
   auto r = RunCommand(Cli("export volcano-hypernodes --fabric " + ShellQuote(Fabric(false)) +
                           " --nodes " + ShellQuote(nodes)));

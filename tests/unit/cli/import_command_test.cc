@@ -23,8 +23,8 @@ std::string Cli(const std::string& args) { return std::string(TOPOPLACE_CLI) + "
 
 TEST(FabricImport, AggregationNodeIsCountedAndSavedNotAHost) {
   const std::string out = (std::filesystem::path(::testing::TempDir()) / "messy.json").string();
-  auto r = RunCommand(Cli("fabric import --json --ibnetdiscover " + ShellQuote(kMessy) +
-                          " --out " + ShellQuote(out)));
+  auto r = RunCommand(Cli("fabric import --json --ibnetdiscover " + ShellQuote(kMessy) + " --out " +
+                          ShellQuote(out)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json summary = nlohmann::json::parse(r.out);
   EXPECT_EQ(summary["aggregation_nodes"], 1);

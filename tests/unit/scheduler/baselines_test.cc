@@ -1,11 +1,10 @@
-#include "scheduler/baselines/baseline_policies.h"
+#include <gtest/gtest.h>
 
 #include <map>
 
-#include <gtest/gtest.h>
-
-#include "scheduler/placement/engine.h"
+#include "scheduler/baselines/baseline_policies.h"
 #include "scheduler/builtin/builtin_plugins.h"
+#include "scheduler/placement/engine.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched {
@@ -132,7 +131,8 @@ TEST(PolicyRegistry, ListsEveryPolicyOnceAndRejectsUnknownNames) {
     ASSERT_TRUE(p.ok());
     EXPECT_EQ((*p)->name(), name);
   }
-  EXPECT_EQ(BuiltinPlugins().MakePolicy("best").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(BuiltinPlugins().MakePolicy("best").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

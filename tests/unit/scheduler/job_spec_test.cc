@@ -1,11 +1,11 @@
 #include "scheduler/job/job_spec.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 
@@ -78,12 +78,12 @@ TEST_P(JobSpecRejects, WithInvalidArgumentNamingTheField) {
 
 INSTANTIATE_TEST_SUITE_P(
     BadSpecs, JobSpecRejects,
-    ::testing::Values(BadSpec{"tp=0,pp=1,dp=1", "tp"},            // degree < 1
-                      BadSpec{"tp=x,pp=1,dp=1", "tp"},            // not a number
-                      BadSpec{"tp=3,pp=1,dp=1", "tp"},            // 8 % 3 != 0
-                      BadSpec{"tp=8,pp=1", "dp"},                 // dp missing
-                      BadSpec{"tp=8,pp=1,dp=2,gpus=8", "gpus"},   // 8*1*2 = 16 != 8
-                      BadSpec{"tp=8,pp=1,dp=1,foo=1", "foo"},     // unknown key
+    ::testing::Values(BadSpec{"tp=0,pp=1,dp=1", "tp"},           // degree < 1
+                      BadSpec{"tp=x,pp=1,dp=1", "tp"},           // not a number
+                      BadSpec{"tp=3,pp=1,dp=1", "tp"},           // 8 % 3 != 0
+                      BadSpec{"tp=8,pp=1", "dp"},                // dp missing
+                      BadSpec{"tp=8,pp=1,dp=2,gpus=8", "gpus"},  // 8*1*2 = 16 != 8
+                      BadSpec{"tp=8,pp=1,dp=1,foo=1", "foo"},    // unknown key
                       BadSpec{"tp=8,pp=1,dp=1,model=13b", "model"},
                       BadSpec{"tp=8,pp=1,dp=1,dtype=int4", "dtype"},
                       BadSpec{"tp=8,pp=1,dp=1,max_tier=rack", "max_tier"},
@@ -92,11 +92,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadSpec{"tp=8,pp=1,dp=1,max_wait=-5m", "max_wait"},
                       BadSpec{"tp=8,pp=1,dp=1,max_wait=2y", "max_wait"},
                       BadSpec{"tp=8,pp=1,dp=1,order=pp-dp", "order"},
-                      BadSpec{"tp=8,pp=1,dp=1,h=4096", "s"},      // shape incomplete
+                      BadSpec{"tp=8,pp=1,dp=1,h=4096", "s"},       // shape incomplete
                       BadSpec{"tp=8,pp=100,dp=1,model=7b", "pp"},  // 100 stages > 32 layers
                       BadSpec{"tp=1,pp=1,dp=3,gpus_per_node=8", "gpus_per_node"},  // 3 % 8
-                      BadSpec{"tp=8,pp=1,dp=1,params=0", "params"},
-                      BadSpec{"", "spec"}));
+                      BadSpec{"tp=8,pp=1,dp=1,params=0", "params"}, BadSpec{"", "spec"}));
 
 TEST(JobSpec, TpAcrossNodesAllowsTpLargerThanANode) {
   EXPECT_FALSE(ParseJobSpec("tp=16,pp=1,dp=1").ok());
@@ -118,9 +117,9 @@ TEST(JobSpec, MaxWaitTakesSecondsOrMinutesOrHours) {
 }
 
 TEST(JobSpec, FormatParsesBackToTheSameJob) {
-  absl::StatusOr<JobSpec> job =
-      ParseJobSpec("tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,exclude=a,b,"
-                   "hosts=c,d,e,f");
+  absl::StatusOr<JobSpec> job = ParseJobSpec(
+      "tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,exclude=a,b,"
+      "hosts=c,d,e,f");
   ASSERT_TRUE(job.ok()) << job.status();
   absl::StatusOr<JobSpec> again = ParseJobSpec(FormatJobSpec(*job));
   ASSERT_TRUE(again.ok()) << again.status() << " for " << FormatJobSpec(*job);

@@ -1,12 +1,12 @@
 #include "scheduler/traffic/link_loads.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
-#include <string>
-
-#include <gtest/gtest.h>
 
 #include "scheduler/placement/engine.h"
 #include "topology/generate/reference_fabrics.h"
@@ -67,10 +67,8 @@ void ExpectBytesConserved(const Fabric& fabric, const PlacementPlan& plan) {
   const auto near = [](double total) { return 1e-9 * total + 1; };
   EXPECT_NEAR(sums.up.count(0) ? sums.up.at(0) : 0, network, near(network));
   EXPECT_NEAR(sums.down.count(0) ? sums.down.at(0) : 0, network, near(network));
-  EXPECT_NEAR(sums.up.count(1) ? sums.up.at(1) : 0, plan.traffic.spine_bytes(),
-              near(network));
-  EXPECT_NEAR(sums.down.count(1) ? sums.down.at(1) : 0, plan.traffic.spine_bytes(),
-              near(network));
+  EXPECT_NEAR(sums.up.count(1) ? sums.up.at(1) : 0, plan.traffic.spine_bytes(), near(network));
+  EXPECT_NEAR(sums.down.count(1) ? sums.down.at(1) : 0, plan.traffic.spine_bytes(), near(network));
   EXPECT_NEAR(sums.up.count(2) ? sums.up.at(2) : 0, core, near(network));
   EXPECT_NEAR(sums.down.count(2) ? sums.down.at(2) : 0, core, near(network));
 }
@@ -170,7 +168,7 @@ TEST(LinkLoads, HashedEcmp_ConservesBytesPerTier) {
     const PlacementEngine engine(f);
     PlacementRequest req;
     req.job = *ParseJobSpec(std::string(preset) == "clos3-100k" ? "tp=8,pp=16,dp=64,model=405b"
-                                                                 : "tp=8,pp=8,dp=8,model=70b");
+                                                                : "tp=8,pp=8,dp=8,model=70b");
     req.link_loads = true;
     req.ecmp = {EcmpMode::kHash, 7};
     absl::StatusOr<PlacementPlan> plan = engine.Place(req, Occupancy(*f));

@@ -1,10 +1,10 @@
 #include "scheduler/placement/lower_bound.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/job/job_spec.h"
@@ -26,7 +26,9 @@ std::vector<std::vector<double>> RankGraph(const RankLayout& layout, const Traff
     for (int r = 0; r < n; ++r) {
       const int c = layout.Coord(r, d);
       switch (PatternOf(d)) {
-        case Pattern::kRing: add(r, layout.Neighbor(r, d), t.pair(d)); break;
+        case Pattern::kRing:
+          add(r, layout.Neighbor(r, d), t.pair(d));
+          break;
         case Pattern::kChain:
           if (c + 1 < size) add(r, layout.Neighbor(r, d), 2 * t.pair(d));
           break;
@@ -93,8 +95,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         "tp=1,pp=2,dp=1,gpus_per_node=1,pp_bytes=1e6",
         "tp=1,pp=1,dp=5,gpus_per_node=1,dp_bytes=1e6",
-        "tp=1,pp=3,dp=4,gpus_per_node=1,pp_bytes=5e5,dp_bytes=1e6",    // stage cut is cheaper
-        "tp=1,pp=4,dp=3,gpus_per_node=1,pp_bytes=1e9,dp_bytes=1e6",    // ring cut is cheaper
+        "tp=1,pp=3,dp=4,gpus_per_node=1,pp_bytes=5e5,dp_bytes=1e6",  // stage cut is cheaper
+        "tp=1,pp=4,dp=3,gpus_per_node=1,pp_bytes=1e9,dp_bytes=1e6",  // ring cut is cheaper
         "tp=2,pp=2,dp=2,gpus_per_node=1,tp_across_nodes=1,tp_bytes=1e9,pp_bytes=1e6,dp_bytes=1e6",
         "tp=2,pp=3,dp=2,ep=3,gpus_per_node=1,tp_across_nodes=1,"
         "tp_bytes=1e8,pp_bytes=1e7,dp_bytes=1e6,ep_bytes=3e6",

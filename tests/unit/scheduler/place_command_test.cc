@@ -1,4 +1,6 @@
 // `topoplace place` end to end through the CLI registry: exit codes and output shape.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,9 +10,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "api/cli/cli_context.h"
 #include "api/cli/commands.h"
@@ -60,7 +59,7 @@ TEST(PlaceCommand, PrintsATableWithBytesPerTierAndExplain) {
 
 TEST(PlaceCommand, JsonIsStableAndComplete) {
   Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=8,dp=8",
-                  "--policy", "slurm-tree", "--json"});
+                     "--policy", "slurm-tree", "--json"});
   ASSERT_EQ(r.exit_code, kExitOk) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "topoplace.plan/v1");
@@ -87,7 +86,7 @@ TEST(PlaceCommand, JsonIsStableAndComplete) {
   EXPECT_NEAR(uplink_up, j["spine_bytes"].get<double>(), 1e-6 * uplink_up + 1);
   // Same input, same bytes.
   EXPECT_EQ(RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=8,dp=8",
-                 "--policy", "slurm-tree", "--json"})
+                    "--policy", "slurm-tree", "--json"})
                 .out,
             r.out);
 }
@@ -112,26 +111,26 @@ TEST(PlaceCommand, Tp4OnARailPlaneFabricPlacesWithPxnByDefault) {
   EXPECT_THAT(r.out, HasSubstr("rail-local (PXN)"));
   // The rail-aware rank map keeps every network pair of this shape on one rail, so it
   // needs no forwarding at all.
-  Result without = RunCli({"place", "--fabric", "preset:rail-28k", "--job", "tp=4,pp=4,dp=64",
-                           "--no-rail-local"});
+  Result without = RunCli(
+      {"place", "--fabric", "preset:rail-28k", "--job", "tp=4,pp=4,dp=64", "--no-rail-local"});
   EXPECT_EQ(without.exit_code, kExitOk) << without.err;
   EXPECT_THAT(without.out, HasSubstr("cross-rail bytes   0 B"));
   // Three nodes per stage: the DP ring closes across rails, which only PXN can carry.
-  Result odd = RunCli({"place", "--fabric", "preset:rail-28k", "--job", "tp=4,pp=1,dp=6",
-                       "--no-rail-local"});
+  Result odd = RunCli(
+      {"place", "--fabric", "preset:rail-28k", "--job", "tp=4,pp=1,dp=6", "--no-rail-local"});
   EXPECT_EQ(odd.exit_code, kExitCannotPlace);
   EXPECT_THAT(odd.err, HasSubstr("--no-rail-local"));
 }
 
 TEST(PlaceCommand, BackgroundLoadAndCompare) {
   Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=4,dp=8",
-                  "--load", "0.5", "--seed", "3", "--compare"});
+                     "--load", "0.5", "--seed", "3", "--compare"});
   ASSERT_EQ(r.exit_code, kExitOk) << r.err;
   for (const char* policy : {"topoplace", "first-fit", "slurm-tree", "volcano"}) {
     EXPECT_THAT(r.out, HasSubstr(policy));
   }
-  EXPECT_EQ(RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=1,dp=1",
-                 "--load", "1.5"})
+  EXPECT_EQ(RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=1,dp=1", "--load",
+                    "1.5"})
                 .exit_code,
             kExitBadInput);
 }
@@ -150,7 +149,7 @@ TEST(PlaceCommand, RenderDrawsOneCellPerHostAndColoursTheJob) {
     }
     return n;
   };
-  EXPECT_EQ(count("<rect class="), 128u);          // 4 blocks x 32 hosts
+  EXPECT_EQ(count("<rect class="), 128u);        // 4 blocks x 32 hosts
   EXPECT_EQ(count("<rect class=\"job\""), 64u);  // 512 GPUs / 8
   EXPECT_GT(count("<rect class=\"busy\""), 0u);  // 30% background
 }
@@ -170,8 +169,8 @@ std::vector<int32_t> BlocksOf(const Fabric& fabric, const nlohmann::json& plan) 
 TEST(PlaceCommand, UplinkLoadFileSteersTheJobOffAHotBlock) {
   absl::StatusOr<FabricPtr> fabric = GeneratePreset("superpod-4su");
   ASSERT_TRUE(fabric.ok()) << fabric.status();
-  const std::vector<std::string> place = {"place", "--fabric", "preset:superpod-4su", "--job",
-                                          "tp=8,pp=8,dp=8,model=70b", "--json"};
+  const std::vector<std::string> place = {
+      "place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=8,dp=8,model=70b", "--json"};
   Result cool = RunCli(place);
   ASSERT_EQ(cool.exit_code, kExitOk) << cool.err;
   const std::vector<int32_t> before = BlocksOf(**fabric, nlohmann::json::parse(cool.out));
@@ -243,8 +242,8 @@ TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlan
     }
     reserve.job_spec = "tp=2,pp=1,dp=3,gpus_per_node=2";
     reserve.policy = "topoplace";
-    reserve.plan_json = sched::WithUplinkOffer("{\n  \"schema\": \"topoplace.plan/v1\"\n}", offer,
-                                               *fabric);
+    reserve.plan_json =
+        sched::WithUplinkOffer("{\n  \"schema\": \"topoplace.plan/v1\"\n}", offer, *fabric);
     reserve.ttl = ledger::kMaxReservationTtl;
     auto allocation = (*ledger)->Reserve(reserve);
     ASSERT_TRUE(allocation.ok()) << allocation.status();
@@ -256,8 +255,8 @@ TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlan
     std::ofstream out(occupied);
     for (HostId h : held) out << fabric->hosts()[h].name << "\n";
   }
-  Result blind = RunCli({"place", "--fabric", fabric_file, "--occupied", occupied, "--job", job,
-                         "--json"});
+  Result blind =
+      RunCli({"place", "--fabric", fabric_file, "--occupied", occupied, "--job", job, "--json"});
   ASSERT_EQ(blind.exit_code, kExitOk) << blind.err;
   const std::vector<int32_t> blind_blocks = JsonPlanBlocks(*fabric, blind.out);
   EXPECT_NE(std::find(blind_blocks.begin(), blind_blocks.end(), 1), blind_blocks.end());
@@ -270,8 +269,8 @@ TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlan
     EXPECT_NE(b, 1);
   }
   // A missing database is an error, not an idle cluster.
-  Result missing = RunCli({"place", "--fabric", fabric_file, "--ledger", dir + "/no-such.db",
-                           "--job", job});
+  Result missing =
+      RunCli({"place", "--fabric", fabric_file, "--ledger", dir + "/no-such.db", "--job", job});
   EXPECT_NE(missing.exit_code, kExitOk);
   EXPECT_THAT(missing.err, HasSubstr("--ledger: no database file at"));
   std::filesystem::remove_all(dir);

@@ -1,15 +1,14 @@
-#include "scheduler/placement/engine.h"
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include "absl/strings/str_join.h"
-#include "scheduler/mapping/rank_map.h"
 #include "scheduler/builtin/builtin_plugins.h"
+#include "scheduler/mapping/rank_map.h"
+#include "scheduler/placement/engine.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/model/fabric_builder.h"
 
@@ -101,8 +100,8 @@ TEST(Placement, KeepsDpGroupsInBlockUnderBackgroundLoad) {
 TEST(Placement, ExcludedHostsAreNeverChosen) {
   PlacementEngine engine(Superpod());
   // Exclude 3 hosts of block 0; a 32-node job can then not use block 0 at all.
-  absl::StatusOr<PlacementPlan> plan = Place(
-      engine, "tp=8,pp=4,dp=8,exclude=b00-n000,b00-n007,b00-n031", Occupancy(*Superpod()));
+  absl::StatusOr<PlacementPlan> plan =
+      Place(engine, "tp=8,pp=4,dp=8,exclude=b00-n000,b00-n007,b00-n031", Occupancy(*Superpod()));
   ASSERT_TRUE(plan.ok()) << plan.status();
   for (HostId h : plan->node_hosts) {
     EXPECT_NE(Superpod()->hosts()[h].block, 0) << Superpod()->hosts()[h].name;
@@ -232,10 +231,9 @@ TEST(Placement, BadRequestsAreInvalidArgument) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Place(engine, "tp=8,pp=1,dp=1", Occupancy(*Superpod()), "best").status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Place(engine, "tp=8,pp=1,dp=2,gpus_per_node=16", Occupancy(*Superpod()))
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);  // hosts have 8 GPUs
+  EXPECT_EQ(
+      Place(engine, "tp=8,pp=1,dp=2,gpus_per_node=16", Occupancy(*Superpod())).status().code(),
+      absl::StatusCode::kInvalidArgument);  // hosts have 8 GPUs
 }
 
 TEST(Placement, RankMapKeepsTpInANodeAndEachGpuOnItsRailNic) {
@@ -277,8 +275,7 @@ TEST(Placement, RailAwareRankMapKeepsDpAndPpPeersOnOneRailWhenTpIsSmallerThanANo
   ASSERT_TRUE(rail.ok()) << rail.status();
   PlacementEngine engine(*rail);
   // tp=4: two TP groups per node; DP rings of 4 span two nodes a stage, PP four stages.
-  absl::StatusOr<PlacementPlan> plan =
-      Place(engine, "tp=4,pp=4,dp=4,model=70b", Occupancy(**rail));
+  absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=4,pp=4,dp=4,model=70b", Occupancy(**rail));
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->traffic.cross_rail_bytes, 0);
   const int tp = 4, dp = 4;

@@ -1,11 +1,11 @@
 #include "scheduler/traffic/repeated_add.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
-
-#include <gtest/gtest.h>
 
 namespace topoplace::sched {
 namespace {
@@ -49,8 +49,8 @@ TEST(AddRepeated, MatchesTheLoopOnShortMantissasAndTies) {
 TEST(AddRepeated, StepsSmallerThanHalfASpacingVanish) {
   const double acc = 0x1p60;
   EXPECT_EQ(AddRepeated(acc, 1.0, 1000000), acc);
-  ExpectSameBits(AddRepeated(acc, 0x1p7 + 1, 1000), Loop(acc, 0x1p7 + 1, 1000), acc,
-                 0x1p7 + 1, 1000);
+  ExpectSameBits(AddRepeated(acc, 0x1p7 + 1, 1000), Loop(acc, 0x1p7 + 1, 1000), acc, 0x1p7 + 1,
+                 1000);
 }
 
 TEST(AddRepeated, OtherInputsTakeTheLoop) {

@@ -1,8 +1,8 @@
 #include "scheduler/traffic/routing.h"
 
-#include <set>
-
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/generate/reference_fabrics.h"

@@ -1,16 +1,16 @@
 // Seeded scenarios (fabrics x background loads x job mixes): topoplace's spine bytes must
 // never exceed any baseline's, and no plan may beat the lower bound. Prints one row per
 // placed job so regressions can be read, not just detected.
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "scheduler/placement/engine.h"
 #include "scheduler/builtin/builtin_plugins.h"
+#include "scheduler/placement/engine.h"
 #include "scheduler/report/plan_report.h"
 #include "topology/generate/reference_fabrics.h"
 
@@ -55,8 +55,7 @@ FabricPtr MakeFabric(const std::string& name) {
 const std::vector<std::vector<std::string>>& JobMixes() {
   static const auto* mixes = new std::vector<std::vector<std::string>>{
       {"tp=8,pp=2,dp=4,model=7b", "tp=8,pp=4,dp=8,model=70b", "tp=8,pp=8,dp=8,model=175b"},
-      {"tp=8,pp=16,dp=4,model=405b", "tp=4,pp=4,dp=16,model=70b",
-       "tp=2,pp=2,dp=8,ep=4,model=7b"},
+      {"tp=8,pp=16,dp=4,model=405b", "tp=4,pp=4,dp=16,model=70b", "tp=2,pp=2,dp=8,ep=4,model=7b"},
       {"tp=8,pp=6,dp=12,model=175b", "tp=8,pp=4,dp=24,model=70b", "tp=8,pp=1,dp=12,model=7b"},
   };
   return *mixes;
@@ -125,10 +124,10 @@ std::vector<Scenario> AllScenarios() {
 
 INSTANTIATE_TEST_SUITE_P(Seeded, ScenarioSuite, ::testing::ValuesIn(AllScenarios()),
                          [](const ::testing::TestParamInfo<Scenario>& info) {
-                           std::string name = absl::StrFormat(
-                               "%s_load%02d_seed%d", info.param.fabric,
-                               static_cast<int>(info.param.load * 10 + 0.5),
-                               static_cast<int>(info.param.seed));
+                           std::string name =
+                               absl::StrFormat("%s_load%02d_seed%d", info.param.fabric,
+                                               static_cast<int>(info.param.load * 10 + 0.5),
+                                               static_cast<int>(info.param.seed));
                            for (char& c : name) {
                              if (c == '-') c = '_';
                            }

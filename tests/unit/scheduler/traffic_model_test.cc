@@ -57,9 +57,9 @@ TEST(TrafficModel, MatchesTheSc21FormulasFor70b) {
 
 TEST(TrafficModel, ExplicitBytesReplaceTheModelPerGroup) {
   const TrafficModel t = BuildTrafficModel(Parse("tp=8,pp=2,dp=4,ep=4,dp_bytes=1e9,ep_bytes=3e9"));
-  EXPECT_DOUBLE_EQ(t.pair(Dim::kDp), 1e9);        // ring: all to the successor
-  EXPECT_DOUBLE_EQ(t.pair(Dim::kEp), 1e9);        // all-to-all: 3e9 over ep-1 = 3 peers
-  EXPECT_GT(t.pair(Dim::kTp), 0);                 // still from the (default) model
+  EXPECT_DOUBLE_EQ(t.pair(Dim::kDp), 1e9);  // ring: all to the successor
+  EXPECT_DOUBLE_EQ(t.pair(Dim::kEp), 1e9);  // all-to-all: 3e9 over ep-1 = 3 peers
+  EXPECT_GT(t.pair(Dim::kTp), 0);           // still from the (default) model
 }
 
 TEST(TrafficModel, SingleMemberDimensionsCarryNothing) {

@@ -1,9 +1,9 @@
 // The uplink-load scorer: with the uplink load of running jobs known, the engine places a
 // job whose traffic must climb where the uplinks are cool; without it, nothing changes.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "scheduler/placement/engine.h"
 #include "tests/unit/scheduler/sim/tiny_fabric.h"

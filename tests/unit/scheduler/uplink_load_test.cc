@@ -1,10 +1,10 @@
 // The uplink load file: shares per switch by name, every mistake named by file and line.
 #include "scheduler/state/uplink_load.h"
 
-#include <string>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "tests/unit/scheduler/sim/tiny_fabric.h"
 
@@ -33,7 +33,8 @@ class UplinkLoadFileTest : public ::testing::Test {
 
 TEST_F(UplinkLoadFileTest, ReadsSharesByNameAndLeavesTheRestIdle) {
   absl::StatusOr<std::vector<double>> busy = ParseUplinkLoad(
-      *fabric_, "# measured at 12:00\n" + Name(leaf_) + "  0.35\n\n" + Name(spine_) + "\t1.5 # over\n",
+      *fabric_,
+      "# measured at 12:00\n" + Name(leaf_) + "  0.35\n\n" + Name(spine_) + "\t1.5 # over\n",
       "load.txt");
   ASSERT_TRUE(busy.ok()) << busy.status();
   ASSERT_EQ(busy->size(), fabric_->switches().size());
@@ -55,7 +56,8 @@ TEST_F(UplinkLoadFileTest, BadLinesAreInvalidArgumentNamingFileLineAndWhatWasExp
       {leaf + " -0.1\n", "got '-0.1'"},
       {leaf + " nan\n", "got 'nan'"},
       {leaf + " 350\n", "got '350'"},
-      {leaf + " 0.1\n" + leaf + " 0.2\n", "load.txt:2: switch '" + leaf + "' is already given on line 1"},
+      {leaf + " 0.1\n" + leaf + " 0.2\n",
+       "load.txt:2: switch '" + leaf + "' is already given on line 1"},
   };
   for (const auto& c : cases) {
     absl::StatusOr<std::vector<double>> busy = ParseUplinkLoad(*fabric_, c.text, "load.txt");

@@ -35,7 +35,8 @@ TEST(DaemonMetricsTest, RendersConventionalNames) {
   const std::string text = m.Render();
   EXPECT_THAT(text, HasSubstr("topoplace_probe_latency_seconds_bucket{tier=\"leaf\""));
   EXPECT_THAT(text, HasSubstr("topoplace_probe_bandwidth_bytes_per_second_count{tier=\"leaf\"} 1"));
-  EXPECT_THAT(text, HasSubstr("topoplace_link_health_state{link=\"b00-n000/mlx5_0--leaf-b00-r0\"} 2"));
+  EXPECT_THAT(text,
+              HasSubstr("topoplace_link_health_state{link=\"b00-n000/mlx5_0--leaf-b00-r0\"} 2"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("b00-n001/mlx5_0--leaf")));
   EXPECT_THAT(text, HasSubstr("topoplace_links{health=\"down\"} 1"));
   EXPECT_THAT(text, HasSubstr("topoplace_allocations{state=\"committed\"} 2"));
@@ -72,8 +73,8 @@ TEST(DaemonMetricsTest, ServesOverHttp) {
 TEST(DaemonMetricsTest, WithAuthAScrapeNeedsAnAcceptedPassword) {
   DaemonMetrics m;
   Fill(m);
-  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start(
-      "127.0.0.1:0", m, [](const std::string&, const std::string& password) {
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server =
+      MetricsServer::Start("127.0.0.1:0", m, [](const std::string&, const std::string& password) {
         return password == "scrape-token-0123456789";
       });
   ASSERT_TRUE(server.ok()) << server.status();

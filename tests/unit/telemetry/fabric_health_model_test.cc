@@ -179,7 +179,8 @@ TEST_F(FabricHealthModelTest, LldpNeighborLossTakesTheLinkDown) {
 
 TEST(FindLinkTest, ByNicOrBothEndsInEitherOrder) {
   FabricPtr fabric = *GenerateClos(testing::TinyClos(1, 2));
-  absl::StatusOr<LinkId> by_nic = FindLink(*fabric, fabric->EndpointName({Endpoint::Kind::kNic, 0}));
+  absl::StatusOr<LinkId> by_nic =
+      FindLink(*fabric, fabric->EndpointName({Endpoint::Kind::kNic, 0}));
   ASSERT_TRUE(by_nic.ok()) << by_nic.status();
   const std::string name = LinkName(*fabric, *by_nic);
   EXPECT_EQ(*FindLink(*fabric, name), *by_nic);

@@ -25,7 +25,8 @@ TEST(JobPathTest, OneBlockStaysBelowTheLeaves) {
   EXPECT_EQ(path.links.size(), 4u);
   EXPECT_EQ(path.switches.size(), 2u);
   for (SwitchId s : path.switches) EXPECT_EQ(f->switches()[s].tier, 1);
-  EXPECT_TRUE(path.TouchesLink(*FindLink(*f, f->EndpointName({Endpoint::Kind::kNic, f->hosts()[block[0]].nics[0]}))));
+  EXPECT_TRUE(path.TouchesLink(
+      *FindLink(*f, f->EndpointName({Endpoint::Kind::kNic, f->hosts()[block[0]].nics[0]}))));
 }
 
 TEST(JobPathTest, TwoBlocksCrossTheSpine) {

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "absl/container/flat_hash_set.h"
-
 #include "tests/testing/fabrics.h"
 
 namespace topoplace::telemetry {

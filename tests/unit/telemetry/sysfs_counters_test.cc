@@ -2,7 +2,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -41,7 +40,6 @@ TEST(SysfsCountersTest, MissingPortIsNotFound) {
   EXPECT_EQ(set.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(set.status().message()), ::testing::HasSubstr("mlx5_9"));
 }
-
 
 class GarbageCounterTest : public ::testing::TestWithParam<std::string> {};
 

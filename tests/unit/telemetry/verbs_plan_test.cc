@@ -82,7 +82,8 @@ TEST(VerbsPlanTest, QpInfoRoundTripsOverTheSideChannel) {
 }
 
 TEST(VerbsPlanTest, MalformedQpInfoIsRejected) {
-  for (const char* bad : {"", "TPQP1 0 1 2", "XXXX 0000 000001 000001 00000001 0000000000000000 "
+  for (const char* bad : {"", "TPQP1 0 1 2",
+                          "XXXX 0000 000001 000001 00000001 0000000000000000 "
                           "00100000 1000 00000000000000000000000000000000",
                           "TPQP1 0000 000000 000001 00000001 0000000000000000 00100000 1000 "
                           "00000000000000000000000000000000",  // QPN 0

@@ -72,8 +72,8 @@ absl::Status DaemonProcess::Start() {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return absl::UnavailableError(absl::StrCat("topoplaced exited early (status ", status,
-                                                 "):\n", log()));
+      return absl::UnavailableError(
+          absl::StrCat("topoplaced exited early (status ", status, "):\n", log()));
     }
     std::ifstream in(port_file);
     if (in >> port_ && port_ > 0) return absl::OkStatus();

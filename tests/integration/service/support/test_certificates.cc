@@ -27,16 +27,17 @@ absl::Status Issue(const std::string& dir, const std::string& name, const std::s
       !s.ok()) {
     return s;
   }
-  return Run(dir, absl::StrCat("openssl x509 -req -in ", name, ".csr -CA ca.crt -CAkey ca.key ",
-                               "-CAcreateserial -days 2 -out ", name, ".crt -extfile ", name,
-                               ".ext"));
+  return Run(dir,
+             absl::StrCat("openssl x509 -req -in ", name, ".csr -CA ca.crt -CAkey ca.key ",
+                          "-CAcreateserial -days 2 -out ", name, ".crt -extfile ", name, ".ext"));
 }
 
 }  // namespace
 
 absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir) {
-  if (absl::Status s = Run(dir, "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key "
-                                "-out ca.crt -days 2 -subj /CN=topoplace-test-ca");
+  if (absl::Status s = Run(dir,
+                           "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key "
+                           "-out ca.crt -days 2 -subj /CN=topoplace-test-ca");
       !s.ok()) {
     return s;
   }

@@ -11,7 +11,7 @@
 namespace topoplace::testing {
 
 struct TestCertificates {
-  std::string ca_cert;      // file paths, PEM
+  std::string ca_cert;  // file paths, PEM
   std::string server_cert;
   std::string server_key;
   std::string client_cert;
@@ -23,8 +23,8 @@ absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir);
 
 // A client certificate with CN and DNS subject alternative name `name`, signed by the CA
 // MakeTestCertificates wrote into `dir`: (certificate file, key file).
-absl::StatusOr<std::pair<std::string, std::string>> IssueClientCertificate(
-    const std::string& dir, const std::string& name);
+absl::StatusOr<std::pair<std::string, std::string>> IssueClientCertificate(const std::string& dir,
+                                                                           const std::string& name);
 
 }  // namespace topoplace::testing
 

@@ -55,10 +55,11 @@ TEST_F(CredentialFilesTest, ReadTokenFile_RefusesWorldReadableShortOrEmptyTokens
 }
 
 TEST_F(CredentialFilesTest, ReadHostTokensFile_MapsEachTokenToItsHost) {
-  auto tokens = ReadHostTokensFile(Write("h", "# host token\n"
-                                              "b01-n001 aaaaaaaaaaaaaaaa1\n"
-                                              "\n"
-                                              "b01-n002\tbbbbbbbbbbbbbbbb2  # rack 2\n"));
+  auto tokens = ReadHostTokensFile(Write("h",
+                                         "# host token\n"
+                                         "b01-n001 aaaaaaaaaaaaaaaa1\n"
+                                         "\n"
+                                         "b01-n002\tbbbbbbbbbbbbbbbb2  # rack 2\n"));
   ASSERT_TRUE(tokens.ok()) << tokens.status();
   EXPECT_EQ(tokens->size(), 2u);
   EXPECT_EQ(tokens->at("bbbbbbbbbbbbbbbb2"), "b01-n002");

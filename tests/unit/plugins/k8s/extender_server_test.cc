@@ -1,16 +1,14 @@
 #include "plugins/k8s/extender/extender_server.h"
 
 #include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <httplib.h>
-
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -129,8 +127,8 @@ TEST_F(ExtenderServerTest, RefusesToStartWithoutClientAuthenticationUnlessInsecu
 TEST_F(ExtenderServerTest, DeeplyNestedBodyIs400AndTheServerKeepsServing) {
   auto server = ExtenderServer::Start(InsecureLoopback(), handlers_);
   ASSERT_TRUE(server.ok()) << server.status();
-  const std::string body = R"({"Pod":{},"Nodes":{"items":)" + std::string(60000, '[') +
-                           std::string(60000, ']') + "}}";
+  const std::string body =
+      R"({"Pod":{},"Nodes":{"items":)" + std::string(60000, '[') + std::string(60000, ']') + "}}";
   httplib::Client client("127.0.0.1", (*server)->port());
   for (const char* path : {"/filter", "/prioritize"}) {
     auto r = client.Post(path, body, "application/json");
@@ -149,8 +147,8 @@ TEST_F(ExtenderServerTest, BodyOverTheLimitIs413WithoutBeingParsed) {
   auto server = ExtenderServer::Start(options, handlers_);
   ASSERT_TRUE(server.ok()) << server.status();
   httplib::Client client("127.0.0.1", (*server)->port());
-  auto big = client.Post("/filter", std::string(options.max_body_bytes + 1, ' '),
-                         "application/json");
+  auto big =
+      client.Post("/filter", std::string(options.max_body_bytes + 1, ' '), "application/json");
   ASSERT_TRUE(big) << httplib::to_string(big.error());
   EXPECT_EQ(big->status, 413);
   auto fits = client.Post("/filter", recorded_[0].body, "application/json");

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
@@ -388,8 +388,8 @@ class HangingBackend final : public PlacementBackend {
 };
 
 TEST_F(GangPlannerTest, AHangingReserveDoesNotHoldUpPlannedGroups) {
-  auto hanging = std::make_unique<HangingBackend>(
-      std::make_unique<FakePlacementBackend>(kHosts, &clock_));
+  auto hanging =
+      std::make_unique<HangingBackend>(std::make_unique<FakePlacementBackend>(kHosts, &clock_));
   HangingBackend* backend = hanging.get();
   GangPlanner planner(std::move(hanging), PlannerOptions{}, [this] { return clock_(); });
   planner.Filter(Member(0, "planned", 4), kHosts);  // group "planned" holds h0..h3

@@ -36,8 +36,13 @@ class LedgerTest : public ::testing::Test {
   }
 
   static ReserveRequest Request(std::vector<GpuId> gpus, absl::Duration ttl = absl::Seconds(30)) {
-    return {.gpus = std::move(gpus), .job_spec = "tp=8", .policy = "topoplace",
-            .fabric_version = 1, .plan_json = "{}", .ttl = ttl, .request_id = ""};
+    return {.gpus = std::move(gpus),
+            .job_spec = "tp=8",
+            .policy = "topoplace",
+            .fabric_version = 1,
+            .plan_json = "{}",
+            .ttl = ttl,
+            .request_id = ""};
   }
 
   testing::TempDir dir_;
@@ -306,8 +311,8 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseTruncatedToZeroBytes) {
   EXPECT_NE(refused.status().message().find("accept_ledger_loss"), std::string::npos);
 
   // The operator accepts the loss: the ledger starts, and no id is handed out again.
-  auto accepted = AllocationLedger::Open(dir_.File("ledger.db"), fabric_, clock_,
-                                         {.accept_loss = true});
+  auto accepted =
+      AllocationLedger::Open(dir_.File("ledger.db"), fabric_, clock_, {.accept_loss = true});
   ASSERT_TRUE(accepted.ok()) << accepted.status();
   EXPECT_EQ((*accepted)->warnings().size(), 1u);
   auto next = (*accepted)->Reserve(Request(Gpus(0, 8)));

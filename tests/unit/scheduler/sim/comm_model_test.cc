@@ -40,9 +40,9 @@ class CommModelTest : public ::testing::Test {
 
 TEST_F(CommModelTest, ReadsNicSpeedAndOversubscriptionFromTheFabric) {
   const CommModel m = CommModel::ForFabric(*fabric_, options_);
-  EXPECT_DOUBLE_EQ(m.tier_bytes_per_s()[kNv], 450e9);     // 3600 Gb/s / 8
-  EXPECT_DOUBLE_EQ(m.tier_bytes_per_s()[kLeaf], 50e9);    // 400 Gb/s / 8
-  EXPECT_DOUBLE_EQ(m.tier_bytes_per_s()[kSpine], 12.5e9); // 50e9 / 4 (4:1 leaf)
+  EXPECT_DOUBLE_EQ(m.tier_bytes_per_s()[kNv], 450e9);      // 3600 Gb/s / 8
+  EXPECT_DOUBLE_EQ(m.tier_bytes_per_s()[kLeaf], 50e9);     // 400 Gb/s / 8
+  EXPECT_DOUBLE_EQ(m.tier_bytes_per_s()[kSpine], 12.5e9);  // 50e9 / 4 (4:1 leaf)
 }
 
 TEST_F(CommModelTest, SpineTrafficSlowsTheStepByTheOversubscription) {
@@ -79,9 +79,9 @@ TEST_F(CommModelTest, DpAllReduceHidesBehindTheBackwardPass) {
   EXPECT_DOUBLE_EQ(m.Slowdown(job_, Bytes(Dim::kDp, kSpine, 4e11)), 1 + 2 - 2.0 / 3);
   // Half the overlap hides half as much.
   overlap.dp_overlap = 0.5;
-  EXPECT_DOUBLE_EQ(CommModel::ForFabric(*fabric_, overlap)
-                       .StepSeconds(job_, Bytes(Dim::kDp, kSpine, 4e11)),
-                   1 + 2 - 1.0 / 3);
+  EXPECT_DOUBLE_EQ(
+      CommModel::ForFabric(*fabric_, overlap).StepSeconds(job_, Bytes(Dim::kDp, kSpine, 4e11)),
+      1 + 2 - 1.0 / 3);
 }
 
 // Gradients accumulate over the step's micro-batches: only the last one's backward pass

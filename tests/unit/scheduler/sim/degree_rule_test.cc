@@ -33,17 +33,16 @@ TEST_P(DegreeRuleCase, MapsGpuCountToDocumentedDegrees) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, DegreeRuleCase,
-    ::testing::Values(
-        RuleCase{1, 1, 1, 1, 1, "7b"},        // one GPU, no traffic
-        RuleCase{6, 2, 1, 3, 6, "7b"},        // largest power of two dividing 6 is 2
-        RuleCase{8, 8, 1, 1, 8, "7b"},        // one full node
-        RuleCase{12, 4, 1, 3, 4, "7b"},       // 4 divides 12, 8 does not: 3 nodes x 4
-        RuleCase{16, 8, 1, 2, 8, "7b"},       // 7b never pipelines
-        RuleCase{24, 8, 1, 3, 8, "70b"},      // r = 3: no power of two > 1 divides it
-        RuleCase{64, 8, 4, 2, 8, "70b"},      // r = 8, pp capped at 4 -> dp 2
-        RuleCase{1024, 8, 8, 16, 8, "175b"},  // r = 128, pp cap 8
-        RuleCase{4096, 8, 16, 32, 8, "405b"}  // r = 512, pp cap 16
-        ),
+    ::testing::Values(RuleCase{1, 1, 1, 1, 1, "7b"},        // one GPU, no traffic
+                      RuleCase{6, 2, 1, 3, 6, "7b"},        // largest power of two dividing 6 is 2
+                      RuleCase{8, 8, 1, 1, 8, "7b"},        // one full node
+                      RuleCase{12, 4, 1, 3, 4, "7b"},       // 4 divides 12, 8 does not: 3 nodes x 4
+                      RuleCase{16, 8, 1, 2, 8, "7b"},       // 7b never pipelines
+                      RuleCase{24, 8, 1, 3, 8, "70b"},      // r = 3: no power of two > 1 divides it
+                      RuleCase{64, 8, 4, 2, 8, "70b"},      // r = 8, pp capped at 4 -> dp 2
+                      RuleCase{1024, 8, 8, 16, 8, "175b"},  // r = 128, pp cap 8
+                      RuleCase{4096, 8, 16, 32, 8, "405b"}  // r = 512, pp cap 16
+                      ),
     [](const ::testing::TestParamInfo<RuleCase>& info) {
       return "Gpus" + std::to_string(info.param.gpus);
     });

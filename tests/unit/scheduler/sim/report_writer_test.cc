@@ -44,8 +44,8 @@ TEST(ReportWriter, WritesMarkdownAndFourCharts) {
   job.end_s = 10;
   r.jobs = {job};
   ASSERT_TRUE(WriteReport(dir, RunInfo{}, {r}, {Summarize(r)}, "cmd").ok());
-  for (const char* name : {"report.md", "queue_cdf.svg", "jct_cdf.svg", "spine_bytes.svg",
-                           "utilisation.svg"}) {
+  for (const char* name :
+       {"report.md", "queue_cdf.svg", "jct_cdf.svg", "spine_bytes.svg", "utilisation.svg"}) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
   }
   std::ifstream in(dir + "/jct_cdf.svg");

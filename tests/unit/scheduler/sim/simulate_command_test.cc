@@ -34,9 +34,9 @@ TEST(SimulateCommand, UnknownPolicyIsExitTwo) {
 }
 
 TEST(SimulateCommand, JsonHasOneObjectPerPolicyInOrder) {
-  auto r = RunCommand(Cli("simulate --json --fabric preset:superpod-4su --trace " +
-                          ShellQuote(kFixtures + "philly-head.csv") +
-                          " --policy topoplace,first-fit"));
+  auto r =
+      RunCommand(Cli("simulate --json --fabric preset:superpod-4su --trace " +
+                     ShellQuote(kFixtures + "philly-head.csv") + " --policy topoplace,first-fit"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "topoplace.simulation/v1");
@@ -44,9 +44,9 @@ TEST(SimulateCommand, JsonHasOneObjectPerPolicyInOrder) {
   ASSERT_EQ(j["policies"].size(), 2u);
   EXPECT_EQ(j["policies"][0]["policy"], "topoplace");
   EXPECT_EQ(j["policies"][1]["policy"], "first-fit");
-  for (const char* key : {"total_spine_bytes", "frac_jobs_cross_block", "mean_queue_s",
-                          "p95_queue_s", "mean_jct_s", "gpu_utilisation",
-                          "mean_fragmented_gpus", "place_mean_us"}) {
+  for (const char* key :
+       {"total_spine_bytes", "frac_jobs_cross_block", "mean_queue_s", "p95_queue_s", "mean_jct_s",
+        "gpu_utilisation", "mean_fragmented_gpus", "place_mean_us"}) {
     EXPECT_TRUE(j["policies"][0].contains(key)) << key;
   }
   EXPECT_EQ(j["policies"][0]["completed"], 5);
@@ -67,7 +67,8 @@ TEST(SimulateCommand, LoadSweepRunsEachLoadAndWritesTheCurvesAndOneReportPerLoad
   auto r = RunCommand(Cli("simulate --json --fabric preset:superpod-4su --trace " +
                           ShellQuote(kFixtures + "tiny-hand.trace") +
                           " --policy topoplace,first-fit --network shared --ecmp hash"
-                          " --load-sweep 4,1 --report " + ShellQuote(dir)));
+                          " --load-sweep 4,1 --report " +
+                          ShellQuote(dir)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "topoplace.simulation-sweep/v1");
@@ -92,10 +93,9 @@ TEST(SimulateCommand, LoadSweepRunsEachLoadAndWritesTheCurvesAndOneReportPerLoad
 
 TEST(SimulateCommand, LoadAwareRunIsReproducibleFromItsReport) {
   const std::string dir = ::testing::TempDir() + "/simulate-load-aware";
-  auto r = RunCommand(Cli("simulate --fabric preset:superpod-4su --trace " +
-                          ShellQuote(kFixtures + "tiny-hand.trace") +
-                          " --policy topoplace --network shared --load-aware --report " +
-                          ShellQuote(dir)));
+  auto r = RunCommand(Cli(
+      "simulate --fabric preset:superpod-4su --trace " + ShellQuote(kFixtures + "tiny-hand.trace") +
+      " --policy topoplace --network shared --load-aware --report " + ShellQuote(dir)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(dir + "/report.md");
   const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

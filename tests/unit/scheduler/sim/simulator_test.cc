@@ -104,21 +104,20 @@ TEST_P(SimulatorHandTrace, MatchesHandComputedQueueingCompletionAndSpineBytes) {
   EXPECT_DOUBLE_EQ(m.mean_jct_s, c.mean_jct);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Policies, SimulatorHandTrace,
-    ::testing::Values(PolicyCase{"topoplace", kTopologyAware, 0, 18, 174},
-                      PolicyCase{"slurm-tree", kTopologyAware, 0, 18, 174},
-                      PolicyCase{"slurm-block", kTopologyAware, 0, 18, 174},
-                      PolicyCase{"kueue-bestfit", kTopologyAware, 0, 18, 174},
-                      PolicyCase{"volcano", kTopologyAware, 0, 18, 174},
-                      PolicyCase{"first-fit", kFirstFit, 4e13, 18, 199}),
-    [](const ::testing::TestParamInfo<PolicyCase>& info) {
-      std::string name = info.param.policy;
-      for (char& ch : name) {
-        if (ch == '-') ch = '_';
-      }
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Policies, SimulatorHandTrace,
+                         ::testing::Values(PolicyCase{"topoplace", kTopologyAware, 0, 18, 174},
+                                           PolicyCase{"slurm-tree", kTopologyAware, 0, 18, 174},
+                                           PolicyCase{"slurm-block", kTopologyAware, 0, 18, 174},
+                                           PolicyCase{"kueue-bestfit", kTopologyAware, 0, 18, 174},
+                                           PolicyCase{"volcano", kTopologyAware, 0, 18, 174},
+                                           PolicyCase{"first-fit", kFirstFit, 4e13, 18, 199}),
+                         [](const ::testing::TestParamInfo<PolicyCase>& info) {
+                           std::string name = info.param.policy;
+                           for (char& ch : name) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return name;
+                         });
 
 absl::StatusOr<Trace> Parse(const std::string& lines) {
   return ParseNativeTrace(std::string(kNativeTraceHeader) + "\n" + lines, "inline");
@@ -170,8 +169,8 @@ TEST(Simulator, SharedLinks_JobsOnACommonUplinkSlowEachOtherUntilOneEnds) {
   absl::StatusOr<FabricPtr> fabric = TinySharedUplinkFabric();
   ASSERT_TRUE(fabric.ok()) << fabric.status();
   const std::string talk = ",h=8,s=1000,b=1,layers=8,params=1e9,mb=1,tp_bytes=0,dp_bytes=25e9\n";
-  absl::StatusOr<Trace> trace = Parse(Line(0, 0, 1000, 1) + "1 0 75 tp=8,pp=1,dp=2" + talk +
-                                      "2 0 150 tp=8,pp=1,dp=2" + talk);
+  absl::StatusOr<Trace> trace =
+      Parse(Line(0, 0, 1000, 1) + "1 0 75 tp=8,pp=1,dp=2" + talk + "2 0 150 tp=8,pp=1,dp=2" + talk);
   ASSERT_TRUE(trace.ok()) << trace.status();
   SimOptions options;
   options.comm.gpu_flops = 7.5e11;  // 1 s of compute per iteration

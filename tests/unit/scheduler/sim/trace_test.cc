@@ -44,8 +44,8 @@ struct BadLine {
 };
 
 // Test names of the cases below, in order.
-constexpr const char* kBadLineNames[] = {"FieldCount", "JobId",    "NegativeArrival",
-                                         "NanArrival", "ZeroSize", "TextSize", "TextDuration"};
+constexpr const char* kBadLineNames[] = {"FieldCount", "JobId",    "NegativeArrival", "NanArrival",
+                                         "ZeroSize",   "TextSize", "TextDuration"};
 
 void PrintTo(const BadLine& c, std::ostream* os) { *os << "'" << c.line << "'"; }
 
@@ -60,18 +60,18 @@ TEST_P(CsvTraceBadLine, RejectedWithItsLineNumber) {
   EXPECT_THAT(trace.status().message(), HasSubstr(GetParam().message));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, CsvTraceBadLine,
-    ::testing::Values(BadLine{"1,0,CLOS,1,1", "expected 6 comma-separated fields"},
-                      BadLine{"x,0,CLOS,1,1,5", "field 'job id'"},
-                      BadLine{"1,-3,CLOS,1,1,5", "field 'arrival time'"},
-                      BadLine{"1,nan,CLOS,1,1,5", "field 'arrival time'"},
-                      BadLine{"1,0,CLOS,1,0,5", "field 'size'"},
-                      BadLine{"1,0,CLOS,1,two,5", "field 'size'"},
-                      BadLine{"1,0,CLOS,1,1,oops", "field 'duration'"}),
-    [](const ::testing::TestParamInfo<BadLine>& info) {
-      return std::string(kBadLineNames[info.index]);
-    });
+INSTANTIATE_TEST_SUITE_P(Cases, CsvTraceBadLine,
+                         ::testing::Values(BadLine{"1,0,CLOS,1,1",
+                                                   "expected 6 comma-separated fields"},
+                                           BadLine{"x,0,CLOS,1,1,5", "field 'job id'"},
+                                           BadLine{"1,-3,CLOS,1,1,5", "field 'arrival time'"},
+                                           BadLine{"1,nan,CLOS,1,1,5", "field 'arrival time'"},
+                                           BadLine{"1,0,CLOS,1,0,5", "field 'size'"},
+                                           BadLine{"1,0,CLOS,1,two,5", "field 'size'"},
+                                           BadLine{"1,0,CLOS,1,1,oops", "field 'duration'"}),
+                         [](const ::testing::TestParamInfo<BadLine>& info) {
+                           return std::string(kBadLineNames[info.index]);
+                         });
 
 TEST(NativeTrace, ParsesFullJobSpecs) {
   const std::string text = std::string(kNativeTraceHeader) +
@@ -88,8 +88,8 @@ TEST(NativeTrace, ParsesFullJobSpecs) {
 }
 
 TEST(NativeTrace, RejectsBadJobSpecWithLineNumber) {
-  const std::string text = std::string(kNativeTraceHeader) + "\n1 0 10 tp=8,pp=1,dp=1\n" +
-                           "2 0 10 tp=3,pp=1,dp=1\n";
+  const std::string text =
+      std::string(kNativeTraceHeader) + "\n1 0 10 tp=8,pp=1,dp=1\n" + "2 0 10 tp=3,pp=1,dp=1\n";
   absl::StatusOr<Trace> trace = ParseNativeTrace(text, "n.trace");
   ASSERT_FALSE(trace.ok());
   EXPECT_EQ(trace.status().code(), absl::StatusCode::kInvalidArgument);

@@ -25,8 +25,8 @@ TEST(JsonDepthTest, CheckJsonDepth_RefusesTheDeepBodyOfTheFindingNamingWhereItWe
 }
 
 TEST(JsonDepthTest, CheckJsonDepth_BracketsInsideStringsDoNotCount) {
-  const std::string quoted = "{\"k\":\"" + std::string(1000, '[') + "\\\"" +
-                             std::string(1000, '{') + "\"}";
+  const std::string quoted =
+      "{\"k\":\"" + std::string(1000, '[') + "\\\"" + std::string(1000, '{') + "\"}";
   EXPECT_TRUE(CheckJsonDepth(quoted, "x").ok());
   EXPECT_FALSE(CheckJsonDepth("[[[", "x", 2).ok());
 }

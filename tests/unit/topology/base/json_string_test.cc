@@ -3,7 +3,6 @@
 #include "topology/base/json_string.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "gtest/gtest.h"

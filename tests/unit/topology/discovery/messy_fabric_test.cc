@@ -129,11 +129,11 @@ TEST_F(MessyFabricTest, UnattributedHcasAreCountedPerLeafAndAreNoHosts) {
     EXPECT_FALSE(absl::StartsWith(host.name, "ca-")) << host.name;
     EXPECT_FALSE(absl::StartsWith(host.name, "H-")) << host.name;
   }
-  EXPECT_THAT(Warnings(*fabric), HasSubstr(absl::StrCat(
-                                     " HCAs that no NodeDescription, agent report or system image "
+  EXPECT_THAT(Warnings(*fabric),
+              HasSubstr(absl::StrCat(" HCAs that no NodeDescription, agent report or system image "
                                      "GUID places in a host")));
-  EXPECT_THAT(Warnings(*fabric), HasSubstr(absl::StrCat("leaves hold ",
-                                                        dump_->unattributed_without_reports)));
+  EXPECT_THAT(Warnings(*fabric),
+              HasSubstr(absl::StrCat("leaves hold ", dump_->unattributed_without_reports)));
   EXPECT_THAT(FabricSummaryTable(*fabric),
               HasSubstr(absl::StrCat("unattributed HCAs ", dump_->unattributed_without_reports)));
   // They survive a round trip through the fabric file.
@@ -148,17 +148,18 @@ TEST_F(MessyFabricTest, CrossedCablesAreNamedAndTheNicTakesTheRailItReaches) {
   ASSERT_NE(fabric, nullptr);
   const std::string warnings = Warnings(*fabric);
   EXPECT_THAT(warnings, HasSubstr("crossed cables?"));
-  EXPECT_THAT(warnings, HasSubstr(absl::StrCat(dump_->crossed_host,
-                                               "/mlx5_1 on leaf-b002-r2 (rail 2; expected rail 1)")));
-  EXPECT_THAT(warnings, HasSubstr(absl::StrCat(dump_->crossed_host,
-                                               "/mlx5_2 on leaf-b002-r1 (rail 1; expected rail 2)")));
+  EXPECT_THAT(warnings,
+              HasSubstr(absl::StrCat(dump_->crossed_host,
+                                     "/mlx5_1 on leaf-b002-r2 (rail 2; expected rail 1)")));
+  EXPECT_THAT(warnings,
+              HasSubstr(absl::StrCat(dump_->crossed_host,
+                                     "/mlx5_2 on leaf-b002-r1 (rail 1; expected rail 2)")));
   const std::optional<NicId> nic = fabric->FindNic(dump_->crossed_host + "/mlx5_1");
   ASSERT_TRUE(nic.has_value());
   EXPECT_EQ(fabric->nics()[*nic].rail, 2);
   // Only the two leaves the crossed host lands on mix rails.
-  EXPECT_THAT(warnings,
-              HasSubstr("2 leaves receive NICs of several indexes (not rail-optimised): "
-                        "leaf-b002-r1, leaf-b002-r2"));
+  EXPECT_THAT(warnings, HasSubstr("2 leaves receive NICs of several indexes (not rail-optimised): "
+                                  "leaf-b002-r1, leaf-b002-r2"));
 }
 
 TEST_F(MessyFabricTest, NamesakesOnDifferentSystemsStayTwoHosts) {

@@ -68,12 +68,11 @@ TEST(FabricFile, CanonicalFile_RoundTripsByteForByte) {
 }
 
 TEST(FabricFile, AggregationNodes_RoundTripByteForByte) {
-  const std::string text = Tiny(
-      "\"state\": \"down\"}\n  ]\n}",
-      "\"state\": \"down\"}\n  ],\n"
-      "  \"aggregation_nodes\": [\n"
-      "    {\"name\": \"an-1\", \"switch\": \"leaf1\"}\n"
-      "  ]\n}");
+  const std::string text = Tiny("\"state\": \"down\"}\n  ]\n}",
+                                "\"state\": \"down\"}\n  ],\n"
+                                "  \"aggregation_nodes\": [\n"
+                                "    {\"name\": \"an-1\", \"switch\": \"leaf1\"}\n"
+                                "  ]\n}");
   absl::StatusOr<FabricPtr> f = ParseFabricJson(text, "tiny.json");
   ASSERT_TRUE(f.ok()) << f.status();
   ASSERT_EQ((*f)->aggregation_nodes().size(), 1u);

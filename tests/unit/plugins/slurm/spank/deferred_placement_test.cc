@@ -38,8 +38,8 @@ TEST(DeferredPlacement, SoftOrWiderTiersAskSlurmForNoSwitchLimit) {
 TEST(DeferredPlacement, StartSpecPlacesSoftlyOnExactlyTheJobsNodesUnderTheirFabricNames) {
   absl::StatusOr<NodeNameMap> map = NodeNameMap::Parse("b00-n001 gpu007\n", "map");
   ASSERT_TRUE(map.ok()) << map.status();
-  absl::StatusOr<std::string> spec = StartSpec("tp=8,pp=2,dp=1,max_tier=block,max_wait=60",
-                                               "b00-n[000,003],gpu007", *map);
+  absl::StatusOr<std::string> spec =
+      StartSpec("tp=8,pp=2,dp=1,max_tier=block,max_wait=60", "b00-n[000,003],gpu007", *map);
   ASSERT_TRUE(spec.ok()) << spec.status();
   absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(*spec);
   ASSERT_TRUE(job.ok()) << job.status();
