@@ -1,5 +1,5 @@
 // What every `topoplace` subcommand shares: where to print, and how a Status becomes the
-// process exit code of the DESIGN.md contract (0 ok, 2 bad input, 3 cannot place,
+// process exit code of the docs/DESIGN.md contract (0 ok, 2 bad input, 3 cannot place,
 // 1 internal error).
 #ifndef TOPOPLACE_API_CLI_CLI_CONTEXT_H_
 #define TOPOPLACE_API_CLI_CLI_CONTEXT_H_

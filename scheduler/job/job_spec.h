@@ -1,4 +1,4 @@
-// The job spec of the DESIGN.md contract: PTD-P degrees, GPUs per node, the model shape or
+// The job spec of the docs/DESIGN.md contract: PTD-P degrees, GPUs per node, the model shape or
 // explicit bytes, and placement constraints, parsed from one string:
 //
 //   TP_ASSIGN_OR_RETURN(JobSpec job, ParseJobSpec("tp=8,pp=4,dp=16,model=70b,max_tier=pod"));

@@ -35,7 +35,7 @@ const ModelShape* FindModelPreset(absl::string_view name);
 // Preset names in a stable order, for error messages and help.
 std::vector<std::string> ModelPresetNames();
 
-// The preset a spec without any model or byte fields uses, so that the DESIGN.md example
+// The preset a spec without any model or byte fields uses, so that a bare
 // `tp=8,pp=4,dp=16` still yields meaningful volumes.
 inline constexpr absl::string_view kDefaultModelPreset = "70b";
 

@@ -1,7 +1,7 @@
 // The native trace format: full job specs, for workloads whose shape matters.
 //
 //   #topoplace-trace v1
-//   # id  arrival_s  duration_s  job spec (DESIGN.md contract, no spaces)
+//   # id  arrival_s  duration_s  job spec (docs/DESIGN.md contract, no spaces)
 //   1     0          3600        tp=8,pp=4,dp=2,model=70b
 //   2     60         600         tp=8,dp=4,dp_bytes=2e9,max_tier=block
 //

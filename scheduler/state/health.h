@@ -1,5 +1,5 @@
-// Link and switch health as the placement engine sees it. Telemetry will fill this later;
-// today callers (tests, the CLI) set it by hand.
+// Link and switch health as the placement engine sees it: the daemon's health model
+// (telemetry/health) fills it from link telemetry; the CLI from --unhealthy; tests by hand.
 //
 //   FabricHealth health;
 //   health.unhealthy_hosts.insert(*fabric->FindHost("b00-n003"));

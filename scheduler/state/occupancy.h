@@ -1,6 +1,6 @@
 // Which GPUs are already taken by other jobs: the background a placement must fit around.
-// Comes from a file (`--occupied FILE`), from a seeded random load (`--load 0.6 --seed N`),
-// or, later, from the ledger.
+// Comes from the ledger's live allocations (the daemon, `place --ledger`), a file
+// (`--occupied FILE`) or a seeded random load (`--load 0.6 --seed N`).
 //
 //   TP_ASSIGN_OR_RETURN(Occupancy occ, LoadOccupancyFile(*fabric, "busy.txt"));
 //   Occupancy bg = RandomBackgroundLoad(*fabric, 0.6, /*seed=*/7);

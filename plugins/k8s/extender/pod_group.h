@@ -1,6 +1,6 @@
 // Which training-job group a pod belongs to, read from its annotations:
 //
-//   topoplace.io/job-spec: "tp=8,pp=2,dp=2"     the DESIGN.md job spec; absent = not ours
+//   topoplace.io/job-spec: "tp=8,pp=2,dp=2"     the docs/DESIGN.md job spec; absent = not ours
 //   topoplace.io/group:    "llama-pretrain"     group name; default: the `job-name` label
 //                                               the Job controller puts on its pods
 //   topoplace.io/rank:     "3"                  node rank of this pod; default: the Indexed
