@@ -154,7 +154,7 @@ AllocationLedger::AllocationLedger(std::unique_ptr<store::SqliteDb> db, FabricPt
     : db_(std::move(db)),
       fabric_(std::move(fabric)),
       clock_(clock),
-      holder_(fabric_->gpus().size(), 0) {}
+      live_(fabric_->gpus().size()) {}
 
 absl::StatusOr<std::unique_ptr<AllocationLedger>> AllocationLedger::Open(const std::string& path,
                                                                          FabricPtr fabric,
@@ -360,15 +360,16 @@ absl::Status AllocationLedger::Rebuild() {
       SqliteStatement q,
       db_->Prepare(absl::StrCat(kSelectAllocation,
                                 " WHERE state IN ('reserved', 'committed') ORDER BY id")));
+  std::vector<std::pair<int64_t, Allocation>> rows;
   while (true) {
     TP_ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
     TP_ASSIGN_OR_RETURN(Allocation a, RowToAllocation(q));
-    live_.emplace(q.ColumnInt(0), std::move(a));
+    rows.emplace_back(q.ColumnInt(0), std::move(a));
   }
-  for (auto& [n, a] : live_) {
+  for (auto& [n, a] : rows) {
     TP_RETURN_IF_ERROR(LoadGpus(*db_, n, a));
-    std::vector<GpuId>& held = gpus_of_[n];
+    std::vector<GpuId> held;
     for (const GpuRef& ref : a.gpus) {
       std::optional<GpuId> gpu = ResolveGpu(ref);
       if (!gpu) {
@@ -377,37 +378,21 @@ absl::Status AllocationLedger::Rebuild() {
         continue;
       }
       // The UNIQUE index on held GPUs makes this impossible short of a corrupt file.
-      if (holder_[*gpu] != 0) {
+      if (const int64_t other = live_.Holder(*gpu); other != 0) {
         return absl::DataLossError(absl::StrCat("ledger: GPU ", ref.host, "/gpu", ref.index,
-                                                " held by both ", FormatAllocationId(holder_[*gpu]),
+                                                " held by both ", FormatAllocationId(other),
                                                 " and ", a.id));
       }
-      holder_[*gpu] = n;
       held.push_back(*gpu);
-      ++held_;
     }
-    if (a.state == AllocationState::kReserved) expiries_.emplace(a.expires_at, n);
-    if (a.state == AllocationState::kCommitted) committed_by_external_id_[a.external_id] = n;
+    std::vector<GpuId> sorted = held;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      return absl::DataLossError(absl::StrCat("ledger: ", a.id, " holds a GPU twice"));
+    }
+    live_.Add(n, std::move(a), std::move(held));
   }
   return absl::OkStatus();
-}
-
-void AllocationLedger::Index(int64_t n, const Allocation& a) {
-  if (a.state == AllocationState::kReserved) expiries_.emplace(a.expires_at, n);
-  if (a.state == AllocationState::kCommitted) committed_by_external_id_[a.external_id] = n;
-}
-
-void AllocationLedger::Unindex(int64_t n, const Allocation& a) {
-  if (a.state == AllocationState::kReserved) {
-    auto [first, last] = expiries_.equal_range(a.expires_at);
-    for (auto it = first; it != last; ++it) {
-      if (it->second == n) {
-        expiries_.erase(it);
-        break;
-      }
-    }
-  }
-  if (a.state == AllocationState::kCommitted) committed_by_external_id_.erase(a.external_id);
 }
 
 absl::Status AllocationLedger::AppendEvent(int64_t n, absl::string_view kind,
@@ -449,9 +434,9 @@ absl::StatusOr<Allocation> AllocationLedger::ReserveUnsealed(const ReserveReques
     }
   }
   for (GpuId g : request.gpus) {
-    if (holder_[g] != 0) {
+    if (live_.Holder(g) != 0) {
       return absl::AbortedError(absl::StrCat("GPU ", fabric_->GpuName(g), " is already held by ",
-                                             FormatAllocationId(holder_[g]),
+                                             FormatAllocationId(live_.Holder(g)),
                                              "; place again and retry"));
     }
   }
@@ -502,11 +487,7 @@ absl::StatusOr<Allocation> AllocationLedger::ReserveUnsealed(const ReserveReques
                        absl::StrCat(a.gpus.size(), " GPUs until ", absl::FormatTime(a.expires_at)));
   }));
   a.id = FormatAllocationId(n);
-  for (GpuId g : request.gpus) holder_[g] = n;
-  held_ += static_cast<int64_t>(request.gpus.size());
-  gpus_of_[n] = request.gpus;
-  Index(n, a);
-  live_.emplace(n, a);
+  live_.Add(n, a, request.gpus);
   return a;
 }
 
@@ -517,18 +498,16 @@ absl::StatusOr<Allocation> AllocationLedger::CommitUnsealed(const std::string& i
   }
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  TP_ASSIGN_OR_RETURN(Allocation * live, LiveLocked(n));
-  Allocation& a = *live;
+  TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(n));
+  Allocation a = *live;
   if (a.state == AllocationState::kCommitted) {
     if (a.external_id == external_id) return a;
     return absl::FailedPreconditionError(
         absl::StrCat(id, " is already committed to '", a.external_id, "'"));
   }
-  if (auto other = committed_by_external_id_.find(external_id);
-      other != committed_by_external_id_.end()) {
-    return absl::AlreadyExistsError(absl::StrCat("external_id: '", external_id,
-                                                 "' is already bound to ",
-                                                 FormatAllocationId(other->second)));
+  if (std::optional<int64_t> other = live_.CommittedTo(external_id)) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "external_id: '", external_id, "' is already bound to ", FormatAllocationId(*other)));
   }
   TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
@@ -539,17 +518,15 @@ absl::StatusOr<Allocation> AllocationLedger::CommitUnsealed(const std::string& i
     TP_RETURN_IF_ERROR(update.Run());
     return AppendEvent(n, "commit", external_id);
   }));
-  Unindex(n, a);
   a.state = AllocationState::kCommitted;
   a.external_id = external_id;
   a.expires_at = absl::InfiniteFuture();
-  Index(n, a);
+  live_.Replace(n, a);
   return a;
 }
 
-absl::Status AllocationLedger::Finish(Allocation& a, AllocationState state,
-                                      absl::string_view event_detail) {
-  const int64_t n = *ParseAllocationId(a.id);
+absl::StatusOr<Allocation> AllocationLedger::Finish(int64_t n, AllocationState state,
+                                                    absl::string_view event_detail) {
   const absl::Time now = clock_.Now();
   TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
@@ -565,32 +542,24 @@ absl::Status AllocationLedger::Finish(Allocation& a, AllocationState state,
     TP_RETURN_IF_ERROR(free.Run());
     return AppendEvent(n, AllocationStateName(state), event_detail);
   }));
-  for (GpuId g : gpus_of_[n]) {
-    holder_[g] = 0;
-    --held_;
-  }
-  gpus_of_.erase(n);
-  Unindex(n, a);
+  Allocation a = live_.Remove(n);
   a.state = state;
   a.finished_at = now;
-  return absl::OkStatus();
+  return a;
 }
 
 absl::StatusOr<Allocation> AllocationLedger::ReleaseUnsealed(const std::string& id) {
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  auto it = live_.find(n);
-  if (it == live_.end()) return LoadFinished(n);
-  Allocation a = it->second;
-  TP_RETURN_IF_ERROR(Finish(a, AllocationState::kReleased, a.external_id));
-  live_.erase(it);
-  return a;
+  const Allocation* live = live_.Find(n);
+  if (live == nullptr) return LoadFinished(n);
+  const std::string external_id = live->external_id;
+  return Finish(n, AllocationState::kReleased, external_id);
 }
 
-absl::StatusOr<Allocation*> AllocationLedger::LiveLocked(int64_t n) {
+absl::StatusOr<const Allocation*> AllocationLedger::LiveLocked(int64_t n) {
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
-  auto it = live_.find(n);
-  if (it != live_.end()) return &it->second;
+  if (const Allocation* live = live_.Find(n)) return live;
   TP_ASSIGN_OR_RETURN(Allocation finished, LoadFinished(n));
   return absl::FailedPreconditionError(absl::StrCat(
       FormatAllocationId(n), " is ", AllocationStateName(finished.state), "; reserve again"));
@@ -614,8 +583,7 @@ absl::StatusOr<Allocation> AllocationLedger::Get(const std::string& id) {
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   ReclaimForRead();
-  auto it = live_.find(n);
-  if (it != live_.end()) return AsOfNow(it->second);
+  if (const Allocation* live = live_.Find(n)) return AsOfNow(*live);
   return LoadFinished(n);
 }
 
@@ -637,7 +605,7 @@ absl::StatusOr<Allocation> AllocationLedger::FindByRequestId(const std::string& 
     return absl::NotFoundError(
         absl::StrCat("request_id: no allocation was reserved with '", request_id, "'"));
   }
-  if (auto it = live_.find(*n); it != live_.end()) return AsOfNow(it->second);
+  if (const Allocation* live = live_.Find(*n)) return AsOfNow(*live);
   return LoadFinished(*n);
 }
 
@@ -646,8 +614,8 @@ absl::StatusOr<Allocation> AllocationLedger::RenewUnsealed(const std::string& id
   TP_RETURN_IF_ERROR(CheckTtl(ttl));
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  TP_ASSIGN_OR_RETURN(Allocation * live, LiveLocked(n));
-  Allocation& a = *live;
+  TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(n));
+  Allocation a = *live;
   if (a.state != AllocationState::kReserved) {
     return absl::FailedPreconditionError(
         absl::StrCat(id, " is committed to '", a.external_id, "'; commits do not expire"));
@@ -661,18 +629,14 @@ absl::StatusOr<Allocation> AllocationLedger::RenewUnsealed(const std::string& id
     TP_RETURN_IF_ERROR(update.Run());
     return AppendEvent(n, "renew", absl::StrCat("until ", absl::FormatTime(expires)));
   }));
-  Unindex(n, a);
   a.expires_at = expires;
-  Index(n, a);
+  live_.Replace(n, a);
   return a;
 }
 
 absl::StatusOr<Allocation> AllocationLedger::GetByExternalId(const std::string& external_id) {
   absl::MutexLock lock(&mu_);
-  if (auto it = committed_by_external_id_.find(external_id);
-      it != committed_by_external_id_.end()) {
-    return live_.at(it->second);
-  }
+  if (std::optional<int64_t> n = live_.CommittedTo(external_id)) return *live_.Find(*n);
   return absl::NotFoundError(
       absl::StrCat("external_id: no live allocation is committed to '", external_id, "'"));
 }
@@ -686,7 +650,7 @@ absl::StatusOr<std::vector<Allocation>> AllocationLedger::ListLive() {
 void AllocationLedger::ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) {
   absl::MutexLock lock(&mu_);
   ReclaimForRead();
-  for (const auto& [n, a] : live_) {
+  for (const auto& [n, a] : live_.records()) {
     // Past expiry but not yet recorded (the disk refused the write): not live any more.
     if (AsOfNow(a).state == a.state) fn(a);
   }
@@ -706,15 +670,9 @@ absl::StatusOr<int> AllocationLedger::ReclaimExpiredLocked() {
   const absl::Time now = clock_.Now();
   int reclaimed = 0;
   // Earliest expiry first; Finish removes the entry, so the loop always advances.
-  while (!expiries_.empty() && expiries_.begin()->first <= now) {
-    auto it = live_.find(expiries_.begin()->second);
-    if (it == live_.end()) {  // cannot happen: the indexes follow live_
-      expiries_.erase(expiries_.begin());
-      continue;
-    }
+  while (std::optional<int64_t> n = live_.EarliestExpiredAt(now)) {
     TP_RETURN_IF_ERROR(
-        Finish(it->second, AllocationState::kExpired, "reservation not committed in time"));
-    live_.erase(it);
+        Finish(*n, AllocationState::kExpired, "reservation not committed in time").status());
     ++reclaimed;
   }
   return reclaimed;
@@ -725,15 +683,13 @@ sched::Occupancy AllocationLedger::Occupancy() {
   absl::MutexLock lock(&mu_);
   // Expired reservations still count here until the next reclaim: conservative, never
   // hands out a GPU twice.
-  for (GpuId g = 0; g < static_cast<GpuId>(holder_.size()); ++g) {
-    if (holder_[g] != 0) occupancy.Set(g, true);
-  }
+  live_.MarkHeld(occupancy);
   return occupancy;
 }
 
 int64_t AllocationLedger::held_gpus() {
   absl::MutexLock lock(&mu_);
-  return held_;
+  return live_.held_gpus();
 }
 
 }  // namespace topoplace::ledger

@@ -32,6 +32,7 @@
 #include "scheduler/ledger/ack_watermark.h"
 #include "scheduler/ledger/allocation.h"
 #include "scheduler/ledger/clock.h"
+#include "scheduler/ledger/live_allocations.h"
 #include "scheduler/state/occupancy.h"
 #include "topology/model/fabric.h"
 #include "topology/store/sqlite_db.h"
@@ -127,20 +128,21 @@ class AllocationLedger {
   AllocationLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric, const Clock& clock);
   absl::Status Rebuild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<int> ReclaimExpiredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Moves a live allocation to a finished state in SQLite and then in memory.
-  absl::Status Finish(Allocation& a, AllocationState state, absl::string_view event_detail)
+  // Moves live allocation `n` to a finished state in SQLite and then in memory; returns
+  // its final record.
+  absl::StatusOr<Allocation> Finish(int64_t n, AllocationState state,
+                                    absl::string_view event_detail)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Allocation> LoadFinished(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Allocation `n` if it is live (after reclaiming expired ones); FailedPrecondition naming
   // its final state if it finished, NotFound if it never existed.
-  absl::StatusOr<Allocation*> LiveLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<const Allocation*> LiveLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AppendEvent(int64_t n, absl::string_view kind, absl::string_view detail)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The allocation number reserved with `request_id`, if any.
   absl::StatusOr<std::optional<int64_t>> FindRequestIdLocked(const std::string& request_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<GpuId> ResolveGpu(const GpuRef& ref) const;
-  // Adds or removes live allocation `n` in the lookup indexes below (not in live_).
   // Checks the database against the watermark file and opens it for writing (Open).
   absl::Status SealOrRefuse(const std::string& path, const LedgerOptions& options)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -169,20 +171,12 @@ class AllocationLedger {
   // The answer for `a` as of now: a reservation past its expiry reads as expired even
   // while the write that records it waits for a writable disk.
   Allocation AsOfNow(const Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Index(int64_t n, const Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Unindex(int64_t n, const Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   std::unique_ptr<store::SqliteDb> db_ ABSL_GUARDED_BY(mu_);
   const FabricPtr fabric_;
   const Clock& clock_;
-  std::map<int64_t, Allocation> live_ ABSL_GUARDED_BY(mu_);
-  std::vector<int64_t> holder_ ABSL_GUARDED_BY(mu_);  // per GpuId: allocation number, 0 free
-  // Indexes that keep every call O(log n) in the number of live allocations.
-  absl::flat_hash_map<int64_t, std::vector<GpuId>> gpus_of_ ABSL_GUARDED_BY(mu_);
-  std::multimap<absl::Time, int64_t> expiries_ ABSL_GUARDED_BY(mu_);  // reserved only
-  absl::flat_hash_map<std::string, int64_t> committed_by_external_id_ ABSL_GUARDED_BY(mu_);
-  int64_t held_ ABSL_GUARDED_BY(mu_) = 0;
+  LiveAllocations live_ ABSL_GUARDED_BY(mu_);
   // Written only by the one caller that holds `sealing_` (and at Open).
   std::unique_ptr<WatermarkFile> watermark_;
   Watermark mark_ ABSL_GUARDED_BY(mu_);
