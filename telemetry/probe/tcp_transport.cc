@@ -118,19 +118,10 @@ absl::StatusOr<double> MeasureLatency(const ProbePeer& peer, const ProbeOptions&
   const uint32_t size = static_cast<uint32_t>(o.latency_bytes);
   TP_RETURN_IF_ERROR(SendHeader(fd.get(), 'L', size));
   std::vector<char> out(size, 'p'), in(size);
-  std::vector<double> round_trips_us;
-  // One extra warm-up round trip, excluded like perftest's first iterations.
-  for (int i = 0; i <= o.latency_iterations; ++i) {
-    const auto start = std::chrono::steady_clock::now();
+  return MeasureOneWayLatencyUs(o.latency_iterations, [&]() -> absl::Status {
     TP_RETURN_IF_ERROR(net::WriteAll(fd.get(), out.data(), size));
-    TP_RETURN_IF_ERROR(net::ReadAll(fd.get(), in.data(), size));
-    const auto end = std::chrono::steady_clock::now();
-    if (i == 0) continue;
-    round_trips_us.push_back(std::chrono::duration<double, std::micro>(end - start).count());
-  }
-  std::nth_element(round_trips_us.begin(), round_trips_us.begin() + round_trips_us.size() / 2,
-                   round_trips_us.end());
-  return round_trips_us[round_trips_us.size() / 2] / 2;
+    return net::ReadAll(fd.get(), in.data(), size);
+  });
 }
 
 absl::StatusOr<double> MeasureBandwidth(const ProbePeer& peer, const ProbeOptions& o) {
@@ -167,7 +158,7 @@ absl::StatusOr<double> MeasureBandwidth(const ProbePeer& peer, const ProbeOption
   TP_RETURN_IF_ERROR(net::ReadAll(fd.get(), &received_be, sizeof(received_be)));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return static_cast<double>(be64toh(received_be)) * 8 / seconds / 1e9;
+  return GigabitsPerSecond(be64toh(received_be), seconds);
 }
 
 class TcpTransport final : public ProbeTransport {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -63,6 +64,14 @@ using ProbeTransportPtr = std::unique_ptr<ProbeTransport>;
 
 // Checks option ranges (iterations 1..10000, sizes 1..16 MiB, durations <= 60 s).
 absl::Status ValidateProbeOptions(const ProbeOptions& options);
+
+// The latency both transports report: runs `round_trip` once to warm up (excluded, like
+// perftest's first iterations), then `iterations` times, timing each; returns the median
+// round trip / 2 in microseconds, or the first error. Precondition: iterations >= 1.
+absl::StatusOr<double> MeasureOneWayLatencyUs(int iterations,
+                                              absl::FunctionRef<absl::Status()> round_trip);
+// Payload bits per second / 1e9 for `bytes` moved in `seconds` (> 0).
+double GigabitsPerSecond(uint64_t bytes, double seconds);
 
 }  // namespace topoplace::telemetry
 

@@ -197,6 +197,18 @@ std::string EncodeQpInfo(const QpInfo& i) {
                          i.rkey, i.addr, i.size, i.mtu_bytes, GidHex(i.gid));
 }
 
+std::string EncodeLatencyOp(int iterations) { return absl::StrCat("L ", iterations, "\n"); }
+
+absl::StatusOr<int> DecodeLatencyOp(absl::string_view line) {
+  int iterations = 0;
+  if (line.size() < 3 || line.substr(0, 2) != "L " ||
+      !absl::SimpleAtoi(line.substr(2), &iterations) || iterations < 1 || iterations > 10000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "side channel: expected 'L <iterations 1..10000>', got '", line.substr(0, 40), "'"));
+  }
+  return iterations;
+}
+
 absl::StatusOr<QpInfo> DecodeQpInfo(absl::string_view text) {
   const std::vector<absl::string_view> f =
       absl::StrSplit(absl::StripAsciiWhitespace(text), ' ', absl::SkipEmpty());

@@ -96,6 +96,15 @@ std::string EncodeQpInfo(const QpInfo& info);
 // InvalidArgument for anything malformed or out of range (QPN/PSN > 24 bits, bad MTU).
 absl::StatusOr<QpInfo> DecodeQpInfo(absl::string_view text);
 
+// The side channel after the QP info lines: the client asks for `iterations` latency
+// ping-pongs ("L <n>"), each side says it is ready to send ("R") once its QP is RTS, and
+// the client says when it is done writing into the responder's buffer ("D").
+inline constexpr absl::string_view kReadyLine = "R";
+inline constexpr absl::string_view kDoneLine = "D";
+std::string EncodeLatencyOp(int iterations);
+// InvalidArgument unless `line` is "L <n>" with n in 1..10000.
+absl::StatusOr<int> DecodeLatencyOp(absl::string_view line);
+
 // Attributes of the RTR transition.
 struct RtrAttributes {
   int path_mtu_bytes = 1024;  // min of both ends

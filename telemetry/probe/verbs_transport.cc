@@ -13,13 +13,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <thread>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "telemetry/probe/socket_util.h"
 #include "telemetry/probe/verbs_plan.h"
 #include "topology/base/status_macros.h"
@@ -269,28 +269,23 @@ class VerbsTransport final : public ProbeTransport {
     TP_ASSIGN_OR_RETURN(net::Fd fd, net::Connect(peer.address, peer.port, options.timeout));
     TP_ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, NewConnection(context_, port_));
     TP_RETURN_IF_ERROR(WriteLine(fd.get(), EncodeQpInfo(LocalInfo(*c, port_))));
-    TP_RETURN_IF_ERROR(WriteLine(fd.get(), absl::StrCat("L ", options.latency_iterations, "\n")));
+    TP_RETURN_IF_ERROR(WriteLine(fd.get(), EncodeLatencyOp(options.latency_iterations)));
     TP_ASSIGN_OR_RETURN(std::string line, ReadLine(fd.get()));
     TP_ASSIGN_OR_RETURN(QpInfo remote, DecodeQpInfo(line));
     TP_RETURN_IF_ERROR(Connect(*c, port_, remote));
-    // Both ends are RTS once each has seen the other's 'R'.
-    TP_RETURN_IF_ERROR(WriteLine(fd.get(), "R\n"));
+    // Both ends are RTS once each has seen the other's ready line.
+    TP_RETURN_IF_ERROR(WriteLine(fd.get(), absl::StrCat(kReadyLine, "\n")));
     TP_ASSIGN_OR_RETURN(line, ReadLine(fd.get()));
-    if (line != "R") return absl::UnavailableError("side channel: peer not ready");
+    if (line != kReadyLine) return absl::UnavailableError("side channel: peer not ready");
 
     ProbeMeasurement m;
-    std::vector<double> rtt_us;
-    for (int i = 1; i <= options.latency_iterations + 1; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      TP_RETURN_IF_ERROR(WriteWord(*c, remote, static_cast<uint32_t>(i), options.timeout));
-      TP_RETURN_IF_ERROR(WaitWord(*c, static_cast<uint32_t>(i), options.timeout));
-      if (i == 1) continue;  // warm-up
-      rtt_us.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-              .count());
-    }
-    std::nth_element(rtt_us.begin(), rtt_us.begin() + rtt_us.size() / 2, rtt_us.end());
-    m.latency_us = rtt_us[rtt_us.size() / 2] / 2;
+    uint32_t ping = 0;  // the word each round trip writes and waits to see echoed
+    TP_ASSIGN_OR_RETURN(m.latency_us,
+                        MeasureOneWayLatencyUs(options.latency_iterations, [&]() -> absl::Status {
+                          ++ping;
+                          TP_RETURN_IF_ERROR(WriteWord(*c, remote, ping, options.timeout));
+                          return WaitWord(*c, ping, options.timeout);
+                        }));
 
     if (options.bandwidth_duration > absl::ZeroDuration()) {
       const uint32_t block = std::min<uint32_t>(
@@ -311,35 +306,34 @@ class VerbsTransport final : public ProbeTransport {
       TP_RETURN_IF_ERROR(WaitCompletions(*c, outstanding, options.timeout));
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      m.bandwidth_gbps = static_cast<double>(bytes) * 8 / seconds / 1e9;
+      m.bandwidth_gbps = GigabitsPerSecond(bytes, seconds);
     }
-    TP_RETURN_IF_ERROR(WriteLine(fd.get(), "D\n"));
+    TP_RETURN_IF_ERROR(WriteLine(fd.get(), absl::StrCat(kDoneLine, "\n")));
     return m;
   }
 
   // Serves one probe connection (latency ping-pong; bandwidth needs nothing from us).
-  void Serve(net::Fd fd) {
-    net::SetTimeouts(fd.get(), absl::Seconds(5));
-    absl::StatusOr<std::string> line = ReadLine(fd.get());
-    if (!line.ok()) return;
-    absl::StatusOr<QpInfo> remote = DecodeQpInfo(*line);
-    absl::StatusOr<std::string> op = ReadLine(fd.get());
-    int iterations = 0;
-    if (!remote.ok() || !op.ok() || op->size() < 3 || (*op)[0] != 'L' ||
-        !absl::SimpleAtoi(op->substr(2), &iterations) || iterations < 1 || iterations > 10000) {
-      return;
+  // The error says which step failed.
+  absl::Status Serve(net::Fd fd) {
+    constexpr absl::Duration kStepTimeout = absl::Seconds(5);
+    net::SetTimeouts(fd.get(), kStepTimeout);
+    TP_ASSIGN_OR_RETURN(std::string line, ReadLine(fd.get()));
+    TP_ASSIGN_OR_RETURN(QpInfo remote, DecodeQpInfo(line));
+    TP_ASSIGN_OR_RETURN(std::string op, ReadLine(fd.get()));
+    TP_ASSIGN_OR_RETURN(const int iterations, DecodeLatencyOp(op));
+    TP_ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, NewConnection(context_, port_));
+    TP_RETURN_IF_ERROR(WriteLine(fd.get(), EncodeQpInfo(LocalInfo(*c, port_))));
+    TP_RETURN_IF_ERROR(Connect(*c, port_, remote));
+    TP_ASSIGN_OR_RETURN(std::string ready, ReadLine(fd.get()));
+    if (ready != kReadyLine) return absl::UnavailableError("side channel: client not ready");
+    TP_RETURN_IF_ERROR(WriteLine(fd.get(), absl::StrCat(kReadyLine, "\n")));
+    // The warm-up round trip and the measured ones.
+    for (uint32_t ping = 1; ping <= static_cast<uint32_t>(iterations) + 1; ++ping) {
+      TP_RETURN_IF_ERROR(WaitWord(*c, ping, kStepTimeout));
+      TP_RETURN_IF_ERROR(WriteWord(*c, remote, ping, kStepTimeout));
     }
-    absl::StatusOr<std::unique_ptr<Connection>> c = NewConnection(context_, port_);
-    if (!c.ok()) return;
-    if (!WriteLine(fd.get(), EncodeQpInfo(LocalInfo(**c, port_))).ok()) return;
-    if (!Connect(**c, port_, *remote).ok()) return;
-    absl::StatusOr<std::string> ready = ReadLine(fd.get());
-    if (!ready.ok() || *ready != "R" || !WriteLine(fd.get(), "R\n").ok()) return;
-    for (int i = 1; i <= iterations + 1; ++i) {
-      if (!WaitWord(**c, static_cast<uint32_t>(i), absl::Seconds(5)).ok()) return;
-      if (!WriteWord(**c, *remote, static_cast<uint32_t>(i), absl::Seconds(5)).ok()) return;
-    }
-    (void)ReadLine(fd.get());  // "D": the client is done writing into our buffer
+    // The client is done writing into our buffer once it says so (or hangs up).
+    return ReadLine(fd.get()).status();
   }
 
  private:
@@ -353,7 +347,11 @@ void VerbsResponder::Loop() {
     if (poll(&p, 1, 100) <= 0) continue;
     net::Fd conn(accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
     // One probe at a time: RDMA probes are short and the buffer is per connection anyway.
-    if (conn.get() >= 0) transport_->Serve(std::move(conn));
+    if (conn.get() < 0) continue;
+    if (absl::Status served = transport_->Serve(std::move(conn)); !served.ok()) {
+      std::fprintf(stderr, "topoplace: RDMA probe responder: %s\n",
+                   std::string(served.message()).c_str());
+    }
   }
 }
 

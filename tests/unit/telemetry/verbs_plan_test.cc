@@ -53,6 +53,18 @@ TEST(VerbsPlanTest, GarbageGidFileIsRejectedNamingIt) {
   EXPECT_THAT(std::string(p.status().message()), HasSubstr("ports/1/gids/0"));
 }
 
+TEST(VerbsPlanTest, SideChannelLatencyOpRoundTripsAndRefusesGarbage) {
+  EXPECT_EQ(EncodeLatencyOp(50), "L 50\n");
+  absl::StatusOr<int> decoded = DecodeLatencyOp("L 50");
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, 50);
+  for (const char* bad : {"", "L", "L ", "L x", "L 0", "L 10001", "B 5", "L -3", "L 5 5"}) {
+    absl::StatusOr<int> op = DecodeLatencyOp(bad);
+    EXPECT_EQ(op.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(op.status().message()), HasSubstr("expected 'L <iterations"));
+  }
+}
+
 TEST(VerbsPlanTest, UnknownDeviceIsNotFound) {
   auto attributes = NewSysfsDeviceAttributes(Root("roce"));
   EXPECT_EQ(ChooseProbePort(*attributes, "mlx5_9").status().code(), absl::StatusCode::kNotFound);
