@@ -1,0 +1,177 @@
+#include "scheduler/policies/block_packing.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+
+namespace topoplace::sched {
+namespace {
+
+// The blocks of `domain`, grouped by pod when `by_pod` (pods are chosen first, which keeps
+// core crossings few, possibly at the price of more blocks), else one group.
+std::vector<std::vector<int32_t>> GroupsOf(const Fabric& fabric, const Domain& domain,
+                                           bool by_pod) {
+  std::vector<std::vector<int32_t>> groups;
+  if (by_pod && MultiPod(fabric, domain)) {
+    for (const Pod& pod : fabric.pods()) groups.push_back(pod.blocks);
+  } else {
+    groups.push_back(BlocksOf(fabric, domain));
+  }
+  return groups;
+}
+
+}  // namespace
+
+std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
+  const RankLayout& layout = ctx.layout;
+  const int g = ctx.job.gpus_per_node;
+  if (layout.size(dim) <= 1 || layout.stride(dim) % g != 0) return std::nullopt;
+  Cut cut{absl::StrCat(DimName(dim), "-aligned"), ctx.nodes / layout.size(dim),
+          std::vector<int>(ctx.nodes)};
+  // Nodes by coordinate, in node order within one coordinate (a counting sort: stable).
+  std::vector<int> first(layout.size(dim) + 1, 0);
+  for (int k = 0; k < ctx.nodes; ++k) ++first[layout.Coord(k * g, dim) + 1];
+  for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
+  for (int k = 0; k < ctx.nodes; ++k) cut.node_order[first[layout.Coord(k * g, dim)]++] = k;
+  return cut;
+}
+
+Cut PlainCut(const PlacementContext& ctx) {
+  Cut cut{"node-order", 1, std::vector<int>(ctx.nodes)};
+  std::iota(cut.node_order.begin(), cut.node_order.end(), 0);
+  return cut;
+}
+
+void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, int unit) {
+  int slack = -need;
+  for (Take& t : takes) {
+    t.amount = cap[t.index];
+    slack += t.amount;
+  }
+  std::vector<Take*> order;
+  for (Take& t : takes) order.push_back(&t);
+  std::stable_sort(order.begin(), order.end(), [unit](const Take* a, const Take* b) {
+    return a->amount % unit < b->amount % unit;
+  });
+  for (Take* t : order) {
+    const int r = t->amount % unit;
+    if (r > 0 && r <= slack) {
+      t->amount -= r;
+      slack -= r;
+    }
+  }
+  // What is left is whole units or cannot be made clean: drop it from the smallest.
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Take* a, const Take* b) { return a->amount < b->amount; });
+  for (Take* t : order) {
+    const int d = std::min(slack, t->amount);
+    t->amount -= d;
+    slack -= d;
+  }
+  std::erase_if(takes, [](const Take& t) { return t.amount == 0; });
+}
+
+void ChainResidues(std::vector<Take>& takes, int unit) {
+  std::vector<Take> ordered, dirty;
+  for (const Take& t : takes) (t.amount % unit == 0 ? ordered : dirty).push_back(t);
+  int prefix = 0;
+  while (!dirty.empty()) {
+    const int want = (unit - prefix % unit) % unit;
+    size_t pick = 0;
+    for (size_t i = 0; i < dirty.size(); ++i) {
+      const int r = dirty[i].amount % unit;
+      if (want != 0 && r == want) {
+        pick = i;
+        break;
+      }
+      if (r > dirty[pick].amount % unit) pick = i;
+    }
+    prefix += dirty[pick].amount;
+    ordered.push_back(dirty[pick]);
+    dirty.erase(dirty.begin() + static_cast<std::ptrdiff_t>(pick));
+  }
+  takes = std::move(ordered);
+}
+
+bool MultiPod(const Fabric& fabric, const Domain& domain) {
+  return domain.level == DomainLevel::kCluster && fabric.pods().size() > 1;
+}
+
+std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Domain& domain,
+                                           int granule, bool by_pod) {
+  const std::vector<std::vector<int32_t>> groups = GroupsOf(ctx.fabric, domain, by_pod);
+  // Free granules of a block, none in a block to avoid.
+  const auto free = [&ctx, granule](int32_t b) {
+    const bool avoid = !ctx.avoid_blocks.empty() && ctx.avoid_blocks[b] != 0;
+    return avoid ? 0 : ctx.inventory.block_free(b) / granule;
+  };
+  std::vector<int> group_cap(groups.size(), 0);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    for (int32_t b : groups[i]) group_cap[i] += free(b);
+  }
+  const std::vector<Take> group_takes = GreedyBestFit(group_cap, ctx.nodes / granule);
+  if (group_takes.empty()) return std::nullopt;
+  BlockSelection selection;
+  for (const Take& gt : group_takes) {
+    GroupPick pick;
+    pick.blocks = groups[gt.index];
+    pick.cap.resize(pick.blocks.size());
+    for (size_t j = 0; j < pick.blocks.size(); ++j) pick.cap[j] = free(pick.blocks[j]);
+    pick.amount = gt.amount;
+    pick.takes = GreedyBestFit(pick.cap, gt.amount);
+    selection.push_back(std::move(pick));
+  }
+  return selection;
+}
+
+BlockSequence Arrange(const BlockSelection& selection, int granule, int unit, Amounts amounts,
+                      Order order) {
+  BlockSequence seq;
+  for (const GroupPick& pick : selection) {
+    std::vector<Take> takes = pick.takes;
+    if (amounts == Amounts::kUnitTrimmed && unit > 1) {
+      TrimToUnits(takes, pick.cap, pick.amount, unit);
+    }
+    if (order == Order::kBlockId) {
+      std::sort(takes.begin(), takes.end(),
+                [](const Take& a, const Take& b) { return a.index < b.index; });
+    } else if (order == Order::kResidueChain && unit > 1) {
+      ChainResidues(takes, unit);
+    }
+    for (const Take& t : takes) seq.emplace_back(pick.blocks[t.index], t.amount * granule);
+  }
+  return seq;
+}
+
+std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Domain& domain,
+                                          int granule, int unit, bool by_pod, Amounts amounts,
+                                          Order order) {
+  const std::optional<BlockSelection> selection = SelectBlocks(ctx, domain, granule, by_pod);
+  if (!selection) return std::nullopt;
+  return Arrange(*selection, granule, unit, amounts, order);
+}
+
+void NodeBlocks(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
+                std::vector<int32_t>& node_block) {
+  node_block.assign(ctx.nodes, -1);
+  int i = 0;
+  for (const auto& [block, count] : seq) {
+    for (int c = 0; c < count; ++c) node_block[cut.node_order[i++]] = block;
+  }
+}
+
+Candidate Materialize(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
+                      std::string how) {
+  std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
+  std::vector<HostId> hosts;
+  hosts.reserve(ctx.nodes);
+  for (const auto& [block, count] : seq) ctx.inventory.TakeHosts(block, count, taken, hosts);
+  Candidate c;
+  c.node_hosts.assign(ctx.nodes, -1);
+  for (int i = 0; i < ctx.nodes; ++i) c.node_hosts[cut.node_order[i]] = hosts[i];
+  c.how = std::move(how);
+  return c;
+}
+
+}  // namespace topoplace::sched

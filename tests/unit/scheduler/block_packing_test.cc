@@ -1,0 +1,68 @@
+#include "scheduler/policies/block_packing.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace topoplace::sched {
+namespace {
+
+std::vector<int> Amounts(const std::vector<Take>& takes) {
+  std::vector<int> out;
+  for (const Take& t : takes) out.push_back(t.amount);
+  return out;
+}
+
+TEST(BlockPacking, TrimToUnitsSpendsTheSlackOnWholeUnitsPerBlock) {
+  // Capacity 10 + 7 for a need of 12 in units of 4: greedy takes 10 + 2; trimmed, the
+  // blocks give 8 + 4, both whole units, still 12 in all.
+  const std::vector<int> cap = {10, 7};
+  std::vector<Take> takes = GreedyBestFit(cap, 12);
+  ASSERT_EQ(takes.size(), 2u);
+  TrimToUnits(takes, cap, 12, 4);
+  int sum = 0;
+  for (const Take& t : takes) {
+    EXPECT_EQ(t.amount % 4, 0) << "block " << t.index << " gives " << t.amount;
+    sum += t.amount;
+  }
+  EXPECT_EQ(sum, 12);
+}
+
+TEST(BlockPacking, TrimToUnitsWithoutSlackKeepsTheAmounts) {
+  const std::vector<int> cap = {5, 7};
+  std::vector<Take> takes = GreedyBestFit(cap, 12);
+  const std::vector<int> before = Amounts(takes);
+  TrimToUnits(takes, cap, 12, 4);
+  std::vector<int> after = Amounts(takes);
+  std::sort(after.begin(), after.end());
+  std::vector<int> sorted_before = before;
+  std::sort(sorted_before.begin(), sorted_before.end());
+  EXPECT_EQ(after, sorted_before);
+}
+
+TEST(BlockPacking, ChainResiduesPutsCleanBlocksFirstThenClosesEachOpenUnit) {
+  // Units of 4: 8 is clean; 3 opens a unit that 1 closes exactly; then 2 and 2.
+  std::vector<Take> takes = {{0, 3}, {1, 2}, {2, 8}, {3, 1}, {4, 2}};
+  ChainResidues(takes, 4);
+  EXPECT_EQ(Amounts(takes), (std::vector<int>{8, 3, 1, 2, 2}));
+}
+
+TEST(BlockPacking, ArrangeOrdersBlocksAsAsked) {
+  GroupPick pick;
+  pick.blocks = {7, 5, 9};
+  pick.cap = {4, 4, 4};
+  pick.amount = 6;
+  pick.takes = {{2, 4}, {0, 2}};  // block 9 whole, then 2 from block 7
+  const BlockSelection selection = {pick};
+  EXPECT_EQ(Arrange(selection, 1, 1, Amounts::kGreedy, Order::kSelection),
+            (BlockSequence{{9, 4}, {7, 2}}));
+  EXPECT_EQ(Arrange(selection, 1, 1, Amounts::kGreedy, Order::kBlockId),
+            (BlockSequence{{7, 2}, {9, 4}}));
+  // Granules of 2 hosts: each take counts twice as many hosts.
+  EXPECT_EQ(Arrange(selection, 2, 1, Amounts::kGreedy, Order::kSelection),
+            (BlockSequence{{9, 8}, {7, 4}}));
+}
+
+}  // namespace
+}  // namespace topoplace::sched

@@ -1,0 +1,147 @@
+#include "scheduler/policies/topoplace_policy.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scheduler/framework/inventory.h"
+#include "scheduler/mapping/rank_layout.h"
+#include "scheduler/traffic/traffic_model.h"
+#include "topology/generate/reference_fabrics.h"
+
+namespace topoplace::sched {
+namespace {
+
+using ::testing::HasSubstr;
+
+// What TopoplacePolicy::Propose sees for `spec` on `fabric` with `occupancy`, built as the
+// engine builds it.
+class Proposal {
+ public:
+  Proposal(const FabricPtr& fabric, const Occupancy& occupancy, const std::string& spec)
+      : fabric_(fabric),
+        job_(*ParseJobSpec(spec)),
+        layout_(job_),
+        traffic_(BuildTrafficModel(job_)),
+        health_(*fabric, {}),
+        inventory_(*Inventory::Build(*fabric, occupancy, health_, job_)) {}
+
+  absl::StatusOr<std::vector<Candidate>> Run() const {
+    const PlacementContext ctx{*fabric_, job_,       layout_,
+                               traffic_, inventory_, static_cast<int>(job_.nodes())};
+    return TopoplacePolicy().Propose(ctx);
+  }
+  // The blocks a candidate's hosts are in, in first-use order.
+  std::vector<int32_t> Blocks(const Candidate& c) const {
+    std::vector<int32_t> blocks;
+    for (HostId h : c.node_hosts) {
+      const int32_t b = fabric_->hosts()[h].block;
+      if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
+    }
+    return blocks;
+  }
+
+ private:
+  FabricPtr fabric_;
+  JobSpec job_;
+  RankLayout layout_;
+  TrafficModel traffic_;
+  HealthView health_;
+  Inventory inventory_;
+};
+
+FabricPtr Superpod() {
+  static const FabricPtr* const fabric = new FabricPtr(*GeneratePreset("superpod-4su"));
+  return *fabric;
+}
+
+// superpod-4su (4 blocks of 32 hosts) with free hosts per block: b0 10, b1 20, b2 32, b3 5.
+Occupancy Background() {
+  Occupancy occ(*Superpod());
+  const int busy[] = {22, 12, 0, 27};
+  for (int b = 0; b < 4; ++b) {
+    for (int i = 0; i < busy[b]; ++i) occ.SetHost(Superpod()->blocks()[b].hosts[i], true);
+  }
+  return occ;
+}
+
+TEST(TopoplacePolicy, OneHostJobTakesTheFirstHostWithRoomInFabricOrder) {
+  absl::StatusOr<std::vector<Candidate>> c =
+      Proposal(Superpod(), Background(), "tp=8,pp=1,dp=1").Run();
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->size(), 1u);
+  EXPECT_EQ((*c)[0].node_hosts[0], Superpod()->blocks()[0].hosts[22]);  // first free one
+  EXPECT_THAT((*c)[0].how, HasSubstr("first host in fabric order"));
+}
+
+TEST(TopoplacePolicy, JobThatFitsABlockGetsTheThreeTightestBlocks) {
+  const Proposal p(Superpod(), Background(), "tp=8,pp=8,dp=1");  // 8 nodes
+  absl::StatusOr<std::vector<Candidate>> c = p.Run();
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->size(), 3u);
+  // b3 (5 free) cannot hold it; then by free hosts: b0 (10), b1 (20), b2 (32).
+  EXPECT_EQ(p.Blocks((*c)[0]), std::vector<int32_t>{0});
+  EXPECT_EQ(p.Blocks((*c)[1]), std::vector<int32_t>{1});
+  EXPECT_EQ(p.Blocks((*c)[2]), std::vector<int32_t>{2});
+}
+
+TEST(TopoplacePolicy, HardBlockTierNoBlockHoldsIsResourceExhaustedNamingTheFreestBlock) {
+  absl::StatusOr<std::vector<Candidate>> c =
+      Proposal(Superpod(), Background(), "tp=8,pp=5,dp=8,max_tier=block").Run();
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(c.status().message()),
+              HasSubstr("needs 40 nodes in one block, the freest block has 32"));
+}
+
+TEST(TopoplacePolicy, SpanningJobUsesTheFewestBlocksWithWholeStagesAndAtMostTwoCandidates) {
+  // 40 nodes in 5 pipeline stages of 8: the freest block (32) takes four whole stages,
+  // the tightest that holds the fifth (b0, 10 free) takes it.
+  const Proposal p(Superpod(), Background(), "tp=8,pp=5,dp=8");
+  absl::StatusOr<std::vector<Candidate>> c = p.Run();
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_GE(c->size(), 1u);
+  EXPECT_LE(c->size(), 2u);
+  const std::vector<int32_t> blocks = p.Blocks((*c)[0]);
+  EXPECT_EQ(std::set<int32_t>(blocks.begin(), blocks.end()), (std::set<int32_t>{0, 2}));
+  for (const Candidate& cand : *c) {
+    std::set<HostId> distinct(cand.node_hosts.begin(), cand.node_hosts.end());
+    EXPECT_EQ(distinct.size(), 40u) << cand.how;
+  }
+}
+
+// Hybrid layouts (which may split a unit across blocks) are built for the smallest
+// fitting domain only. Pod 0 (blocks with 5, 5, 2 free hosts) is the tightest that holds
+// a 12-node job of three 4-node stages (or four 3-node DP columns), but only by splitting
+// them; pod 1 (4, 4, 5) holds it with whole stages, so it is tried for that aligned
+// layout, and nothing else: no candidate is a hybrid of pod 1 or of the cluster.
+TEST(TopoplacePolicy, HybridLayoutsComeFromTheSmallestFittingDomainOnly) {
+  ClosParams shape;
+  shape.name = "two-pods";
+  shape.tiers = 3;
+  shape.pods = 2;
+  shape.blocks_per_pod = 3;
+  shape.nodes_per_block = 8;
+  shape.cores = 2;
+  const FabricPtr fabric = *GenerateClos(shape);
+  Occupancy occ(*fabric);
+  const int busy[] = {3, 3, 6, 4, 4, 3};
+  for (int b = 0; b < 6; ++b) {
+    for (int i = 0; i < busy[b]; ++i) occ.SetHost(fabric->blocks()[b].hosts[i], true);
+  }
+  absl::StatusOr<std::vector<Candidate>> c = Proposal(fabric, occ, "tp=8,pp=3,dp=4").Run();
+  ASSERT_TRUE(c.ok()) << c.status();
+  bool aligned_in_pod_1 = false;
+  for (const Candidate& cand : *c) {
+    aligned_in_pod_1 |= cand.how.find("whole units per block, in pod 1") != std::string::npos;
+    if (cand.how.find("packing across blocks of") != std::string::npos) {
+      EXPECT_THAT(cand.how, HasSubstr("of pod 0")) << cand.how;
+    }
+  }
+  EXPECT_TRUE(aligned_in_pod_1) << "pod 1 no longer gives the aligned layout";
+}
+
+}  // namespace
+}  // namespace topoplace::sched
