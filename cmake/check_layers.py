@@ -32,6 +32,7 @@ LAYERS = [
     ["telemetry/counters", "telemetry/probe"],
     ["telemetry/health"],
     ["telemetry/metrics"],
+    ["telemetry/monitor"],
     ["api/client"],
     ["plugins/common"],
     ["plugins/slurm"],

@@ -25,9 +25,14 @@
 #include "scheduler/placement/engine.h"
 #include "topology/model/fabric.h"
 
+namespace topoplace::telemetry {
+class HealthMonitor;
+}  // namespace topoplace::telemetry
+
 namespace topoplace::server {
 
-class HealthMonitor;
+// The link-health loop lives with telemetry (telemetry/monitor/health_monitor.h).
+using telemetry::HealthMonitor;
 
 struct ServiceContext {
   FabricPtr fabric;
@@ -38,7 +43,7 @@ struct ServiceContext {
   ledger::AllocationLedger* ledger = nullptr;
   TelemetryReportStore* telemetry = nullptr;
   std::unique_ptr<HostReportStore> host_reports;  // agents' latest host reports
-  HealthMonitor* health = nullptr;                // link health (api/server/health_monitor.h)
+  HealthMonitor* health = nullptr;  // link health (telemetry/monitor/health_monitor.h)
   Authorizer authorizer;
   absl::Duration default_ttl;
   bool accept_unknown_hosts = false;  // ServerConfig::accept_unknown_hosts

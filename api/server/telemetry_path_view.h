@@ -6,12 +6,15 @@
 
 #include <vector>
 
-#include "api/server/health_monitor.h"
 #include "scheduler/ledger/allocation.h"
+#include "telemetry/monitor/health_monitor.h"
 #include "topology/model/fabric.h"
 #include "topoplace/v1/telemetry.pb.h"
 
 namespace topoplace::server {
+
+using telemetry::HealthMonitor;
+using telemetry::LinkHealthView;
 
 // a, b, name, declared-or-worse state ("up", "degraded", "down"), health and reason.
 void FillLinkHealth(const Fabric& fabric, LinkId link, const LinkHealthView& view,

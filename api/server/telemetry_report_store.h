@@ -15,13 +15,17 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "telemetry/monitor/health_history.h"
 #include "topology/store/sqlite_db.h"
 #include "topoplace/v1/telemetry.pb.h"
 
 namespace topoplace::server {
 
-class TelemetryReportStore {
+class TelemetryReportStore final : public telemetry::HealthHistory {
  public:
+  using HealthEvent = telemetry::HealthEvent;
+  using CounterRateRow = telemetry::CounterRateRow;
+
   static absl::StatusOr<std::unique_ptr<TelemetryReportStore>> Open(const std::string& path,
                                                                     store::Durability durability);
 
@@ -32,27 +36,13 @@ class TelemetryReportStore {
   // endpoint).
   absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> ReportCounts();
 
-  struct HealthEvent {
-    std::string link;  // "a--b"
-    std::string from;
-    std::string to;
-    std::string reason;
-    int64_t at_unix_ms = 0;
-  };
-  absl::Status AddHealthEvents(const std::vector<HealthEvent>& events);
+  absl::Status AddHealthEvents(const std::vector<HealthEvent>& events) override;
   // The newest event of every link that has one, by link name.
-  absl::StatusOr<std::vector<HealthEvent>> LatestHealthEvents();
-
-  struct CounterRateRow {
-    std::string endpoint;
-    std::string counter;
-    double per_second = 0;
-    int64_t at_unix_ms = 0;
-  };
-  absl::Status AddCounterRates(const std::vector<CounterRateRow>& rows);
+  absl::StatusOr<std::vector<HealthEvent>> LatestHealthEvents() override;
+  absl::Status AddCounterRates(const std::vector<CounterRateRow>& rows) override;
   // Deletes probe results, port counters and counter rates measured before `cutoff_ms`.
   // Returns how many rows went.
-  absl::StatusOr<int64_t> Prune(int64_t cutoff_unix_ms);
+  absl::StatusOr<int64_t> Prune(int64_t cutoff_unix_ms) override;
 
  private:
   explicit TelemetryReportStore(std::unique_ptr<store::SqliteDb> db) : db_(std::move(db)) {}

@@ -3,12 +3,12 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "api/server/health_monitor.h"
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
 #include "api/server/telemetry_path_view.h"
 #include "telemetry/health/fabric_health_model.h"
 #include "telemetry/health/job_path.h"
+#include "telemetry/monitor/health_monitor.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -76,6 +76,26 @@ absl::Status CheckCountersSpeakFor(const Caller& caller,
   return absl::OkStatus();
 }
 
+// The reports as the health loop takes them.
+std::vector<telemetry::ProbeSample> ProbeSamples(const v1::ReportProbeResultsRequest& request) {
+  std::vector<telemetry::ProbeSample> batch;
+  batch.reserve(static_cast<size_t>(request.results_size()));
+  for (const v1::ProbeResult& r : request.results()) {
+    batch.push_back(
+        {r.source(), r.target(), r.latency_us(), r.bandwidth_gbps(), r.reachable(), r.transport()});
+  }
+  return batch;
+}
+
+std::vector<telemetry::CounterSample> CounterSamples(const v1::ReportPortCountersRequest& request) {
+  std::vector<telemetry::CounterSample> batch;
+  batch.reserve(static_cast<size_t>(request.counters_size()));
+  for (const v1::PortCounters& c : request.counters()) {
+    batch.push_back({c.endpoint(), c.rx_errors(), c.tx_discards(), c.link_downs()});
+  }
+  return batch;
+}
+
 // Reports without a measurement time get the time the daemon received them.
 template <typename Request, typename Entry>
 Request Stamped(const Request& request, Entry* (Request::*mutable_entry)(int), int size,
@@ -96,7 +116,9 @@ absl::Status TelemetryService::DoReportProbes(const Caller& caller,
   TP_RETURN_IF_ERROR(CheckProbes(request));
   TP_RETURN_IF_ERROR(CheckProbesSpeakFor(caller, request));
   const absl::Time now = absl::Now();
-  if (context_.health != nullptr) TP_RETURN_IF_ERROR(context_.health->ObserveProbes(request, now));
+  if (context_.health != nullptr) {
+    TP_RETURN_IF_ERROR(context_.health->ObserveProbes(ProbeSamples(request), now));
+  }
   TP_ASSIGN_OR_RETURN(int n, context_.telemetry->AddProbeResults(
                                  Stamped(request, &v1::ReportProbeResultsRequest::mutable_results,
                                          request.results_size(), absl::ToUnixMillis(now))));
@@ -112,7 +134,7 @@ absl::Status TelemetryService::DoReportCounters(const Caller& caller,
   if (context_.measured_load) TP_RETURN_IF_ERROR(context_.measured_load->Check(request));
   const absl::Time now = absl::Now();
   if (context_.health != nullptr) {
-    TP_RETURN_IF_ERROR(context_.health->ObserveCounters(request, now));
+    TP_RETURN_IF_ERROR(context_.health->ObserveCounters(CounterSamples(request), now));
   }
   if (context_.measured_load) context_.measured_load->Observe(request, now);
   TP_ASSIGN_OR_RETURN(int n, context_.telemetry->AddPortCounters(

@@ -7,11 +7,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "api/server/health_monitor.h"
 #include "api/server/host_report_checks.h"
 #include "api/server/host_report_store.h"
 #include "api/server/request_limits.h"
 #include "api/server/topology_service.h"
+#include "telemetry/monitor/health_monitor.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/agent_report.h"
 

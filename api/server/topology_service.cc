@@ -8,9 +8,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "api/server/health_monitor.h"
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
+#include "telemetry/monitor/health_monitor.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {

@@ -123,11 +123,16 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
       std::make_shared<const sched::PlacementEngine>(server->context_.fabric));
   server->context_.engine->set_place_observer(
       [m = server->metrics_.get()](absl::Duration d, bool ok) { m->ObservePlacement(d, ok); });
-  HealthMonitorOptions health_options;
+  telemetry::HealthMonitorOptions health_options;
   health_options.retention = config.telemetry_retention;
-  server->health_ = std::make_unique<HealthMonitor>(
-      server->context_.fabric, server->telemetry_.get(), server->context_.engine.get(),
-      server->metrics_.get(), health_options);
+  // Every health change swaps in an engine built with the new link health.
+  auto swap_engine = [engines = server->context_.engine.get(),
+                      fabric = server->context_.fabric](const sched::FabricHealth& health) {
+    engines->Swap(std::make_shared<const sched::PlacementEngine>(fabric, health));
+  };
+  server->health_ =
+      std::make_unique<HealthMonitor>(server->context_.fabric, server->telemetry_.get(),
+                                      swap_engine, server->metrics_.get(), health_options);
   TP_RETURN_IF_ERROR(server->health_->Restore());
   server->context_.health = server->health_.get();
   server->metrics_->SetAllocationSource([ledger = server->ledger_.get()] {

@@ -20,11 +20,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
-#include "api/server/health_monitor.h"
 #include "api/server/server_config.h"
 #include "api/server/service_context.h"
 #include "scheduler/ledger/clock.h"
 #include "telemetry/metrics/daemon_metrics.h"
+#include "telemetry/monitor/health_monitor.h"
 
 namespace topoplace::server {
 

@@ -1,17 +1,18 @@
 // The daemon's link health loop: telemetry reports go into the FabricHealthModel; a tick
-// (once a second) evaluates it, and on every health change persists the events, swaps in
-// a placement engine built with the new FabricHealth (down links excluded, degraded ones
-// penalised), updates the metrics and wakes WatchFabric streams. On start it restores the
-// last persisted state of every link, so a restart does not forget a dead link. The tick
-// also prunes the telemetry time series older than the retention.
+// (once a second) evaluates it, and on every health change persists the events, hands the
+// new FabricHealth to the daemon (which swaps in a placement engine built with it: down
+// links excluded, degraded ones penalised), updates the metrics and wakes subscribers
+// (WatchFabric streams). On start it restores the last persisted state of every link, so
+// a restart does not forget a dead link. The tick also prunes the telemetry time series
+// older than the retention.
 //
-//   HealthMonitor monitor(fabric, store, engines, metrics, {});
+//   HealthMonitor monitor(fabric, &history, swap_engine, metrics, {});
 //   TP_RETURN_IF_ERROR(monitor.Restore());
 //   monitor.Start();                       // ... Stop() before the store goes away
 //
 // Thread-safe.
-#ifndef TOPOPLACE_API_SERVER_HEALTH_MONITOR_H_
-#define TOPOPLACE_API_SERVER_HEALTH_MONITOR_H_
+#ifndef TOPOPLACE_TELEMETRY_MONITOR_HEALTH_MONITOR_H_
+#define TOPOPLACE_TELEMETRY_MONITOR_HEALTH_MONITOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -24,32 +25,35 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "api/server/engine_holder.h"
-#include "api/server/telemetry_report_store.h"
+#include "scheduler/state/health.h"
 #include "telemetry/health/fabric_health_model.h"
 #include "telemetry/metrics/daemon_metrics.h"
+#include "telemetry/monitor/health_history.h"
 #include "topology/discovery/agent_report.h"
-#include "topoplace/v1/telemetry.pb.h"
 
-namespace topoplace::server {
+namespace topoplace::telemetry {
 
 struct HealthMonitorOptions {
-  telemetry::HealthModelOptions model;
+  HealthModelOptions model;
   absl::Duration tick = absl::Seconds(1);
   // Time-series rows older than this are pruned; zero keeps everything.
   absl::Duration retention = absl::Hours(24 * 7);
 };
 
 struct LinkHealthView {
-  telemetry::LinkVerdict verdict = telemetry::LinkVerdict::kHealthy;
+  LinkVerdict verdict = LinkVerdict::kHealthy;
   std::string reason;
 };
 
 class HealthMonitor {
  public:
-  // `store`, `engines` and `metrics` must outlive the monitor; `metrics` may be null.
-  HealthMonitor(FabricPtr fabric, TelemetryReportStore* store, EngineHolder* engines,
-                telemetry::DaemonMetrics* metrics, HealthMonitorOptions options);
+  // Called with the fabric's new health on every change (and after Restore), from the
+  // thread that found it, before subscribers are woken.
+  using HealthSink = std::function<void(const sched::FabricHealth&)>;
+
+  // `history` and `metrics` must outlive the monitor; `metrics` may be null.
+  HealthMonitor(FabricPtr fabric, HealthHistory* history, HealthSink on_health,
+                DaemonMetrics* metrics, HealthMonitorOptions options);
   ~HealthMonitor();
 
   // Restores the persisted state of every link and swaps in a matching engine.
@@ -60,8 +64,8 @@ class HealthMonitor {
 
   // Validates against the fabric and records the evidence. A rejected batch changes
   // nothing (and is counted in the metrics).
-  absl::Status ObserveProbes(const v1::ReportProbeResultsRequest& request, absl::Time now);
-  absl::Status ObserveCounters(const v1::ReportPortCountersRequest& request, absl::Time now);
+  absl::Status ObserveProbes(const std::vector<ProbeSample>& batch, absl::Time now);
+  absl::Status ObserveCounters(const std::vector<CounterSample>& batch, absl::Time now);
   // LLDP from a host's agent report: each cabled NIC of that host whose port no longer
   // sees its fabric leaf as neighbor counts as neighbor loss (down, after the hysteresis);
   // seeing the leaf again clears it. Reports without LLDP data, or from hosts the fabric
@@ -81,17 +85,17 @@ class HealthMonitor {
   void Unsubscribe(int id);
 
  private:
-  void Publish(const std::vector<telemetry::HealthChange>& changes, absl::Time now);
+  void Publish(const std::vector<HealthChange>& changes, absl::Time now);
   void RunTicks();
 
   const FabricPtr fabric_;
-  TelemetryReportStore* const store_;
-  EngineHolder* const engines_;
-  telemetry::DaemonMetrics* const metrics_;
+  HealthHistory* const history_;
+  const HealthSink on_health_;
+  DaemonMetrics* const metrics_;
   const HealthMonitorOptions options_;
 
   mutable absl::Mutex mu_;
-  telemetry::FabricHealthModel model_ ABSL_GUARDED_BY(mu_);
+  FabricHealthModel model_ ABSL_GUARDED_BY(mu_);
   uint64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   int degraded_ ABSL_GUARDED_BY(mu_) = 0;
   int down_ ABSL_GUARDED_BY(mu_) = 0;
@@ -105,6 +109,6 @@ class HealthMonitor {
   std::thread ticker_;
 };
 
-}  // namespace topoplace::server
+}  // namespace topoplace::telemetry
 
-#endif  // TOPOPLACE_API_SERVER_HEALTH_MONITOR_H_
+#endif  // TOPOPLACE_TELEMETRY_MONITOR_HEALTH_MONITOR_H_

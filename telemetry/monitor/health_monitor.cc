@@ -1,4 +1,4 @@
-#include "api/server/health_monitor.h"
+#include "telemetry/monitor/health_monitor.h"
 
 #include <optional>
 #include <utility>
@@ -7,22 +7,19 @@
 #include "absl/strings/str_cat.h"
 #include "topology/base/status_macros.h"
 
-namespace topoplace::server {
+namespace topoplace::telemetry {
 namespace {
-
-using telemetry::HealthChange;
-using telemetry::LinkVerdict;
 
 // Pruning is cheap but not free: once a minute is plenty for retentions of hours.
 constexpr absl::Duration kPruneEvery = absl::Minutes(1);
 
 }  // namespace
 
-HealthMonitor::HealthMonitor(FabricPtr fabric, TelemetryReportStore* store, EngineHolder* engines,
-                             telemetry::DaemonMetrics* metrics, HealthMonitorOptions options)
+HealthMonitor::HealthMonitor(FabricPtr fabric, HealthHistory* history, HealthSink on_health,
+                             DaemonMetrics* metrics, HealthMonitorOptions options)
     : fabric_(fabric),
-      store_(store),
-      engines_(engines),
+      history_(history),
+      on_health_(std::move(on_health)),
       metrics_(metrics),
       options_(options),
       model_(std::move(fabric), options.model) {
@@ -34,14 +31,13 @@ HealthMonitor::HealthMonitor(FabricPtr fabric, TelemetryReportStore* store, Engi
 HealthMonitor::~HealthMonitor() { Stop(); }
 
 absl::Status HealthMonitor::Restore() {
-  TP_ASSIGN_OR_RETURN(std::vector<TelemetryReportStore::HealthEvent> events,
-                      store_->LatestHealthEvents());
+  TP_ASSIGN_OR_RETURN(std::vector<HealthEvent> events, history_->LatestHealthEvents());
   std::vector<HealthChange> restored;
   {
     absl::MutexLock lock(&mu_);
-    for (const TelemetryReportStore::HealthEvent& e : events) {
-      absl::StatusOr<LinkId> link = telemetry::FindLink(*fabric_, e.link);
-      std::optional<LinkVerdict> state = telemetry::ParseLinkVerdict(e.to);
+    for (const HealthEvent& e : events) {
+      absl::StatusOr<LinkId> link = FindLink(*fabric_, e.link);
+      std::optional<LinkVerdict> state = ParseLinkVerdict(e.to);
       if (!link.ok() || !state) continue;  // a link of an older fabric: nothing to restore
       model_.Restore(*link, *state, e.reason);
       if (*state != LinkVerdict::kHealthy) {
@@ -69,14 +65,7 @@ void HealthMonitor::RunTicks() {
   }
 }
 
-absl::Status HealthMonitor::ObserveProbes(const v1::ReportProbeResultsRequest& request,
-                                          absl::Time now) {
-  std::vector<telemetry::ProbeSample> batch;
-  batch.reserve(static_cast<size_t>(request.results_size()));
-  for (const v1::ProbeResult& r : request.results()) {
-    batch.push_back(
-        {r.source(), r.target(), r.latency_us(), r.bandwidth_gbps(), r.reachable(), r.transport()});
-  }
+absl::Status HealthMonitor::ObserveProbes(const std::vector<ProbeSample>& batch, absl::Time now) {
   absl::Status status;
   {
     absl::MutexLock lock(&mu_);
@@ -87,10 +76,9 @@ absl::Status HealthMonitor::ObserveProbes(const v1::ReportProbeResultsRequest& r
     metrics_->CountRejectedReport("probe");
     return status;
   }
-  for (const v1::ProbeResult& r : request.results()) {
-    const Tier tier =
-        fabric_->NicTier(*fabric_->FindNic(r.source()), *fabric_->FindNic(r.target()));
-    metrics_->ObserveProbe(tier, r.latency_us(), r.bandwidth_gbps(), r.reachable());
+  for (const ProbeSample& r : batch) {
+    const Tier tier = fabric_->NicTier(*fabric_->FindNic(r.source), *fabric_->FindNic(r.target));
+    metrics_->ObserveProbe(tier, r.latency_us, r.bandwidth_gbps, r.reachable);
   }
   return status;
 }
@@ -131,13 +119,9 @@ void HealthMonitor::ObserveNeighbors(const discovery::AgentReport& report, absl:
   }
 }
 
-absl::Status HealthMonitor::ObserveCounters(const v1::ReportPortCountersRequest& request,
+absl::Status HealthMonitor::ObserveCounters(const std::vector<CounterSample>& batch,
                                             absl::Time now) {
-  std::vector<telemetry::CounterSample> batch;
-  for (const v1::PortCounters& c : request.counters()) {
-    batch.push_back({c.endpoint(), c.rx_errors(), c.tx_discards(), c.link_downs()});
-  }
-  std::vector<TelemetryReportStore::CounterRateRow> rates;
+  std::vector<CounterRateRow> rates;
   {
     absl::MutexLock lock(&mu_);
     absl::Status status = model_.ObserveCounters(batch, now);
@@ -145,7 +129,7 @@ absl::Status HealthMonitor::ObserveCounters(const v1::ReportPortCountersRequest&
       if (metrics_ != nullptr) metrics_->CountRejectedReport("counters");
       return status;
     }
-    for (const telemetry::CounterSample& c : batch) {
+    for (const CounterSample& c : batch) {
       // The model validated every endpoint; switch endpoints judge nothing.
       std::optional<NicId> nic = fabric_->FindNic(c.endpoint);
       if (!nic || model_.access_link(*nic) < 0) continue;
@@ -155,7 +139,7 @@ absl::Status HealthMonitor::ObserveCounters(const v1::ReportPortCountersRequest&
       if (metrics_ != nullptr) metrics_->SetReceiveErrorRate(c.endpoint, *rate);
     }
   }
-  if (!rates.empty()) TP_RETURN_IF_ERROR(store_->AddCounterRates(rates));
+  if (!rates.empty()) TP_RETURN_IF_ERROR(history_->AddCounterRates(rates));
   return absl::OkStatus();
 }
 
@@ -171,18 +155,17 @@ absl::Status HealthMonitor::Tick(absl::Time now) {
     }
   }
   if (prune) {
-    TP_RETURN_IF_ERROR(store_->Prune(absl::ToUnixMillis(now - options_.retention)).status());
+    TP_RETURN_IF_ERROR(history_->Prune(absl::ToUnixMillis(now - options_.retention)).status());
   }
   if (changes.empty()) return absl::OkStatus();
-  std::vector<TelemetryReportStore::HealthEvent> events;
+  std::vector<HealthEvent> events;
   for (const HealthChange& c : changes) {
-    events.push_back({c.link_name, std::string(telemetry::LinkVerdictName(c.from)),
-                      std::string(telemetry::LinkVerdictName(c.to)), c.reason,
-                      absl::ToUnixMillis(c.at)});
+    events.push_back({c.link_name, std::string(LinkVerdictName(c.from)),
+                      std::string(LinkVerdictName(c.to)), c.reason, absl::ToUnixMillis(c.at)});
   }
   // The new state is already in the model: placement follows it even if persisting fails
   // (the error is returned and the tick retried; the events are then missing, not wrong).
-  absl::Status persisted = store_->AddHealthEvents(events);
+  absl::Status persisted = history_->AddHealthEvents(events);
   Publish(changes, now);
   return persisted;
 }
@@ -196,7 +179,7 @@ void HealthMonitor::Publish(const std::vector<HealthChange>& changes, absl::Time
     degraded_ = static_cast<int>(health.degraded_links.size());
     down_ = static_cast<int>(health.unhealthy_links.size());
   }
-  engines_->Swap(std::make_shared<const sched::PlacementEngine>(fabric_, health));
+  on_health_(health);
   if (metrics_ != nullptr) {
     for (const HealthChange& c : changes) {
       metrics_->CountHealthChange(c.to);
@@ -238,4 +221,4 @@ void HealthMonitor::Unsubscribe(int id) {
   subscribers_.erase(id);
 }
 
-}  // namespace topoplace::server
+}  // namespace topoplace::telemetry

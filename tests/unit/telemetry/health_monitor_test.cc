@@ -1,0 +1,81 @@
+#include "telemetry/monitor/health_monitor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tests/testing/fabrics.h"
+
+namespace topoplace::telemetry {
+namespace {
+
+const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
+
+// The monitor's history in memory, as the daemon's SQLite store keeps it.
+class MemoryHistory final : public HealthHistory {
+ public:
+  absl::Status AddHealthEvents(const std::vector<HealthEvent>& events) override {
+    for (const HealthEvent& e : events) latest_[e.link] = e;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<HealthEvent>> LatestHealthEvents() override {
+    std::vector<HealthEvent> out;
+    for (const auto& [link, e] : latest_) out.push_back(e);
+    return out;
+  }
+  absl::Status AddCounterRates(const std::vector<CounterRateRow>& rows) override {
+    rates_ += rows.size();
+    return absl::OkStatus();
+  }
+  absl::StatusOr<int64_t> Prune(int64_t) override { return 0; }
+
+  std::map<std::string, HealthEvent> latest_;
+  size_t rates_ = 0;
+};
+
+// The loop on its own, without the daemon: an unreachable NIC goes down after the
+// model's hysteresis, the health handed to the sink excludes its cable, the history
+// records the change, and a new monitor restores it from that history.
+TEST(HealthMonitorTest, DownLinkReachesTheSinkAndTheHistoryAndIsRestored) {
+  absl::StatusOr<FabricPtr> fabric = GenerateClos(::topoplace::testing::TinyClos(2, 2));
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  MemoryHistory history;
+  std::vector<sched::FabricHealth> handed;
+  HealthMonitor monitor(*fabric, &history,
+                        [&](const sched::FabricHealth& h) { handed.push_back(h); }, nullptr, {});
+  ASSERT_TRUE(monitor.Restore().ok());
+  EXPECT_TRUE(handed.empty()) << "nothing to restore yet";
+
+  const std::string a = "b00-n000/mlx5_0", b = "b00-n001/mlx5_0", c = "b01-n000/mlx5_0",
+                    d = "b01-n001/mlx5_0";
+  const ProbeSample ok_bd{b, d, 50, 10, true, "tcp"}, ok_cd{c, d, 50, 10, true, "tcp"};
+  const auto dead = [](std::string x, std::string y) {
+    return ProbeSample{std::move(x), std::move(y), 0, 0, false, "tcp"};
+  };
+  for (int round = 0; round < 3; ++round) {
+    const absl::Time at = kT0 + absl::Seconds(round);
+    for (const ProbeSample& s :
+         round == 0 ? std::vector<ProbeSample>{{a, b, 50, 10, true, "tcp"}, ok_bd, ok_cd}
+                    : std::vector<ProbeSample>{dead(a, b), dead(a, c), ok_bd, ok_cd}) {
+      ASSERT_TRUE(monitor.ObserveProbes({s}, at).ok());
+    }
+    ASSERT_TRUE(monitor.Tick(at).ok());
+  }
+  const LinkId cable = *FindLink(**fabric, a);
+  ASSERT_EQ(handed.size(), 1u);
+  EXPECT_TRUE(handed[0].unhealthy_links.contains(cable));
+  EXPECT_EQ(monitor.Link(cable).verdict, LinkVerdict::kDown);
+  ASSERT_EQ(history.latest_.size(), 1u);
+  EXPECT_EQ(history.latest_.begin()->second.to, "down");
+
+  std::vector<sched::FabricHealth> restored;
+  HealthMonitor again(*fabric, &history,
+                      [&](const sched::FabricHealth& h) { restored.push_back(h); }, nullptr, {});
+  ASSERT_TRUE(again.Restore().ok());
+  ASSERT_EQ(restored.size(), 1u);
+  EXPECT_TRUE(restored[0].unhealthy_links.contains(cable));
+}
+
+}  // namespace
+}  // namespace topoplace::telemetry
