@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "api/server/host_report_store.h"
 #include "api/server/request_limits.h"
+#include "api/server/store/host_report_store.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {

@@ -161,8 +161,7 @@ absl::StatusOr<std::unique_ptr<AllocationLedger>> AllocationLedger::Open(const s
                                                                          const Clock& clock,
                                                                          LedgerOptions options) {
   TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
-                      store::SqliteDb::Open(path, options.durability));
-  TP_RETURN_IF_ERROR(store::ApplyMigrations(*db, "ledger", kMigrations));
+                      store::OpenMigrated(path, options.durability, "ledger", kMigrations));
   std::unique_ptr<AllocationLedger> ledger(
       new AllocationLedger(std::move(db), std::move(fabric), clock));
   absl::MutexLock lock(&ledger->mu_);

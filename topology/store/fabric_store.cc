@@ -23,8 +23,8 @@ constexpr Migration kMigrations[] = {
 
 absl::StatusOr<std::unique_ptr<FabricStore>> FabricStore::Open(const std::string& path,
                                                                Durability durability) {
-  TP_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, durability));
-  TP_RETURN_IF_ERROR(ApplyMigrations(*db, "fabric_store", kMigrations));
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db,
+                      OpenMigrated(path, durability, "fabric_store", kMigrations));
   return std::unique_ptr<FabricStore>(new FabricStore(std::move(db)));
 }
 

@@ -18,6 +18,15 @@ absl::StatusOr<int> SchemaVersion(SqliteDb& db, absl::string_view component) {
   return row ? static_cast<int>(query.ColumnInt(0)) : 0;
 }
 
+absl::StatusOr<std::unique_ptr<SqliteDb>> OpenMigrated(const std::string& path,
+                                                       Durability durability,
+                                                       absl::string_view component,
+                                                       std::span<const Migration> migrations) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, durability));
+  TP_RETURN_IF_ERROR(ApplyMigrations(*db, component, migrations));
+  return db;
+}
+
 absl::Status ApplyMigrations(SqliteDb& db, absl::string_view component,
                              std::span<const Migration> migrations) {
   TP_ASSIGN_OR_RETURN(int current, SchemaVersion(db, component));

@@ -9,7 +9,9 @@
 #ifndef TOPOPLACE_TOPOLOGY_STORE_MIGRATIONS_H_
 #define TOPOPLACE_TOPOLOGY_STORE_MIGRATIONS_H_
 
+#include <memory>
 #include <span>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -28,6 +30,14 @@ struct Migration {
 // by a newer build (a recorded version this build does not know): refusing beats guessing.
 absl::Status ApplyMigrations(SqliteDb& db, absl::string_view component,
                              std::span<const Migration> migrations);
+
+// Opens (creating) the database at `path` and brings `component`'s tables up to date:
+// how every store of the daemon (fabric snapshots, ledger, host reports, telemetry) opens
+// its tables in the one database file.
+absl::StatusOr<std::unique_ptr<SqliteDb>> OpenMigrated(const std::string& path,
+                                                       Durability durability,
+                                                       absl::string_view component,
+                                                       std::span<const Migration> migrations);
 
 // The highest applied version of `component`, 0 if none.
 absl::StatusOr<int> SchemaVersion(SqliteDb& db, absl::string_view component);

@@ -16,7 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/client/topoplace_client.h"
-#include "api/server/host_report_store.h"
+#include "api/server/store/host_report_store.h"
 #include "api/server/topoplace_server.h"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"

@@ -8,8 +8,8 @@
 //   TP_ASSIGN_OR_RETURN(HostReportPage page, store->List("", 100, 16 << 20));
 //
 // Thread-safe.
-#ifndef TOPOPLACE_API_SERVER_HOST_REPORT_STORE_H_
-#define TOPOPLACE_API_SERVER_HOST_REPORT_STORE_H_
+#ifndef TOPOPLACE_API_SERVER_STORE_HOST_REPORT_STORE_H_
+#define TOPOPLACE_API_SERVER_STORE_HOST_REPORT_STORE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -62,4 +62,4 @@ class HostReportStore {
 
 }  // namespace topoplace::server
 
-#endif  // TOPOPLACE_API_SERVER_HOST_REPORT_STORE_H_
+#endif  // TOPOPLACE_API_SERVER_STORE_HOST_REPORT_STORE_H_

@@ -1,4 +1,4 @@
-#include "api/server/host_report_store.h"
+#include "api/server/store/host_report_store.h"
 
 #include "topology/base/status_macros.h"
 #include "topology/store/migrations.h"
@@ -19,8 +19,8 @@ constexpr store::Migration kMigrations[] = {
 
 absl::StatusOr<std::unique_ptr<HostReportStore>> HostReportStore::Open(
     const std::string& path, store::Durability durability) {
-  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db, store::SqliteDb::Open(path, durability));
-  TP_RETURN_IF_ERROR(store::ApplyMigrations(*db, "host_reports", kMigrations));
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
+                      store::OpenMigrated(path, durability, "host_reports", kMigrations));
   return std::unique_ptr<HostReportStore>(new HostReportStore(std::move(db)));
 }
 

@@ -3,8 +3,8 @@
 // computed, and link health change events (the model's state is restored from them on
 // restart). Prune drops time-series rows older than the retention; health events stay.
 // Thread-safe.
-#ifndef TOPOPLACE_API_SERVER_TELEMETRY_REPORT_STORE_H_
-#define TOPOPLACE_API_SERVER_TELEMETRY_REPORT_STORE_H_
+#ifndef TOPOPLACE_API_SERVER_STORE_TELEMETRY_REPORT_STORE_H_
+#define TOPOPLACE_API_SERVER_STORE_TELEMETRY_REPORT_STORE_H_
 
 #include <cstdint>
 #include <memory>
@@ -52,4 +52,4 @@ class TelemetryReportStore final : public telemetry::HealthHistory {
 
 }  // namespace topoplace::server
 
-#endif  // TOPOPLACE_API_SERVER_TELEMETRY_REPORT_STORE_H_
+#endif  // TOPOPLACE_API_SERVER_STORE_TELEMETRY_REPORT_STORE_H_

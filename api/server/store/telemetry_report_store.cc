@@ -1,4 +1,4 @@
-#include "api/server/telemetry_report_store.h"
+#include "api/server/store/telemetry_report_store.h"
 
 #include "absl/strings/str_cat.h"
 #include "topology/base/status_macros.h"
@@ -60,8 +60,8 @@ absl::Status InsertAll(store::SqliteDb& db, absl::string_view sql, const Rows& r
 
 absl::StatusOr<std::unique_ptr<TelemetryReportStore>> TelemetryReportStore::Open(
     const std::string& path, store::Durability durability) {
-  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db, store::SqliteDb::Open(path, durability));
-  TP_RETURN_IF_ERROR(store::ApplyMigrations(*db, "telemetry", kMigrations));
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
+                      store::OpenMigrated(path, durability, "telemetry", kMigrations));
   return std::unique_ptr<TelemetryReportStore>(new TelemetryReportStore(std::move(db)));
 }
 
