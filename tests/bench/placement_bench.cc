@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <random>
@@ -132,38 +133,17 @@ void BM_PlaceRail28kSlurmTree(benchmark::State& state) {
   RunPlacement(state, "rail-28k", "slurm-tree");
 }
 
-BENCHMARK(BM_PlaceRail28k)
-    ->Arg(64)
-    ->Arg(256)
-    ->Arg(1024)
-    ->Arg(4096)
-    ->Arg(8192)
-    ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.5);
-BENCHMARK(BM_PlaceClos3_100k)
-    ->Arg(64)
-    ->Arg(256)
-    ->Arg(1024)
-    ->Arg(4096)
-    ->Arg(8192)
-    ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.5);
-BENCHMARK(BM_PlaceRail28kWithLinkLoads)
-    ->Arg(64)
-    ->Arg(8192)
-    ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.5);
-BENCHMARK(BM_PlaceRail28kLoadAware)
-    ->Arg(64)
-    ->Arg(1024)
-    ->Arg(8192)
-    ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.5);
-BENCHMARK(BM_PlaceRail28kSlurmTree)
-    ->Arg(64)
-    ->Arg(8192)
-    ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.5);
+// Job sizes in GPUs, microseconds, at least half a second per size.
+void Sizes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> gpus) {
+  for (int64_t g : gpus) b->Arg(g);
+  b->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+}
+
+BENCHMARK(BM_PlaceRail28k)->Apply([](auto* b) { Sizes(b, {64, 256, 1024, 4096, 8192}); });
+BENCHMARK(BM_PlaceClos3_100k)->Apply([](auto* b) { Sizes(b, {64, 256, 1024, 4096, 8192}); });
+BENCHMARK(BM_PlaceRail28kWithLinkLoads)->Apply([](auto* b) { Sizes(b, {64, 8192}); });
+BENCHMARK(BM_PlaceRail28kLoadAware)->Apply([](auto* b) { Sizes(b, {64, 1024, 8192}); });
+BENCHMARK(BM_PlaceRail28kSlurmTree)->Apply([](auto* b) { Sizes(b, {64, 8192}); });
 
 }  // namespace
 }  // namespace topoplace::sched
