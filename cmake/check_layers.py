@@ -33,7 +33,7 @@ LAYERS = [
     ["telemetry/health"],
     ["telemetry/metrics"],
     ["telemetry/monitor"],
-    ["api/client"],
+    ["api/client", "api/etcd"],
     ["plugins/common"],
     ["plugins/slurm"],
     ["plugins/k8s"],

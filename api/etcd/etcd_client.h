@@ -1,0 +1,91 @@
+// A small client of etcd's v3 API over gRPC (api/proto/etcdserverpb): reads, writes,
+// compare-and-swap transactions and leases, each call bounded by a deadline. The ground
+// the etcd-backed ledger and leader election (issue 18) build on.
+//
+//   TP_ASSIGN_OR_RETURN(auto etcd, EtcdClient::Connect({.endpoints = {"127.0.0.1:2379"}}));
+//   TP_ASSIGN_OR_RETURN(int64_t revision, etcd->Put("/topoplace/x", "1"));
+//   TP_ASSIGN_OR_RETURN(bool swapped, etcd->PutIfUnchanged("/topoplace/x", "2", revision));
+//
+// Several endpoints are the members of one cluster: the channel picks a reachable one
+// and moves to another when it fails. Errors: UNAVAILABLE (or DEADLINE_EXCEEDED) naming the
+// endpoints when etcd cannot be reached in time; NOT_FOUND for a lease etcd no longer has.
+// Thread-safe.
+#ifndef TOPOPLACE_API_ETCD_ETCD_CLIENT_H_
+#define TOPOPLACE_API_ETCD_ETCD_CLIENT_H_
+
+#include <grpcpp/channel.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "etcdserverpb/etcd_subset.grpc.pb.h"
+
+namespace topoplace::etcd {
+
+struct EtcdOptions {
+  std::vector<std::string> endpoints;         // host:port of each member; at least one
+  absl::Duration timeout = absl::Seconds(5);  // per call
+};
+
+struct KeyValue {
+  std::string key;
+  std::string value;
+  int64_t create_revision = 0;
+  int64_t mod_revision = 0;  // the revision of the key's last change
+  int64_t version = 0;       // changes since creation
+  int64_t lease = 0;         // 0: none
+};
+
+class EtcdClient {
+ public:
+  // Makes the channel (connected lazily). InvalidArgument for no endpoint or a malformed
+  // one.
+  static absl::StatusOr<std::unique_ptr<EtcdClient>> Connect(const EtcdOptions& options);
+
+  // The key's current record, nullopt if it does not exist.
+  absl::StatusOr<std::optional<KeyValue>> Get(const std::string& key);
+  // Every key that starts with `prefix`, in key order.
+  absl::StatusOr<std::vector<KeyValue>> GetPrefix(const std::string& prefix);
+  // Writes the key (bound to `lease` unless 0); returns the store's new revision.
+  absl::StatusOr<int64_t> Put(const std::string& key, const std::string& value, int64_t lease = 0);
+  // Writes the key only if its mod revision is still `mod_revision` (0: only if it does
+  // not exist). False, changing nothing, when another writer got there first.
+  absl::StatusOr<bool> PutIfUnchanged(const std::string& key, const std::string& value,
+                                      int64_t mod_revision, int64_t lease = 0);
+  // Runs a transaction as given (compares, then success or failure operations, at once).
+  absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request);
+
+  // A lease of `ttl` (whole seconds, at least 1); its id.
+  absl::StatusOr<int64_t> GrantLease(absl::Duration ttl);
+  // Renews the lease once; its remaining time to live. NotFound if it expired.
+  absl::StatusOr<absl::Duration> KeepAliveOnce(int64_t lease);
+  // Ends the lease now, deleting every key bound to it.
+  absl::Status RevokeLease(int64_t lease);
+
+  const std::string& target() const { return target_; }
+
+ private:
+  EtcdClient(EtcdOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);
+  // A call context with the deadline.
+  std::unique_ptr<grpc::ClientContext> Context() const;
+  // `status` as an absl::Status naming the call and the endpoints.
+  absl::Status Failed(const char* call, const grpc::Status& status) const;
+
+  const EtcdOptions options_;
+  const std::string target_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<etcdserverpb::KV::Stub> kv_;
+  std::unique_ptr<etcdserverpb::Lease::Stub> lease_;
+};
+
+// The range end that makes a range request cover every key starting with `prefix`.
+std::string PrefixEnd(const std::string& prefix);
+
+}  // namespace topoplace::etcd
+
+#endif  // TOPOPLACE_API_ETCD_ETCD_CLIENT_H_

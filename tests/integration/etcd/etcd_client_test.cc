@@ -1,0 +1,98 @@
+// EtcdClient against a real etcd (Debian's etcd-server) on loopback: what the etcd-backed
+// ledger will rely on - reads and writes, compare-and-swap that refuses a stale writer,
+// leases whose keys vanish with them, and a clear error when etcd is gone.
+#include "api/etcd/etcd_client.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "tests/integration/etcd/etcd_process.h"
+#include "tests/integration/service/support/temp_dir.h"
+
+namespace topoplace::etcd {
+namespace {
+
+using ::testing::HasSubstr;
+
+class EtcdClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::EtcdProcess::Available()) GTEST_SKIP() << "etcd is not installed";
+    ASSERT_TRUE(etcd_.Start().ok());
+    absl::StatusOr<std::unique_ptr<EtcdClient>> client =
+        EtcdClient::Connect({.endpoints = {etcd_.client_endpoint()}});
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = *std::move(client);
+  }
+
+  testing::TempDir dir_;
+  testing::EtcdProcess etcd_{dir_.path()};
+  std::unique_ptr<EtcdClient> client_;
+};
+
+TEST_F(EtcdClientTest, PutThenGetAndPrefixReadTheRecords) {
+  absl::StatusOr<int64_t> revision = client_->Put("/tp/a", "1");
+  ASSERT_TRUE(revision.ok()) << revision.status();
+  ASSERT_TRUE(client_->Put("/tp/b", "2").ok());
+  ASSERT_TRUE(client_->Put("/tq/c", "3").ok());
+  absl::StatusOr<std::optional<KeyValue>> a = client_->Get("/tp/a");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(a->has_value());
+  EXPECT_EQ((*a)->value, "1");
+  EXPECT_EQ((*a)->mod_revision, *revision);
+  EXPECT_FALSE(client_->Get("/tp/none")->has_value());
+  absl::StatusOr<std::vector<KeyValue>> tp = client_->GetPrefix("/tp/");
+  ASSERT_TRUE(tp.ok()) << tp.status();
+  ASSERT_EQ(tp->size(), 2u);
+  EXPECT_EQ((*tp)[0].key, "/tp/a");
+  EXPECT_EQ((*tp)[1].key, "/tp/b");
+}
+
+TEST_F(EtcdClientTest, CompareAndSwapRefusesAStaleWriterAndChangesNothing) {
+  // Created only if absent: a second create loses.
+  EXPECT_TRUE(*client_->PutIfUnchanged("/tp/gpu", "alloc-1", 0));
+  EXPECT_FALSE(*client_->PutIfUnchanged("/tp/gpu", "alloc-2", 0));
+  const KeyValue held = **client_->Get("/tp/gpu");
+  EXPECT_EQ(held.value, "alloc-1");
+  // A writer that read it before the change is refused; one with the current revision wins.
+  ASSERT_TRUE(*client_->PutIfUnchanged("/tp/gpu", "alloc-3", held.mod_revision));
+  EXPECT_FALSE(*client_->PutIfUnchanged("/tp/gpu", "alloc-4", held.mod_revision));
+  EXPECT_EQ((**client_->Get("/tp/gpu")).value, "alloc-3");
+}
+
+TEST_F(EtcdClientTest, KeysOfARevokedLeaseVanish) {
+  absl::StatusOr<int64_t> lease = client_->GrantLease(absl::Seconds(30));
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  ASSERT_TRUE(client_->Put("/tp/leader", "replica-1", *lease).ok());
+  absl::StatusOr<absl::Duration> left = client_->KeepAliveOnce(*lease);
+  ASSERT_TRUE(left.ok()) << left.status();
+  EXPECT_GT(*left, absl::ZeroDuration());
+  EXPECT_EQ((**client_->Get("/tp/leader")).lease, *lease);
+  ASSERT_TRUE(client_->RevokeLease(*lease).ok());
+  EXPECT_FALSE(client_->Get("/tp/leader")->has_value());
+  EXPECT_EQ(client_->KeepAliveOnce(*lease).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(EtcdClientTest, AStoppedEtcdIsAnErrorNamingTheEndpointWithinTheTimeout) {
+  etcd_.Kill(SIGKILL);
+  absl::StatusOr<std::unique_ptr<EtcdClient>> client = EtcdClient::Connect(
+      {.endpoints = {etcd_.client_endpoint()}, .timeout = absl::Milliseconds(500)});
+  ASSERT_TRUE(client.ok());
+  absl::Status status = (*client)->Put("/tp/x", "y").status();
+  EXPECT_TRUE(absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr(etcd_.client_endpoint()));
+}
+
+TEST(EtcdClient, EndpointsAreCheckedAndPrefixesEndRight) {
+  EXPECT_EQ(EtcdClient::Connect({}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(EtcdClient::Connect({.endpoints = {"nohostport"}}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PrefixEnd("/tp/"), "/tp0");
+  EXPECT_EQ(PrefixEnd(std::string("a\xff", 2)), "b");
+  EXPECT_EQ(PrefixEnd(std::string("\xff", 1)), std::string(1, '\0'));
+}
+
+}  // namespace
+}  // namespace topoplace::etcd
