@@ -9,9 +9,12 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <random>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "api/client/rpc_status.h"
 #include "topology/base/status_macros.h"
 
@@ -34,6 +37,14 @@ std::string EnvOr(const char* name) {
   return value != nullptr ? value : "";
 }
 
+// A fresh idempotency key: 128 random bits, so no two clients ever pick the same.
+std::string RandomRequestId() {
+  std::random_device random;
+  std::string id = "client-";
+  for (int i = 0; i < 4; ++i) absl::StrAppend(&id, absl::Hex(random(), absl::kZeroPad8));
+  return id;
+}
+
 }  // namespace
 
 absl::StatusOr<ClientOptions> ClientOptionsFromEnv(const std::string& server) {
@@ -50,9 +61,23 @@ absl::StatusOr<ClientOptions> ClientOptionsFromEnv(const std::string& server) {
   return options;
 }
 
+absl::StatusOr<std::vector<std::string>> ParseServerList(const std::string& server) {
+  std::vector<std::string> out;
+  for (absl::string_view entry : absl::StrSplit(server, ',')) {
+    entry = absl::StripAsciiWhitespace(entry);
+    if (entry.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("server: expected host:port[,host:port...], got '", server, "'"));
+    }
+    out.emplace_back(entry);
+  }
+  return out;
+}
+
 absl::StatusOr<std::unique_ptr<TopoplaceClient>> TopoplaceClient::Connect(
     const ClientOptions& options) {
   if (options.server.empty()) return absl::InvalidArgumentError("server: expected host:port");
+  TP_ASSIGN_OR_RETURN(std::vector<std::string> addresses, ParseServerList(options.server));
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!options.ca_file.empty()) {
     grpc::SslCredentialsOptions ssl;
@@ -65,33 +90,52 @@ absl::StatusOr<std::unique_ptr<TopoplaceClient>> TopoplaceClient::Connect(
   }
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxResponseBytes);
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(options.server, credentials, args);
-  return std::unique_ptr<TopoplaceClient>(new TopoplaceClient(options, std::move(channel)));
+  std::vector<Endpoint> endpoints;
+  for (std::string& address : addresses) {
+    Endpoint e;
+    e.channel = grpc::CreateCustomChannel(address, credentials, args);
+    e.placement = v1::Placement::NewStub(e.channel);
+    e.topology = v1::Topology::NewStub(e.channel);
+    e.address = std::move(address);
+    endpoints.push_back(std::move(e));
+  }
+  return std::unique_ptr<TopoplaceClient>(new TopoplaceClient(options, std::move(endpoints)));
 }
 
-TopoplaceClient::TopoplaceClient(ClientOptions options, std::shared_ptr<grpc::Channel> channel)
-    : options_(std::move(options)),
-      channel_(std::move(channel)),
-      placement_(v1::Placement::NewStub(channel_)),
-      topology_(v1::Topology::NewStub(channel_)) {}
+TopoplaceClient::TopoplaceClient(ClientOptions options, std::vector<Endpoint> endpoints)
+    : options_(std::move(options)), endpoints_(std::move(endpoints)) {}
+
+const std::shared_ptr<grpc::Channel>& TopoplaceClient::channel() const {
+  return endpoints_[current_.load() % endpoints_.size()].channel;
+}
 
 template <typename Request, typename Response, typename Method>
 absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& request) const {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       absl::ToChronoMilliseconds(options_.timeout));
-  if (!options_.token.empty()) context.AddMetadata("authorization", "Bearer " + options_.token);
-  Response response;
-  grpc::Status status = method(&context, request, &response);
-  if (status.ok()) return response;
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    return absl::Status(
-        static_cast<absl::StatusCode>(status.error_code()),
-        absl::StrCat("topoplaced at ", options_.server, ": ", status.error_message()));
+  const size_t first = current_.load();
+  grpc::Status status;
+  for (size_t attempt = 0; attempt < endpoints_.size(); ++attempt) {
+    const size_t index = (first + attempt) % endpoints_.size();
+    const Endpoint& endpoint = endpoints_[index];
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         absl::ToChronoMilliseconds(options_.timeout));
+    if (!options_.token.empty()) {
+      context.AddMetadata("authorization", "Bearer " + options_.token);
+    }
+    Response response;
+    status = method(endpoint, &context, request, &response);
+    // Only "could not reach it" moves on; any answer, even an error, is the daemon's.
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) continue;
+    current_.store(index);
+    if (status.ok()) return response;
+    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("topoplaced at ", endpoint.address, ": ", status.error_message()));
+    }
+    return rpc::FromGrpcStatus(status);
   }
-  return rpc::FromGrpcStatus(status);
+  return absl::UnavailableError(
+      absl::StrCat("topoplaced at ", options_.server, ": ", status.error_message()));
 }
 
 absl::StatusOr<v1::PlaceResponse> TopoplaceClient::Place(const std::string& job_spec,
@@ -100,7 +144,10 @@ absl::StatusOr<v1::PlaceResponse> TopoplaceClient::Place(const std::string& job_
   request.set_job_spec(job_spec);
   request.set_policy(policy);
   return Call<v1::PlaceRequest, v1::PlaceResponse>(
-      [this](auto* c, const auto& q, auto* r) { return placement_->Place(c, q, r); }, request);
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.placement->Place(c, q, r);
+      },
+      request);
 }
 
 absl::StatusOr<v1::ReserveResponse> TopoplaceClient::Reserve(const std::string& job_spec,
@@ -113,9 +160,18 @@ absl::StatusOr<v1::ReserveResponse> TopoplaceClient::Reserve(const std::string& 
   return Reserve(request);
 }
 
-absl::StatusOr<v1::ReserveResponse> TopoplaceClient::Reserve(const v1::ReserveRequest& request) {
+absl::StatusOr<v1::ReserveResponse> TopoplaceClient::Reserve(const v1::ReserveRequest& given) {
+  // With several daemons a Reserve may be sent again to the next one: an idempotency key
+  // makes sure it never holds twice.
+  v1::ReserveRequest request = given;
+  if (endpoints_.size() > 1 && request.request_id().empty()) {
+    request.set_request_id(RandomRequestId());
+  }
   return Call<v1::ReserveRequest, v1::ReserveResponse>(
-      [this](auto* c, const auto& q, auto* r) { return placement_->Reserve(c, q, r); }, request);
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.placement->Reserve(c, q, r);
+      },
+      request);
 }
 
 absl::StatusOr<v1::Allocation> TopoplaceClient::Renew(const std::string& allocation_id,
@@ -123,8 +179,9 @@ absl::StatusOr<v1::Allocation> TopoplaceClient::Renew(const std::string& allocat
   v1::RenewRequest request;
   request.set_allocation_id(allocation_id);
   request.set_ttl_seconds(ttl_seconds);
-  return Call<v1::RenewRequest, v1::Allocation>(
-      [this](auto* c, const auto& q, auto* r) { return placement_->Renew(c, q, r); }, request);
+  return Call<v1::RenewRequest, v1::Allocation>([](const Endpoint& e, auto* c, const auto& q,
+                                                   auto* r) { return e.placement->Renew(c, q, r); },
+                                                request);
 }
 
 absl::StatusOr<v1::Allocation> TopoplaceClient::Commit(const std::string& allocation_id,
@@ -133,27 +190,37 @@ absl::StatusOr<v1::Allocation> TopoplaceClient::Commit(const std::string& alloca
   request.set_allocation_id(allocation_id);
   request.set_external_id(external_id);
   return Call<v1::CommitRequest, v1::Allocation>(
-      [this](auto* c, const auto& q, auto* r) { return placement_->Commit(c, q, r); }, request);
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.placement->Commit(c, q, r);
+      },
+      request);
 }
 
 absl::StatusOr<v1::Allocation> TopoplaceClient::Release(const std::string& allocation_id) {
   v1::ReleaseRequest request;
   request.set_allocation_id(allocation_id);
   return Call<v1::ReleaseRequest, v1::Allocation>(
-      [this](auto* c, const auto& q, auto* r) { return placement_->Release(c, q, r); }, request);
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.placement->Release(c, q, r);
+      },
+      request);
 }
 
 absl::StatusOr<v1::Allocation> TopoplaceClient::GetAllocation(const std::string& allocation_id) {
   v1::GetAllocationRequest request;
   request.set_allocation_id(allocation_id);
   return Call<v1::GetAllocationRequest, v1::Allocation>(
-      [this](auto* c, const auto& q, auto* r) { return placement_->GetAllocation(c, q, r); },
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.placement->GetAllocation(c, q, r);
+      },
       request);
 }
 
 absl::StatusOr<v1::ListAllocationsResponse> TopoplaceClient::ListAllocations() {
   return Call<v1::ListAllocationsRequest, v1::ListAllocationsResponse>(
-      [this](auto* c, const auto& q, auto* r) { return placement_->ListAllocations(c, q, r); },
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.placement->ListAllocations(c, q, r);
+      },
       v1::ListAllocationsRequest());
 }
 
@@ -161,12 +228,17 @@ absl::StatusOr<v1::ExplainResponse> TopoplaceClient::Explain(const std::string& 
   v1::ExplainRequest request;
   request.set_allocation_id(allocation_id);
   return Call<v1::ExplainRequest, v1::ExplainResponse>(
-      [this](auto* c, const auto& q, auto* r) { return placement_->Explain(c, q, r); }, request);
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.placement->Explain(c, q, r);
+      },
+      request);
 }
 
 absl::StatusOr<v1::FabricSummary> TopoplaceClient::GetFabricSummary() {
   return Call<v1::GetFabricSummaryRequest, v1::FabricSummary>(
-      [this](auto* c, const auto& q, auto* r) { return topology_->GetFabricSummary(c, q, r); },
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.topology->GetFabricSummary(c, q, r);
+      },
       v1::GetFabricSummaryRequest());
 }
 
@@ -174,7 +246,10 @@ absl::StatusOr<v1::ReportHostResponse> TopoplaceClient::ReportHost(const std::st
   v1::ReportHostRequest request;
   request.set_report_json(report_json);
   return Call<v1::ReportHostRequest, v1::ReportHostResponse>(
-      [this](auto* c, const auto& q, auto* r) { return topology_->ReportHost(c, q, r); }, request);
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.topology->ReportHost(c, q, r);
+      },
+      request);
 }
 
 absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReportsPage(
@@ -183,7 +258,9 @@ absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReportsPage
   request.set_page_size(page_size);
   request.set_page_token(page_token);
   return Call<v1::ListHostReportsRequest, v1::ListHostReportsResponse>(
-      [this](auto* c, const auto& q, auto* r) { return topology_->ListHostReports(c, q, r); },
+      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
+        return e.topology->ListHostReports(c, q, r);
+      },
       request);
 }
 

@@ -13,9 +13,11 @@
 
 #include <grpcpp/channel.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -28,7 +30,9 @@ namespace topoplace::client {
 namespace v1 = ::topoplace::v1;
 
 struct ClientOptions {
-  std::string server;     // host:port, required
+  // host:port, required; or several, comma-separated ("a:7469,b:7469"): replicas tried in
+  // turn, moving to the next when one cannot be reached (UNAVAILABLE).
+  std::string server;
   std::string token;      // bearer token sent with every call; empty = none
   std::string ca_file;    // PEM roots: use TLS and trust these; empty = plaintext
   std::string cert_file;  // PEM client certificate and key for mTLS (with ca_file)
@@ -71,19 +75,32 @@ class TopoplaceClient {
   // Every stored host report, by host name: asks page after page until the last.
   absl::StatusOr<v1::ListHostReportsResponse> ListHostReports();
 
-  // For callers that need the raw generated stubs (tests, tools).
-  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  // For callers that need the raw generated stubs (tests, tools): the channel to the
+  // daemon that answered last (the first listed before any call).
+  const std::shared_ptr<grpc::Channel>& channel() const;
 
  private:
-  TopoplaceClient(ClientOptions options, std::shared_ptr<grpc::Channel> channel);
+  // One daemon of the list.
+  struct Endpoint {
+    std::string address;
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<v1::Placement::Stub> placement;
+    std::unique_ptr<v1::Topology::Stub> topology;
+  };
+  TopoplaceClient(ClientOptions options, std::vector<Endpoint> endpoints);
+  // Calls `method(endpoint, context, request, response)` on the daemon that answered last,
+  // then on the others in list order while they are unreachable.
   template <typename Request, typename Response, typename Method>
   absl::StatusOr<Response> Call(Method method, const Request& request) const;
 
   ClientOptions options_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Placement::Stub> placement_;
-  std::unique_ptr<v1::Topology::Stub> topology_;
+  std::vector<Endpoint> endpoints_;
+  mutable std::atomic<size_t> current_{0};  // the endpoint that answered last
 };
+
+// The daemons of a `server` option: comma-separated host:port, blanks around them dropped.
+// InvalidArgument for an empty list or an empty entry.
+absl::StatusOr<std::vector<std::string>> ParseServerList(const std::string& server);
 
 // One-call helpers for the lead's `place` and `fabric show` commands: connect with
 // ClientOptionsFromEnv(server) and ask. The plan and summary carry the exact offline

@@ -39,7 +39,7 @@ absl::StatusOr<SpankConfig> ParseSpankArgs(const std::vector<std::string>& args)
     const std::string value = arg.substr(eq + 1);
     if (key == "server") {
       if (value.empty() || value.find(':') == std::string::npos) {
-        return BadArg(arg, "expected HOST:PORT");
+        return BadArg(arg, "expected HOST:PORT[,HOST:PORT...]");
       }
       config.server = value;
     } else if (key == "timeout") {

@@ -3,6 +3,7 @@
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/server_builder.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <sys/stat.h>
 
@@ -260,6 +261,41 @@ TEST_F(ServiceTest, Service_MeasuredUplinkCounterRatesSteerPlacementsOffAHotBloc
   ASSERT_TRUE(placed.ok()) << placed.status();
   const std::vector<int32_t> after = PlanBlocks(fabric, placed->plan());
   EXPECT_EQ(std::find(after.begin(), after.end(), first[0]), after.end());
+}
+
+// A client given several daemons moves past one it cannot reach, and gives every
+// Reserve an idempotency key so a Reserve sent again to the next daemon never holds twice.
+TEST_F(ServiceTest, Service_ClientListMovesPastAnUnreachableDaemonWithIdempotentReserves) {
+  StartServer();
+  // A port nothing listens on: a listener bound and closed again.
+  int dead_port = 0;
+  {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &dead_port);
+    std::unique_ptr<grpc::Server> probe = builder.BuildAndStart();
+    ASSERT_NE(probe, nullptr);
+    probe->Shutdown();
+  }
+  ClientOptions options;
+  options.server = absl::StrCat("127.0.0.1:", dead_port, ", 127.0.0.1:", server_->port());
+  options.timeout = absl::Seconds(10);
+  absl::StatusOr<std::unique_ptr<TopoplaceClient>> client = TopoplaceClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto reserved = (*client)->Reserve("tp=8,pp=1,dp=2", "", 0);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  EXPECT_THAT(reserved->allocation().request_id(), ::testing::StartsWith("client-"));
+  EXPECT_TRUE((*client)->ListAllocations().ok());
+  // Only the dead one: unreachable, named.
+  options.server = absl::StrCat("127.0.0.1:", dead_port);
+  options.timeout = absl::Seconds(2);
+  auto alone = TopoplaceClient::Connect(options);
+  ASSERT_TRUE(alone.ok());
+  absl::Status down = (*alone)->ListAllocations().status();
+  EXPECT_TRUE(absl::IsUnavailable(down) || absl::IsDeadlineExceeded(down)) << down;
+  EXPECT_THAT(std::string(down.message()), HasSubstr(absl::StrCat(dead_port)));
+  // A malformed list is refused before any call.
+  options.server = "127.0.0.1:1,,127.0.0.1:2";
+  EXPECT_EQ(TopoplaceClient::Connect(options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
