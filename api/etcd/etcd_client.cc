@@ -12,15 +12,17 @@
 namespace topoplace::etcd {
 namespace {
 
-KeyValue FromProto(const etcdserverpb::KeyValue& kv) {
-  return {kv.key(), kv.value(), kv.create_revision(), kv.mod_revision(), kv.version(), kv.lease()};
-}
+constexpr int kMaxResponseBytes = 512 << 20;
 
 absl::StatusCode CodeOf(grpc::StatusCode code) {
   return static_cast<absl::StatusCode>(static_cast<int>(code));
 }
 
 }  // namespace
+
+KeyValue FromProto(const etcdserverpb::KeyValue& kv) {
+  return {kv.key(), kv.value(), kv.create_revision(), kv.mod_revision(), kv.version(), kv.lease()};
+}
 
 std::string PrefixEnd(const std::string& prefix) {
   std::string end = prefix;
@@ -35,6 +37,22 @@ std::string PrefixEnd(const std::string& prefix) {
     end.pop_back();
   }
   return std::string(1, '\0');
+}
+
+etcdserverpb::RangeRequest PrefixRequest(const std::string& prefix) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(prefix);
+  request.set_range_end(PrefixEnd(prefix));
+  return request;
+}
+
+etcdserverpb::RangeRequest LastKeyRequest(const std::string& prefix) {
+  etcdserverpb::RangeRequest request = PrefixRequest(prefix);
+  request.set_limit(1);
+  request.set_sort_order(etcdserverpb::RangeRequest::DESCEND);
+  request.set_sort_target(etcdserverpb::RangeRequest::KEY);
+  request.set_keys_only(true);
+  return request;
 }
 
 absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(const EtcdOptions& options) {
@@ -52,7 +70,18 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(const EtcdOption
   const std::string target = options.endpoints.size() == 1
                                  ? options.endpoints[0]
                                  : absl::StrCat("ipv4:", absl::StrJoin(options.endpoints, ","));
-  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  grpc::ChannelArguments args;
+  // A ledger reload reads every live record (plans included) in one response.
+  args.SetMaxReceiveMessageSize(kMaxResponseBytes);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!options.ca_pem.empty()) {
+    grpc::SslCredentialsOptions tls;
+    tls.pem_root_certs = options.ca_pem;
+    tls.pem_cert_chain = options.cert_pem;
+    tls.pem_private_key = options.key_pem;
+    credentials = grpc::SslCredentials(tls);
+  }
+  auto channel = grpc::CreateCustomChannel(target, credentials, args);
   return std::unique_ptr<EtcdClient>(new EtcdClient(options, target, std::move(channel)));
 }
 
@@ -62,15 +91,33 @@ EtcdClient::EtcdClient(EtcdOptions options, std::string target,
       target_(std::move(target)),
       channel_(std::move(channel)),
       kv_(etcdserverpb::KV::NewStub(channel_)),
-      lease_(etcdserverpb::Lease::NewStub(channel_)) {}
+      lease_(etcdserverpb::Lease::NewStub(channel_)),
+      auth_(etcdserverpb::Auth::NewStub(channel_)) {}
 
-std::unique_ptr<grpc::ClientContext> EtcdClient::Context() const {
+std::unique_ptr<grpc::ClientContext> EtcdClient::Context() {
   auto ctx = std::make_unique<grpc::ClientContext>();
   ctx->set_deadline(absl::ToChronoTime(absl::Now() + options_.timeout));
+  if (options_.user.empty()) return ctx;
+  absl::MutexLock lock(&token_mu_);
+  if (token_.empty()) {
+    // A failure here shows up as the call's own UNAUTHENTICATED answer.
+    etcdserverpb::AuthenticateRequest request;
+    request.set_name(options_.user);
+    request.set_password(options_.password);
+    etcdserverpb::AuthenticateResponse response;
+    grpc::ClientContext auth_ctx;
+    auth_ctx.set_deadline(absl::ToChronoTime(absl::Now() + options_.timeout));
+    if (auth_->Authenticate(&auth_ctx, request, &response).ok()) token_ = response.token();
+  }
+  if (!token_.empty()) ctx->AddMetadata("token", token_);
   return ctx;
 }
 
-absl::Status EtcdClient::Failed(const char* call, const grpc::Status& status) const {
+absl::Status EtcdClient::Failed(const char* call, const grpc::Status& status) {
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+    absl::MutexLock lock(&token_mu_);
+    token_.clear();
+  }
   return absl::Status(CodeOf(status.error_code()),
                       absl::StrCat("etcd ", call, " at ", absl::StrJoin(options_.endpoints, ","),
                                    ": ", status.error_message()));
@@ -87,9 +134,7 @@ absl::StatusOr<std::optional<KeyValue>> EtcdClient::Get(const std::string& key) 
 }
 
 absl::StatusOr<std::vector<KeyValue>> EtcdClient::GetPrefix(const std::string& prefix) {
-  etcdserverpb::RangeRequest request;
-  request.set_key(prefix);
-  request.set_range_end(PrefixEnd(prefix));
+  etcdserverpb::RangeRequest request = PrefixRequest(prefix);
   etcdserverpb::RangeResponse response;
   const grpc::Status status = kv_->Range(Context().get(), request, &response);
   if (!status.ok()) return Failed("Range", status);
@@ -97,6 +142,15 @@ absl::StatusOr<std::vector<KeyValue>> EtcdClient::GetPrefix(const std::string& p
   out.reserve(static_cast<size_t>(response.kvs_size()));
   for (const etcdserverpb::KeyValue& kv : response.kvs()) out.push_back(FromProto(kv));
   return out;
+}
+
+absl::StatusOr<std::optional<KeyValue>> EtcdClient::LastKey(const std::string& prefix) {
+  etcdserverpb::RangeRequest request = LastKeyRequest(prefix);
+  etcdserverpb::RangeResponse response;
+  const grpc::Status status = kv_->Range(Context().get(), request, &response);
+  if (!status.ok()) return Failed("Range", status);
+  if (response.kvs_size() == 0) return std::nullopt;
+  return FromProto(response.kvs(0));
 }
 
 absl::StatusOr<int64_t> EtcdClient::Put(const std::string& key, const std::string& value,

@@ -21,7 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "etcdserverpb/etcd_subset.grpc.pb.h"
 
@@ -30,6 +32,15 @@ namespace topoplace::etcd {
 struct EtcdOptions {
   std::vector<std::string> endpoints;         // host:port of each member; at least one
   absl::Duration timeout = absl::Seconds(5);  // per call
+  // TLS: the PEM contents of etcd's CA (empty: plaintext), and of a client certificate
+  // chain and key when etcd asks for one.
+  std::string ca_pem = {};
+  std::string cert_pem = {};
+  std::string key_pem = {};
+  // etcd authentication (empty user: none): a token is fetched with these and sent with
+  // every call, and fetched again when etcd says it expired.
+  std::string user = {};
+  std::string password = {};
 };
 
 struct KeyValue {
@@ -51,6 +62,8 @@ class EtcdClient {
   absl::StatusOr<std::optional<KeyValue>> Get(const std::string& key);
   // Every key that starts with `prefix`, in key order.
   absl::StatusOr<std::vector<KeyValue>> GetPrefix(const std::string& prefix);
+  // The greatest key that starts with `prefix` (keys only), nullopt if there is none.
+  absl::StatusOr<std::optional<KeyValue>> LastKey(const std::string& prefix);
   // Writes the key (bound to `lease` unless 0); returns the store's new revision.
   absl::StatusOr<int64_t> Put(const std::string& key, const std::string& value, int64_t lease = 0);
   // Writes the key only if its mod revision is still `mod_revision` (0: only if it does
@@ -71,20 +84,30 @@ class EtcdClient {
 
  private:
   EtcdClient(EtcdOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);
-  // A call context with the deadline.
-  std::unique_ptr<grpc::ClientContext> Context() const;
-  // `status` as an absl::Status naming the call and the endpoints.
-  absl::Status Failed(const char* call, const grpc::Status& status) const;
+  // A call context with the deadline and, with authentication, the token (fetched first
+  // if there is none).
+  std::unique_ptr<grpc::ClientContext> Context();
+  // `status` as an absl::Status naming the call and the endpoints. An expired token is
+  // dropped so the next call authenticates again.
+  absl::Status Failed(const char* call, const grpc::Status& status);
 
   const EtcdOptions options_;
   const std::string target_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<etcdserverpb::KV::Stub> kv_;
   std::unique_ptr<etcdserverpb::Lease::Stub> lease_;
+  std::unique_ptr<etcdserverpb::Auth::Stub> auth_;
+  absl::Mutex token_mu_;
+  std::string token_ ABSL_GUARDED_BY(token_mu_);
 };
 
 // The range end that makes a range request cover every key starting with `prefix`.
 std::string PrefixEnd(const std::string& prefix);
+// A range request for every key starting with `prefix`, in key order.
+etcdserverpb::RangeRequest PrefixRequest(const std::string& prefix);
+// A range request for the greatest key starting with `prefix` (key only).
+etcdserverpb::RangeRequest LastKeyRequest(const std::string& prefix);
+KeyValue FromProto(const etcdserverpb::KeyValue& kv);
 
 }  // namespace topoplace::etcd
 

@@ -19,7 +19,7 @@ std::string LiveUplinkLoad::WithOffer(const sched::PlacementPlan& plan,
       fabric_);
 }
 
-std::vector<double> LiveUplinkLoad::Current(ledger::AllocationLedger& ledger) {
+std::vector<double> LiveUplinkLoad::Current(ledger::Ledger& ledger) {
   absl::MutexLock lock(&mu_);
   absl::flat_hash_set<std::string> live;
   ledger.ForEachLive([&](const ledger::Allocation& a) {

@@ -19,7 +19,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "scheduler/ledger/allocation_ledger.h"
+#include "scheduler/ledger/ledger.h"
 #include "scheduler/placement/plan.h"
 #include "scheduler/sim/comm_model.h"
 #include "scheduler/sim/uplink_tally.h"
@@ -37,7 +37,7 @@ class LiveUplinkLoad {
   std::string WithOffer(const sched::PlacementPlan& plan, const std::string& plan_json) const;
 
   // The busy shares per switch id of the allocations `ledger` holds now.
-  std::vector<double> Current(ledger::AllocationLedger& ledger) ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<double> Current(ledger::Ledger& ledger) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const Fabric& fabric_;

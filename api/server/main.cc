@@ -47,6 +47,10 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--uplink-load-from-allocations", "uplink_load_from_allocations"},
       {"--uplink-load-from-counters", "uplink_load_from_counters"},
       {"--uplink-counter-max-age", "uplink_counter_max_age_seconds"},
+      {"--store", "store"},
+      {"--etcd-prefix", "etcd_prefix"},
+      {"--advertise", "advertise"},
+      {"--leader-lease", "leader_lease_seconds"},
   };
   return *keys;
 }
@@ -77,7 +81,8 @@ absl::Status Run(const std::string& config_file, const std::vector<std::string>&
   std::cerr << "topoplaced: serving fabric '" << server->fabric().name() << "' (snapshot v"
             << server->fabric_version() << ", " << server->fabric().gpus().size() << " GPUs) on "
             << config.listen.substr(0, config.listen.rfind(':')) << ":" << server->port()
-            << ", database " << config.db_path << std::endl;
+            << ", database " << config.db_path
+            << (config.store == "sqlite" ? "" : ", ledger on " + config.store) << std::endl;
   if (!port_file.empty()) TP_RETURN_IF_ERROR(topoplace::WritePortFile(port_file, server->port()));
 
   int received = 0;

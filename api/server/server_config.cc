@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "topology/base/status_macros.h"
@@ -88,6 +89,32 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
     config.uplink_load_from_counters = value == "true";
   } else if (key == "uplink_counter_max_age_seconds") {
     TP_ASSIGN_OR_RETURN(config.uplink_counter_max_age, ParseSeconds(key, value));
+  } else if (key == "store") {
+    if (value != "sqlite" && !absl::StartsWith(value, "etcd://")) {
+      return BadValue(key, "sqlite or etcd://HOST:PORT[,HOST:PORT...]", value);
+    }
+    config.store = std::string(value);
+  } else if (key == "etcd_prefix") {
+    if (!absl::StartsWith(value, "/") || !absl::EndsWith(value, "/")) {
+      return BadValue(key, "a key prefix that starts and ends with '/'", value);
+    }
+    config.etcd_prefix = std::string(value);
+  } else if (key == "etcd_ca_file") {
+    config.etcd_ca_file = std::string(value);
+  } else if (key == "etcd_cert_file") {
+    config.etcd_cert_file = std::string(value);
+  } else if (key == "etcd_key_file") {
+    config.etcd_key_file = std::string(value);
+  } else if (key == "etcd_user") {
+    config.etcd_user = std::string(value);
+  } else if (key == "etcd_password_file") {
+    config.etcd_password_file = std::string(value);
+  } else if (key == "advertise") {
+    if (value.find(':') == absl::string_view::npos) return BadValue(key, "host:port", value);
+    config.advertise = std::string(value);
+  } else if (key == "leader_lease_seconds") {
+    TP_ASSIGN_OR_RETURN(config.leader_lease, ParseSeconds(key, value));
+    if (config.leader_lease < absl::Seconds(2)) return BadValue(key, "at least 2", value);
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown key '", key,
@@ -97,7 +124,8 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         " read_access, tls_cert_file, tls_key_file,"
         " tls_client_ca_file, metrics_listen, telemetry_retention_hours, uplink_load_file,"
         " uplink_load_from_allocations, uplink_load_from_counters,"
-        " uplink_counter_max_age_seconds"));
+        " uplink_counter_max_age_seconds, store, etcd_prefix, etcd_ca_file, etcd_cert_file,"
+        " etcd_key_file, etcd_user, etcd_password_file, advertise, leader_lease_seconds"));
   }
   return absl::OkStatus();
 }
@@ -151,6 +179,12 @@ absl::Status ValidateConfig(const ServerConfig& config) {
     return absl::InvalidArgumentError(
         "host_tokens_file: needs an admin credential too (token_file or tls_client_ca_file), "
         "or nobody could reserve GPUs");
+  }
+  if (config.etcd_cert_file.empty() != config.etcd_key_file.empty()) {
+    return absl::InvalidArgumentError("etcd_cert_file and etcd_key_file: give both or neither");
+  }
+  if (config.etcd_user.empty() != config.etcd_password_file.empty()) {
+    return absl::InvalidArgumentError("etcd_user and etcd_password_file: give both or neither");
   }
   if (config.reservation_ttl <= absl::ZeroDuration() || config.reservation_ttl > absl::Hours(24)) {
     return absl::InvalidArgumentError("reservation_ttl_seconds: expected a value in (0, 86400]");

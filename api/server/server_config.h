@@ -73,6 +73,26 @@ struct ServerConfig {
   bool uplink_load_from_counters = false;
   // Counter rates measured longer ago than this are not used (the collector stopped).
   absl::Duration uplink_counter_max_age = absl::Seconds(60);
+
+  // Where the ledger lives: "sqlite" (in db_path, the default) or
+  // "etcd://HOST:PORT[,HOST:PORT...]" (an etcd cluster shared by replicas; one leads and
+  // writes, the others serve reads and name it). Fabric snapshots and telemetry stay in
+  // db_path either way.
+  std::string store = "sqlite";
+  // Every key topoplaced writes to etcd starts with this.
+  std::string etcd_prefix = "/topoplace/";
+  // TLS to etcd: its CA (PEM), and a client certificate and key if etcd wants one.
+  std::string etcd_ca_file;
+  std::string etcd_cert_file;
+  std::string etcd_key_file;
+  // etcd authentication: a user, and a file whose first line is its password.
+  std::string etcd_user;
+  std::string etcd_password_file;
+  // The address clients reach this replica at, which followers name as the leader's.
+  // Empty: the listen address with the bound port.
+  std::string advertise;
+  // The leader's etcd lease: a killed leader holds up writes at most this long.
+  absl::Duration leader_lease = absl::Seconds(3);
 };
 
 // Applies the keys in the file at `path` on top of `config`. InvalidArgument names the

@@ -21,7 +21,7 @@
 #include "api/server/store/host_report_store.h"
 #include "api/server/store/telemetry_report_store.h"
 #include "api/server/uplink_load_source.h"
-#include "scheduler/ledger/allocation_ledger.h"
+#include "scheduler/ledger/ledger.h"
 #include "scheduler/placement/engine.h"
 #include "topology/model/fabric.h"
 
@@ -40,7 +40,7 @@ struct ServiceContext {
   // The current engine; telemetry swaps in one built with new link health
   // (api/server/engine_holder.h). `engine->Place(...)` places on the current one.
   std::unique_ptr<EngineHolder> engine;
-  ledger::AllocationLedger* ledger = nullptr;
+  ledger::Ledger* ledger = nullptr;
   TelemetryReportStore* telemetry = nullptr;
   std::unique_ptr<HostReportStore> host_reports;  // agents' latest host reports
   HealthMonitor* health = nullptr;  // link health (telemetry/monitor/health_monitor.h)

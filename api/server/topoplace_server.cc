@@ -108,10 +108,9 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     server->context_.fabric = snapshot.fabric;
     server->context_.fabric_version = snapshot.version;
   }
-  TP_ASSIGN_OR_RETURN(server->ledger_,
-                      ledger::AllocationLedger::Open(
-                          config.db_path, server->context_.fabric, clock,
-                          {.durability = durability, .accept_loss = config.accept_ledger_loss}));
+  TP_ASSIGN_OR_RETURN(server->backend_,
+                      OpenLedgerBackend(config, server->context_.fabric, clock));
+  server->ledger_ = server->backend_.ledger.get();
   for (const std::string& w : server->ledger_->warnings()) {
     std::cerr << "topoplaced: warning: " << w << std::endl;
   }
@@ -135,7 +134,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
                                       swap_engine, server->metrics_.get(), health_options);
   TP_RETURN_IF_ERROR(server->health_->Restore());
   server->context_.health = server->health_.get();
-  server->metrics_->SetAllocationSource([ledger = server->ledger_.get()] {
+  server->metrics_->SetAllocationSource([ledger = server->ledger_] {
     std::map<std::string, double> counts{{"reserved", 0}, {"committed", 0}};
     absl::StatusOr<std::vector<ledger::Allocation>> live = ledger->ListLive();
     if (live.ok()) {
@@ -143,7 +142,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     }
     return counts;
   });
-  server->context_.ledger = server->ledger_.get();
+  server->context_.ledger = server->ledger_;
   server->context_.telemetry = server->telemetry_.get();
   server->context_.authorizer = std::move(authorizer);
   server->context_.default_ttl = config.reservation_ttl;
@@ -183,6 +182,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("listen: cannot serve on '", config.listen, "'"));
   }
+  server->backend_.JoinElection(config, server->port_);
   server->UpdateServingStatus();
   server->health_->Start();
   if (!config.metrics_listen.empty()) {
@@ -241,6 +241,8 @@ void TopoplaceServer::Shutdown() {
   if (sweeper_.joinable()) sweeper_.join();
   if (health_ != nullptr) health_->Stop();
   metrics_server_.reset();
+  // A leader hands over at once instead of holding writes up for its lease.
+  if (backend_.election != nullptr) backend_.election->Resign();
 }
 
 void TopoplaceServer::Wait() { server_->Wait(); }

@@ -1,5 +1,5 @@
 // The daemon in one object: loads the configured fabric, stores it as a versioned
-// snapshot, opens the ledger and telemetry store on the same SQLite file, starts the gRPC
+// snapshot, opens the ledger (in the SQLite file or on etcd) and the telemetry store, starts the gRPC
 // server (Topology, Placement, Telemetry, grpc.health.v1, reflection) and a sweeper that
 // reclaims expired reservations. Used by topoplaced's main() and by in-process tests.
 //
@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
+#include "api/server/ledger_backend.h"
 #include "api/server/server_config.h"
 #include "api/server/service_context.h"
 #include "scheduler/ledger/clock.h"
@@ -61,7 +62,8 @@ class TopoplaceServer {
   // change) while it cannot.
   void UpdateServingStatus();
 
-  std::unique_ptr<ledger::AllocationLedger> ledger_;
+  LedgerBackend backend_;
+  ledger::Ledger* ledger_ = nullptr;  // backend_.ledger
   std::unique_ptr<TelemetryReportStore> telemetry_;
   std::unique_ptr<telemetry::DaemonMetrics> metrics_;
   std::unique_ptr<HealthMonitor> health_;  // stopped in Shutdown, before the store goes

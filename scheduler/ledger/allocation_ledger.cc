@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "scheduler/ledger/ledger_rules.h"
 #include "topology/base/status_macros.h"
 #include "topology/store/migrations.h"
 
@@ -99,20 +99,6 @@ void BindTime(SqliteStatement& s, int index, absl::Time t) {
 absl::Time ColumnTime(const SqliteStatement& s, int index) {
   if (s.ColumnIsNull(index)) return absl::InfiniteFuture();
   return absl::FromUnixMicros(s.ColumnInt(index));
-}
-
-absl::Status CheckTtl(absl::Duration ttl) {
-  if (ttl > absl::ZeroDuration() && ttl <= kMaxReservationTtl) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("ttl: expected a duration in (0, ",
-                                                 absl::FormatDuration(kMaxReservationTtl),
-                                                 "], got ", absl::FormatDuration(ttl)));
-}
-
-// "alloc-42" -> 42, or NotFound naming the id.
-absl::StatusOr<int64_t> AllocationNumber(const std::string& id) {
-  std::optional<int64_t> n = ParseAllocationId(id);
-  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
-  return *n;
 }
 
 absl::StatusOr<Allocation> RowToAllocation(const SqliteStatement& row) {
@@ -315,14 +301,6 @@ void AllocationLedger::ReclaimForRead() {
   (void)ReclaimExpiredLocked();
 }
 
-Allocation AllocationLedger::AsOfNow(const Allocation& a) {
-  if (a.state != AllocationState::kReserved || a.expires_at > clock_.Now()) return a;
-  Allocation expired = a;
-  expired.state = AllocationState::kExpired;
-  expired.finished_at = a.expires_at;
-  return expired;
-}
-
 absl::Status AllocationLedger::WriteState() {
   absl::MutexLock lock(&mu_);
   return write_state_;
@@ -409,49 +387,14 @@ absl::Status AllocationLedger::AppendEvent(int64_t n, absl::string_view kind,
 }
 
 absl::StatusOr<Allocation> AllocationLedger::ReserveUnsealed(const ReserveRequest& request) {
-  TP_RETURN_IF_ERROR(CheckTtl(request.ttl));
-  if (request.gpus.empty()) return absl::InvalidArgumentError("gpus: expected at least one GPU");
-  absl::flat_hash_set<GpuId> seen;
-  for (GpuId g : request.gpus) {
-    if (g < 0 || g >= static_cast<GpuId>(fabric_->gpus().size())) {
-      return absl::InvalidArgumentError(absl::StrCat("gpus: unknown GPU id ", g));
-    }
-    if (!seen.insert(g).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("gpus: ", fabric_->GpuName(g), " listed twice"));
-    }
-  }
-
+  TP_ASSIGN_OR_RETURN(Allocation a, NewReservation(*fabric_, request, clock_.Now()));
   absl::MutexLock lock(&mu_);
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
   if (!request.request_id.empty()) {
     TP_ASSIGN_OR_RETURN(std::optional<int64_t> used, FindRequestIdLocked(request.request_id));
-    if (used) {
-      return absl::AlreadyExistsError(absl::StrCat("request_id: '", request.request_id,
-                                                   "' was already used by ",
-                                                   FormatAllocationId(*used)));
-    }
+    if (used) return RequestIdUsed(request.request_id, *used);
   }
-  for (GpuId g : request.gpus) {
-    if (live_.Holder(g) != 0) {
-      return absl::AbortedError(absl::StrCat("GPU ", fabric_->GpuName(g), " is already held by ",
-                                             FormatAllocationId(live_.Holder(g)),
-                                             "; place again and retry"));
-    }
-  }
-  Allocation a;
-  a.state = AllocationState::kReserved;
-  a.job_spec = request.job_spec;
-  a.policy = request.policy;
-  a.fabric_version = request.fabric_version;
-  a.plan_json = request.plan_json;
-  a.request_id = request.request_id;
-  a.created_at = clock_.Now();
-  a.expires_at = a.created_at + request.ttl;
-  for (GpuId g : request.gpus) {
-    const Gpu& gpu = fabric_->gpus()[g];
-    a.gpus.push_back({fabric_->hosts()[gpu.host].name, gpu.index});
-  }
+  TP_RETURN_IF_ERROR(CheckFree(*fabric_, live_, request));
   int64_t n = 0;
   TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(
@@ -492,22 +435,13 @@ absl::StatusOr<Allocation> AllocationLedger::ReserveUnsealed(const ReserveReques
 
 absl::StatusOr<Allocation> AllocationLedger::CommitUnsealed(const std::string& id,
                                                             const std::string& external_id) {
-  if (external_id.empty()) {
-    return absl::InvalidArgumentError("external_id: expected a Slurm job id or pod group");
-  }
+  TP_RETURN_IF_ERROR(CheckExternalId(external_id));
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(n));
   Allocation a = *live;
-  if (a.state == AllocationState::kCommitted) {
-    if (a.external_id == external_id) return a;
-    return absl::FailedPreconditionError(
-        absl::StrCat(id, " is already committed to '", a.external_id, "'"));
-  }
-  if (std::optional<int64_t> other = live_.CommittedTo(external_id)) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "external_id: '", external_id, "' is already bound to ", FormatAllocationId(*other)));
-  }
+  TP_ASSIGN_OR_RETURN(const bool already, CheckCommit(a, external_id, live_));
+  if (already) return a;
   TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
                         db_->Prepare("UPDATE allocations SET state = 'committed',"
@@ -541,10 +475,7 @@ absl::StatusOr<Allocation> AllocationLedger::Finish(int64_t n, AllocationState s
     TP_RETURN_IF_ERROR(free.Run());
     return AppendEvent(n, AllocationStateName(state), event_detail);
   }));
-  Allocation a = live_.Remove(n);
-  a.state = state;
-  a.finished_at = now;
-  return a;
+  return FinishedAs(live_.Remove(n), state, now);
 }
 
 absl::StatusOr<Allocation> AllocationLedger::ReleaseUnsealed(const std::string& id) {
@@ -560,8 +491,7 @@ absl::StatusOr<const Allocation*> AllocationLedger::LiveLocked(int64_t n) {
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
   if (const Allocation* live = live_.Find(n)) return live;
   TP_ASSIGN_OR_RETURN(Allocation finished, LoadFinished(n));
-  return absl::FailedPreconditionError(absl::StrCat(
-      FormatAllocationId(n), " is ", AllocationStateName(finished.state), "; reserve again"));
+  return Finished(finished);
 }
 
 absl::StatusOr<Allocation> AllocationLedger::LoadFinished(int64_t n) {
@@ -569,10 +499,7 @@ absl::StatusOr<Allocation> AllocationLedger::LoadFinished(int64_t n) {
                       db_->Prepare(absl::StrCat(kSelectAllocation, " WHERE id = ?1")));
   q.BindInt(1, n);
   TP_ASSIGN_OR_RETURN(bool row, q.Step());
-  if (!row) {
-    return absl::NotFoundError(
-        absl::StrCat("allocation_id: unknown allocation '", FormatAllocationId(n), "'"));
-  }
+  if (!row) return UnknownAllocation(n);
   TP_ASSIGN_OR_RETURN(Allocation a, RowToAllocation(q));
   TP_RETURN_IF_ERROR(LoadGpus(*db_, n, a));
   return a;
@@ -582,7 +509,7 @@ absl::StatusOr<Allocation> AllocationLedger::Get(const std::string& id) {
   TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   ReclaimForRead();
-  if (const Allocation* live = live_.Find(n)) return AsOfNow(*live);
+  if (const Allocation* live = live_.Find(n)) return AsOf(*live, clock_.Now());
   return LoadFinished(n);
 }
 
@@ -604,7 +531,7 @@ absl::StatusOr<Allocation> AllocationLedger::FindByRequestId(const std::string& 
     return absl::NotFoundError(
         absl::StrCat("request_id: no allocation was reserved with '", request_id, "'"));
   }
-  if (const Allocation* live = live_.Find(*n)) return AsOfNow(*live);
+  if (const Allocation* live = live_.Find(*n)) return AsOf(*live, clock_.Now());
   return LoadFinished(*n);
 }
 
@@ -615,10 +542,7 @@ absl::StatusOr<Allocation> AllocationLedger::RenewUnsealed(const std::string& id
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(n));
   Allocation a = *live;
-  if (a.state != AllocationState::kReserved) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(id, " is committed to '", a.external_id, "'; commits do not expire"));
-  }
+  TP_RETURN_IF_ERROR(CheckRenewable(a));
   const absl::Time expires = clock_.Now() + ttl;
   TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
@@ -640,18 +564,12 @@ absl::StatusOr<Allocation> AllocationLedger::GetByExternalId(const std::string& 
       absl::StrCat("external_id: no live allocation is committed to '", external_id, "'"));
 }
 
-absl::StatusOr<std::vector<Allocation>> AllocationLedger::ListLive() {
-  std::vector<Allocation> out;
-  ForEachLive([&out](const Allocation& a) { out.push_back(a); });
-  return out;
-}
-
 void AllocationLedger::ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) {
   absl::MutexLock lock(&mu_);
   ReclaimForRead();
   for (const auto& [n, a] : live_.records()) {
     // Past expiry but not yet recorded (the disk refused the write): not live any more.
-    if (AsOfNow(a).state == a.state) fn(a);
+    if (AsOf(a, clock_.Now()).state == a.state) fn(a);
   }
 }
 

@@ -1,4 +1,5 @@
-// The allocation ledger: the single source of truth for which GPUs are taken. Every change
+// The ledger on a local SQLite file (the embedded default; ledger.h says what a ledger
+// promises). Every change
 // (reserve, commit, release, expiry) is one SQLite transaction that also appends an event;
 // memory is updated only after the transaction committed, so a failed write changes
 // nothing. On open, the live allocations are read back and free capacity is rebuilt from
@@ -32,15 +33,13 @@
 #include "scheduler/ledger/ack_watermark.h"
 #include "scheduler/ledger/allocation.h"
 #include "scheduler/ledger/clock.h"
+#include "scheduler/ledger/ledger.h"
 #include "scheduler/ledger/live_allocations.h"
 #include "scheduler/state/occupancy.h"
 #include "topology/model/fabric.h"
 #include "topology/store/sqlite_db.h"
 
 namespace topoplace::ledger {
-
-// Upper bound on a reservation's time to live; longer holds must be commits.
-inline constexpr absl::Duration kMaxReservationTtl = absl::Hours(24);
 
 struct LedgerOptions {
   store::Durability durability = store::Durability::kFull;
@@ -50,18 +49,7 @@ struct LedgerOptions {
   bool accept_loss = false;
 };
 
-struct ReserveRequest {
-  std::vector<GpuId> gpus;  // GPUs of the ledger's fabric; non-empty, no duplicates
-  std::string job_spec;
-  std::string policy;
-  uint64_t fabric_version = 0;
-  std::string plan_json;
-  absl::Duration ttl = absl::Seconds(60);  // in (0, kMaxReservationTtl]
-  // Optional idempotency key chosen by the client; unique over the ledger's whole history.
-  std::string request_id;
-};
-
-class AllocationLedger {
+class AllocationLedger final : public Ledger {
  public:
   // Opens (creating or migrating) the ledger tables in the database at `path` and rebuilds
   // the live allocations. GPUs of hosts that `fabric` no longer has are dropped from the
@@ -75,54 +63,24 @@ class AllocationLedger {
                                                                 const Clock& clock,
                                                                 LedgerOptions options = {});
 
-  // Holds `request.gpus` until now + ttl. InvalidArgument for a bad ttl, an empty,
-  // duplicated or unknown GPU list; Aborted (retry with a fresh placement) if any GPU is
-  // already held, naming the GPU and its holder.
-  // AlreadyExists if `request.request_id` was used before (see FindByRequestId).
-  absl::StatusOr<Allocation> Reserve(const ReserveRequest& request);
-  // The allocation, live or finished, that was reserved with `request_id`; NotFound if none.
-  absl::StatusOr<Allocation> FindByRequestId(const std::string& request_id);
-  // Moves a live reservation's expiry to now + ttl (ttl in (0, kMaxReservationTtl]), so a
-  // caller that needs longer before Commit keeps its GPUs. NotFound for an unknown id;
-  // FailedPrecondition if the allocation is committed (commits never expire) or finished.
-  absl::StatusOr<Allocation> Renew(const std::string& id, absl::Duration ttl);
-  // Binds a reservation to `external_id` and makes it permanent until released.
-  // Idempotent for the same external id. NotFound for an unknown id; FailedPrecondition if
-  // the reservation expired, was released, or is committed to another external id;
-  // InvalidArgument for an empty external id; AlreadyExists if another live allocation is
-  // committed to that external id.
-  absl::StatusOr<Allocation> Commit(const std::string& id, const std::string& external_id);
-  // Frees the GPUs of a reserved or committed allocation. Releasing a finished allocation
-  // returns it unchanged (idempotent). NotFound for an unknown id.
-  absl::StatusOr<Allocation> Release(const std::string& id);
-  // Any allocation, live or finished. NotFound for an unknown id.
-  absl::StatusOr<Allocation> Get(const std::string& id);
-  // The allocation committed to `external_id`, if live. NotFound otherwise.
-  absl::StatusOr<Allocation> GetByExternalId(const std::string& external_id);
-  // Live allocations (reserved or committed), by id. Expired ones are reclaimed first.
-  absl::StatusOr<std::vector<Allocation>> ListLive();
-  // Calls `fn` for each allocation ListLive would return, under the ledger's lock, copying
-  // nothing (plans can be large). `fn` must not call the ledger.
-  void ForEachLive(absl::FunctionRef<void(const Allocation&)> fn);
-
-  // Marks reservations past their expiry as expired and frees their GPUs. Returns how many.
-  absl::StatusOr<int> ReclaimExpired();
-
-  // The busy GPUs as the placement engine wants them (reserved + committed).
-  sched::Occupancy Occupancy();
-  // Number of GPUs held now.
-  int64_t held_gpus();
-
-  const Fabric& fabric() const { return *fabric_; }
-  // Problems found while rebuilding (e.g. hosts missing from the fabric).
-  const std::vector<std::string>& warnings() const { return warnings_; }
-
-  // OK while changes can be written; otherwise why not (read-only file, disk full, I/O
-  // error), as Unavailable naming the database. Reads keep working either way.
-  absl::Status WriteState();
+  absl::StatusOr<Allocation> Reserve(const ReserveRequest& request) override;
+  absl::StatusOr<Allocation> FindByRequestId(const std::string& request_id) override;
+  absl::StatusOr<Allocation> Renew(const std::string& id, absl::Duration ttl) override;
+  absl::StatusOr<Allocation> Commit(const std::string& id, const std::string& external_id) override;
+  absl::StatusOr<Allocation> Release(const std::string& id) override;
+  absl::StatusOr<Allocation> Get(const std::string& id) override;
+  absl::StatusOr<Allocation> GetByExternalId(const std::string& external_id) override;
+  void ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) override;
+  absl::StatusOr<int> ReclaimExpired() override;
+  sched::Occupancy Occupancy() override;
+  int64_t held_gpus() override;
+  const Fabric& fabric() const override { return *fabric_; }
+  const std::vector<std::string>& warnings() const override { return warnings_; }
+  // Unavailable naming the database while it is read-only, full or failing.
+  absl::Status WriteState() override;
   // When writes have been failing, tries a small write and seals the watermark; when both
-  // work WriteState() is OK again. Cheap no-op while writes work. Returns WriteState().
-  absl::Status ProbeWrites();
+  // work WriteState() is OK again. Cheap no-op while writes work.
+  absl::Status ProbeWrites() override;
 
  private:
   AllocationLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric, const Clock& clock);
@@ -168,9 +126,6 @@ class AllocationLedger {
   // Reclaims expired reservations on a read path: a failure to write is remembered, not
   // returned, so reads work on a full disk.
   void ReclaimForRead() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The answer for `a` as of now: a reservation past its expiry reads as expired even
-  // while the write that records it waits for a writable disk.
-  Allocation AsOfNow(const Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   std::unique_ptr<store::SqliteDb> db_ ABSL_GUARDED_BY(mu_);

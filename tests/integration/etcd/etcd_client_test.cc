@@ -8,7 +8,7 @@
 
 #include <csignal>
 
-#include "tests/integration/etcd/etcd_process.h"
+#include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/temp_dir.h"
 
 namespace topoplace::etcd {
@@ -19,16 +19,16 @@ using ::testing::HasSubstr;
 class EtcdClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!testing::EtcdProcess::Available()) GTEST_SKIP() << "etcd is not installed";
+    if (!testing::EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed";
     ASSERT_TRUE(etcd_.Start().ok());
     absl::StatusOr<std::unique_ptr<EtcdClient>> client =
-        EtcdClient::Connect({.endpoints = {etcd_.client_endpoint()}});
+        EtcdClient::Connect({.endpoints = {etcd_.endpoint(0)}});
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
   }
 
   testing::TempDir dir_;
-  testing::EtcdProcess etcd_{dir_.path()};
+  testing::EtcdCluster etcd_{dir_.path()};
   std::unique_ptr<EtcdClient> client_;
 };
 
@@ -76,13 +76,13 @@ TEST_F(EtcdClientTest, KeysOfARevokedLeaseVanish) {
 }
 
 TEST_F(EtcdClientTest, AStoppedEtcdIsAnErrorNamingTheEndpointWithinTheTimeout) {
-  etcd_.Kill(SIGKILL);
+  etcd_.Kill(0, SIGKILL);
   absl::StatusOr<std::unique_ptr<EtcdClient>> client = EtcdClient::Connect(
-      {.endpoints = {etcd_.client_endpoint()}, .timeout = absl::Milliseconds(500)});
+      {.endpoints = {etcd_.endpoint(0)}, .timeout = absl::Milliseconds(500)});
   ASSERT_TRUE(client.ok());
   absl::Status status = (*client)->Put("/tp/x", "y").status();
   EXPECT_TRUE(absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status)) << status;
-  EXPECT_THAT(std::string(status.message()), HasSubstr(etcd_.client_endpoint()));
+  EXPECT_THAT(std::string(status.message()), HasSubstr(etcd_.endpoint(0)));
 }
 
 TEST(EtcdClient, EndpointsAreCheckedAndPrefixesEndRight) {

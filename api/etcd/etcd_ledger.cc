@@ -1,0 +1,477 @@
+#include "api/etcd/etcd_ledger.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "api/etcd/allocation_record.h"
+#include "scheduler/ledger/ledger_rules.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::etcd {
+namespace {
+
+using ledger::Allocation;
+using ledger::AllocationState;
+
+void CompareRevision(etcdserverpb::TxnRequest& txn, const std::string& key,
+                     etcdserverpb::Compare::CompareTarget target, int64_t revision) {
+  etcdserverpb::Compare* c = txn.add_compare();
+  c->set_key(key);
+  c->set_target(target);
+  c->set_result(etcdserverpb::Compare::EQUAL);
+  if (target == etcdserverpb::Compare::CREATE) {
+    c->set_create_revision(revision);
+  } else {
+    c->set_mod_revision(revision);
+  }
+}
+
+// The key must not exist (a missing key's create revision is 0).
+void CompareAbsent(etcdserverpb::TxnRequest& txn, const std::string& key) {
+  CompareRevision(txn, key, etcdserverpb::Compare::CREATE, 0);
+}
+
+void Put(etcdserverpb::TxnRequest& txn, const std::string& key, std::string value) {
+  etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
+  put->set_key(key);
+  put->set_value(std::move(value));
+}
+
+void Delete(etcdserverpb::TxnRequest& txn, const std::string& key) {
+  txn.add_success()->mutable_request_delete_range()->set_key(key);
+}
+
+// On failure, reads `key` back so the caller can tell which compare failed.
+void ReadOnFailure(etcdserverpb::TxnRequest& txn, const std::string& key) {
+  txn.add_failure()->mutable_request_range()->set_key(key);
+}
+
+// The allocation number stored in the value of failure read `i`, if the key exists.
+std::optional<int64_t> HolderInFailure(const etcdserverpb::TxnResponse& r, int i) {
+  const etcdserverpb::RangeResponse& range = r.responses(i).response_range();
+  int64_t n = 0;
+  if (range.kvs_size() == 0 || !absl::SimpleAtoi(range.kvs(0).value(), &n)) return std::nullopt;
+  return n;
+}
+
+// The allocation number at the end of a live/ or done/ key.
+int64_t NumberOfKey(absl::string_view key) {
+  int64_t n = 0;
+  const size_t slash = key.rfind('/');
+  if (slash == absl::string_view::npos || !absl::SimpleAtoi(key.substr(slash + 1), &n)) return 0;
+  return n;
+}
+
+absl::Status Conflict() {
+  return absl::AbortedError(
+      "etcd ledger: the ledger changed in etcd under this replica's view (another writer); "
+      "the view is reloaded, place again and retry");
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EtcdLedger>> EtcdLedger::Open(EtcdClient& etcd, FenceSource& fence,
+                                                             FabricPtr fabric,
+                                                             const ledger::Clock& clock,
+                                                             EtcdLedgerOptions options) {
+  std::unique_ptr<EtcdLedger> ledger(
+      new EtcdLedger(etcd, fence, std::move(fabric), clock, std::move(options)));
+  absl::MutexLock lock(&ledger->mu_);
+  TP_RETURN_IF_ERROR(ledger->LoadLocked());
+  return ledger;
+}
+
+EtcdLedger::EtcdLedger(EtcdClient& etcd, FenceSource& fence, FabricPtr fabric,
+                       const ledger::Clock& clock, EtcdLedgerOptions options)
+    : etcd_(etcd),
+      fence_(fence),
+      fabric_(std::move(fabric)),
+      clock_(clock),
+      options_(std::move(options)),
+      live_(fabric_->gpus().size()) {}
+
+std::string EtcdLedger::Key(absl::string_view kind, absl::string_view name) const {
+  return absl::StrCat(options_.prefix, "ledger/", kind, "/", name);
+}
+
+std::string EtcdLedger::LiveKey(int64_t n) const {
+  return Key("live", absl::StrFormat("%020d", n));
+}
+
+std::string EtcdLedger::DoneKey(int64_t n) const {
+  return Key("done", absl::StrFormat("%020d", n));
+}
+
+std::string EtcdLedger::GpuKey(const ledger::GpuRef& gpu) const {
+  return Key("gpu", absl::StrCat(gpu.host, "/", gpu.index));
+}
+
+std::optional<GpuId> EtcdLedger::ResolveGpu(const ledger::GpuRef& ref) const {
+  std::optional<HostId> host = fabric_->FindHost(ref.host);
+  if (!host) return std::nullopt;
+  for (GpuId g : fabric_->hosts()[*host].gpus) {
+    if (fabric_->gpus()[g].index == ref.index) return g;
+  }
+  return std::nullopt;
+}
+
+absl::Status EtcdLedger::LoadLocked() {
+  const auto idle = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return in_flight_.empty(); };
+  mu_.Await(absl::Condition(&idle));
+  // One transaction, so the live records and the highest finished number are one snapshot.
+  etcdserverpb::TxnRequest txn;
+  *txn.add_success()->mutable_request_range() = PrefixRequest(Key("live", ""));
+  *txn.add_success()->mutable_request_range() = LastKeyRequest(Key("done", ""));
+  absl::StatusOr<etcdserverpb::TxnResponse> r = etcd_.Txn(txn);
+  if (!r.ok()) {
+    write_state_ = absl::UnavailableError(r.status().message());
+    return write_state_;
+  }
+  const bool first = loaded_at_ == absl::InfinitePast();
+  ledger::LiveAllocations live(fabric_->gpus().size());
+  absl::flat_hash_map<int64_t, int64_t> mod_revision;
+  int64_t last = 0;
+  for (const etcdserverpb::KeyValue& kv : r->responses(0).response_range().kvs()) {
+    TP_ASSIGN_OR_RETURN(Allocation a, DecodeAllocation(kv.key(), kv.value()));
+    const int64_t n = *ledger::ParseAllocationId(a.id);
+    last = std::max(last, n);
+    std::vector<GpuId> held;
+    for (const ledger::GpuRef& ref : a.gpus) {
+      std::optional<GpuId> gpu = ResolveGpu(ref);
+      if (!gpu) {
+        if (first) {
+          warnings_.push_back(absl::StrCat(a.id, ": GPU ", ref.host, "/gpu", ref.index,
+                                           " is not in fabric '", fabric_->name(), "'"));
+        }
+        continue;
+      }
+      if (const int64_t other = live.Holder(*gpu); other != 0 || std::count(held.begin(), held.end(), *gpu)) {
+        return absl::DataLossError(absl::StrCat("etcd ledger: GPU ", ref.host, "/gpu", ref.index,
+                                                " held by both ", ledger::FormatAllocationId(other),
+                                                " and ", a.id));
+      }
+      held.push_back(*gpu);
+    }
+    mod_revision[n] = kv.mod_revision();
+    live.Add(n, std::move(a), std::move(held));
+  }
+  const auto& done = r->responses(1).response_range();
+  if (done.kvs_size() > 0) last = std::max(last, NumberOfKey(done.kvs(0).key()));
+  live_ = std::move(live);
+  mod_revision_ = std::move(mod_revision);
+  next_n_ = last + 1;
+  stale_ = false;
+  loaded_at_ = absl::Now();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Fence> EtcdLedger::PrepareWriteLocked() {
+  TP_ASSIGN_OR_RETURN(Fence fence, fence_.WriteFence());
+  if (stale_ || loaded_under_ != fence.create_revision) {
+    // A new leadership (or a failed write) may follow changes this view has not seen.
+    TP_RETURN_IF_ERROR(LoadLocked());
+    loaded_under_ = fence.create_revision;
+  }
+  return fence;
+}
+
+void EtcdLedger::RefreshForReadLocked() {
+  absl::StatusOr<Fence> fence = fence_.WriteFence();
+  if (fence.ok()) {
+    if (!stale_ && loaded_under_ == fence->create_revision) return;
+    if (LoadLocked().ok()) loaded_under_ = fence->create_revision;
+    return;
+  }
+  if (!stale_ && absl::Now() - loaded_at_ < options_.follower_refresh) return;
+  if (LoadLocked().ok()) loaded_under_ = 0;
+}
+
+absl::StatusOr<etcdserverpb::TxnResponse> EtcdLedger::Write(const Fence& fence,
+                                                            etcdserverpb::TxnRequest& txn) {
+  CompareRevision(txn, fence.key, etcdserverpb::Compare::CREATE, fence.create_revision);
+  ReadOnFailure(txn, fence.key);  // the last failure read
+  absl::StatusOr<etcdserverpb::TxnResponse> r = etcd_.Txn(txn);
+  bool fence_lost = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!r.ok()) {
+      stale_ = true;
+      write_state_ = absl::UnavailableError(r.status().message());
+      return absl::UnavailableError(absl::StrCat(
+          r.status().message(),
+          "; the change may or may not have been recorded: ask again (a Reserve with the "
+          "same request_id is answered once)"));
+    }
+    write_state_ = absl::OkStatus();
+    if (r->succeeded()) return r;
+    const auto& range = r->responses(r->responses_size() - 1).response_range();
+    fence_lost = range.kvs_size() == 0 || range.kvs(0).create_revision() != fence.create_revision;
+    // A failed compare means the view missed a change: reload before the next write.
+    stale_ = true;
+  }
+  if (!fence_lost) return r;
+  fence_.FenceLost(fence);
+  return absl::UnavailableError(
+      "not the leader: etcd refused the change because this replica's leadership ended "
+      "(the election key changed); nothing was written, retry on the new leader");
+}
+
+void EtcdLedger::AwaitIdleLocked(int64_t n) {
+  const auto idle = [this, n]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return !in_flight_.contains(n); };
+  mu_.Await(absl::Condition(&idle));
+}
+
+absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& request) {
+  TP_ASSIGN_OR_RETURN(Allocation a, ledger::NewReservation(*fabric_, request, clock_.Now()));
+  absl::MutexLock lock(&mu_);
+  TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
+  TP_RETURN_IF_ERROR(ReclaimExpiredLocked(fence).status());
+  TP_RETURN_IF_ERROR(ledger::CheckFree(*fabric_, live_, request));
+  const int64_t n = next_n_++;
+  a.id = ledger::FormatAllocationId(n);
+  etcdserverpb::TxnRequest txn;
+  CompareAbsent(txn, LiveKey(n));
+  CompareAbsent(txn, DoneKey(n));
+  const std::string request_key = Key("request", request.request_id);
+  if (!request.request_id.empty()) {
+    CompareAbsent(txn, request_key);
+    Put(txn, request_key, absl::StrCat(n));
+    ReadOnFailure(txn, request_key);
+  }
+  for (const ledger::GpuRef& gpu : a.gpus) {
+    CompareAbsent(txn, GpuKey(gpu));
+    Put(txn, GpuKey(gpu), absl::StrCat(n));
+  }
+  Put(txn, LiveKey(n), EncodeAllocation(a));
+  // Held in the view while etcd decides, so no concurrent Reserve here takes these GPUs.
+  live_.Add(n, a, request.gpus);
+  in_flight_.insert(n);
+  unconfirmed_.insert(n);
+  mu_.Unlock();
+  absl::StatusOr<etcdserverpb::TxnResponse> r = Write(fence, txn);
+  mu_.Lock();
+  in_flight_.erase(n);
+  unconfirmed_.erase(n);
+  if (r.ok() && r->succeeded()) {
+    mod_revision_[n] = r->header().revision();
+    return a;
+  }
+  live_.Remove(n);
+  if (!r.ok()) return r.status();
+  if (!request.request_id.empty()) {
+    if (std::optional<int64_t> used = HolderInFailure(*r, 0)) {
+      return ledger::RequestIdUsed(request.request_id, *used);
+    }
+  }
+  return Conflict();
+}
+
+absl::StatusOr<const Allocation*> EtcdLedger::LiveLocked(const Fence& fence, int64_t n) {
+  TP_RETURN_IF_ERROR(ReclaimExpiredLocked(fence).status());
+  AwaitIdleLocked(n);
+  if (const Allocation* live = live_.Find(n)) return live;
+  TP_ASSIGN_OR_RETURN(Allocation finished, ReadStoredLocked(n));
+  return ledger::Finished(finished);
+}
+
+absl::StatusOr<Allocation> EtcdLedger::Commit(const std::string& id,
+                                              const std::string& external_id) {
+  TP_RETURN_IF_ERROR(ledger::CheckExternalId(external_id));
+  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  absl::MutexLock lock(&mu_);
+  TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
+  TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(fence, n));
+  Allocation next = *live;
+  TP_ASSIGN_OR_RETURN(const bool already, ledger::CheckCommit(next, external_id, live_));
+  if (already) return next;
+  next.state = AllocationState::kCommitted;
+  next.external_id = external_id;
+  next.expires_at = absl::InfiniteFuture();
+  return UpdateLocked(fence, n, std::move(next), external_id);
+}
+
+absl::StatusOr<Allocation> EtcdLedger::Renew(const std::string& id, absl::Duration ttl) {
+  TP_RETURN_IF_ERROR(ledger::CheckTtl(ttl));
+  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  absl::MutexLock lock(&mu_);
+  TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
+  TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(fence, n));
+  TP_RETURN_IF_ERROR(ledger::CheckRenewable(*live));
+  Allocation next = *live;
+  next.expires_at = clock_.Now() + ttl;
+  return UpdateLocked(fence, n, std::move(next), "");
+}
+
+absl::StatusOr<Allocation> EtcdLedger::UpdateLocked(const Fence& fence, int64_t n, Allocation next,
+                                                    const std::string& new_external) {
+  etcdserverpb::TxnRequest txn;
+  CompareRevision(txn, LiveKey(n), etcdserverpb::Compare::MOD, mod_revision_[n]);
+  Put(txn, LiveKey(n), EncodeAllocation(next));
+  const std::string external_key = Key("external", new_external);
+  if (!new_external.empty()) {
+    CompareAbsent(txn, external_key);
+    Put(txn, external_key, absl::StrCat(n));
+    ReadOnFailure(txn, external_key);
+  }
+  in_flight_.insert(n);
+  mu_.Unlock();
+  absl::StatusOr<etcdserverpb::TxnResponse> r = Write(fence, txn);
+  mu_.Lock();
+  in_flight_.erase(n);
+  if (!r.ok()) return r.status();
+  if (r->succeeded()) {
+    mod_revision_[n] = r->header().revision();
+    live_.Replace(n, next);
+    return next;
+  }
+  if (!new_external.empty()) {
+    if (std::optional<int64_t> other = HolderInFailure(*r, 0)) {
+      return absl::AlreadyExistsError(absl::StrCat("external_id: '", new_external,
+                                                   "' is already bound to ",
+                                                   ledger::FormatAllocationId(*other)));
+    }
+  }
+  return Conflict();
+}
+
+absl::StatusOr<Allocation> EtcdLedger::Release(const std::string& id) {
+  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  absl::MutexLock lock(&mu_);
+  TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
+  AwaitIdleLocked(n);
+  if (live_.Find(n) == nullptr) return ReadStoredLocked(n);
+  return FinishLocked(fence, n, AllocationState::kReleased);
+}
+
+absl::StatusOr<Allocation> EtcdLedger::FinishLocked(const Fence& fence, int64_t n,
+                                                    AllocationState state) {
+  const Allocation& a = *live_.Find(n);
+  Allocation done = ledger::FinishedAs(a, state, clock_.Now());
+  etcdserverpb::TxnRequest txn;
+  CompareRevision(txn, LiveKey(n), etcdserverpb::Compare::MOD, mod_revision_[n]);
+  Delete(txn, LiveKey(n));
+  Put(txn, DoneKey(n), EncodeAllocation(done));
+  for (const ledger::GpuRef& gpu : a.gpus) Delete(txn, GpuKey(gpu));
+  if (a.state == AllocationState::kCommitted) Delete(txn, Key("external", a.external_id));
+  in_flight_.insert(n);
+  mu_.Unlock();
+  absl::StatusOr<etcdserverpb::TxnResponse> r = Write(fence, txn);
+  mu_.Lock();
+  in_flight_.erase(n);
+  if (!r.ok()) return r.status();
+  if (!r->succeeded()) return Conflict();
+  live_.Remove(n);
+  mod_revision_.erase(n);
+  return done;
+}
+
+absl::StatusOr<int> EtcdLedger::ReclaimExpiredLocked(const Fence& fence) {
+  const absl::Time now = clock_.Now();
+  int reclaimed = 0;
+  while (std::optional<int64_t> n = live_.EarliestExpiredAt(now)) {
+    // A change of it is in flight: the next reclaim takes it.
+    if (in_flight_.contains(*n)) break;
+    TP_RETURN_IF_ERROR(FinishLocked(fence, *n, AllocationState::kExpired).status());
+    ++reclaimed;
+  }
+  return reclaimed;
+}
+
+absl::StatusOr<int> EtcdLedger::ReclaimExpired() {
+  absl::MutexLock lock(&mu_);
+  if (!fence_.WriteFence().ok()) return 0;  // the leader reclaims
+  TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
+  return ReclaimExpiredLocked(fence);
+}
+
+absl::StatusOr<Allocation> EtcdLedger::ReadStoredLocked(int64_t n) {
+  etcdserverpb::TxnRequest txn;
+  txn.add_success()->mutable_request_range()->set_key(DoneKey(n));
+  txn.add_success()->mutable_request_range()->set_key(LiveKey(n));
+  TP_ASSIGN_OR_RETURN(etcdserverpb::TxnResponse r, etcd_.Txn(txn));
+  for (int i = 0; i < 2; ++i) {
+    const auto& range = r.responses(i).response_range();
+    if (range.kvs_size() > 0) return DecodeAllocation(range.kvs(0).key(), range.kvs(0).value());
+  }
+  return ledger::UnknownAllocation(n);
+}
+
+absl::StatusOr<Allocation> EtcdLedger::Get(const std::string& id) {
+  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  absl::MutexLock lock(&mu_);
+  RefreshForReadLocked();
+  if (const Allocation* live = live_.Find(n); live != nullptr && !unconfirmed_.contains(n)) {
+    return ledger::AsOf(*live, clock_.Now());
+  }
+  TP_ASSIGN_OR_RETURN(Allocation stored, ReadStoredLocked(n));
+  return ledger::AsOf(stored, clock_.Now());
+}
+
+absl::StatusOr<Allocation> EtcdLedger::FindByRequestId(const std::string& request_id) {
+  TP_ASSIGN_OR_RETURN(std::optional<KeyValue> kv, etcd_.Get(Key("request", request_id)));
+  int64_t n = 0;
+  if (!kv || !absl::SimpleAtoi(kv->value, &n)) {
+    return absl::NotFoundError(
+        absl::StrCat("request_id: no allocation was reserved with '", request_id, "'"));
+  }
+  return Get(ledger::FormatAllocationId(n));
+}
+
+absl::StatusOr<Allocation> EtcdLedger::GetByExternalId(const std::string& external_id) {
+  absl::MutexLock lock(&mu_);
+  RefreshForReadLocked();
+  if (std::optional<int64_t> n = live_.CommittedTo(external_id)) return *live_.Find(*n);
+  return absl::NotFoundError(
+      absl::StrCat("external_id: no live allocation is committed to '", external_id, "'"));
+}
+
+void EtcdLedger::ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) {
+  absl::MutexLock lock(&mu_);
+  RefreshForReadLocked();
+  if (absl::StatusOr<Fence> fence = fence_.WriteFence(); fence.ok()) {
+    (void)ReclaimExpiredLocked(*fence);  // a failure is in write_state_
+  }
+  const absl::Time now = clock_.Now();
+  for (const auto& [n, a] : live_.records()) {
+    if (unconfirmed_.contains(n)) continue;
+    if (ledger::AsOf(a, now).state == a.state) fn(a);
+  }
+}
+
+sched::Occupancy EtcdLedger::Occupancy() {
+  sched::Occupancy occupancy(*fabric_);
+  absl::MutexLock lock(&mu_);
+  RefreshForReadLocked();
+  // Reservations in flight and expired ones not yet reclaimed count as busy: conservative.
+  live_.MarkHeld(occupancy);
+  return occupancy;
+}
+
+int64_t EtcdLedger::held_gpus() {
+  absl::MutexLock lock(&mu_);
+  RefreshForReadLocked();
+  if (absl::StatusOr<Fence> fence = fence_.WriteFence(); fence.ok()) {
+    (void)ReclaimExpiredLocked(*fence);
+  }
+  return live_.held_gpus();
+}
+
+absl::Status EtcdLedger::WriteState() {
+  TP_RETURN_IF_ERROR(fence_.WriteFence().status());
+  absl::MutexLock lock(&mu_);
+  return write_state_;
+}
+
+absl::Status EtcdLedger::ProbeWrites() {
+  TP_RETURN_IF_ERROR(fence_.WriteFence().status());
+  absl::MutexLock lock(&mu_);
+  if (write_state_.ok()) return write_state_;
+  // etcd answers again: the next write reloads the view first (stale_ is set).
+  if (LoadLocked().ok()) write_state_ = absl::OkStatus();
+  return write_state_;
+}
+
+}  // namespace topoplace::etcd

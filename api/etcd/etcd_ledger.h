@@ -1,0 +1,139 @@
+// The allocation ledger on etcd, shared by topoplaced replicas (ledger.h says what a
+// ledger promises). The leader keeps the live allocations in memory, as the SQLite ledger
+// does; every change is one etcd transaction that carries the leader's fence (see
+// write_fence.h) and compares the revision of every key it builds on, so two replicas can
+// never hold the same GPU even if both believe they lead. Followers serve reads from a view
+// they reload from etcd when it is older than `follower_refresh`; their writes fail with
+// Unavailable naming the leader.
+//
+// Keys, under `<prefix>ledger/`:
+//   live/<n, 20 digits>   the record of a live allocation (topoplace.ledger.v1 proto)
+//   done/<n, 20 digits>   the final record of a released or expired one
+//   gpu/<host>/<index>    n, while that GPU is held (created only if absent)
+//   request/<request_id>  n, for every Reserve made with an idempotency key
+//   external/<id>         n, while an allocation is committed to that external id
+//
+// Thread-safe. Changes to different allocations run concurrently (etcd batches them into
+// one raft round); changes to the same allocation run one after the other.
+#ifndef TOPOPLACE_API_ETCD_ETCD_LEDGER_H_
+#define TOPOPLACE_API_ETCD_ETCD_LEDGER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "api/etcd/etcd_client.h"
+#include "api/etcd/write_fence.h"
+#include "scheduler/ledger/clock.h"
+#include "scheduler/ledger/ledger.h"
+#include "scheduler/ledger/live_allocations.h"
+
+namespace topoplace::etcd {
+
+struct EtcdLedgerOptions {
+  std::string prefix = "/topoplace/";  // the ledger's keys start with <prefix>ledger/
+  // How old a follower's view of the live allocations may be before a read reloads it.
+  absl::Duration follower_refresh = absl::Milliseconds(200);
+};
+
+class EtcdLedger final : public ledger::Ledger {
+ public:
+  // Reads the live allocations from etcd. `etcd`, `fence` and `clock` must outlive the
+  // ledger. Unavailable naming the endpoints when etcd cannot be read; DataLoss naming the
+  // key for a record that does not parse.
+  static absl::StatusOr<std::unique_ptr<EtcdLedger>> Open(EtcdClient& etcd, FenceSource& fence,
+                                                          FabricPtr fabric,
+                                                          const ledger::Clock& clock,
+                                                          EtcdLedgerOptions options = {});
+
+  absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override;
+  absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& request_id) override;
+  absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) override;
+  absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
+                                            const std::string& external_id) override;
+  absl::StatusOr<ledger::Allocation> Release(const std::string& id) override;
+  absl::StatusOr<ledger::Allocation> Get(const std::string& id) override;
+  absl::StatusOr<ledger::Allocation> GetByExternalId(const std::string& external_id) override;
+  void ForEachLive(absl::FunctionRef<void(const ledger::Allocation&)> fn) override;
+  absl::StatusOr<int> ReclaimExpired() override;
+  sched::Occupancy Occupancy() override;
+  int64_t held_gpus() override;
+  const Fabric& fabric() const override { return *fabric_; }
+  const std::vector<std::string>& warnings() const override { return warnings_; }
+  // OK while this replica leads and etcd took its last change; Unavailable naming the
+  // leader, or the etcd failure, otherwise.
+  absl::Status WriteState() override;
+  absl::Status ProbeWrites() override;
+
+ private:
+  EtcdLedger(EtcdClient& etcd, FenceSource& fence, FabricPtr fabric, const ledger::Clock& clock,
+             EtcdLedgerOptions options);
+  std::string Key(absl::string_view kind, absl::string_view name) const;
+  std::string LiveKey(int64_t n) const;
+  std::string DoneKey(int64_t n) const;
+  std::string GpuKey(const ledger::GpuRef& gpu) const;
+
+  // Replaces the view with what etcd holds now. Waits for changes in flight first.
+  absl::Status LoadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The fence for a write, with a view that is complete under it (reloaded after an
+  // election or a failed write).
+  absl::StatusOr<Fence> PrepareWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Reloads a follower's view when it is older than follower_refresh; a leader's view is
+  // always current. A failure keeps the old view and is remembered in write_state_.
+  void RefreshForReadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs `txn` with the fence compare added, outside mu_. The response says whether etcd
+  // applied it; a failed compare other than the fence's leaves its failure reads in place.
+  // Unavailable when the fence no longer holds or etcd did not answer (then the view is
+  // reloaded before the next write).
+  absl::StatusOr<etcdserverpb::TxnResponse> Write(const Fence& fence,
+                                                  etcdserverpb::TxnRequest& txn)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until no change of allocation `n` is in flight.
+  void AwaitIdleLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Live allocation `n` after reclaiming expired ones; FailedPrecondition naming its final
+  // state if it finished, NotFound if it never existed.
+  absl::StatusOr<const ledger::Allocation*> LiveLocked(const Fence& fence, int64_t n)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves live allocation `n` to finished `state` in etcd, then in the view.
+  absl::StatusOr<ledger::Allocation> FinishLocked(const Fence& fence, int64_t n,
+                                                  ledger::AllocationState state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Replaces live allocation `n`'s record (commit, renewal) in etcd, then in the view.
+  absl::StatusOr<ledger::Allocation> UpdateLocked(const Fence& fence, int64_t n,
+                                                  ledger::Allocation next,
+                                                  const std::string& new_external)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<int> ReclaimExpiredLocked(const Fence& fence) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A finished allocation (or one a follower's view does not have yet) read from etcd.
+  absl::StatusOr<ledger::Allocation> ReadStoredLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::optional<GpuId> ResolveGpu(const ledger::GpuRef& ref) const;
+
+  EtcdClient& etcd_;
+  FenceSource& fence_;
+  const FabricPtr fabric_;
+  const ledger::Clock& clock_;
+  const EtcdLedgerOptions options_;
+  absl::Mutex mu_;
+  ledger::LiveAllocations live_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, int64_t> mod_revision_ ABSL_GUARDED_BY(mu_);  // of live/<n>
+  absl::flat_hash_set<int64_t> in_flight_ ABSL_GUARDED_BY(mu_);  // allocations being changed
+  absl::flat_hash_set<int64_t> unconfirmed_ ABSL_GUARDED_BY(mu_);  // reservations not yet in etcd
+  int64_t next_n_ ABSL_GUARDED_BY(mu_) = 1;
+  // The fence revision the view was loaded under (0: as a follower, -1: at Open).
+  int64_t loaded_under_ ABSL_GUARDED_BY(mu_) = -1;
+  bool stale_ ABSL_GUARDED_BY(mu_) = true;
+  absl::Time loaded_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  absl::Status write_state_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace topoplace::etcd
+
+#endif  // TOPOPLACE_API_ETCD_ETCD_LEDGER_H_

@@ -1,0 +1,92 @@
+#include "api/server/ledger_backend.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "api/etcd/etcd_ledger.h"
+#include "scheduler/ledger/allocation_ledger.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::server {
+namespace {
+
+absl::StatusOr<std::string> ReadWhole(absl::string_view key, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(key, ": cannot read '", path, "'"));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<etcd::EtcdOptions> EtcdOptionsFrom(const ServerConfig& config) {
+  etcd::EtcdOptions options;
+  for (absl::string_view e : absl::StrSplit(config.store.substr(7), ',')) {
+    options.endpoints.emplace_back(e);
+  }
+  if (!config.etcd_ca_file.empty()) {
+    TP_ASSIGN_OR_RETURN(options.ca_pem, ReadWhole("etcd_ca_file", config.etcd_ca_file));
+  }
+  if (!config.etcd_cert_file.empty()) {
+    TP_ASSIGN_OR_RETURN(options.cert_pem, ReadWhole("etcd_cert_file", config.etcd_cert_file));
+    TP_ASSIGN_OR_RETURN(options.key_pem, ReadWhole("etcd_key_file", config.etcd_key_file));
+  }
+  if (!config.etcd_user.empty()) {
+    TP_ASSIGN_OR_RETURN(std::string password,
+                        ReadWhole("etcd_password_file", config.etcd_password_file));
+    options.user = config.etcd_user;
+    options.password = password.substr(0, password.find('\n'));
+  }
+  return options;
+}
+
+// The listen address with the bound port; a wildcard host becomes this machine's name.
+std::string AdvertisedAddress(const ServerConfig& config, int port) {
+  if (!config.advertise.empty()) return config.advertise;
+  std::string host = config.listen.substr(0, config.listen.rfind(':'));
+  if (host.empty() || host == "0.0.0.0" || host == "[::]") {
+    char name[256] = {};
+    if (gethostname(name, sizeof(name) - 1) == 0) host = name;
+  }
+  return absl::StrCat(host, ":", port);
+}
+
+}  // namespace
+
+void LedgerBackend::JoinElection(const ServerConfig& config, int port) {
+  if (election) election->Campaign(AdvertisedAddress(config, port));
+}
+
+absl::StatusOr<LedgerBackend> OpenLedgerBackend(const ServerConfig& config, FabricPtr fabric,
+                                                const ledger::Clock& clock) {
+  LedgerBackend backend;
+  if (!absl::StartsWith(config.store, "etcd://")) {
+    const store::Durability durability =
+        config.durability == "full" ? store::Durability::kFull : store::Durability::kNormal;
+    TP_ASSIGN_OR_RETURN(backend.ledger,
+                        ledger::AllocationLedger::Open(
+                            config.db_path, std::move(fabric), clock,
+                            {.durability = durability, .accept_loss = config.accept_ledger_loss}));
+    return backend;
+  }
+  TP_ASSIGN_OR_RETURN(etcd::EtcdOptions options, EtcdOptionsFrom(config));
+  absl::StatusOr<std::unique_ptr<etcd::EtcdClient>> client = etcd::EtcdClient::Connect(options);
+  if (!client.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("store: ", client.status().message()));
+  }
+  backend.etcd = *std::move(client);
+  TP_ASSIGN_OR_RETURN(backend.election,
+                      etcd::LeaderElection::Create(
+                          *backend.etcd, {.key = absl::StrCat(config.etcd_prefix, "leader"),
+                                          .lease_ttl = config.leader_lease}));
+  TP_ASSIGN_OR_RETURN(backend.ledger,
+                      etcd::EtcdLedger::Open(*backend.etcd, *backend.election, std::move(fabric),
+                                             clock, {.prefix = config.etcd_prefix}));
+  return backend;
+}
+
+}  // namespace topoplace::server

@@ -1,0 +1,114 @@
+#include "scheduler/ledger/ledger_rules.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+
+namespace topoplace::ledger {
+
+absl::Status CheckTtl(absl::Duration ttl) {
+  if (ttl > absl::ZeroDuration() && ttl <= kMaxReservationTtl) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("ttl: expected a duration in (0, ",
+                                                 absl::FormatDuration(kMaxReservationTtl),
+                                                 "], got ", absl::FormatDuration(ttl)));
+}
+
+absl::StatusOr<int64_t> AllocationNumber(const std::string& id) {
+  std::optional<int64_t> n = ParseAllocationId(id);
+  if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
+  return *n;
+}
+
+absl::Status UnknownAllocation(int64_t n) {
+  return absl::NotFoundError(
+      absl::StrCat("allocation_id: unknown allocation '", FormatAllocationId(n), "'"));
+}
+
+absl::StatusOr<Allocation> NewReservation(const Fabric& fabric, const ReserveRequest& request,
+                                          absl::Time now) {
+  if (absl::Status ttl = CheckTtl(request.ttl); !ttl.ok()) return ttl;
+  if (request.gpus.empty()) return absl::InvalidArgumentError("gpus: expected at least one GPU");
+  absl::flat_hash_set<GpuId> seen;
+  for (GpuId g : request.gpus) {
+    if (g < 0 || g >= static_cast<GpuId>(fabric.gpus().size())) {
+      return absl::InvalidArgumentError(absl::StrCat("gpus: unknown GPU id ", g));
+    }
+    if (!seen.insert(g).second) {
+      return absl::InvalidArgumentError(absl::StrCat("gpus: ", fabric.GpuName(g), " listed twice"));
+    }
+  }
+  Allocation a;
+  a.state = AllocationState::kReserved;
+  a.job_spec = request.job_spec;
+  a.policy = request.policy;
+  a.fabric_version = request.fabric_version;
+  a.plan_json = request.plan_json;
+  a.request_id = request.request_id;
+  a.created_at = now;
+  a.expires_at = now + request.ttl;
+  for (GpuId g : request.gpus) {
+    const Gpu& gpu = fabric.gpus()[g];
+    a.gpus.push_back({fabric.hosts()[gpu.host].name, gpu.index});
+  }
+  return a;
+}
+
+absl::Status CheckFree(const Fabric& fabric, const LiveAllocations& live,
+                       const ReserveRequest& request) {
+  for (GpuId g : request.gpus) {
+    if (live.Holder(g) != 0) {
+      return absl::AbortedError(absl::StrCat("GPU ", fabric.GpuName(g), " is already held by ",
+                                             FormatAllocationId(live.Holder(g)),
+                                             "; place again and retry"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RequestIdUsed(const std::string& request_id, int64_t by) {
+  return absl::AlreadyExistsError(absl::StrCat("request_id: '", request_id,
+                                               "' was already used by ", FormatAllocationId(by)));
+}
+
+absl::Status CheckExternalId(const std::string& external_id) {
+  if (!external_id.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError("external_id: expected a Slurm job id or pod group");
+}
+
+absl::StatusOr<bool> CheckCommit(const Allocation& a, const std::string& external_id,
+                                 const LiveAllocations& live) {
+  if (absl::Status s = CheckExternalId(external_id); !s.ok()) return s;
+  if (a.state == AllocationState::kCommitted) {
+    if (a.external_id == external_id) return true;
+    return absl::FailedPreconditionError(
+        absl::StrCat(a.id, " is already committed to '", a.external_id, "'"));
+  }
+  if (std::optional<int64_t> other = live.CommittedTo(external_id)) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "external_id: '", external_id, "' is already bound to ", FormatAllocationId(*other)));
+  }
+  return false;
+}
+
+absl::Status CheckRenewable(const Allocation& a) {
+  if (a.state == AllocationState::kReserved) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat(a.id, " is committed to '", a.external_id, "'; commits do not expire"));
+}
+
+absl::Status Finished(const Allocation& a) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(a.id, " is ", AllocationStateName(a.state), "; reserve again"));
+}
+
+Allocation AsOf(const Allocation& a, absl::Time now) {
+  if (a.state != AllocationState::kReserved || a.expires_at > now) return a;
+  return FinishedAs(a, AllocationState::kExpired, a.expires_at);
+}
+
+Allocation FinishedAs(Allocation a, AllocationState state, absl::Time now) {
+  a.state = state;
+  a.finished_at = now;
+  return a;
+}
+
+}  // namespace topoplace::ledger

@@ -1,0 +1,56 @@
+// The rules every ledger backend applies the same way before it writes anything: request
+// validation, the record a reservation starts as, the preconditions of a commit or a
+// renewal, and how a reservation past its expiry reads. Kept in one place so the SQLite
+// and etcd ledgers cannot drift apart.
+#ifndef TOPOPLACE_SCHEDULER_LEDGER_LEDGER_RULES_H_
+#define TOPOPLACE_SCHEDULER_LEDGER_LEDGER_RULES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "scheduler/ledger/allocation.h"
+#include "scheduler/ledger/ledger.h"
+#include "scheduler/ledger/live_allocations.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::ledger {
+
+// OK for a ttl in (0, kMaxReservationTtl]; InvalidArgument naming the range otherwise.
+absl::Status CheckTtl(absl::Duration ttl);
+// "alloc-42" -> 42, or NotFound naming the id.
+absl::StatusOr<int64_t> AllocationNumber(const std::string& id);
+// NotFound naming allocation `n` (for an id no store has).
+absl::Status UnknownAllocation(int64_t n);
+// Checks `request` against `fabric` (ttl, a non-empty list of known GPUs, each once) and
+// returns the reservation it asks for as of `now`, without an id yet.
+absl::StatusOr<Allocation> NewReservation(const Fabric& fabric, const ReserveRequest& request,
+                                          absl::Time now);
+// Aborted naming the first GPU of `request` that `live` holds; OK if all are free.
+absl::Status CheckFree(const Fabric& fabric, const LiveAllocations& live,
+                       const ReserveRequest& request);
+// AlreadyExists naming the allocation `request_id` was used by.
+absl::Status RequestIdUsed(const std::string& request_id, int64_t by);
+// InvalidArgument for an empty external id.
+absl::Status CheckExternalId(const std::string& external_id);
+// Whether live allocation `a` may be committed to `external_id`: InvalidArgument for an
+// empty id, FailedPrecondition if it is committed to another one, AlreadyExists if
+// another live allocation holds that id. Returns true when `a` is already committed to
+// it (nothing to write).
+absl::StatusOr<bool> CheckCommit(const Allocation& a, const std::string& external_id,
+                                 const LiveAllocations& live);
+// FailedPrecondition unless live allocation `a` is a reservation (commits do not expire).
+absl::Status CheckRenewable(const Allocation& a);
+// FailedPrecondition naming the final state of finished allocation `a`.
+absl::Status Finished(const Allocation& a);
+// `a` as of `now`: a reservation past its expiry reads as expired even before the store
+// records it.
+Allocation AsOf(const Allocation& a, absl::Time now);
+// `a` moved to finished `state` at `now`.
+Allocation FinishedAs(Allocation a, AllocationState state, absl::Time now);
+
+}  // namespace topoplace::ledger
+
+#endif  // TOPOPLACE_SCHEDULER_LEDGER_LEDGER_RULES_H_

@@ -1,0 +1,156 @@
+#include "tests/integration/etcd/etcd_cluster.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "api/etcd/etcd_client.h"
+
+namespace topoplace::testing {
+namespace {
+
+// A port the kernel just handed out on loopback (closed again, so etcd can bind it).
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+std::string Tail(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
+}
+
+}  // namespace
+
+EtcdCluster::EtcdCluster(std::string work_dir, int members)
+    : work_dir_(std::move(work_dir)), members_(static_cast<size_t>(members)) {}
+
+EtcdCluster::~EtcdCluster() {
+  for (int i = 0; i < size(); ++i) Kill(i, SIGKILL);
+}
+
+bool EtcdCluster::Available() { return system("command -v etcd >/dev/null 2>&1") == 0; }
+
+std::string EtcdCluster::endpoint(int i) const {
+  return absl::StrCat("127.0.0.1:", members_[static_cast<size_t>(i)].client_port);
+}
+
+std::vector<std::string> EtcdCluster::endpoints() const {
+  std::vector<std::string> out;
+  for (int i = 0; i < size(); ++i) out.push_back(endpoint(i));
+  return out;
+}
+
+std::string EtcdCluster::Log(int i) const { return absl::StrCat(work_dir_, "/etcd-", i, ".log"); }
+
+absl::Status EtcdCluster::Start() {
+  for (Member& m : members_) {
+    m.client_port = FreePort();
+    m.peer_port = FreePort();
+  }
+  for (int i = 0; i < size(); ++i) {
+    if (absl::Status s = Spawn(i); !s.ok()) return s;
+  }
+  for (int i = 0; i < size(); ++i) {
+    if (absl::Status s = AwaitAnswer(i); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EtcdCluster::Restart(int i) {
+  if (absl::Status s = Spawn(i); !s.ok()) return s;
+  return AwaitAnswer(i);
+}
+
+absl::Status EtcdCluster::Spawn(int i) {
+  std::vector<std::string> cluster;
+  for (int j = 0; j < size(); ++j) {
+    cluster.push_back(
+        absl::StrCat("m", j, "=http://127.0.0.1:", members_[static_cast<size_t>(j)].peer_port));
+  }
+  Member& m = members_[static_cast<size_t>(i)];
+  const std::string client_url = absl::StrCat("http://127.0.0.1:", m.client_port);
+  const std::string peer_url = absl::StrCat("http://127.0.0.1:", m.peer_port);
+  const std::vector<std::string> args = {
+      "etcd",
+      absl::StrCat("--name=m", i),
+      absl::StrCat("--data-dir=", work_dir_, "/etcd-", i),
+      absl::StrCat("--listen-client-urls=", client_url),
+      absl::StrCat("--advertise-client-urls=", client_url),
+      absl::StrCat("--listen-peer-urls=", peer_url),
+      absl::StrCat("--initial-advertise-peer-urls=", peer_url),
+      absl::StrCat("--initial-cluster=", absl::StrJoin(cluster, ",")),
+      "--initial-cluster-token=topoplace-test",
+      // A job of hundreds of GPUs is one transaction with a compare and a put per GPU.
+      "--max-txn-ops=10000",
+  };
+  const std::string log = Log(i);
+  m.pid = fork();
+  if (m.pid < 0) return absl::InternalError("fork failed");
+  if (m.pid == 0) {
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(out, STDOUT_FILENO);
+    dup2(out, STDERR_FILENO);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp("etcd", argv.data());
+    _exit(127);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EtcdCluster::AwaitAnswer(int i) {
+  Member& m = members_[static_cast<size_t>(i)];
+  for (int attempt = 0; attempt < 120; ++attempt) {
+    // A fresh channel each time: one that failed while etcd was starting would wait out
+    // gRPC's reconnect backoff.
+    auto client = etcd::EtcdClient::Connect(
+        {.endpoints = {endpoint(i)}, .timeout = absl::Milliseconds(500)});
+    if (!client.ok()) return client.status();
+    if ((*client)->Get("/health-check").ok()) return absl::OkStatus();
+    int status = 0;
+    if (waitpid(m.pid, &status, WNOHANG) == m.pid) {
+      m.pid = -1;
+      return absl::InternalError(absl::StrCat("etcd member ", i, " exited:\n", Tail(Log(i))));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat("etcd member ", i, " did not answer in 30 s:\n", Tail(Log(i))));
+}
+
+void EtcdCluster::Kill(int i, int signal) {
+  Member& m = members_[static_cast<size_t>(i)];
+  if (m.pid <= 0) return;
+  kill(m.pid, signal);
+  int status = 0;
+  waitpid(m.pid, &status, 0);
+  m.pid = -1;
+}
+
+}  // namespace topoplace::testing

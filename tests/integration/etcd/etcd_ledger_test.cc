@@ -1,0 +1,255 @@
+// The etcd ledger against a real etcd on loopback: the specification every ledger backend
+// meets (tests/testing/ledger_contract.h), then what only a store shared by replicas must
+// get right - followers read and name the leader, a stale leader cannot write.
+#include "api/etcd/etcd_ledger.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "api/etcd/leader_election.h"
+#include "tests/integration/etcd/etcd_cluster.h"
+#include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/ledger_contract.h"
+
+namespace topoplace::etcd {
+namespace {
+
+using ::testing::HasSubstr;
+using ledger::contract::Gpus;
+using ledger::contract::Request;
+
+// One etcd member for the whole test program (ctest runs each test in a process of its
+// own, so in practice one per test); killed when the program exits.
+testing::EtcdCluster& SharedEtcd() {
+  struct Shared {
+    testing::TempDir dir;
+    testing::EtcdCluster etcd{dir.path()};
+    absl::Status started = etcd.Start();
+  };
+  static Shared* const shared = new Shared();
+  static const int cleanup = std::atexit([] { delete shared; });
+  (void)cleanup;
+  EXPECT_TRUE(shared->started.ok()) << shared->started;
+  return shared->etcd;
+}
+
+// A replica: its own client, election and ledger under one key prefix.
+struct Replica {
+  std::unique_ptr<EtcdClient> client;
+  std::unique_ptr<LeaderElection> election;
+  std::unique_ptr<EtcdLedger> ledger;
+};
+
+absl::StatusOr<Replica> StartReplica(const std::string& prefix, const std::string& name,
+                                     FabricPtr fabric, const ledger::Clock& clock) {
+  Replica r;
+  auto client = EtcdClient::Connect({.endpoints = SharedEtcd().endpoints()});
+  if (!client.ok()) return client.status();
+  r.client = *std::move(client);
+  auto election = LeaderElection::Create(*r.client, {.key = prefix + "leader"});
+  if (!election.ok()) return election.status();
+  r.election = *std::move(election);
+  r.election->Campaign(name);
+  auto ledger = EtcdLedger::Open(*r.client, *r.election, std::move(fabric), clock,
+                                 {.prefix = prefix});
+  if (!ledger.ok()) return ledger.status();
+  r.ledger = *std::move(ledger);
+  return r;
+}
+
+// Polls `done` every 20 ms for up to 10 s.
+template <typename Done>
+bool Eventually(Done done) {
+  for (int i = 0; i < 500; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+std::string FreshPrefix() {
+  static std::atomic<int> next{0};
+  return absl::StrCat("/test-", getpid(), "-", next++, "/");
+}
+
+// The contract's backend: each Open is a new replica process that must win the election
+// (the previous one resigns) and rebuild from etcd alone.
+class EtcdBackend {
+ public:
+  static absl::Status Available() {
+    if (!testing::EtcdCluster::Available()) return absl::UnavailableError("etcd is not installed");
+    return absl::OkStatus();
+  }
+
+  std::unique_ptr<ledger::Ledger> Open(FabricPtr fabric, const ledger::Clock& clock) {
+    if (!replicas_.empty()) replicas_.back().election->Resign();
+    absl::StatusOr<Replica> r =
+        StartReplica(prefix_, absl::StrCat("replica-", replicas_.size()), fabric, clock);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return nullptr;
+    EXPECT_TRUE(Eventually([&] { return r->election->leading(); }));
+    std::unique_ptr<ledger::Ledger> ledger = std::move(r->ledger);
+    replicas_.push_back(*std::move(r));
+    return ledger;
+  }
+
+ private:
+  const std::string prefix_ = FreshPrefix();
+  std::vector<Replica> replicas_;
+};
+
+}  // namespace
+}  // namespace topoplace::etcd
+
+namespace topoplace::ledger::contract {
+INSTANTIATE_TYPED_TEST_SUITE_P(Etcd, LedgerContract, ::topoplace::etcd::EtcdBackend);
+}  // namespace topoplace::ledger::contract
+
+namespace topoplace::etcd {
+namespace {
+
+// A replica that believes it leads under `fence`, whatever etcd says.
+class BelievedFence final : public FenceSource {
+ public:
+  explicit BelievedFence(Fence fence) : fence_(std::move(fence)) {}
+  absl::StatusOr<Fence> WriteFence() override { return fence_; }
+  void FenceLost(const Fence&) override { lost_ = true; }
+  bool lost() const { return lost_; }
+
+ private:
+  Fence fence_;
+  std::atomic<bool> lost_{false};
+};
+
+class EtcdLedgerTest : public ::testing::Test {
+ protected:
+  EtcdLedgerTest() : clock_(absl::FromUnixSeconds(1'700'000'000)) {
+    fabric_ = *GenerateClos(
+        ::topoplace::testing::TinyClos(/*blocks=*/1, /*nodes=*/4, /*gpus=*/8, /*rails=*/8));
+  }
+  void SetUp() override {
+    if (!testing::EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed";
+  }
+
+  Replica Start(const std::string& name) {
+    absl::StatusOr<Replica> r = StartReplica(prefix_, name, fabric_, clock_);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *std::move(r) : Replica{};
+  }
+
+  const std::string prefix_ = FreshPrefix();
+  ledger::FakeClock clock_;
+  FabricPtr fabric_;
+};
+
+TEST_F(EtcdLedgerTest, EtcdLedger_FollowersReadTheLeadersChangesAndNameItForWrites) {
+  Replica a = Start("10.0.0.1:7469");
+  ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
+  Replica b = Start("10.0.0.2:7469");
+  ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
+
+  auto reserved = a.ledger->Reserve(Request(Gpus(0, 8)));
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  ASSERT_TRUE(a.ledger->Commit(reserved->id, "slurm:7").ok());
+
+  // The follower's writes are refused, naming the leader, and change nothing.
+  auto refused = b.ledger->Reserve(Request(Gpus(8, 8)));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("10.0.0.1:7469"));
+  EXPECT_THAT(std::string(b.ledger->WriteState().message()), HasSubstr("10.0.0.1:7469"));
+  EXPECT_FALSE(b.ledger->Release(reserved->id).ok());
+
+  // Its reads see the leader's changes once its view is older than the refresh interval.
+  ASSERT_TRUE(Eventually([&] { return b.ledger->held_gpus() == 8; }));
+  EXPECT_EQ(b.ledger->GetByExternalId("slurm:7")->id, reserved->id);
+  EXPECT_TRUE(b.ledger->Occupancy().busy(3));
+  EXPECT_EQ(a.ledger->held_gpus(), 8);
+
+  // The leader resigns: the follower takes over with everything the leader acknowledged.
+  a.election->Resign();
+  ASSERT_TRUE(Eventually([&] { return b.election->leading(); }));
+  auto next = b.ledger->Reserve(Request(Gpus(0, 16)));
+  EXPECT_EQ(next.status().code(), absl::StatusCode::kAborted) << next.status();
+  auto other = b.ledger->Reserve(Request(Gpus(8, 8)));
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_NE(other->id, reserved->id);
+  EXPECT_EQ(b.ledger->Release(reserved->id)->state, ledger::AllocationState::kReleased);
+  EXPECT_EQ(b.ledger->held_gpus(), 8);
+}
+
+TEST_F(EtcdLedgerTest, EtcdLedger_AStaleLeaderCannotWriteEvenWhileItBelievesItLeads) {
+  Replica old = Start("old");
+  ASSERT_TRUE(Eventually([&] { return old.election->leading(); }));
+  const Fence old_fence = *old.election->WriteFence();
+  // The old leader's lease ends (here: it resigns) and another replica wins...
+  old.election->Resign();
+  Replica now = Start("new");
+  ASSERT_TRUE(Eventually([&] { return now.election->leading(); }));
+  auto held = now.ledger->Reserve(Request(Gpus(0, 8)));
+  ASSERT_TRUE(held.ok()) << held.status();
+
+  // ...but a replica still holding the old fence tries to write: etcd refuses every change,
+  // on GPUs held or free, and the view it builds on does not matter.
+  BelievedFence believed(old_fence);
+  auto stale = EtcdLedger::Open(*old.client, believed, fabric_, clock_, {.prefix = prefix_});
+  ASSERT_TRUE(stale.ok()) << stale.status();
+  auto free_gpus = (*stale)->Reserve(Request(Gpus(8, 8)));
+  EXPECT_EQ(free_gpus.status().code(), absl::StatusCode::kUnavailable) << free_gpus.status();
+  EXPECT_THAT(std::string(free_gpus.status().message()), HasSubstr("leadership ended"));
+  EXPECT_TRUE(believed.lost());
+  EXPECT_FALSE((*stale)->Release(held->id).ok());
+  EXPECT_FALSE((*stale)->Commit(held->id, "slurm:1").ok());
+
+  // Nothing the stale replica tried is in etcd.
+  auto live = now.ledger->ListLive();
+  ASSERT_TRUE(live.ok());
+  ASSERT_EQ(live->size(), 1u);
+  EXPECT_EQ((*live)[0].id, held->id);
+  EXPECT_EQ((*live)[0].state, ledger::AllocationState::kReserved);
+  auto keys = now.client->GetPrefix(prefix_ + "ledger/gpu/");
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(keys->size(), 8u);
+}
+
+TEST_F(EtcdLedgerTest, EtcdLedger_ConcurrentChangesFromManyThreadsNeverHoldAGpuTwice) {
+  Replica r = Start("leader");
+  ASSERT_TRUE(Eventually([&] { return r.election->leading(); }));
+  // 8 threads each reserve, commit and release single GPUs out of a shared pool of 32, so
+  // changes overlap in etcd; a second replica then rebuilds from etcd alone.
+  std::atomic<int> committed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 25; ++i) {
+        auto a = r.ledger->Reserve(Request({static_cast<GpuId>((t * 7 + i * 3) % 32)}));
+        if (!a.ok()) {
+          EXPECT_EQ(a.status().code(), absl::StatusCode::kAborted) << a.status();
+          continue;
+        }
+        ASSERT_TRUE(r.ledger->Commit(a->id, absl::StrCat("job-", t, "-", i)).ok());
+        ++committed;
+        if (i % 2 == 0) {
+          ASSERT_TRUE(r.ledger->Release(a->id).ok());
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_GT(committed.load(), 0);
+  const int64_t held = r.ledger->held_gpus();
+  r.election->Resign();
+  Replica again = Start("again");
+  ASSERT_TRUE(Eventually([&] { return again.election->leading(); }));
+  EXPECT_EQ(again.ledger->held_gpus(), held);
+  auto gpu_keys = again.client->GetPrefix(prefix_ + "ledger/gpu/");
+  ASSERT_TRUE(gpu_keys.ok());
+  EXPECT_EQ(static_cast<int64_t>(gpu_keys->size()), held);
+}
+
+}  // namespace
+}  // namespace topoplace::etcd
