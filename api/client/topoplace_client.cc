@@ -1,11 +1,16 @@
 #include "api/client/topoplace_client.h"
 
+#include <arpa/inet.h>
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -14,6 +19,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/client/rpc_status.h"
 #include "topology/base/status_macros.h"
@@ -25,6 +31,8 @@ namespace {
 constexpr int kMaxResponseBytes = 64 << 20;
 // Host reports per ListHostReports page (the daemon also ends a page past 16 MiB).
 constexpr int kHostReportPage = 256;
+// The pause between rounds over every daemon while none can serve a call.
+constexpr absl::Duration kRoundPause = absl::Milliseconds(200);
 
 absl::StatusOr<std::string> ReadFile(absl::string_view what, const std::string& path) {
   std::ifstream in(path);
@@ -74,6 +82,43 @@ absl::StatusOr<std::vector<std::string>> ParseServerList(const std::string& serv
   return out;
 }
 
+std::vector<DialTarget> ResolveDaemon(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  const std::string host = address.substr(0, colon == std::string::npos ? 0 : colon);
+  const std::string port = colon == std::string::npos ? "" : address.substr(colon + 1);
+  std::vector<DialTarget> out;
+  in6_addr literal{};
+  const bool is_literal = host.empty() || host.front() == '[' ||
+                          inet_pton(AF_INET, host.c_str(), &literal) == 1 ||
+                          inet_pton(AF_INET6, host.c_str(), &literal) == 1;
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (!is_literal && getaddrinfo(host.c_str(), port.c_str(), &hints, &found) == 0) {
+    for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+      char text[INET6_ADDRSTRLEN] = {};
+      std::string target;
+      if (a->ai_family == AF_INET) {
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr, text,
+                  sizeof(text));
+        target = absl::StrCat("ipv4:", text, ":", port);
+      } else if (a->ai_family == AF_INET6) {
+        inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr, text,
+                  sizeof(text));
+        target = absl::StrCat("ipv6:[", text, "]:", port);
+      } else {
+        continue;
+      }
+      const bool seen = std::any_of(out.begin(), out.end(),
+                                    [&](const DialTarget& t) { return t.target == target; });
+      if (!seen) out.push_back({target, host});
+    }
+    freeaddrinfo(found);
+  }
+  if (out.size() > 1) return out;
+  return {{address, host}};
+}
+
 absl::StatusOr<std::unique_ptr<TopoplaceClient>> TopoplaceClient::Connect(
     const ClientOptions& options) {
   if (options.server.empty()) return absl::InvalidArgumentError("server: expected host:port");
@@ -91,13 +136,19 @@ absl::StatusOr<std::unique_ptr<TopoplaceClient>> TopoplaceClient::Connect(
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxResponseBytes);
   std::vector<Endpoint> endpoints;
-  for (std::string& address : addresses) {
-    Endpoint e;
-    e.channel = grpc::CreateCustomChannel(address, credentials, args);
-    e.placement = v1::Placement::NewStub(e.channel);
-    e.topology = v1::Topology::NewStub(e.channel);
-    e.address = std::move(address);
-    endpoints.push_back(std::move(e));
+  for (const std::string& address : addresses) {
+    const std::vector<DialTarget> targets = ResolveDaemon(address);
+    for (const DialTarget& target : targets) {
+      grpc::ChannelArguments target_args = args;
+      // Dialled by address, the certificate is still checked against the name.
+      if (targets.size() > 1) target_args.SetSslTargetNameOverride(target.name);
+      Endpoint e;
+      e.channel = grpc::CreateCustomChannel(target.target, credentials, target_args);
+      e.placement = v1::Placement::NewStub(e.channel);
+      e.topology = v1::Topology::NewStub(e.channel);
+      e.address = targets.size() > 1 ? absl::StrCat(address, " (", target.target, ")") : address;
+      endpoints.push_back(std::move(e));
+    }
   }
   return std::unique_ptr<TopoplaceClient>(new TopoplaceClient(options, std::move(endpoints)));
 }
@@ -113,7 +164,16 @@ template <typename Request, typename Response, typename Method>
 absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& request) const {
   const size_t first = current_.load();
   grpc::Status status;
-  for (size_t attempt = 0; attempt < endpoints_.size(); ++attempt) {
+  // Rounds over every daemon until one serves the call or failover_wait has passed.
+  const absl::Time give_up =
+      absl::Now() + (endpoints_.size() > 1 ? options_.failover_wait : absl::ZeroDuration());
+  std::vector<std::string> why;  // each daemon's answer in the last round
+  for (size_t attempt = 0;; ++attempt) {
+    if (attempt > 0 && attempt % endpoints_.size() == 0) {
+      if (absl::Now() >= give_up) break;
+      why.clear();
+      absl::SleepFor(kRoundPause);
+    }
     const size_t index = (first + attempt) % endpoints_.size();
     const Endpoint& endpoint = endpoints_[index];
     grpc::ClientContext context;
@@ -124,8 +184,14 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
     }
     Response response;
     status = method(endpoint, &context, request, &response);
-    // Only "could not reach it" moves on; any answer, even an error, is the daemon's.
-    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) continue;
+    // Only "cannot serve it here" moves on (unreachable, or not the leader); any other
+    // answer, even an error, is final.
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+      why.push_back(endpoints_.size() > 1
+                        ? absl::StrCat(endpoint.address, ": ", status.error_message())
+                        : status.error_message());
+      continue;
+    }
     current_.store(index);
     if (status.ok()) return response;
     if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
@@ -135,7 +201,7 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
     return rpc::FromGrpcStatus(status);
   }
   return absl::UnavailableError(
-      absl::StrCat("topoplaced at ", options_.server, ": ", status.error_message()));
+      absl::StrCat("topoplaced at ", options_.server, ": ", absl::StrJoin(why, "; ")));
 }
 
 absl::StatusOr<v1::PlaceResponse> TopoplaceClient::Place(const std::string& job_spec,

@@ -31,13 +31,18 @@ namespace v1 = ::topoplace::v1;
 
 struct ClientOptions {
   // host:port, required; or several, comma-separated ("a:7469,b:7469"): replicas tried in
-  // turn, moving to the next when one cannot be reached (UNAVAILABLE).
+  // turn, moving to the next when one cannot serve the call (UNAVAILABLE: unreachable, or
+  // a replica that does not lead). A name with several DNS records counts as one daemon
+  // per address (resolved at Connect).
   std::string server;
   std::string token;      // bearer token sent with every call; empty = none
   std::string ca_file;    // PEM roots: use TLS and trust these; empty = plaintext
   std::string cert_file;  // PEM client certificate and key for mTLS (with ca_file)
   std::string key_file;
   absl::Duration timeout = absl::Seconds(30);  // per call
+  // With several daemons: how long to keep going round them while none can serve the
+  // call (a new leader is being elected), pausing 200 ms between rounds. Zero: one round.
+  absl::Duration failover_wait = absl::Seconds(10);
 };
 
 // Options for `server` with credentials from the environment: TOPOPLACE_TOKEN_FILE (first
@@ -82,7 +87,7 @@ class TopoplaceClient {
  private:
   // One daemon of the list.
   struct Endpoint {
-    std::string address;
+    std::string address;  // as given (a name with several records appears once per record)
     std::shared_ptr<grpc::Channel> channel;
     std::unique_ptr<v1::Placement::Stub> placement;
     std::unique_ptr<v1::Topology::Stub> topology;
@@ -101,6 +106,16 @@ class TopoplaceClient {
 // The daemons of a `server` option: comma-separated host:port, blanks around them dropped.
 // InvalidArgument for an empty list or an empty entry.
 absl::StatusOr<std::vector<std::string>> ParseServerList(const std::string& server);
+
+// One daemon address to dial: `target` for gRPC, `name` for messages and TLS.
+struct DialTarget {
+  std::string target;  // "host:port", or "ipv4:A.B.C.D:port" / "ipv6:[...]:port"
+  std::string name;    // the host as given
+};
+// `address` (host:port), with a host name that has several DNS records expanded into one
+// target per record (so each replica behind the name is tried); a literal address or a
+// name with one record (or none: gRPC reports it) stays as it is.
+std::vector<DialTarget> ResolveDaemon(const std::string& address);
 
 // One-call helpers for the lead's `place` and `fabric show` commands: connect with
 // ClientOptionsFromEnv(server) and ask. The plan and summary carry the exact offline

@@ -118,9 +118,17 @@ absl::Status EtcdClient::Failed(const char* call, const grpc::Status& status) {
     absl::MutexLock lock(&token_mu_);
     token_.clear();
   }
-  return absl::Status(CodeOf(status.error_code()),
-                      absl::StrCat("etcd ", call, " at ", absl::StrJoin(options_.endpoints, ","),
-                                   ": ", status.error_message()));
+  // No answer in time is the store being unavailable (no quorum, a partition), so callers
+  // treat it like a refused connection: fail over, retry later.
+  const absl::StatusCode code = status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED
+                                    ? absl::StatusCode::kUnavailable
+                                    : CodeOf(status.error_code());
+  return absl::Status(
+      code,
+      absl::StrCat("etcd ", call, " at ", absl::StrJoin(options_.endpoints, ","), ": ",
+                   status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED
+                       ? absl::StrCat("no answer within ", absl::FormatDuration(options_.timeout))
+                       : status.error_message()));
 }
 
 absl::StatusOr<std::optional<KeyValue>> EtcdClient::Get(const std::string& key) {

@@ -7,8 +7,8 @@
 //   TP_ASSIGN_OR_RETURN(bool swapped, etcd->PutIfUnchanged("/topoplace/x", "2", revision));
 //
 // Several endpoints are the members of one cluster: the channel picks a reachable one
-// and moves to another when it fails. Errors: UNAVAILABLE (or DEADLINE_EXCEEDED) naming the
-// endpoints when etcd cannot be reached in time; NOT_FOUND for a lease etcd no longer has.
+// and moves to another when it fails. Errors: UNAVAILABLE naming the endpoints when etcd
+// cannot be reached or does not answer in time; NOT_FOUND for a lease etcd no longer has.
 // Thread-safe.
 #ifndef TOPOPLACE_API_ETCD_ETCD_CLIENT_H_
 #define TOPOPLACE_API_ETCD_ETCD_CLIENT_H_

@@ -148,7 +148,8 @@ absl::Status EtcdLedger::LoadLocked() {
         }
         continue;
       }
-      if (const int64_t other = live.Holder(*gpu); other != 0 || std::count(held.begin(), held.end(), *gpu)) {
+      if (const int64_t other = live.Holder(*gpu);
+          other != 0 || std::count(held.begin(), held.end(), *gpu)) {
         return absl::DataLossError(absl::StrCat("etcd ledger: GPU ", ref.host, "/gpu", ref.index,
                                                 " held by both ", ledger::FormatAllocationId(other),
                                                 " and ", a.id));

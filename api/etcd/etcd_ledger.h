@@ -92,8 +92,7 @@ class EtcdLedger final : public ledger::Ledger {
   // applied it; a failed compare other than the fence's leaves its failure reads in place.
   // Unavailable when the fence no longer holds or etcd did not answer (then the view is
   // reloaded before the next write).
-  absl::StatusOr<etcdserverpb::TxnResponse> Write(const Fence& fence,
-                                                  etcdserverpb::TxnRequest& txn)
+  absl::StatusOr<etcdserverpb::TxnResponse> Write(const Fence& fence, etcdserverpb::TxnRequest& txn)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Waits until no change of allocation `n` is in flight.
   void AwaitIdleLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -123,7 +122,7 @@ class EtcdLedger final : public ledger::Ledger {
   absl::Mutex mu_;
   ledger::LiveAllocations live_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, int64_t> mod_revision_ ABSL_GUARDED_BY(mu_);  // of live/<n>
-  absl::flat_hash_set<int64_t> in_flight_ ABSL_GUARDED_BY(mu_);  // allocations being changed
+  absl::flat_hash_set<int64_t> in_flight_ ABSL_GUARDED_BY(mu_);    // allocations being changed
   absl::flat_hash_set<int64_t> unconfirmed_ ABSL_GUARDED_BY(mu_);  // reservations not yet in etcd
   int64_t next_n_ ABSL_GUARDED_BY(mu_) = 1;
   // The fence revision the view was loaded under (0: as a follower, -1: at Open).

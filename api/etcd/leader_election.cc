@@ -9,7 +9,8 @@ namespace topoplace::etcd {
 namespace {
 
 std::chrono::steady_clock::duration ToSteady(absl::Duration d) {
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(absl::ToChronoNanoseconds(d));
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      absl::ToChronoNanoseconds(d));
 }
 
 }  // namespace

@@ -4,9 +4,10 @@
 // its time to live and gives up writing (WriteFence fails) a quarter of the lease before
 // its last renewal could run out, so it has stopped before another replica can win.
 //
-//   TP_ASSIGN_OR_RETURN(auto election, LeaderElection::Create(*etcd, {.key = "/topoplace/leader"}));
-//   election->Campaign("10.0.0.5:7469");                     // once clients can reach it there
-//   absl::StatusOr<Fence> fence = election->WriteFence();   // Unavailable naming the leader
+//   TP_ASSIGN_OR_RETURN(auto election, LeaderElection::Create(*etcd, {.key =
+//   "/topoplace/leader"})); election->Campaign("10.0.0.5:7469");                     // once
+//   clients can reach it there absl::StatusOr<Fence> fence = election->WriteFence();   //
+//   Unavailable naming the leader
 //
 // Thread-safe. The destructor resigns (revokes the lease, so another replica takes over
 // at once).

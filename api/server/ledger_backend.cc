@@ -23,8 +23,13 @@ absl::StatusOr<std::string> ReadWhole(absl::string_view key, const std::string& 
   return text.str();
 }
 
+// A healthy etcd on a LAN answers in milliseconds; one without quorum never does. Short
+// enough that a client's call (several etcd calls) fails over well inside its own deadline.
+constexpr absl::Duration kEtcdCallTimeout = absl::Seconds(2);
+
 absl::StatusOr<etcd::EtcdOptions> EtcdOptionsFrom(const ServerConfig& config) {
   etcd::EtcdOptions options;
+  options.timeout = kEtcdCallTimeout;
   for (absl::string_view e : absl::StrSplit(config.store.substr(7), ',')) {
     options.endpoints.emplace_back(e);
   }

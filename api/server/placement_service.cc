@@ -74,8 +74,12 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
   reserve.fabric_version = context_.fabric_version;
   reserve.ttl = ttl;
   reserve.request_id = request.request_id();
-  if (!reserve.request_id.empty() && context_.ledger->FindByRequestId(reserve.request_id).ok()) {
-    return Replay(reserve, response);
+  if (!reserve.request_id.empty()) {
+    absl::StatusOr<ledger::Allocation> earlier =
+        context_.ledger->FindByRequestId(reserve.request_id);
+    if (earlier.ok()) return Replay(reserve, response);
+    // Not knowing whether the key was used (the store cannot be read) must not hold twice.
+    if (!absl::IsNotFound(earlier.status())) return earlier.status();
   }
   absl::Status last;
   for (int attempt = 0; attempt < kReserveAttempts; ++attempt) {

@@ -108,8 +108,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     server->context_.fabric = snapshot.fabric;
     server->context_.fabric_version = snapshot.version;
   }
-  TP_ASSIGN_OR_RETURN(server->backend_,
-                      OpenLedgerBackend(config, server->context_.fabric, clock));
+  TP_ASSIGN_OR_RETURN(server->backend_, OpenLedgerBackend(config, server->context_.fabric, clock));
   server->ledger_ = server->backend_.ledger.get();
   for (const std::string& w : server->ledger_->warnings()) {
     std::cerr << "topoplaced: warning: " << w << std::endl;

@@ -1,6 +1,6 @@
 // The daemon in one object: loads the configured fabric, stores it as a versioned
-// snapshot, opens the ledger (in the SQLite file or on etcd) and the telemetry store, starts the gRPC
-// server (Topology, Placement, Telemetry, grpc.health.v1, reflection) and a sweeper that
+// snapshot, opens the ledger (in the SQLite file or on etcd) and the telemetry store, starts the
+// gRPC server (Topology, Placement, Telemetry, grpc.health.v1, reflection) and a sweeper that
 // reclaims expired reservations. Used by topoplaced's main() and by in-process tests.
 //
 //   ServerConfig config;  config.listen = "127.0.0.1:0";

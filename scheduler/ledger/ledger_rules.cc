@@ -65,8 +65,8 @@ absl::Status CheckFree(const Fabric& fabric, const LiveAllocations& live,
 }
 
 absl::Status RequestIdUsed(const std::string& request_id, int64_t by) {
-  return absl::AlreadyExistsError(absl::StrCat("request_id: '", request_id,
-                                               "' was already used by ", FormatAllocationId(by)));
+  return absl::AlreadyExistsError(
+      absl::StrCat("request_id: '", request_id, "' was already used by ", FormatAllocationId(by)));
 }
 
 absl::Status CheckExternalId(const std::string& external_id) {

@@ -301,8 +301,7 @@ TYPED_TEST_P(LedgerContract, Ledger_RenewRefusesCommittedFinishedUnknownAndBadTt
   EXPECT_EQ(ledger->Get(live)->expires_at, this->clock_.Now() + absl::Seconds(30));
 }
 
-REGISTER_TYPED_TEST_SUITE_P(LedgerContract,
-                            Ledger_ReserveCommitSurvivesReopenAndKeepsGpusBusy,
+REGISTER_TYPED_TEST_SUITE_P(LedgerContract, Ledger_ReserveCommitSurvivesReopenAndKeepsGpusBusy,
                             Ledger_OverlappingReserveIsAbortedAndTakesNothing,
                             Ledger_NeverDoubleBooksAGpuUnderConcurrentReserves,
                             Ledger_ExpiredReservationIsReclaimedAndCannotBeCommitted,

@@ -77,8 +77,8 @@ TEST_F(EtcdClientTest, KeysOfARevokedLeaseVanish) {
 
 TEST_F(EtcdClientTest, AStoppedEtcdIsAnErrorNamingTheEndpointWithinTheTimeout) {
   etcd_.Kill(0, SIGKILL);
-  absl::StatusOr<std::unique_ptr<EtcdClient>> client = EtcdClient::Connect(
-      {.endpoints = {etcd_.endpoint(0)}, .timeout = absl::Milliseconds(500)});
+  absl::StatusOr<std::unique_ptr<EtcdClient>> client =
+      EtcdClient::Connect({.endpoints = {etcd_.endpoint(0)}, .timeout = absl::Milliseconds(500)});
   ASSERT_TRUE(client.ok());
   absl::Status status = (*client)->Put("/tp/x", "y").status();
   EXPECT_TRUE(absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status)) << status;

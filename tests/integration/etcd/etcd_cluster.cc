@@ -129,8 +129,8 @@ absl::Status EtcdCluster::AwaitAnswer(int i) {
   for (int attempt = 0; attempt < 120; ++attempt) {
     // A fresh channel each time: one that failed while etcd was starting would wait out
     // gRPC's reconnect backoff.
-    auto client = etcd::EtcdClient::Connect(
-        {.endpoints = {endpoint(i)}, .timeout = absl::Milliseconds(500)});
+    auto client =
+        etcd::EtcdClient::Connect({.endpoints = {endpoint(i)}, .timeout = absl::Milliseconds(500)});
     if (!client.ok()) return client.status();
     if ((*client)->Get("/health-check").ok()) return absl::OkStatus();
     int status = 0;

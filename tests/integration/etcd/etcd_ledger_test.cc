@@ -19,9 +19,9 @@
 namespace topoplace::etcd {
 namespace {
 
-using ::testing::HasSubstr;
 using ledger::contract::Gpus;
 using ledger::contract::Request;
+using ::testing::HasSubstr;
 
 // One etcd member for the whole test program (ctest runs each test in a process of its
 // own, so in practice one per test); killed when the program exits.
@@ -55,8 +55,8 @@ absl::StatusOr<Replica> StartReplica(const std::string& prefix, const std::strin
   if (!election.ok()) return election.status();
   r.election = *std::move(election);
   r.election->Campaign(name);
-  auto ledger = EtcdLedger::Open(*r.client, *r.election, std::move(fabric), clock,
-                                 {.prefix = prefix});
+  auto ledger =
+      EtcdLedger::Open(*r.client, *r.election, std::move(fabric), clock, {.prefix = prefix});
   if (!ledger.ok()) return ledger.status();
   r.ledger = *std::move(ledger);
   return r;

@@ -1,0 +1,180 @@
+// topoplaced replicas on a real 3-member etcd cluster on loopback: the leader killed in the
+// middle of a burst from 8 clients, etcd losing one member and then two. Every replica,
+// etcd member and client is a real process or connection started here and stopped by the
+// fixture.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "api/client/topoplace_client.h"
+#include "api/etcd/allocation_record.h"
+#include "api/etcd/etcd_client.h"
+#include "tests/integration/etcd/etcd_cluster.h"
+#include "tests/integration/service/support/commit_burst.h"
+#include "tests/integration/service/support/daemon_process.h"
+#include "tests/integration/service/support/temp_dir.h"
+
+namespace topoplace::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kReplicas = 3;
+constexpr int kClients = 8;
+constexpr char kPrefix[] = "/topoplace/";
+
+class HaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed";
+    ASSERT_TRUE(etcd_.Start().ok());
+    auto client =
+        etcd::EtcdClient::Connect({.endpoints = etcd_.endpoints(), .timeout = absl::Seconds(2)});
+    ASSERT_TRUE(client.ok()) << client.status();
+    etcd_client_ = *std::move(client);
+    for (int i = 0; i < kReplicas; ++i) {
+      const std::string work = absl::StrCat(dir_.path(), "/replica-", i);
+      std::filesystem::create_directories(work);
+      replicas_.push_back(std::make_unique<DaemonProcess>(
+          TopoplacedPath(),
+          std::vector<std::string>{"--store",
+                                   absl::StrCat("etcd://", absl::StrJoin(etcd_.endpoints(), ",")),
+                                   "--db", work + "/topoplaced.db", "--leader-lease", "2"},
+          work));
+      ASSERT_TRUE(replicas_.back()->Start().ok()) << replicas_.back()->log();
+    }
+  }
+
+  // The replica the election key names, once it does (within `wait`); -1 if none does.
+  int AwaitLeader(absl::Duration wait, int not_this = -1) {
+    const absl::Time give_up = absl::Now() + wait;
+    do {
+      auto kv = etcd_client_->Get(absl::StrCat(kPrefix, "leader"));
+      for (int i = 0; kv.ok() && kv->has_value() && i < kReplicas; ++i) {
+        if (i != not_this && replicas_[i]->running() && (*kv)->value == replicas_[i]->address()) {
+          return i;
+        }
+      }
+      absl::SleepFor(absl::Milliseconds(20));
+    } while (absl::Now() < give_up);
+    return -1;
+  }
+
+  client::ClientOptions Options(absl::Duration failover_wait = absl::Seconds(20)) const {
+    std::vector<std::string> addresses;
+    for (const auto& r : replicas_) addresses.push_back(r->address());
+    client::ClientOptions options;
+    options.server = absl::StrJoin(addresses, ",");
+    options.timeout = absl::Seconds(10);
+    options.failover_wait = failover_wait;
+    return options;
+  }
+
+  std::unique_ptr<client::TopoplaceClient> Client() {
+    return *client::TopoplaceClient::Connect(Options());
+  }
+
+  // What etcd holds agrees with itself: every GPU key names a live allocation that lists
+  // that GPU, and every live allocation's GPUs have their keys - no change half-applied.
+  void ExpectEtcdConsistent() {
+    auto live = etcd_client_->GetPrefix(absl::StrCat(kPrefix, "ledger/live/"));
+    auto gpus = etcd_client_->GetPrefix(absl::StrCat(kPrefix, "ledger/gpu/"));
+    ASSERT_TRUE(live.ok() && gpus.ok());
+    std::map<std::string, std::string> holder;  // "host/index" -> allocation number
+    for (const etcd::KeyValue& kv : *gpus) {
+      holder[kv.key.substr(absl::StrCat(kPrefix, "ledger/gpu/").size())] = kv.value;
+    }
+    size_t held = 0;
+    for (const etcd::KeyValue& kv : *live) {
+      auto a = etcd::DecodeAllocation(kv.key, kv.value);
+      ASSERT_TRUE(a.ok()) << a.status();
+      const std::string n = absl::StrCat(*ledger::ParseAllocationId(a->id));
+      for (const ledger::GpuRef& g : a->gpus) {
+        EXPECT_EQ(holder[absl::StrCat(g.host, "/", g.index)], n) << a->id << " " << g.host;
+        ++held;
+      }
+    }
+    EXPECT_EQ(gpus->size(), held) << "GPU keys without a live allocation";
+  }
+
+  TempDir dir_;
+  EtcdCluster etcd_{dir_.path(), 3};
+  std::unique_ptr<etcd::EtcdClient> etcd_client_;
+  std::vector<std::unique_ptr<DaemonProcess>> replicas_;
+};
+
+TEST_F(HaTest, Ha_KillingTheLeaderMidBurstLosesNoCommitAndHoldsNoGpuTwice) {
+  const int leader = AwaitLeader(absl::Seconds(15));
+  ASSERT_GE(leader, 0) << "no replica became leader";
+  Acknowledged acked;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] { CommitBurst(Options(), c, acked); });
+  }
+  ASSERT_TRUE(acked.AwaitCommits(40, std::chrono::seconds(60))) << "too slow to test";
+  size_t before = 0;
+  {
+    std::lock_guard<std::mutex> lock(acked.mu);
+    before = acked.commits.size();
+  }
+  const absl::Time killed = absl::Now();
+  replicas_[leader]->Kill(SIGKILL);
+  const int next = AwaitLeader(absl::Seconds(15), leader);
+  ASSERT_GE(next, 0) << "no replica took over";
+  // The clients carry on through the new leader.
+  EXPECT_TRUE(acked.AwaitCommits(before + 40, std::chrono::seconds(60)));
+  std::cout << "failover: replica " << next << " leads "
+            << absl::FormatDuration(absl::Now() - killed) << " after the kill (bounded by the "
+            << "2 s lease), commits before the kill " << before << "\n";
+  acked.stop = true;
+  for (std::thread& t : clients) t.join();
+  EXPECT_THAT(acked.errors, ::testing::IsEmpty());
+
+  auto live = Client()->ListAllocations();
+  ASSERT_TRUE(live.ok()) << live.status();
+  ExpectAcknowledgedCommitsKept(*live, acked);
+  ExpectEtcdConsistent();
+}
+
+TEST_F(HaTest, Ha_EtcdLosingOneMemberServesOnAndLosingTwoStopsWritesUntilOneReturns) {
+  ASSERT_GE(AwaitLeader(absl::Seconds(15)), 0);
+  auto client = Client();
+  auto first = client->Reserve("tp=8,pp=1,dp=1", "", 600);
+  ASSERT_TRUE(first.ok()) << first.status();
+
+  etcd_.Kill(0, SIGKILL);
+  auto second = client->Reserve("tp=8,pp=1,dp=1", "", 600);
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(client->Commit(second->allocation().allocation_id(), "slurm:2").ok());
+
+  etcd_.Kill(1, SIGKILL);  // one member of three left: no quorum
+  auto impatient = *client::TopoplaceClient::Connect(Options(absl::ZeroDuration()));
+  auto refused = impatient->Reserve("tp=8,pp=1,dp=1", "", 600);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("etcd"));
+  std::cout << "without quorum: " << refused.status() << "\n";
+  // Reads are still answered.
+  EXPECT_TRUE(client->GetAllocation(second->allocation().allocation_id()).ok());
+
+  ASSERT_TRUE(etcd_.Restart(1).ok());
+  auto resumed = client->Reserve("tp=8,pp=1,dp=1", "", 600);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  auto live = client->ListAllocations();
+  ASSERT_TRUE(live.ok()) << live.status();
+  std::set<std::string> ids;
+  for (const auto& a : live->allocations()) ids.insert(a.allocation_id());
+  EXPECT_TRUE(ids.count(first->allocation().allocation_id()));
+  EXPECT_TRUE(ids.count(second->allocation().allocation_id()));
+  EXPECT_TRUE(ids.count(resumed->allocation().allocation_id()));
+  ExpectEtcdConsistent();
+}
+
+}  // namespace
+}  // namespace topoplace::testing
