@@ -160,6 +160,10 @@ const std::shared_ptr<grpc::Channel>& TopoplaceClient::channel() const {
   return endpoints_[current_.load() % endpoints_.size()].channel;
 }
 
+std::string TopoplaceClient::LastAddress() const {
+  return endpoints_[current_.load() % endpoints_.size()].address;
+}
+
 template <typename Request, typename Response, typename Method>
 absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& request) const {
   const size_t first = current_.load();

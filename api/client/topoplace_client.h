@@ -83,6 +83,8 @@ class TopoplaceClient {
   // For callers that need the raw generated stubs (tests, tools): the channel to the
   // daemon that answered last (the first listed before any call).
   const std::shared_ptr<grpc::Channel>& channel() const;
+  // The daemon that answered the last call (the first listed before any call).
+  std::string LastAddress() const;
 
  private:
   // One daemon of the list.

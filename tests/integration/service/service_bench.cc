@@ -2,8 +2,11 @@
 // start to serving (per fabric preset), Place latency over gRPC, durable commits per
 // second and read queries per second with concurrent clients. Starts the real
 // topoplaced as a child process on a temp database and prints one line per result.
+// With --etcd N the ledger is on an N-member etcd cluster on loopback started here; with
+// --failovers K, three replicas on it and the leader SIGKILLed K times.
 //
-//   service_bench [--fabric preset:rail-28k] [--clients 8] [--seconds 3]
+//   service_bench [--fabric preset:rail-28k] [--clients 8] [--seconds 3] [--etcd 3]
+//   service_bench --etcd 3 --failovers 10
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
 #include <signal.h>
@@ -12,12 +15,15 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "api/client/topoplace_client.h"
+#include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/daemon_process.h"
 #include "tests/integration/service/support/temp_dir.h"
 
@@ -115,19 +121,83 @@ double CallbackReads(const std::string& address, const std::vector<std::string>&
   return static_cast<double>(answered) / elapsed;
 }
 
+// Three replicas on `etcd`; `failovers` times: SIGKILL the leader, time until a client's
+// Reserve is served again, restart the killed replica. Prints median and worst.
+int Failovers(const TempDir& dir, const std::vector<std::string>& store_args, int failovers) {
+  std::vector<std::unique_ptr<DaemonProcess>> replicas;
+  std::vector<std::string> addresses;
+  for (int i = 0; i < 3; ++i) {
+    const std::string work = absl::StrCat(dir.path(), "/replica-", i);
+    std::filesystem::create_directories(work);
+    std::vector<std::string> args = store_args;
+    args.insert(args.end(), {"--db", work + "/r.db", "--leader-lease", "2"});
+    replicas.push_back(std::make_unique<DaemonProcess>(TopoplacedPath(), args, work));
+    if (!replicas.back()->Start().ok()) return 1;
+    addresses.push_back(replicas.back()->address());
+  }
+  client::ClientOptions options;
+  options.server = absl::StrJoin(addresses, ",");
+  options.timeout = absl::Seconds(5);
+  options.failover_wait = absl::Seconds(30);
+  auto client = *client::TopoplaceClient::Connect(options);
+  std::vector<double> seconds;
+  for (int k = 0; k < failovers; ++k) {
+    auto before = client->Reserve("tp=1,pp=1,dp=1,gpus_per_node=1", "", 60);
+    if (!before.ok()) return 1;
+    // The replica that just answered a write is the leader.
+    const std::string leader = client->LastAddress();
+    auto it = std::find(addresses.begin(), addresses.end(), leader);
+    if (it == addresses.end()) return 1;
+    const size_t index = static_cast<size_t>(it - addresses.begin());
+    const Clock::time_point killed = Clock::now();
+    replicas[index]->Kill(SIGKILL);
+    auto after = client->Reserve("tp=1,pp=1,dp=1,gpus_per_node=1", "", 60);
+    if (!after.ok()) {
+      std::fprintf(stderr, "%s\n", after.status().ToString().c_str());
+      return 1;
+    }
+    seconds.push_back(Seconds(Clock::now() - killed));
+    std::printf("failover %d: %.2f s (%s killed, %s serves)\n", k + 1, seconds.back(),
+                leader.c_str(), client->LastAddress().c_str());
+    if (!replicas[index]->Start().ok()) return 1;
+    addresses[index] = replicas[index]->address();
+    options.server = absl::StrJoin(addresses, ",");
+    client = *client::TopoplaceClient::Connect(options);
+  }
+  std::printf("failover_seconds median %.2f worst %.2f (%d leader SIGKILLs, lease 2 s)\n",
+              Percentile(seconds, 0.5), Percentile(seconds, 1.0), failovers);
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   std::string fabric = "preset:superpod-4su";
   int clients = 8;
   double seconds = 3;
+  int etcd_members = 0;
+  int failovers = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--fabric") fabric = argv[i + 1];
     if (flag == "--clients") clients = std::atoi(argv[i + 1]);
     if (flag == "--seconds") seconds = std::atof(argv[i + 1]);
+    if (flag == "--etcd") etcd_members = std::atoi(argv[i + 1]);
+    if (flag == "--failovers") failovers = std::atoi(argv[i + 1]);
   }
   TempDir dir;
-  DaemonProcess daemon(TopoplacedPath(), {"--db", dir.File("bench.db"), "--fabric", fabric},
-                       dir.path());
+  std::vector<std::string> store_args;
+  EtcdCluster etcd(dir.path(), std::max(etcd_members, 1));
+  if (etcd_members > 0) {
+    if (absl::Status s = etcd.Start(); !s.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+      return 1;
+    }
+    store_args = {"--store", absl::StrCat("etcd://", absl::StrJoin(etcd.endpoints(), ","))};
+    std::printf("ledger on etcd, %d members on loopback\n", etcd_members);
+  }
+  if (failovers > 0) return Failovers(dir, store_args, failovers);
+  std::vector<std::string> daemon_args = {"--db", dir.File("bench.db"), "--fabric", fabric};
+  daemon_args.insert(daemon_args.end(), store_args.begin(), store_args.end());
+  DaemonProcess daemon(TopoplacedPath(), daemon_args, dir.path());
   Clock::time_point start = Clock::now();
   if (absl::Status s = daemon.Start(); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
@@ -170,9 +240,10 @@ int Main(int argc, char** argv) {
     }
     for (std::thread& t : threads) t.join();
   }
-  std::printf("durable_commits_per_second %.0f (%lld commits, %d clients, synchronous=FULL)\n",
+  std::printf("durable_commits_per_second %.0f (%lld commits, %d clients, %s)\n",
               static_cast<double>(committed.load()) / Seconds(Clock::now() - commit_start),
-              static_cast<long long>(committed.load()), clients);
+              static_cast<long long>(committed.load()), clients,
+              etcd_members > 0 ? "etcd transactions" : "SQLite synchronous=FULL");
 
   double reads = Throughput(clients, seconds, [&](int c, int64_t i) {
     return ids.empty() ? pool[c]->ListAllocations().ok()
