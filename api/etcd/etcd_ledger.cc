@@ -161,6 +161,7 @@ absl::Status EtcdLedger::LoadLocked() {
   }
   const auto& done = r->responses(1).response_range();
   if (done.kvs_size() > 0) last = std::max(last, NumberOfKey(done.kvs(0).key()));
+  write_state_ = absl::OkStatus();  // etcd answers
   live_ = std::move(live);
   mod_revision_ = std::move(mod_revision);
   next_n_ = last + 1;
@@ -171,6 +172,9 @@ absl::Status EtcdLedger::LoadLocked() {
 
 absl::StatusOr<Fence> EtcdLedger::PrepareWriteLocked() {
   TP_ASSIGN_OR_RETURN(Fence fence, fence_.WriteFence());
+  // etcd did not answer the last call: refuse at once until the sweeper's ProbeWrites sees
+  // it answer again, instead of holding a server thread for another timeout.
+  if (!write_state_.ok()) return write_state_;
   if (stale_ || loaded_under_ != fence.create_revision) {
     // A new leadership (or a failed write) may follow changes this view has not seen.
     TP_RETURN_IF_ERROR(LoadLocked());
@@ -180,6 +184,9 @@ absl::StatusOr<Fence> EtcdLedger::PrepareWriteLocked() {
 }
 
 void EtcdLedger::RefreshForReadLocked() {
+  // While etcd does not answer, reads serve the last view rather than hold the lock for
+  // another timeout; ProbeWrites reloads once it answers.
+  if (!write_state_.ok()) return;
   absl::StatusOr<Fence> fence = fence_.WriteFence();
   if (fence.ok()) {
     if (!stale_ && loaded_under_ == fence->create_revision) return;
@@ -227,6 +234,7 @@ void EtcdLedger::AwaitIdleLocked(int64_t n) {
 
 absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& request) {
   TP_ASSIGN_OR_RETURN(Allocation a, ledger::NewReservation(*fabric_, request, clock_.Now()));
+  TP_RETURN_IF_ERROR(MayWrite());  // a follower answers without waiting for the lock
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked(fence).status());
@@ -282,6 +290,7 @@ absl::StatusOr<Allocation> EtcdLedger::Commit(const std::string& id,
                                               const std::string& external_id) {
   TP_RETURN_IF_ERROR(ledger::CheckExternalId(external_id));
   TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_RETURN_IF_ERROR(MayWrite());
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
   TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(fence, n));
@@ -297,6 +306,7 @@ absl::StatusOr<Allocation> EtcdLedger::Commit(const std::string& id,
 absl::StatusOr<Allocation> EtcdLedger::Renew(const std::string& id, absl::Duration ttl) {
   TP_RETURN_IF_ERROR(ledger::CheckTtl(ttl));
   TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_RETURN_IF_ERROR(MayWrite());
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
   TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(fence, n));
@@ -340,6 +350,7 @@ absl::StatusOr<Allocation> EtcdLedger::UpdateLocked(const Fence& fence, int64_t 
 
 absl::StatusOr<Allocation> EtcdLedger::Release(const std::string& id) {
   TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_RETURN_IF_ERROR(MayWrite());
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
   AwaitIdleLocked(n);
@@ -461,18 +472,18 @@ int64_t EtcdLedger::held_gpus() {
 }
 
 absl::Status EtcdLedger::WriteState() {
-  TP_RETURN_IF_ERROR(fence_.WriteFence().status());
+  TP_RETURN_IF_ERROR(MayWrite());
   absl::MutexLock lock(&mu_);
   return write_state_;
 }
 
 absl::Status EtcdLedger::ProbeWrites() {
-  TP_RETURN_IF_ERROR(fence_.WriteFence().status());
-  absl::MutexLock lock(&mu_);
-  if (write_state_.ok()) return write_state_;
-  // etcd answers again: the next write reloads the view first (stale_ is set).
-  if (LoadLocked().ok()) write_state_ = absl::OkStatus();
-  return write_state_;
+  {
+    absl::MutexLock lock(&mu_);
+    // A reload that works shows etcd answers again (and brings the view up to date).
+    if (!write_state_.ok()) (void)LoadLocked();
+  }
+  return WriteState();
 }
 
 }  // namespace topoplace::etcd

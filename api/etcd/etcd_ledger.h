@@ -71,6 +71,7 @@ class EtcdLedger final : public ledger::Ledger {
   // leader, or the etcd failure, otherwise.
   absl::Status WriteState() override;
   absl::Status ProbeWrites() override;
+  absl::Status MayWrite() override { return fence_.WriteFence().status(); }
 
  private:
   EtcdLedger(EtcdClient& etcd, FenceSource& fence, FabricPtr fabric, const ledger::Clock& clock,

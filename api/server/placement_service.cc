@@ -65,6 +65,8 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
   TP_ASSIGN_OR_RETURN(absl::Duration ttl, ParseTtl(request.ttl_seconds()));
   TP_RETURN_IF_ERROR(
       CheckText("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
+  // A replica that does not lead says so before placing anything.
+  TP_RETURN_IF_ERROR(context_.ledger->MayWrite());
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy()));
   AddUplinkLoad(placement);

@@ -90,6 +90,10 @@ class Ledger {
   virtual absl::Status WriteState() = 0;
   // When writes have been failing, tries whether they work again; returns WriteState().
   virtual absl::Status ProbeWrites() = 0;
+  // Cheap, without I/O: Unavailable (naming the leader) when this process may not write
+  // at all, being one replica of several that does not lead; OK otherwise. Lets a caller
+  // refuse a write before it does work for it.
+  virtual absl::Status MayWrite() { return absl::OkStatus(); }
 };
 
 }  // namespace topoplace::ledger
