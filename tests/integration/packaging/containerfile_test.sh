@@ -29,7 +29,7 @@ for pkg in topoplace-daemon topoplace-cli topoplace-k8s-extender topoplace-agent
 done
 grep -qE '^ENTRYPOINT \["/usr/sbin/topoplaced"\]' <<<"$body" || fail "entrypoint is not the packaged daemon"
 # The manifests run the image this recipe makes, with binaries the packages install.
-for m in 20-topoplaced.yaml 30-extender.yaml 35-agent-daemonset.yaml; do
+for m in 20-topoplaced.yaml 21-topoplaced-ha.yaml 30-extender.yaml 35-agent-daemonset.yaml; do
   grep -q "image: topoplace:$version" "$src/deploy/k8s/$m" || fail "$m does not use topoplace:$version"
 done
 echo "PASS: Containerfile structure"

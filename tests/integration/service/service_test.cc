@@ -5,7 +5,10 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/server_builder.h>
 #include <grpcpp/support/byte_buffer.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -296,6 +299,38 @@ TEST_F(ServiceTest, Service_ClientListMovesPastAnUnreachableDaemonWithIdempotent
   // A malformed list is refused before any call.
   options.server = "127.0.0.1:1,,127.0.0.1:2";
   EXPECT_EQ(TopoplaceClient::Connect(options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A name with several DNS records is one daemon per record: the client tries each, so a
+// replica set behind one name fails over like a list. The records come from /etc/hosts,
+// replaced for this test process only (a private mount namespace; needs root).
+TEST_F(ServiceTest, Service_ClientTriesEveryRecordOfANameWithSeveral) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give this process its own /etc/hosts";
+  ASSERT_EQ(unshare(CLONE_NEWNS), 0) << strerror(errno);
+  ASSERT_EQ(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), 0) << strerror(errno);
+  const std::string hosts = dir_.File("hosts");
+  std::ofstream(hosts) << "127.0.0.1 localhost\n127.0.0.2 tp-replicas\n127.0.0.3 tp-replicas\n";
+  ASSERT_EQ(mount(hosts.c_str(), "/etc/hosts", nullptr, MS_BIND, nullptr), 0) << strerror(errno);
+
+  config_.listen = "127.0.0.3:0";  // the second record; nothing listens on the first
+  StartServer();
+  const std::string name = absl::StrCat("tp-replicas:", server_->port());
+  const std::vector<client::DialTarget> targets = client::ResolveDaemon(name);
+  ASSERT_EQ(targets.size(), 2u);
+  EXPECT_EQ(targets[0].target, absl::StrCat("ipv4:127.0.0.2:", server_->port()));
+  EXPECT_EQ(targets[1].target, absl::StrCat("ipv4:127.0.0.3:", server_->port()));
+  EXPECT_EQ(client::ResolveDaemon("127.0.0.1:7469").size(), 1u);  // literals stay as given
+
+  ClientOptions options;
+  options.server = name;
+  options.timeout = absl::Seconds(10);
+  auto client = TopoplaceClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto reserved = (*client)->Reserve("tp=8,pp=1,dp=1", "", 0);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  EXPECT_THAT((*client)->LastAddress(), HasSubstr("127.0.0.3"));
+  // Two records are two daemons: the Reserve carried an idempotency key.
+  EXPECT_THAT(reserved->allocation().request_id(), ::testing::StartsWith("client-"));
 }
 
 TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
