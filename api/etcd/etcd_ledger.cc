@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/etcd/allocation_record.h"
+#include "api/etcd/fenced_txn.h"
 #include "scheduler/ledger/ledger_rules.h"
 #include "topology/base/status_macros.h"
 
@@ -199,32 +200,21 @@ void EtcdLedger::RefreshForReadLocked() {
 
 absl::StatusOr<etcdserverpb::TxnResponse> EtcdLedger::Write(const Fence& fence,
                                                             etcdserverpb::TxnRequest& txn) {
-  CompareRevision(txn, fence.key, etcdserverpb::Compare::CREATE, fence.create_revision);
-  ReadOnFailure(txn, fence.key);  // the last failure read
-  absl::StatusOr<etcdserverpb::TxnResponse> r = etcd_.Txn(txn);
   bool fence_lost = false;
-  {
-    absl::MutexLock lock(&mu_);
-    if (!r.ok()) {
-      stale_ = true;
-      write_state_ = absl::UnavailableError(r.status().message());
-      return absl::UnavailableError(absl::StrCat(
-          r.status().message(),
-          "; the change may or may not have been recorded: ask again (a Reserve with the "
-          "same request_id is answered once)"));
-    }
-    write_state_ = absl::OkStatus();
-    if (r->succeeded()) return r;
-    const auto& range = r->responses(r->responses_size() - 1).response_range();
-    fence_lost = range.kvs_size() == 0 || range.kvs(0).create_revision() != fence.create_revision;
-    // A failed compare means the view missed a change: reload before the next write.
+  absl::StatusOr<etcdserverpb::TxnResponse> r = FencedTxn(etcd_, fence_, fence, txn, &fence_lost);
+  absl::MutexLock lock(&mu_);
+  if (!r.ok() && !fence_lost) {
     stale_ = true;
+    write_state_ = absl::UnavailableError(r.status().message());
+    return absl::UnavailableError(absl::StrCat(
+        r.status().message(),
+        "; the change may or may not have been recorded: ask again (a Reserve with the "
+        "same request_id is answered once)"));
   }
-  if (!fence_lost) return r;
-  fence_.FenceLost(fence);
-  return absl::UnavailableError(
-      "not the leader: etcd refused the change because this replica's leadership ended "
-      "(the election key changed); nothing was written, retry on the new leader");
+  if (r.ok()) write_state_ = absl::OkStatus();  // etcd answered
+  // A failed compare means the view missed a change: reload before the next write.
+  if (!r.ok() || !r->succeeded()) stale_ = true;
+  return r;
 }
 
 void EtcdLedger::AwaitIdleLocked(int64_t n) {

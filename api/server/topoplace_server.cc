@@ -17,6 +17,7 @@
 #include "api/server/malformed_request_interceptor.h"
 #include "api/server/placement_service.h"
 #include "api/server/rpc_metrics_interceptor.h"
+#include "api/server/store/etcd_host_report_store.h"
 #include "api/server/telemetry_service.h"
 #include "api/server/topology_service.h"
 #include "topology/base/status_macros.h"
@@ -114,8 +115,14 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     std::cerr << "topoplaced: warning: " << w << std::endl;
   }
   TP_ASSIGN_OR_RETURN(server->telemetry_, TelemetryReportStore::Open(config.db_path, durability));
-  TP_ASSIGN_OR_RETURN(server->context_.host_reports,
-                      HostReportStore::Open(config.db_path, durability));
+  if (server->backend_.election != nullptr) {
+    // Replicas share the agents' reports through etcd, as they share the ledger.
+    server->context_.host_reports = std::make_unique<EtcdHostReportStore>(
+        *server->backend_.etcd, *server->backend_.election, config.etcd_prefix);
+  } else {
+    TP_ASSIGN_OR_RETURN(server->context_.host_reports,
+                        HostReportStore::Open(config.db_path, durability));
+  }
   server->metrics_ = std::make_unique<telemetry::DaemonMetrics>();
   server->context_.engine = std::make_unique<EngineHolder>(
       std::make_shared<const sched::PlacementEngine>(server->context_.fabric));

@@ -1,5 +1,7 @@
 #include "api/server/store/host_report_store.h"
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "topology/base/status_macros.h"
 #include "topology/store/migrations.h"
 
@@ -15,17 +17,22 @@ constexpr store::Migration kMigrations[] = {
      " received_unix_ms INTEGER NOT NULL);"},
 };
 
-}  // namespace
+class SqliteHostReportStore final : public HostReportStore {
+ public:
+  explicit SqliteHostReportStore(std::unique_ptr<store::SqliteDb> db) : db_(std::move(db)) {}
+  absl::StatusOr<bool> Put(absl::string_view host, absl::string_view report_json,
+                           int64_t received_unix_ms) override;
+  absl::StatusOr<HostReportPage> List(absl::string_view after, int limit,
+                                      size_t max_bytes) override;
 
-absl::StatusOr<std::unique_ptr<HostReportStore>> HostReportStore::Open(
-    const std::string& path, store::Durability durability) {
-  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
-                      store::OpenMigrated(path, durability, "host_reports", kMigrations));
-  return std::unique_ptr<HostReportStore>(new HostReportStore(std::move(db)));
-}
+ private:
+  absl::Mutex mu_;
+  std::unique_ptr<store::SqliteDb> db_ ABSL_GUARDED_BY(mu_);
+};
 
-absl::StatusOr<bool> HostReportStore::Put(absl::string_view host, absl::string_view report_json,
-                                          int64_t received_unix_ms) {
+absl::StatusOr<bool> SqliteHostReportStore::Put(absl::string_view host,
+                                                absl::string_view report_json,
+                                                int64_t received_unix_ms) {
   absl::MutexLock lock(&mu_);
   bool replaced = false;
   TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
@@ -46,29 +53,44 @@ absl::StatusOr<bool> HostReportStore::Put(absl::string_view host, absl::string_v
   return replaced;
 }
 
-absl::StatusOr<HostReportPage> HostReportStore::List(absl::string_view after, int limit,
-                                                     size_t max_bytes) {
+absl::StatusOr<HostReportPage> SqliteHostReportStore::List(absl::string_view after, int limit,
+                                                           size_t max_bytes) {
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(SqliteStatement query,
                       db_->Prepare("SELECT host, report_json, received_unix_ms FROM host_reports"
                                    " WHERE host > ?1 ORDER BY host LIMIT ?2"));
   query.BindText(1, after);
   query.BindInt(2, int64_t{limit} + 1);  // one more says whether another page follows
-  HostReportPage page;
-  size_t bytes = 0;
+  HostReportPager pager(limit, max_bytes);
   while (true) {
     TP_ASSIGN_OR_RETURN(bool row, query.Step());
-    if (!row) return page;
-    if (static_cast<int>(page.reports.size()) == limit ||
-        (bytes >= max_bytes && !page.reports.empty())) {
-      page.more = true;
-      return page;
+    if (!row) return pager.Take();
+    if (!pager.Add(StoredHostReport{.host = query.ColumnText(0),
+                                    .report_json = query.ColumnText(1),
+                                    .received_unix_ms = query.ColumnInt(2)})) {
+      return pager.Take();
     }
-    page.reports.push_back(StoredHostReport{.host = query.ColumnText(0),
-                                            .report_json = query.ColumnText(1),
-                                            .received_unix_ms = query.ColumnInt(2)});
-    bytes += page.reports.back().report_json.size();
   }
+}
+
+}  // namespace
+
+bool HostReportPager::Add(StoredHostReport report) {
+  if (static_cast<int>(page_.reports.size()) == limit_ ||
+      (bytes_ >= max_bytes_ && !page_.reports.empty())) {
+    page_.more = true;
+    return false;
+  }
+  bytes_ += report.report_json.size();
+  page_.reports.push_back(std::move(report));
+  return true;
+}
+
+absl::StatusOr<std::unique_ptr<HostReportStore>> HostReportStore::Open(
+    const std::string& path, store::Durability durability) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
+                      store::OpenMigrated(path, durability, "host_reports", kMigrations));
+  return std::make_unique<SqliteHostReportStore>(std::move(db));
 }
 
 }  // namespace topoplace::server

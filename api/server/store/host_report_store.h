@@ -1,7 +1,8 @@
-// Durable storage of host discovery reports (what `topoplace-agent --server` sends) in
-// SQLite: the latest report per host, replaced whole on every new report, one transaction
-// each. Only storage: validation happens in the RPC (topology_host_reports.cc) and merging
-// in `topoplace fabric import --server`.
+// Durable storage of host discovery reports (what `topoplace-agent --server` sends): the
+// latest report per host, replaced whole on every new report, one transaction each - in
+// the SQLite file (Open), or in etcd with the ledger (etcd_host_report_store.h). Only storage:
+// validation happens in the RPC (topology_host_reports.cc) and merging in `topoplace fabric import
+// --server`.
 //
 //   TP_ASSIGN_OR_RETURN(auto store, HostReportStore::Open("/var/lib/topoplace/tp.db", kFull));
 //   TP_ASSIGN_OR_RETURN(bool replaced, store->Put("h1", json, now_ms));
@@ -17,10 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "topology/store/sqlite_db.h"
 
 namespace topoplace::server {
@@ -39,25 +38,37 @@ struct HostReportPage {
   bool more = false;  // hosts after the last one have reports too
 };
 
+// Builds one page of a listing from reports in host order: at most `limit` of them, and
+// no more once their JSON adds up to `max_bytes` (at least one). Precondition: limit >= 1.
+class HostReportPager {
+ public:
+  HostReportPager(int limit, size_t max_bytes) : limit_(limit), max_bytes_(max_bytes) {}
+  // Adds the next report; false (the page says more follow) when the page is full.
+  bool Add(StoredHostReport report);
+  HostReportPage Take() { return std::move(page_); }
+
+ private:
+  const int limit_;
+  const size_t max_bytes_;
+  size_t bytes_ = 0;
+  HostReportPage page_;
+};
+
 class HostReportStore {
  public:
-  // Opens or creates the host report table in the database file at `path`.
+  virtual ~HostReportStore() = default;
+  // Opens or creates the host report table in the SQLite database file at `path`.
   static absl::StatusOr<std::unique_ptr<HostReportStore>> Open(const std::string& path,
                                                                store::Durability durability);
 
   // Stores `report_json` as the latest report of `host`. Returns true if it replaced an
   // earlier report of that host. The caller has validated both.
-  absl::StatusOr<bool> Put(absl::string_view host, absl::string_view report_json,
-                           int64_t received_unix_ms);
+  virtual absl::StatusOr<bool> Put(absl::string_view host, absl::string_view report_json,
+                                   int64_t received_unix_ms) = 0;
   // The latest reports of the hosts whose names sort after `after` (all for ""), by
-  // host name: at most `limit` of them, and no more once their JSON adds up to
-  // `max_bytes` (at least one when any exists). Precondition: limit >= 1.
-  absl::StatusOr<HostReportPage> List(absl::string_view after, int limit, size_t max_bytes);
-
- private:
-  explicit HostReportStore(std::unique_ptr<store::SqliteDb> db) : db_(std::move(db)) {}
-  absl::Mutex mu_;
-  std::unique_ptr<store::SqliteDb> db_ ABSL_GUARDED_BY(mu_);
+  // host name, as one HostReportPager page. Precondition: limit >= 1.
+  virtual absl::StatusOr<HostReportPage> List(absl::string_view after, int limit,
+                                              size_t max_bytes) = 0;
 };
 
 }  // namespace topoplace::server

@@ -16,6 +16,8 @@ absl::StatusOr<std::unique_ptr<PlacementSession>> PlacementSession::Open(
   client::ClientOptions options;
   options.server = config.server;
   options.timeout = config.timeout;
+  // Job start waits for a replica election at most as long as for one call.
+  options.failover_wait = config.timeout;
   options.ca_file = config.ca_file;
   if (!config.token_file.empty()) {
     std::ifstream in(config.token_file);

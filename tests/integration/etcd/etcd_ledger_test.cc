@@ -1,6 +1,7 @@
 // The etcd ledger against a real etcd on loopback: the specification every ledger backend
 // meets (tests/testing/ledger_contract.h), then what only a store shared by replicas must
-// get right - followers read and name the leader, a stale leader cannot write.
+// get right - followers read and name the leader, a stale leader cannot write - and the
+// agents' host reports the replicas share the same way.
 #include "api/etcd/etcd_ledger.h"
 
 #include <gmock/gmock.h>
@@ -12,7 +13,9 @@
 #include <vector>
 
 #include "api/etcd/leader_election.h"
+#include "api/server/store/etcd_host_report_store.h"
 #include "tests/integration/etcd/etcd_cluster.h"
+#include "tests/integration/service/support/host_report_paging.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/testing/ledger_contract.h"
 
@@ -249,6 +252,22 @@ TEST_F(EtcdLedgerTest, EtcdLedger_ConcurrentChangesFromManyThreadsNeverHoldAGpuT
   auto gpu_keys = again.client->GetPrefix(prefix_ + "ledger/gpu/");
   ASSERT_TRUE(gpu_keys.ok());
   EXPECT_EQ(static_cast<int64_t>(gpu_keys->size()), held);
+}
+
+TEST_F(EtcdLedgerTest, EtcdHostReports_TheLeaderStoresThemEveryReplicaListsThem) {
+  Replica a = Start("10.0.0.1:7469");
+  ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
+  Replica b = Start("10.0.0.2:7469");
+  ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
+  server::EtcdHostReportStore leader(*a.client, *a.election, prefix_);
+  server::EtcdHostReportStore follower(*b.client, *b.election, prefix_);
+  testing::ExpectHostReportPaging(leader);
+  auto refused = follower.Put("d", "{}", 3);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("10.0.0.1:7469"));
+  auto listed = follower.List("", 10, 1 << 20);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->reports.size(), 3u);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "api/server/store/host_report_store.h"
 #include "api/server/topoplace_server.h"
 #include "scheduler/ledger/clock.h"
+#include "tests/integration/service/support/host_report_paging.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/integration/service/support/test_certificates.h"
 #include "tests/testing/run_command.h"
@@ -343,23 +344,7 @@ TEST(HostReportStore, PageEndsAtTheLimitOrOnceItsReportsPassTheByteBudget) {
   topoplace::testing::TempDir dir;
   auto store = HostReportStore::Open(dir.File("reports.db"), store::Durability::kNormal);
   ASSERT_TRUE(store.ok()) << store.status();
-  for (const char* host : {"c", "a", "b"}) {
-    ASSERT_TRUE((*store)->Put(host, std::string(10, 'x'), 1).ok());
-  }
-  auto hosts = [&](absl::string_view after, int limit, size_t max_bytes) {
-    absl::StatusOr<HostReportPage> page = (*store)->List(after, limit, max_bytes);
-    EXPECT_TRUE(page.ok()) << page.status();
-    std::string out;
-    for (const StoredHostReport& r : page->reports) out += r.host;
-    return absl::StrCat(out, page->more ? "+" : "");
-  };
-  EXPECT_EQ(hosts("", 10, 1 << 20), "abc");
-  EXPECT_EQ(hosts("", 2, 1 << 20), "ab+");
-  EXPECT_EQ(hosts("", 3, 1 << 20), "abc");
-  EXPECT_EQ(hosts("", 10, 15), "ab+");  // 20 bytes: the page ends after passing 15
-  EXPECT_EQ(hosts("b", 10, 15), "c");
-  EXPECT_EQ(hosts("", 10, 0), "a+");  // never an empty page while reports remain
-  EXPECT_EQ(hosts("c", 10, 0), "");
+  topoplace::testing::ExpectHostReportPaging(**store);
 }
 
 TEST_F(HostReportTest, AgentSendsAndImportMergesStoredReportsBesideFiles) {
