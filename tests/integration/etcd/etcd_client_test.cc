@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
+#include <iterator>
 
 #include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "tests/integration/service/support/test_certificates.h"
 
 namespace topoplace::etcd {
 namespace {
@@ -83,6 +86,38 @@ TEST_F(EtcdClientTest, AStoppedEtcdIsAnErrorNamingTheEndpointWithinTheTimeout) {
   absl::Status status = (*client)->Put("/tp/x", "y").status();
   EXPECT_TRUE(absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status)) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr(etcd_.endpoint(0)));
+}
+
+// etcd serving TLS and requiring client certificates: the client reads and writes with
+// the CA and its certificate, and is refused without them.
+TEST(EtcdClientTls, ClientCertificateAndCaReadAndWritePlaintextAndAnonymousAreRefused) {
+  if (!testing::EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed";
+  testing::TempDir dir;
+  absl::StatusOr<testing::TestCertificates> pki = testing::MakeTestCertificates(dir.path());
+  ASSERT_TRUE(pki.ok()) << pki.status();
+  testing::EtcdCluster etcd(dir.path());
+  etcd.RequireTls(*pki);
+  absl::Status started = etcd.Start();
+  ASSERT_TRUE(started.ok()) << started;
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  EtcdOptions options{.endpoints = {etcd.endpoint(0)}, .timeout = absl::Seconds(2)};
+  options.ca_pem = read(pki->ca_cert);
+  options.cert_pem = read(pki->client_cert);
+  options.key_pem = read(pki->client_key);
+  auto client = EtcdClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->Put("/tls/a", "1").ok());
+  EXPECT_EQ((**(*client)->Get("/tls/a")).value, "1");
+
+  EtcdOptions anonymous = options;  // TLS, but no client certificate
+  anonymous.cert_pem.clear();
+  anonymous.key_pem.clear();
+  EXPECT_FALSE((*EtcdClient::Connect(anonymous))->Get("/tls/a").ok());
+  EtcdOptions plaintext{.endpoints = {etcd.endpoint(0)}, .timeout = absl::Seconds(2)};
+  EXPECT_FALSE((*EtcdClient::Connect(plaintext))->Get("/tls/a").ok());
 }
 
 TEST(EtcdClient, EndpointsAreCheckedAndPrefixesEndRight) {

@@ -36,11 +36,15 @@ int FreePort() {
   return port;
 }
 
-std::string Tail(const std::string& path) {
+std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  const std::string s = text.str();
+  return text.str();
+}
+
+std::string Tail(const std::string& path) {
+  const std::string s = ReadAll(path);
   return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
 }
 
@@ -63,6 +67,16 @@ std::vector<std::string> EtcdCluster::endpoints() const {
   std::vector<std::string> out;
   for (int i = 0; i < size(); ++i) out.push_back(endpoint(i));
   return out;
+}
+
+etcd::EtcdOptions EtcdCluster::ClientOptions(int i) const {
+  etcd::EtcdOptions options{.endpoints = {endpoint(i)}, .timeout = absl::Milliseconds(500)};
+  if (pki_) {
+    options.ca_pem = ReadAll(pki_->ca_cert);
+    options.cert_pem = ReadAll(pki_->client_cert);
+    options.key_pem = ReadAll(pki_->client_key);
+  }
+  return options;
 }
 
 std::string EtcdCluster::Log(int i) const { return absl::StrCat(work_dir_, "/etcd-", i, ".log"); }
@@ -93,9 +107,10 @@ absl::Status EtcdCluster::Spawn(int i) {
         absl::StrCat("m", j, "=http://127.0.0.1:", members_[static_cast<size_t>(j)].peer_port));
   }
   Member& m = members_[static_cast<size_t>(i)];
-  const std::string client_url = absl::StrCat("http://127.0.0.1:", m.client_port);
+  const std::string client_url =
+      absl::StrCat(pki_ ? "https" : "http", "://127.0.0.1:", m.client_port);
   const std::string peer_url = absl::StrCat("http://127.0.0.1:", m.peer_port);
-  const std::vector<std::string> args = {
+  std::vector<std::string> args = {
       "etcd",
       absl::StrCat("--name=m", i),
       absl::StrCat("--data-dir=", work_dir_, "/etcd-", i),
@@ -108,6 +123,10 @@ absl::Status EtcdCluster::Spawn(int i) {
       // A job of hundreds of GPUs is one transaction with a compare and a put per GPU.
       "--max-txn-ops=10000",
   };
+  if (pki_) {
+    args.insert(args.end(), {"--cert-file=" + pki_->server_cert, "--key-file=" + pki_->server_key,
+                             "--trusted-ca-file=" + pki_->ca_cert, "--client-cert-auth"});
+  }
   const std::string log = Log(i);
   m.pid = fork();
   if (m.pid < 0) return absl::InternalError("fork failed");
@@ -129,8 +148,7 @@ absl::Status EtcdCluster::AwaitAnswer(int i) {
   for (int attempt = 0; attempt < 120; ++attempt) {
     // A fresh channel each time: one that failed while etcd was starting would wait out
     // gRPC's reconnect backoff.
-    auto client =
-        etcd::EtcdClient::Connect({.endpoints = {endpoint(i)}, .timeout = absl::Milliseconds(500)});
+    auto client = etcd::EtcdClient::Connect(ClientOptions(i));
     if (!client.ok()) return client.status();
     if ((*client)->Get("/health-check").ok()) return absl::OkStatus();
     int status = 0;

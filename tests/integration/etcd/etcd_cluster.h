@@ -15,10 +15,13 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "api/etcd/etcd_client.h"
+#include "tests/integration/service/support/test_certificates.h"
 
 namespace topoplace::testing {
 
@@ -32,6 +35,9 @@ class EtcdCluster {
 
   // Whether an etcd binary is on PATH.
   static bool Available();
+  // Before Start: serve clients over TLS with `pki`'s server certificate and require client
+  // certificates signed by its CA (the cluster's own readiness checks use its client one).
+  void RequireTls(TestCertificates pki) { pki_ = std::move(pki); }
   // Starts every member and waits (up to 30 s) until each answers a read. On failure the
   // children are reaped and the status carries the tail of a log.
   absl::Status Start();
@@ -54,8 +60,12 @@ class EtcdCluster {
   absl::Status AwaitAnswer(int i);
   std::string Log(int i) const;
 
+  // The options a client of this cluster needs (TLS when required).
+  etcd::EtcdOptions ClientOptions(int i) const;
+
   std::string work_dir_;
   std::vector<Member> members_;
+  std::optional<TestCertificates> pki_;  // none: plaintext
 };
 
 }  // namespace topoplace::testing
