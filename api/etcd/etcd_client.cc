@@ -18,11 +18,11 @@ absl::StatusCode CodeOf(grpc::StatusCode code) {
   return static_cast<absl::StatusCode>(static_cast<int>(code));
 }
 
-}  // namespace
-
 KeyValue FromProto(const etcdserverpb::KeyValue& kv) {
   return {kv.key(), kv.value(), kv.create_revision(), kv.mod_revision(), kv.version(), kv.lease()};
 }
+
+}  // namespace
 
 std::string PrefixEnd(const std::string& prefix) {
   std::string end = prefix;
@@ -150,15 +150,6 @@ absl::StatusOr<std::vector<KeyValue>> EtcdClient::GetPrefix(const std::string& p
   out.reserve(static_cast<size_t>(response.kvs_size()));
   for (const etcdserverpb::KeyValue& kv : response.kvs()) out.push_back(FromProto(kv));
   return out;
-}
-
-absl::StatusOr<std::optional<KeyValue>> EtcdClient::LastKey(const std::string& prefix) {
-  etcdserverpb::RangeRequest request = LastKeyRequest(prefix);
-  etcdserverpb::RangeResponse response;
-  const grpc::Status status = kv_->Range(Context().get(), request, &response);
-  if (!status.ok()) return Failed("Range", status);
-  if (response.kvs_size() == 0) return std::nullopt;
-  return FromProto(response.kvs(0));
 }
 
 absl::StatusOr<int64_t> EtcdClient::Put(const std::string& key, const std::string& value,

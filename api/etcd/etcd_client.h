@@ -62,8 +62,6 @@ class EtcdClient {
   absl::StatusOr<std::optional<KeyValue>> Get(const std::string& key);
   // Every key that starts with `prefix`, in key order.
   absl::StatusOr<std::vector<KeyValue>> GetPrefix(const std::string& prefix);
-  // The greatest key that starts with `prefix` (keys only), nullopt if there is none.
-  absl::StatusOr<std::optional<KeyValue>> LastKey(const std::string& prefix);
   // Writes the key (bound to `lease` unless 0); returns the store's new revision.
   absl::StatusOr<int64_t> Put(const std::string& key, const std::string& value, int64_t lease = 0);
   // Writes the key only if its mod revision is still `mod_revision` (0: only if it does
@@ -107,7 +105,6 @@ std::string PrefixEnd(const std::string& prefix);
 etcdserverpb::RangeRequest PrefixRequest(const std::string& prefix);
 // A range request for the greatest key starting with `prefix` (key only).
 etcdserverpb::RangeRequest LastKeyRequest(const std::string& prefix);
-KeyValue FromProto(const etcdserverpb::KeyValue& kv);
 
 }  // namespace topoplace::etcd
 
