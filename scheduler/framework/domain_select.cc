@@ -5,13 +5,13 @@
 
 namespace topoplace::sched {
 
-DomainLevel MaxLevelFor(MaxTier tier) {
+DomainLevel MaxLevelFor(MaxTier tier, const Fabric& fabric) {
   switch (tier) {
     case MaxTier::kLeaf:
     case MaxTier::kBlock:
       return DomainLevel::kBlock;
     case MaxTier::kPod:
-      return DomainLevel::kPod;
+      return fabric.pods().size() > 1 ? DomainLevel::kPod : DomainLevel::kCluster;
     case MaxTier::kCluster:
       return DomainLevel::kCluster;
   }

@@ -24,8 +24,10 @@ struct Domain {
   int free = 0;
 };
 
-// The largest level a job may use under `tier` (leaf and block both mean one block).
-DomainLevel MaxLevelFor(MaxTier tier);
+// The largest level a job may use under `tier` on `fabric` (leaf and block both mean one
+// block). A pod tier on a fabric with at most one pod is the whole cluster: that pod holds
+// every block, and FittingDomains lists no pods on such a fabric.
+DomainLevel MaxLevelFor(MaxTier tier, const Fabric& fabric);
 
 // Domains of `level` with at least `nodes` eligible hosts, fewest free first (best fit),
 // ties by id. The pod level is empty on fabrics with a single pod (it equals the cluster).

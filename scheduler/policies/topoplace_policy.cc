@@ -234,8 +234,9 @@ std::optional<Candidate> AvoidingHotBlocks(const PlacementContext& ctx, DomainLe
 }  // namespace
 
 absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementContext& ctx) const {
-  const DomainLevel allowed =
-      ctx.job.mode == ConstraintMode::kHard ? MaxLevelFor(ctx.job.max_tier) : DomainLevel::kCluster;
+  const DomainLevel allowed = ctx.job.mode == ConstraintMode::kHard
+                                  ? MaxLevelFor(ctx.job.max_tier, ctx.fabric)
+                                  : DomainLevel::kCluster;
   if (ctx.nodes == 1) {
     if (std::optional<Candidate> c = OneHost(ctx)) return std::vector<Candidate>{*std::move(c)};
   }

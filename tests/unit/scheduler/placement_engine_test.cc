@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/mapping/rank_map.h"
@@ -221,6 +222,53 @@ TEST(Placement, HardMaxTierFailsAndSoftMaxTierRelaxesWithANote) {
   ASSERT_TRUE(soft.ok()) << soft.status();
   ASSERT_EQ(soft->notes.size(), 1u);
   EXPECT_THAT(soft->notes[0], HasSubstr("relaxed"));
+}
+
+// A hard tier is a promise to stay inside one domain of that tier, so a job that one such
+// domain can hold must place, whatever the fabric's shape: one pod (superpod-4su,
+// rail-28k), one block (rail-512), several pods (clos3-100k). Each tier gets the largest
+// job its first domain holds on an empty fabric (8-GPU nodes, tp=8: one node a DP rank).
+TEST(Placement, EveryHardTierPlacesAJobItsFirstDomainCanHoldOnEveryPreset) {
+  for (const std::string& preset : PresetNames()) {
+    absl::StatusOr<FabricPtr> f = GeneratePreset(preset);
+    ASSERT_TRUE(f.ok()) << f.status();
+    const Fabric& fabric = **f;
+    const int block_nodes = static_cast<int>(fabric.blocks()[0].hosts.size());
+    int pod_nodes = 0;
+    for (int32_t b : fabric.pods()[0].blocks) {
+      pod_nodes += static_cast<int>(fabric.blocks()[b].hosts.size());
+    }
+    const PlacementEngine engine(*f);
+    const std::pair<const char*, int> cases[] = {
+        {"leaf", block_nodes}, {"block", block_nodes}, {"pod", pod_nodes}, {"cluster", pod_nodes}};
+    for (const auto& [tier, nodes] : cases) {
+      const std::string spec =
+          absl::StrCat("tp=8,pp=1,dp=", nodes, ",max_tier=", tier, ",mode=hard");
+      absl::StatusOr<PlacementPlan> plan = Place(engine, spec, Occupancy(fabric));
+      ASSERT_TRUE(plan.ok()) << preset << " " << spec << ": " << plan.status();
+      EXPECT_EQ(plan->footprint.pods_used, 1) << preset << " " << spec;
+      if (std::string(tier) == "leaf" || std::string(tier) == "block") {
+        EXPECT_EQ(plan->footprint.blocks_used, 1) << preset << " " << spec;
+      }
+      EXPECT_TRUE(plan->notes.empty()) << preset << " " << spec << ": " << plan->notes[0];
+    }
+  }
+}
+
+// The case that found the single-pod bug: 40 nodes on superpod-4su (4 blocks of 32, one
+// pod) fit the pod, so a hard max_tier=pod takes two blocks, as every baseline does.
+TEST(Placement, HardPodTierOnASinglePodFabricSpansBlocksOfThatPod) {
+  PlacementEngine engine(Superpod());
+  absl::StatusOr<PlacementPlan> plan =
+      Place(engine, "tp=8,pp=1,dp=40,max_tier=pod", Occupancy(*Superpod()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->footprint.blocks_used, 2);
+  EXPECT_EQ(plan->footprint.pods_used, 1);
+  // Larger than the pod (which is the whole cluster here): refused, naming the tier.
+  absl::StatusOr<PlacementPlan> too_big =
+      Place(engine, "tp=8,pp=1,dp=129,max_tier=pod", Occupancy(*Superpod()));
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kResourceExhausted);
 }
 
 TEST(Placement, BadRequestsAreInvalidArgument) {
