@@ -22,6 +22,7 @@
 #include "api/server/topology_service.h"
 #include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
+#include "topology/store/exclusive_lock.h"
 #include "topology/store/fabric_store.h"
 
 namespace topoplace::server {
@@ -103,6 +104,14 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
 
   std::unique_ptr<TopoplaceServer> server(new TopoplaceServer());
   {
+    absl::StatusOr<std::unique_ptr<store::ExclusiveLock>> lock =
+        store::ExclusiveLock::Acquire(config.db_path + ".lock");
+    if (!lock.ok()) {
+      return absl::Status(lock.status().code(), absl::StrCat("db_path: ", lock.status().message()));
+    }
+    server->db_lock_ = *std::move(lock);
+  }
+  {
     TP_ASSIGN_OR_RETURN(std::unique_ptr<store::FabricStore> snapshots,
                         store::FabricStore::Open(config.db_path, durability));
     TP_ASSIGN_OR_RETURN(store::FabricSnapshot snapshot, snapshots->Put(fabric));
@@ -172,6 +181,9 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.listen, credentials, &server->port_);
+  // gRPC sets SO_REUSEPORT by default: a second daemon on the same port would then start
+  // and take every other connection. Without it, the second one fails to bind.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   if (config.read_access != "open") builder.SetOption(std::make_unique<WithoutReflection>());
   builder.RegisterService(server->topology_service_.get());

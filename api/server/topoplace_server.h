@@ -26,6 +26,7 @@
 #include "scheduler/ledger/clock.h"
 #include "telemetry/metrics/daemon_metrics.h"
 #include "telemetry/monitor/health_monitor.h"
+#include "topology/store/exclusive_lock.h"
 
 namespace topoplace::server {
 
@@ -62,6 +63,7 @@ class TopoplaceServer {
   // change) while it cannot.
   void UpdateServingStatus();
 
+  std::unique_ptr<store::ExclusiveLock> db_lock_;  // one daemon per db_path
   LedgerBackend backend_;
   ledger::Ledger* ledger_ = nullptr;  // backend_.ledger
   std::unique_ptr<TelemetryReportStore> telemetry_;

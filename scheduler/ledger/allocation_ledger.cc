@@ -177,7 +177,7 @@ absl::Status AllocationLedger::SealOrRefuse(const std::string& path, const Ledge
   }
   const std::optional<Watermark> acknowledged =
       file.ok() ? (*file)->loaded() : std::optional<Watermark>();
-  mark_ = {WatermarkFile::NewLedgerId(), 1, db_seq, db_alloc};
+  mark_ = {WatermarkFile::NewLedgerId(), 1, db_seq, db_alloc, ""};
   if (acknowledged) {
     mark_ = *acknowledged;
     const bool behind = db_seq < acknowledged->event_seq || db_alloc < acknowledged->allocation;

@@ -153,7 +153,21 @@ absl::StatusOr<SqliteStatement> SqliteDb::Prepare(absl::string_view sql) {
   return SqliteStatement(db_, stmt, std::string(sql));
 }
 
+absl::Status SqliteDb::CheckStillInPlace() const {
+  int moved = 0;
+  if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK) {
+    return absl::OkStatus();  // a VFS without the check (none of ours): nothing to say
+  }
+  if (moved == 0) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat(
+      "sqlite: '", path_,
+      "' was deleted, moved or replaced while open: a change written now would be lost "
+      "with the old file, so none is made; put the database back (or restore it) and "
+      "restart topoplaced"));
+}
+
 absl::Status SqliteDb::InTransaction(const std::function<absl::Status()>& body) {
+  TP_RETURN_IF_ERROR(CheckStillInPlace());
   // IMMEDIATE takes the write lock up front so a second connection waits instead of
   // failing half-way with SQLITE_BUSY on its first write.
   TP_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE;"));

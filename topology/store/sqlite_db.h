@@ -87,7 +87,14 @@ class SqliteDb {
 
   // Runs `body` inside BEGIN IMMEDIATE ... COMMIT. If `body` fails, or the commit fails,
   // everything it did is rolled back and its status is returned: never half-applied.
+  // Unavailable, before anything runs, when the file is no longer at `path` (see
+  // CheckStillInPlace).
   absl::Status InTransaction(const std::function<absl::Status()>& body);
+
+  // OK while `path` still names the file this connection writes. Unavailable naming the
+  // path once it was unlinked, renamed or replaced under the open connection (its
+  // directory deleted, say): changes would go to a file nobody will open again.
+  absl::Status CheckStillInPlace() const;
 
   // Row id of the last successful INSERT on this connection.
   int64_t LastInsertRowId() const;

@@ -146,6 +146,21 @@ TEST(DaemonTest, Daemon_SigtermStopsCleanlyAndCommitsSurviveTheRestart) {
   EXPECT_EQ(a->external_id(), "slurm:77");
 }
 
+// Hardening finding 8: two daemons started on one database both served (each with its
+// own in-memory ledger), answering alternately. The second now refuses to start, naming
+// the lock and the holder; the first keeps serving.
+TEST(DaemonTest, Daemon_ASecondDaemonOnTheSameDatabaseRefusesToStart) {
+  TempDir dir;
+  TempDir other;
+  DaemonProcess first(TopoplacedPath(), {"--db", dir.File("t.db")}, dir.path());
+  ASSERT_TRUE(first.Start().ok()) << first.log();
+  DaemonProcess second(TopoplacedPath(), {"--db", dir.File("t.db")}, other.path());
+  ASSERT_FALSE(second.Start().ok()) << second.log();
+  EXPECT_NE(second.log().find(dir.File("t.db.lock")), std::string::npos) << second.log();
+  EXPECT_NE(second.log().find("held by another process"), std::string::npos) << second.log();
+  EXPECT_TRUE(Connect(first)->GetFabricSummary().ok());
+}
+
 TEST(DaemonTest, Daemon_BadFlagsExitWithBadInputAndAClearMessage) {
   TempDir dir;
   DaemonProcess daemon(TopoplacedPath(), {"--durability", "sometimes"}, dir.path());

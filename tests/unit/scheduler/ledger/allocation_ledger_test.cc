@@ -99,6 +99,42 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseTruncatedToZeroBytes) {
 }
 
 // A crash, then the -wal deleted: the main file alone is older than what was acknowledged.
+// Hardening finding 1: the database's directory deleted under a running daemon. SQLite
+// keeps writing to the unlinked files, so the daemon used to acknowledge changes nobody
+// would ever read again. Now every change is refused, naming the file, and nothing is
+// acknowledged; reads still answer from what the ledger holds.
+TEST_F(LedgerTest, Ledger_RefusesChangesOnceItsDatabaseDirectoryIsDeleted) {
+  const std::string dir = dir_.File("state");
+  std::filesystem::create_directory(dir);
+  auto ledger = AllocationLedger::Open(dir + "/ledger.db", fabric_, clock_);
+  ASSERT_TRUE(ledger.ok()) << ledger.status();
+  auto held = (*ledger)->Reserve(Request(Gpus(0, 8)));
+  ASSERT_TRUE(held.ok()) << held.status();
+
+  std::filesystem::remove_all(dir);
+  auto refused = (*ledger)->Reserve(Request(Gpus(8, 8)));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
+  EXPECT_NE(refused.status().message().find(dir + "/ledger.db"), std::string::npos)
+      << refused.status();
+  EXPECT_NE(refused.status().message().find("deleted"), std::string::npos) << refused.status();
+  EXPECT_FALSE((*ledger)->Commit(held->id, "slurm:7").ok());
+  EXPECT_FALSE((*ledger)->Release(held->id).ok());
+  EXPECT_FALSE((*ledger)->WriteState().ok());
+  EXPECT_FALSE((*ledger)->ProbeWrites().ok());  // the sweeper's probe does not clear it
+  EXPECT_EQ((*ledger)->held_gpus(), 8);
+}
+
+// The same for a database replaced by another file (an old copy put back under the daemon).
+TEST_F(LedgerTest, Ledger_RefusesChangesOnceItsDatabaseFileIsReplaced) {
+  auto ledger = OpenLedger();
+  ASSERT_TRUE(ledger->Reserve(Request(Gpus(0, 8))).ok());
+  std::filesystem::copy_file(dir_.File("ledger.db"), dir_.File("copy.db"));
+  std::filesystem::rename(dir_.File("copy.db"), dir_.File("ledger.db"));
+  auto refused = ledger->Reserve(Request(Gpus(8, 8)));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
+}
+
 TEST_F(LedgerTest, Ledger_RefusesADatabaseWhoseWalWasLost) {
   const std::string db = dir_.File("ledger.db");
   {

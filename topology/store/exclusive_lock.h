@@ -1,0 +1,36 @@
+// One process per database: an advisory lock (flock) on `<path>.lock`, held for the life
+// of the object, so a second topoplaced pointed at the same database file refuses to start
+// instead of answering every other request from its own view of the ledger.
+//
+//   TP_ASSIGN_OR_RETURN(auto lock, ExclusiveLock::Acquire(db_path + ".lock"));
+//
+// The lock goes with the process (a crash or SIGKILL frees it); the file stays and holds
+// the holder's pid for the error message. Thread-safe (immutable after Acquire).
+#ifndef TOPOPLACE_TOPOLOGY_STORE_EXCLUSIVE_LOCK_H_
+#define TOPOPLACE_TOPOLOGY_STORE_EXCLUSIVE_LOCK_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace topoplace::store {
+
+class ExclusiveLock {
+ public:
+  // Creates `path` if needed and locks it. FailedPrecondition naming the file and the
+  // holder's pid when another open file holds it (another process, or this one);
+  // Unavailable naming the file when it cannot be created or locked.
+  static absl::StatusOr<std::unique_ptr<ExclusiveLock>> Acquire(const std::string& path);
+  ~ExclusiveLock();
+  ExclusiveLock(const ExclusiveLock&) = delete;
+  ExclusiveLock& operator=(const ExclusiveLock&) = delete;
+
+ private:
+  explicit ExclusiveLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+}  // namespace topoplace::store
+
+#endif  // TOPOPLACE_TOPOLOGY_STORE_EXCLUSIVE_LOCK_H_
