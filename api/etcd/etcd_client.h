@@ -57,6 +57,8 @@ class EtcdClient {
   // Makes the channel (connected lazily). InvalidArgument for no endpoint or a malformed
   // one.
   static absl::StatusOr<std::unique_ptr<EtcdClient>> Connect(const EtcdOptions& options);
+  // The members this client talks to, as given.
+  const std::vector<std::string>& endpoints() const { return options_.endpoints; }
 
   // The key's current record, nullopt if it does not exist.
   absl::StatusOr<std::optional<KeyValue>> Get(const std::string& key);

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "api/etcd/allocation_record.h"
 #include "api/etcd/fenced_txn.h"
 #include "scheduler/ledger/ledger_rules.h"
@@ -81,7 +82,13 @@ absl::StatusOr<std::unique_ptr<EtcdLedger>> EtcdLedger::Open(EtcdClient& etcd, F
   std::unique_ptr<EtcdLedger> ledger(
       new EtcdLedger(etcd, fence, std::move(fabric), clock, std::move(options)));
   absl::MutexLock lock(&ledger->mu_);
+  if (!ledger->options_.watermark_path.empty()) {
+    TP_ASSIGN_OR_RETURN(ledger->watermark_,
+                        ledger::WatermarkFile::Open(ledger->options_.watermark_path, false));
+    if (ledger->watermark_->loaded()) ledger->mark_ = *ledger->watermark_->loaded();
+  }
   TP_RETURN_IF_ERROR(ledger->LoadLocked());
+  ledger->opening_ = false;
   return ledger;
 }
 
@@ -126,6 +133,8 @@ absl::Status EtcdLedger::LoadLocked() {
   etcdserverpb::TxnRequest txn;
   *txn.add_success()->mutable_request_range() = PrefixRequest(Key("live", ""));
   *txn.add_success()->mutable_request_range() = LastKeyRequest(Key("done", ""));
+  txn.add_success()->mutable_request_range()->set_key(Key("identity", ""));
+  txn.add_success()->mutable_request_range()->set_key(Key("floor", ""));
   absl::StatusOr<etcdserverpb::TxnResponse> r = etcd_.Txn(txn);
   if (!r.ok()) {
     write_state_ = absl::UnavailableError(r.status().message());
@@ -162,16 +171,113 @@ absl::Status EtcdLedger::LoadLocked() {
   }
   const auto& done = r->responses(1).response_range();
   if (done.kvs_size() > 0) last = std::max(last, NumberOfKey(done.kvs(0).key()));
+  const auto& identity = r->responses(2).response_range();
+  if (const auto& floor = r->responses(3).response_range(); floor.kvs_size() > 0) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(floor.kvs(0).value(), &n)) {
+      return absl::DataLossError(absl::StrCat("etcd ledger: ", Key("floor", ""), " holds '",
+                                              floor.kvs(0).value(),
+                                              "', expected an allocation number"));
+    }
+    last = std::max(last, n);
+  }
+  TP_RETURN_IF_ERROR(CheckStoreLocked(
+      r->header(),
+      identity.kvs_size() > 0 ? std::optional<std::string>(identity.kvs(0).value()) : std::nullopt,
+      last));
   write_state_ = absl::OkStatus();  // etcd answers
   live_ = std::move(live);
   mod_revision_ = std::move(mod_revision);
-  next_n_ = last + 1;
+  // Never a number this ledger acknowledged before, even after an accepted loss.
+  next_n_ = std::max(last, mark_.allocation) + 1;
   stale_ = false;
   loaded_at_ = absl::Now();
   return absl::OkStatus();
 }
 
+absl::Status EtcdLedger::CheckStoreLocked(const etcdserverpb::ResponseHeader& header,
+                                          const std::optional<std::string>& identity,
+                                          int64_t last) {
+  const std::string cluster = absl::StrFormat("%016x", header.cluster_id());
+  std::vector<std::string> why;
+  if (!mark_.store.empty() && mark_.store != cluster) {
+    why.push_back(
+        absl::StrCat("its cluster id is ", cluster, ", this ledger's etcd was ", mark_.store));
+  }
+  if (header.revision() < mark_.event_seq) {
+    why.push_back(absl::StrCat("it is at revision ", header.revision(),
+                               ", this replica has seen revision ", mark_.event_seq));
+  }
+  if (!mark_.ledger_id.empty() && identity != mark_.ledger_id) {
+    why.push_back(identity ? absl::StrCat("it holds ledger ", *identity, ", not ", mark_.ledger_id)
+                           : absl::StrCat("it holds no ledger identity (ledger ", mark_.ledger_id,
+                                          " was there)"));
+  }
+  if (last < mark_.allocation) {
+    why.push_back(absl::StrCat("its newest allocation is ", ledger::FormatAllocationId(last),
+                               ", this replica acknowledged up to ",
+                               ledger::FormatAllocationId(mark_.allocation)));
+  }
+  if (!why.empty() && !(opening_ && options_.accept_loss)) {
+    loss_ = absl::FailedPreconditionError(absl::StrCat(
+        "etcd ledger: etcd (", absl::StrJoin(etcd_.endpoints(), ","),
+        ") is not the store this ledger acknowledged changes to: ", absl::StrJoin(why, "; "),
+        ". It was wiped or restored from an older copy, and acknowledged allocations are "
+        "missing; every change is refused. Restore etcd, or restart topoplaced once with "
+        "accept_ledger_loss = true (--accept-ledger-loss) to continue from what it holds"));
+    write_state_ = loss_;
+    return loss_;
+  }
+  if (!why.empty()) {
+    ++mark_.epoch;
+    mark_.event_seq = 0;
+    mark_.ledger_id.clear();  // adopt etcd's identity, or make a new one
+    warnings_.push_back(absl::StrCat(
+        "etcd ledger: accepted the loss (", absl::StrJoin(why, "; "), "); epoch ", mark_.epoch,
+        ", new allocations are numbered above ", ledger::FormatAllocationId(mark_.allocation)));
+  }
+  if (mark_.ledger_id.empty()) {
+    TP_ASSIGN_OR_RETURN(mark_.ledger_id, EnsureIdentityLocked(identity));
+  }
+  if (last < mark_.allocation) TP_RETURN_IF_ERROR(WriteFloorLocked());
+  mark_.store = cluster;
+  mark_.event_seq = std::max(mark_.event_seq, header.revision());
+  mark_.allocation = std::max(mark_.allocation, last);
+  return RecordMarkLocked();
+}
+
+absl::StatusOr<std::string> EtcdLedger::EnsureIdentityLocked(
+    const std::optional<std::string>& found) {
+  if (found) return *found;
+  // Not a ledger change, so not fenced: replicas racing here agree on the first one.
+  const std::string key = Key("identity", "");
+  const std::string id = ledger::WatermarkFile::NewLedgerId();
+  etcdserverpb::TxnRequest txn;
+  CompareAbsent(txn, key);
+  Put(txn, key, id);
+  ReadOnFailure(txn, key);
+  TP_ASSIGN_OR_RETURN(etcdserverpb::TxnResponse r, etcd_.Txn(txn));
+  if (r.succeeded()) return id;
+  const auto& range = r.responses(0).response_range();
+  if (range.kvs_size() == 0) return absl::AbortedError("etcd ledger: identity key raced away");
+  return range.kvs(0).value();
+}
+
+absl::Status EtcdLedger::WriteFloorLocked() {
+  etcdserverpb::TxnRequest txn;
+  Put(txn, Key("floor", ""), absl::StrCat(mark_.allocation));
+  return etcd_.Txn(txn).status();
+}
+
+absl::Status EtcdLedger::RecordMarkLocked() {
+  if (watermark_ == nullptr) return absl::OkStatus();
+  absl::Status s = watermark_->Write(mark_);
+  if (!s.ok()) write_state_ = absl::UnavailableError(s.message());
+  return s;
+}
+
 absl::StatusOr<Fence> EtcdLedger::PrepareWriteLocked() {
+  if (!loss_.ok()) return loss_;
   TP_ASSIGN_OR_RETURN(Fence fence, fence_.WriteFence());
   // etcd did not answer the last call: refuse at once until the sweeper's ProbeWrites sees
   // it answer again, instead of holding a server thread for another timeout.
@@ -211,7 +317,10 @@ absl::StatusOr<etcdserverpb::TxnResponse> EtcdLedger::Write(const Fence& fence,
         "; the change may or may not have been recorded: ask again (a Reserve with the "
         "same request_id is answered once)"));
   }
-  if (r.ok()) write_state_ = absl::OkStatus();  // etcd answered
+  if (r.ok()) {
+    write_state_ = absl::OkStatus();  // etcd answered
+    mark_.event_seq = std::max(mark_.event_seq, r->header().revision());
+  }
   // A failed compare means the view missed a change: reload before the next write.
   if (!r.ok() || !r->succeeded()) stale_ = true;
   return r;
@@ -256,6 +365,8 @@ absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& req
   unconfirmed_.erase(n);
   if (r.ok() && r->succeeded()) {
     mod_revision_[n] = r->header().revision();
+    mark_.allocation = std::max(mark_.allocation, n);
+    TP_RETURN_IF_ERROR(RecordMarkLocked());
     return a;
   }
   live_.Remove(n);
@@ -462,6 +573,10 @@ int64_t EtcdLedger::held_gpus() {
 }
 
 absl::Status EtcdLedger::WriteState() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!loss_.ok()) return loss_;
+  }
   TP_RETURN_IF_ERROR(MayWrite());
   absl::MutexLock lock(&mu_);
   return write_state_;
@@ -471,7 +586,7 @@ absl::Status EtcdLedger::ProbeWrites() {
   {
     absl::MutexLock lock(&mu_);
     // A reload that works shows etcd answers again (and brings the view up to date).
-    if (!write_state_.ok()) (void)LoadLocked();
+    if (!write_state_.ok() && loss_.ok()) (void)LoadLocked();
   }
   return WriteState();
 }

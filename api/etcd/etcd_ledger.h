@@ -12,6 +12,19 @@
 //   gpu/<host>/<index>    n, while that GPU is held (created only if absent)
 //   request/<request_id>  n, for every Reserve made with an idempotency key
 //   external/<id>         n, while an allocation is committed to that external id
+//   identity              the ledger's id (32 hex digits), created by the first replica
+//   floor                 after an accepted loss: the highest number handed out before
+//                         it; every replica numbers above it
+//
+// Knowing its store: etcd wiped, or restored from an older snapshot, at the same address
+// would otherwise look like an empty ledger, and the lost allocations' GPUs and ids would
+// be handed out again. Each replica remembers etcd's cluster id, the ledger's identity,
+// the highest etcd revision it has seen (a floor: etcd's revision never goes back) and the
+// highest allocation number it acknowledged, in memory and in a local watermark file
+// (ack_watermark.h). Every load of the view checks etcd against them; on a mismatch the
+// replica refuses every write, for good, naming what differs and the override
+// (accept_ledger_loss at the next start). A replica with no watermark file of its own that
+// meets an already wiped etcd cannot tell; the others refuse.
 //
 // Thread-safe. Changes to different allocations run concurrently (etcd batches them into
 // one raft round); changes to the same allocation run one after the other.
@@ -20,6 +33,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +45,7 @@
 #include "absl/time/time.h"
 #include "api/etcd/etcd_client.h"
 #include "api/etcd/write_fence.h"
+#include "scheduler/ledger/ack_watermark.h"
 #include "scheduler/ledger/clock.h"
 #include "scheduler/ledger/ledger.h"
 #include "scheduler/ledger/live_allocations.h"
@@ -41,6 +56,13 @@ struct EtcdLedgerOptions {
   std::string prefix = "/topoplace/";  // the ledger's keys start with <prefix>ledger/
   // How old a follower's view of the live allocations may be before a read reloads it.
   absl::Duration follower_refresh = absl::Milliseconds(200);
+  // This replica's record of what it saw and acknowledged (see above); empty: kept in
+  // memory only. Written without a disk flush: it guards against etcd losing data, not
+  // against this machine losing power.
+  std::string watermark_path = "";
+  // Open on an etcd that fails the checks anyway: the identity and floor become etcd's,
+  // numbering continues above the acknowledged allocations, and warnings() says so.
+  bool accept_loss = false;
 };
 
 class EtcdLedger final : public ledger::Ledger {
@@ -82,7 +104,20 @@ class EtcdLedger final : public ledger::Ledger {
   std::string GpuKey(const ledger::GpuRef& gpu) const;
 
   // Replaces the view with what etcd holds now. Waits for changes in flight first.
+  // FailedPrecondition (kept in loss_) when etcd is not the store this ledger knew.
   absl::Status LoadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Checks etcd's answer to a load against mark_ (see the header comment); on success
+  // raises mark_ and records it. `last` is the highest allocation number in etcd.
+  absl::Status CheckStoreLocked(const etcdserverpb::ResponseHeader& header,
+                                const std::optional<std::string>& identity, int64_t last)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The ledger's identity in etcd: `found`, or a new one created if etcd has none.
+  absl::StatusOr<std::string> EnsureIdentityLocked(const std::optional<std::string>& found)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After an accepted loss: records mark_.allocation as the numbering floor in etcd.
+  absl::Status WriteFloorLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes mark_ to the watermark file, if there is one. A failure refuses writes.
+  absl::Status RecordMarkLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The fence for a write, with a view that is complete under it (reloaded after an
   // election or a failed write).
   absl::StatusOr<Fence> PrepareWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -131,6 +166,13 @@ class EtcdLedger final : public ledger::Ledger {
   bool stale_ ABSL_GUARDED_BY(mu_) = true;
   absl::Time loaded_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Status write_state_ ABSL_GUARDED_BY(mu_);
+  // What this replica saw and acknowledged: ledger_id (empty until known), epoch, the
+  // revision floor (event_seq), the highest allocation number, etcd's cluster id (store).
+  ledger::Watermark mark_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<ledger::WatermarkFile> watermark_ ABSL_GUARDED_BY(mu_);
+  // Set for good once etcd failed the store checks; every write answers it.
+  absl::Status loss_ ABSL_GUARDED_BY(mu_);
+  bool opening_ ABSL_GUARDED_BY(mu_) = true;  // accept_loss applies to Open's load only
   std::vector<std::string> warnings_;
 };
 

@@ -88,9 +88,12 @@ absl::StatusOr<LedgerBackend> OpenLedgerBackend(const ServerConfig& config, Fabr
                       etcd::LeaderElection::Create(
                           *backend.etcd, {.key = absl::StrCat(config.etcd_prefix, "leader"),
                                           .lease_ttl = config.leader_lease}));
-  TP_ASSIGN_OR_RETURN(backend.ledger,
-                      etcd::EtcdLedger::Open(*backend.etcd, *backend.election, std::move(fabric),
-                                             clock, {.prefix = config.etcd_prefix}));
+  TP_ASSIGN_OR_RETURN(
+      backend.ledger,
+      etcd::EtcdLedger::Open(*backend.etcd, *backend.election, std::move(fabric), clock,
+                             {.prefix = config.etcd_prefix,
+                              .watermark_path = config.db_path + ".etcd-watermark",
+                              .accept_loss = config.accept_ledger_loss}));
   return backend;
 }
 

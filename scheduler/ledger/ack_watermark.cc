@@ -19,7 +19,7 @@ namespace {
 
 // Fixed size, far below a disk sector, so a rewrite in place is never half old, half new
 // on the filesystems we run on; the checksum catches it if it ever is.
-constexpr size_t kRecordBytes = 160;
+constexpr size_t kRecordBytes = 256;
 constexpr char kMagic[] = "topoplace-ledger-watermark/v1";
 
 uint64_t Fnv1a(absl::string_view text) {
@@ -32,8 +32,10 @@ uint64_t Fnv1a(absl::string_view text) {
 }
 
 std::string Body(const Watermark& m) {
-  return absl::StrCat(kMagic, " id=", m.ledger_id, " epoch=", m.epoch, " seq=", m.event_seq,
-                      " alloc=", m.allocation);
+  std::string body = absl::StrCat(kMagic, " id=", m.ledger_id, " epoch=", m.epoch,
+                                  " seq=", m.event_seq, " alloc=", m.allocation);
+  if (!m.store.empty()) absl::StrAppend(&body, " store=", m.store);
+  return body;
 }
 
 std::string Record(const Watermark& m) {
@@ -66,6 +68,8 @@ std::optional<Watermark> ParseRecord(absl::string_view text) {
       if (!absl::SimpleAtoi(field, &m.event_seq)) return std::nullopt;
     } else if (absl::ConsumePrefix(&field, "alloc=")) {
       if (!absl::SimpleAtoi(field, &m.allocation)) return std::nullopt;
+    } else if (absl::ConsumePrefix(&field, "store=")) {
+      m.store = std::string(field);
     }
   }
   if (!magic || m.ledger_id.empty()) return std::nullopt;

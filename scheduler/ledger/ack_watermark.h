@@ -29,6 +29,9 @@ struct Watermark {
   int64_t epoch = 1;       // +1 each time an operator accepts a loss and continues
   int64_t event_seq = 0;   // highest acknowledged events.seq
   int64_t allocation = 0;  // highest allocation number ever handed out
+  // The store's own identity where it has one (etcd: its cluster id, 16 hex digits);
+  // empty for SQLite. The etcd ledger keeps etcd's revision floor in event_seq.
+  std::string store;
 };
 
 class WatermarkFile {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -98,6 +99,20 @@ absl::Status EtcdCluster::Start() {
 absl::Status EtcdCluster::Restart(int i) {
   if (absl::Status s = Spawn(i); !s.ok()) return s;
   return AwaitAnswer(i);
+}
+
+absl::Status EtcdCluster::Wipe() {
+  for (int i = 0; i < size(); ++i) {
+    Kill(i, SIGKILL);
+    std::filesystem::remove_all(absl::StrCat(work_dir_, "/etcd-", i));
+  }
+  for (int i = 0; i < size(); ++i) {
+    if (absl::Status s = Spawn(i); !s.ok()) return s;
+  }
+  for (int i = 0; i < size(); ++i) {
+    if (absl::Status s = AwaitAnswer(i); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status EtcdCluster::Spawn(int i) {

@@ -45,6 +45,9 @@ class EtcdCluster {
   void Kill(int i, int signal);
   // Starts member `i` again on its data and waits until the cluster answers through it.
   absl::Status Restart(int i);
+  // Kills every member, deletes their data and starts them again, empty, at the same
+  // addresses (a lost disk, or an operator's `rm -rf`): etcd answers as a new store.
+  absl::Status Wipe();
   std::string endpoint(int i) const;  // 127.0.0.1:PORT
   std::vector<std::string> endpoints() const;
   int size() const { return static_cast<int>(members_.size()); }

@@ -48,18 +48,23 @@ struct Replica {
   std::unique_ptr<EtcdLedger> ledger;
 };
 
+// `options.prefix` is set to `prefix`; the replica talks to `endpoints` (default: the
+// shared etcd).
 absl::StatusOr<Replica> StartReplica(const std::string& prefix, const std::string& name,
-                                     FabricPtr fabric, const ledger::Clock& clock) {
+                                     FabricPtr fabric, const ledger::Clock& clock,
+                                     EtcdLedgerOptions options = {},
+                                     std::vector<std::string> endpoints = {}) {
   Replica r;
-  auto client = EtcdClient::Connect({.endpoints = SharedEtcd().endpoints()});
+  if (endpoints.empty()) endpoints = SharedEtcd().endpoints();
+  auto client = EtcdClient::Connect({.endpoints = endpoints});
   if (!client.ok()) return client.status();
   r.client = *std::move(client);
   auto election = LeaderElection::Create(*r.client, {.key = prefix + "leader"});
   if (!election.ok()) return election.status();
   r.election = *std::move(election);
   r.election->Campaign(name);
-  auto ledger =
-      EtcdLedger::Open(*r.client, *r.election, std::move(fabric), clock, {.prefix = prefix});
+  options.prefix = prefix;
+  auto ledger = EtcdLedger::Open(*r.client, *r.election, std::move(fabric), clock, options);
   if (!ledger.ok()) return ledger.status();
   r.ledger = *std::move(ledger);
   return r;
@@ -217,6 +222,72 @@ TEST_F(EtcdLedgerTest, EtcdLedger_AStaleLeaderCannotWriteEvenWhileItBelievesItLe
   auto keys = now.client->GetPrefix(prefix_ + "ledger/gpu/");
   ASSERT_TRUE(keys.ok());
   EXPECT_EQ(keys->size(), 8u);
+}
+
+// Hardening finding 1: etcd's data wiped and etcd started again at the same address. The
+// replicas used to carry on against the empty store and hand out alloc-1 again on the
+// GPUs of running jobs. Now the running leader refuses every change, naming what differs
+// and the override; a restart with its watermark refuses too; only accept_ledger_loss
+// starts it, numbering above what it acknowledged.
+TEST_F(EtcdLedgerTest, EtcdLedger_RefusesWritesWhenEtcdComesBackEmpty) {
+  testing::TempDir dir;
+  testing::EtcdCluster etcd(dir.path());
+  ASSERT_TRUE(etcd.Start().ok());
+  const EtcdLedgerOptions options{.watermark_path = dir.File("replica.etcd-watermark")};
+  std::string last_id;
+  {
+    absl::StatusOr<Replica> r =
+        StartReplica(prefix_, "a", fabric_, clock_, options, etcd.endpoints());
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_TRUE(Eventually([&] { return r->election->leading(); }));
+    for (int i = 0; i < 4; ++i) {
+      auto a = r->ledger->Reserve(Request(Gpus(8 * i, 8)));
+      ASSERT_TRUE(a.ok()) << a.status();
+      ASSERT_TRUE(r->ledger->Commit(a->id, absl::StrCat("slurm:", i)).ok());
+      last_id = a->id;
+    }
+
+    ASSERT_TRUE(etcd.Wipe().ok());
+    // The election finds its lease gone and wins again in the empty etcd; the ledger's
+    // next load sees the store it knew is not there.
+    absl::Status refused;
+    ASSERT_TRUE(Eventually([&] {
+      refused = r->ledger->Reserve(Request(Gpus(0, 8))).status();
+      return absl::IsFailedPrecondition(refused);
+    })) << refused;
+    EXPECT_THAT(std::string(refused.message()), HasSubstr("no ledger identity"));
+    EXPECT_THAT(std::string(refused.message()), HasSubstr("accept_ledger_loss"));
+    EXPECT_EQ(r->ledger->WriteState().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_FALSE(r->ledger->Release(last_id).ok());
+    // Reads still answer from the last view: the running jobs are still listed.
+    EXPECT_EQ(r->ledger->held_gpus(), 32);
+    auto gpu_keys = r->client->GetPrefix(prefix_ + "ledger/gpu/");
+    ASSERT_TRUE(gpu_keys.ok());
+    EXPECT_TRUE(gpu_keys->empty());  // nothing was written into the new store
+    r->election->Resign();
+  }
+  // A restart on the same watermark refuses to open...
+  absl::StatusOr<Replica> again =
+      StartReplica(prefix_, "b", fabric_, clock_, options, etcd.endpoints());
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition) << again.status();
+  EXPECT_THAT(std::string(again.status().message()), HasSubstr("revision"));
+  // ...until the operator accepts the loss; ids are never handed out twice.
+  EtcdLedgerOptions accept = options;
+  accept.accept_loss = true;
+  absl::StatusOr<Replica> accepted =
+      StartReplica(prefix_, "c", fabric_, clock_, accept, etcd.endpoints());
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_EQ(accepted->ledger->warnings().size(), 1u);
+  ASSERT_TRUE(Eventually([&] { return accepted->election->leading(); }));
+  auto next = accepted->ledger->Reserve(Request(Gpus(0, 8)));
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_GT(*ledger::ParseAllocationId(next->id), *ledger::ParseAllocationId(last_id));
+  accepted->election->Resign();
+  // And the accepted store is now the known one: a plain restart opens.
+  absl::StatusOr<Replica> plain =
+      StartReplica(prefix_, "d", fabric_, clock_, options, etcd.endpoints());
+  EXPECT_TRUE(plain.ok()) << plain.status();
 }
 
 TEST_F(EtcdLedgerTest, EtcdLedger_ConcurrentChangesFromManyThreadsNeverHoldAGpuTwice) {
