@@ -68,37 +68,29 @@ absl::StatusOr<telemetry::ProbeTransportPtr> MakeTransport(const ProbeModeOption
   return telemetry::NewTcpTransport();
 }
 
-// Sends reports to the daemon's Telemetry service (credentials from the environment).
+// Sends reports to the daemon's Telemetry service through the one client (credentials
+// from the environment; every daemon of a list tried in turn).
 class Reporter {
  public:
   static absl::StatusOr<std::unique_ptr<Reporter>> Connect(const std::string& server) {
     TP_ASSIGN_OR_RETURN(client::ClientOptions options, client::ClientOptionsFromEnv(server));
+    options.timeout = kReportTimeout;
     TP_ASSIGN_OR_RETURN(std::unique_ptr<client::TopoplaceClient> c,
                         client::TopoplaceClient::Connect(options));
-    return std::unique_ptr<Reporter>(new Reporter(options, v1::Telemetry::NewStub(c->channel())));
+    return std::unique_ptr<Reporter>(new Reporter(std::move(c)));
   }
   absl::Status Probes(const v1::ReportProbeResultsRequest& request) {
-    v1::ReportResponse response;
-    grpc::ClientContext context;
-    Prepare(context);
-    return rpc::FromGrpcStatus(stub_->ReportProbeResults(&context, request, &response));
+    return client_->ReportProbeResults(request).status();
   }
   absl::Status Counters(const v1::ReportPortCountersRequest& request) {
-    v1::ReportResponse response;
-    grpc::ClientContext context;
-    Prepare(context);
-    return rpc::FromGrpcStatus(stub_->ReportPortCounters(&context, request, &response));
+    return client_->ReportPortCounters(request).status();
   }
 
  private:
-  Reporter(client::ClientOptions options, std::unique_ptr<v1::Telemetry::Stub> stub)
-      : options_(std::move(options)), stub_(std::move(stub)) {}
-  void Prepare(grpc::ClientContext& context) const {
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    if (!options_.token.empty()) context.AddMetadata("authorization", "Bearer " + options_.token);
-  }
-  client::ClientOptions options_;
-  std::unique_ptr<v1::Telemetry::Stub> stub_;
+  // A report is small; one stuck daemon should not hold the probe loop for long.
+  static constexpr absl::Duration kReportTimeout = absl::Seconds(10);
+  explicit Reporter(std::unique_ptr<client::TopoplaceClient> client) : client_(std::move(client)) {}
+  std::unique_ptr<client::TopoplaceClient> client_;
 };
 
 // This host's NIC counters: InfiniBand port 1 when the NIC is an RDMA device, else the

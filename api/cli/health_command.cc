@@ -35,41 +35,15 @@ struct HealthOptions {
   bool json = false;
 };
 
-class TelemetryCaller {
- public:
-  static absl::StatusOr<TelemetryCaller> Connect(const CliContext& ctx) {
-    if (ctx.server.empty()) {
-      return absl::InvalidArgumentError(
-          "--server: `health` asks a running topoplaced; give --server HOST:PORT");
-    }
-    TP_ASSIGN_OR_RETURN(client::ClientOptions options, client::ClientOptionsFromEnv(ctx.server));
-    TP_ASSIGN_OR_RETURN(std::unique_ptr<client::TopoplaceClient> c,
-                        client::TopoplaceClient::Connect(options));
-    return TelemetryCaller(options, v1::Telemetry::NewStub(c->channel()));
+// The daemon(s) of the global --server, through the one client (failover included).
+absl::StatusOr<std::unique_ptr<client::TopoplaceClient>> Connect(const CliContext& ctx) {
+  if (ctx.server.empty()) {
+    return absl::InvalidArgumentError(
+        "--server: `health` asks a running topoplaced; give --server HOST:PORT");
   }
-
-  template <typename Request, typename Response, typename Method>
-  absl::StatusOr<Response> Call(Method method, const Request& request) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         absl::ToChronoMilliseconds(options_.timeout));
-    if (!options_.token.empty()) context.AddMetadata("authorization", "Bearer " + options_.token);
-    Response response;
-    grpc::Status status = ((*stub_).*method)(&context, request, &response);
-    if (status.ok()) return response;
-    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-      return absl::UnavailableError(
-          absl::StrCat("topoplaced at ", options_.server, ": ", status.error_message()));
-    }
-    return rpc::FromGrpcStatus(status);
-  }
-
- private:
-  TelemetryCaller(client::ClientOptions options, std::unique_ptr<v1::Telemetry::Stub> stub)
-      : options_(std::move(options)), stub_(std::move(stub)) {}
-  client::ClientOptions options_;
-  std::unique_ptr<v1::Telemetry::Stub> stub_;
-};
+  TP_ASSIGN_OR_RETURN(client::ClientOptions options, client::ClientOptionsFromEnv(ctx.server));
+  return client::TopoplaceClient::Connect(options);
+}
 
 nlohmann::json LinkJson(const v1::LinkHealth& l) {
   return {{"link", l.name()},   {"a", l.a()},           {"b", l.b()},
@@ -99,10 +73,9 @@ std::string AllocationRows(const google::protobuf::RepeatedPtrField<v1::Allocati
   return out;
 }
 
-absl::Status RunLinks(CliContext& ctx, TelemetryCaller& caller, const HealthOptions& opt) {
+absl::Status RunLinks(CliContext& ctx, client::TopoplaceClient& daemon, const HealthOptions& opt) {
   TP_ASSIGN_OR_RETURN(v1::GetLinkHealthResponse r,
-                      (caller.Call<v1::GetLinkHealthRequest, v1::GetLinkHealthResponse>(
-                          &v1::Telemetry::Stub::GetLinkHealth, v1::GetLinkHealthRequest())));
+                      daemon.GetLinkHealth(v1::GetLinkHealthRequest()));
   int counts[3] = {0, 0, 0};
   nlohmann::json unhealthy = nlohmann::json::array();
   std::string rows;
@@ -127,14 +100,11 @@ absl::Status RunLinks(CliContext& ctx, TelemetryCaller& caller, const HealthOpti
   return absl::OkStatus();
 }
 
-absl::Status RunTarget(CliContext& ctx, TelemetryCaller& caller, const HealthOptions& opt) {
+absl::Status RunTarget(CliContext& ctx, client::TopoplaceClient& daemon, const HealthOptions& opt) {
   v1::GetAffectedAllocationsRequest request;
   if (!opt.link.empty()) request.set_link(opt.link);
   if (!opt.switch_name.empty()) request.set_switch_name(opt.switch_name);
-  TP_ASSIGN_OR_RETURN(
-      v1::GetAffectedAllocationsResponse r,
-      (caller.Call<v1::GetAffectedAllocationsRequest, v1::GetAffectedAllocationsResponse>(
-          &v1::Telemetry::Stub::GetAffectedAllocations, request)));
+  TP_ASSIGN_OR_RETURN(v1::GetAffectedAllocationsResponse r, daemon.GetAffectedAllocations(request));
   nlohmann::json allocations = nlohmann::json::array();
   for (const v1::Allocation& a : r.allocations()) allocations.push_back(AllocationJson(a));
   if (opt.json) {
@@ -157,7 +127,7 @@ absl::Status RunTarget(CliContext& ctx, TelemetryCaller& caller, const HealthOpt
   return absl::OkStatus();
 }
 
-absl::Status RunJob(CliContext& ctx, TelemetryCaller& caller, const HealthOptions& opt) {
+absl::Status RunJob(CliContext& ctx, client::TopoplaceClient& daemon, const HealthOptions& opt) {
   v1::GetJobPathRequest request;
   int64_t n = 0;  // "alloc-<n>" is an allocation id; anything else an external id
   if (absl::StartsWith(opt.job, "alloc-") && absl::SimpleAtoi(opt.job.substr(6), &n)) {
@@ -165,9 +135,7 @@ absl::Status RunJob(CliContext& ctx, TelemetryCaller& caller, const HealthOption
   } else {
     request.set_external_id(opt.job);
   }
-  TP_ASSIGN_OR_RETURN(v1::GetJobPathResponse r,
-                      (caller.Call<v1::GetJobPathRequest, v1::GetJobPathResponse>(
-                          &v1::Telemetry::Stub::GetJobPath, request)));
+  TP_ASSIGN_OR_RETURN(v1::GetJobPathResponse r, daemon.GetJobPath(request));
   if (opt.json) {
     nlohmann::json links = nlohmann::json::array();
     nlohmann::json switches = nlohmann::json::array();
@@ -197,10 +165,10 @@ absl::Status Run(CliContext& ctx, const HealthOptions& opt) {
   if (targets > 1) {
     return absl::InvalidArgumentError("health: give at most one of --link, --switch, --job");
   }
-  TP_ASSIGN_OR_RETURN(TelemetryCaller caller, TelemetryCaller::Connect(ctx));
-  if (!opt.job.empty()) return RunJob(ctx, caller, opt);
-  if (targets == 1) return RunTarget(ctx, caller, opt);
-  return RunLinks(ctx, caller, opt);
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<client::TopoplaceClient> daemon, Connect(ctx));
+  if (!opt.job.empty()) return RunJob(ctx, *daemon, opt);
+  if (targets == 1) return RunTarget(ctx, *daemon, opt);
+  return RunLinks(ctx, *daemon, opt);
 }
 
 }  // namespace

@@ -146,6 +146,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceClient>> TopoplaceClient::Connect(
       e.channel = grpc::CreateCustomChannel(target.target, credentials, target_args);
       e.placement = v1::Placement::NewStub(e.channel);
       e.topology = v1::Topology::NewStub(e.channel);
+      e.telemetry = v1::Telemetry::NewStub(e.channel);
       e.address = targets.size() > 1 ? absl::StrCat(address, " (", target.target, ")") : address;
       endpoints.push_back(std::move(e));
     }
@@ -155,10 +156,6 @@ absl::StatusOr<std::unique_ptr<TopoplaceClient>> TopoplaceClient::Connect(
 
 TopoplaceClient::TopoplaceClient(ClientOptions options, std::vector<Endpoint> endpoints)
     : options_(std::move(options)), endpoints_(std::move(endpoints)) {}
-
-const std::shared_ptr<grpc::Channel>& TopoplaceClient::channel() const {
-  return endpoints_[current_.load() % endpoints_.size()].channel;
-}
 
 std::string TopoplaceClient::LastAddress() const {
   return endpoints_[current_.load() % endpoints_.size()].address;
@@ -208,16 +205,23 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
       absl::StrCat("topoplaced at ", options_.server, ": ", absl::StrJoin(why, "; ")));
 }
 
+template <typename Stub, typename Request, typename Response>
+absl::StatusOr<Response> TopoplaceClient::Invoke(std::unique_ptr<Stub> Endpoint::*stub,
+                                                 Rpc<Stub, Request, Response> rpc,
+                                                 const Request& request) const {
+  return Call<Request, Response>(
+      [stub, rpc](const Endpoint& e, grpc::ClientContext* c, const Request& q, Response* r) {
+        return ((*(e.*stub)).*rpc)(c, q, r);
+      },
+      request);
+}
+
 absl::StatusOr<v1::PlaceResponse> TopoplaceClient::Place(const std::string& job_spec,
                                                          const std::string& policy) {
   v1::PlaceRequest request;
   request.set_job_spec(job_spec);
   request.set_policy(policy);
-  return Call<v1::PlaceRequest, v1::PlaceResponse>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.placement->Place(c, q, r);
-      },
-      request);
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::Place, request);
 }
 
 absl::StatusOr<v1::ReserveResponse> TopoplaceClient::Reserve(const std::string& job_spec,
@@ -237,11 +241,7 @@ absl::StatusOr<v1::ReserveResponse> TopoplaceClient::Reserve(const v1::ReserveRe
   if (endpoints_.size() > 1 && request.request_id().empty()) {
     request.set_request_id(RandomRequestId());
   }
-  return Call<v1::ReserveRequest, v1::ReserveResponse>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.placement->Reserve(c, q, r);
-      },
-      request);
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::Reserve, request);
 }
 
 absl::StatusOr<v1::Allocation> TopoplaceClient::Renew(const std::string& allocation_id,
@@ -249,9 +249,7 @@ absl::StatusOr<v1::Allocation> TopoplaceClient::Renew(const std::string& allocat
   v1::RenewRequest request;
   request.set_allocation_id(allocation_id);
   request.set_ttl_seconds(ttl_seconds);
-  return Call<v1::RenewRequest, v1::Allocation>([](const Endpoint& e, auto* c, const auto& q,
-                                                   auto* r) { return e.placement->Renew(c, q, r); },
-                                                request);
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::Renew, request);
 }
 
 absl::StatusOr<v1::Allocation> TopoplaceClient::Commit(const std::string& allocation_id,
@@ -259,67 +257,61 @@ absl::StatusOr<v1::Allocation> TopoplaceClient::Commit(const std::string& alloca
   v1::CommitRequest request;
   request.set_allocation_id(allocation_id);
   request.set_external_id(external_id);
-  return Call<v1::CommitRequest, v1::Allocation>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.placement->Commit(c, q, r);
-      },
-      request);
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::Commit, request);
 }
 
 absl::StatusOr<v1::Allocation> TopoplaceClient::Release(const std::string& allocation_id) {
   v1::ReleaseRequest request;
   request.set_allocation_id(allocation_id);
-  return Call<v1::ReleaseRequest, v1::Allocation>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.placement->Release(c, q, r);
-      },
-      request);
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::Release, request);
 }
 
 absl::StatusOr<v1::Allocation> TopoplaceClient::GetAllocation(const std::string& allocation_id) {
   v1::GetAllocationRequest request;
   request.set_allocation_id(allocation_id);
-  return Call<v1::GetAllocationRequest, v1::Allocation>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.placement->GetAllocation(c, q, r);
-      },
-      request);
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::GetAllocation, request);
+}
+
+absl::StatusOr<v1::Allocation> TopoplaceClient::GetAllocationByExternalId(
+    const std::string& external_id) {
+  v1::GetAllocationRequest request;
+  request.set_external_id(external_id);
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::GetAllocation, request);
 }
 
 absl::StatusOr<v1::ListAllocationsResponse> TopoplaceClient::ListAllocations() {
-  return Call<v1::ListAllocationsRequest, v1::ListAllocationsResponse>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.placement->ListAllocations(c, q, r);
-      },
-      v1::ListAllocationsRequest());
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::ListAllocations,
+                v1::ListAllocationsRequest());
 }
 
 absl::StatusOr<v1::ExplainResponse> TopoplaceClient::Explain(const std::string& allocation_id) {
   v1::ExplainRequest request;
   request.set_allocation_id(allocation_id);
-  return Call<v1::ExplainRequest, v1::ExplainResponse>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.placement->Explain(c, q, r);
-      },
-      request);
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::Explain, request);
 }
 
 absl::StatusOr<v1::FabricSummary> TopoplaceClient::GetFabricSummary() {
-  return Call<v1::GetFabricSummaryRequest, v1::FabricSummary>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.topology->GetFabricSummary(c, q, r);
-      },
-      v1::GetFabricSummaryRequest());
+  return Invoke(&Endpoint::topology, &v1::Topology::Stub::GetFabricSummary,
+                v1::GetFabricSummaryRequest());
+}
+
+absl::StatusOr<v1::HostInfo> TopoplaceClient::GetHost(const v1::GetHostRequest& request) {
+  return Invoke(&Endpoint::topology, &v1::Topology::Stub::GetHost, request);
+}
+
+absl::StatusOr<v1::GetPathResponse> TopoplaceClient::GetPath(const v1::GetPathRequest& request) {
+  return Invoke(&Endpoint::topology, &v1::Topology::Stub::GetPath, request);
+}
+
+absl::StatusOr<v1::ListDomainsResponse> TopoplaceClient::ListDomains(
+    const v1::ListDomainsRequest& request) {
+  return Invoke(&Endpoint::topology, &v1::Topology::Stub::ListDomains, request);
 }
 
 absl::StatusOr<v1::ReportHostResponse> TopoplaceClient::ReportHost(const std::string& report_json) {
   v1::ReportHostRequest request;
   request.set_report_json(report_json);
-  return Call<v1::ReportHostRequest, v1::ReportHostResponse>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.topology->ReportHost(c, q, r);
-      },
-      request);
+  return Invoke(&Endpoint::topology, &v1::Topology::Stub::ReportHost, request);
 }
 
 absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReportsPage(
@@ -327,11 +319,32 @@ absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReportsPage
   v1::ListHostReportsRequest request;
   request.set_page_size(page_size);
   request.set_page_token(page_token);
-  return Call<v1::ListHostReportsRequest, v1::ListHostReportsResponse>(
-      [](const Endpoint& e, auto* c, const auto& q, auto* r) {
-        return e.topology->ListHostReports(c, q, r);
-      },
-      request);
+  return Invoke(&Endpoint::topology, &v1::Topology::Stub::ListHostReports, request);
+}
+
+absl::StatusOr<v1::ReportResponse> TopoplaceClient::ReportProbeResults(
+    const v1::ReportProbeResultsRequest& request) {
+  return Invoke(&Endpoint::telemetry, &v1::Telemetry::Stub::ReportProbeResults, request);
+}
+
+absl::StatusOr<v1::ReportResponse> TopoplaceClient::ReportPortCounters(
+    const v1::ReportPortCountersRequest& request) {
+  return Invoke(&Endpoint::telemetry, &v1::Telemetry::Stub::ReportPortCounters, request);
+}
+
+absl::StatusOr<v1::GetLinkHealthResponse> TopoplaceClient::GetLinkHealth(
+    const v1::GetLinkHealthRequest& request) {
+  return Invoke(&Endpoint::telemetry, &v1::Telemetry::Stub::GetLinkHealth, request);
+}
+
+absl::StatusOr<v1::GetJobPathResponse> TopoplaceClient::GetJobPath(
+    const v1::GetJobPathRequest& request) {
+  return Invoke(&Endpoint::telemetry, &v1::Telemetry::Stub::GetJobPath, request);
+}
+
+absl::StatusOr<v1::GetAffectedAllocationsResponse> TopoplaceClient::GetAffectedAllocations(
+    const v1::GetAffectedAllocationsRequest& request) {
+  return Invoke(&Endpoint::telemetry, &v1::Telemetry::Stub::GetAffectedAllocations, request);
 }
 
 absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReports() {

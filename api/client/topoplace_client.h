@@ -1,6 +1,8 @@
-// A synchronous client for a running topoplaced: one channel, one call per method, every
-// failure an absl::Status carrying the daemon's code and message (prefixed with the
-// address when the daemon cannot be reached).
+// The one way to call a running topoplaced (or several replicas): a method per RPC of the
+// Placement, Topology and Telemetry services (all but the WatchFabric stream), each going
+// through the same failover path (see ClientOptions::server), every failure an
+// absl::Status carrying the daemon's code and message (prefixed with the address when no
+// daemon can be reached).
 //
 //   TP_ASSIGN_OR_RETURN(ClientOptions options, ClientOptionsFromEnv("127.0.0.1:7469"));
 //   TP_ASSIGN_OR_RETURN(auto client, TopoplaceClient::Connect(options));
@@ -68,9 +70,15 @@ class TopoplaceClient {
                                         const std::string& external_id);
   absl::StatusOr<v1::Allocation> Release(const std::string& allocation_id);
   absl::StatusOr<v1::Allocation> GetAllocation(const std::string& allocation_id);
+  // The live allocation committed to `external_id` (a Slurm job, a pod group); NotFound
+  // when none is.
+  absl::StatusOr<v1::Allocation> GetAllocationByExternalId(const std::string& external_id);
   absl::StatusOr<v1::ListAllocationsResponse> ListAllocations();
   absl::StatusOr<v1::ExplainResponse> Explain(const std::string& allocation_id);
   absl::StatusOr<v1::FabricSummary> GetFabricSummary();
+  absl::StatusOr<v1::HostInfo> GetHost(const v1::GetHostRequest& request);
+  absl::StatusOr<v1::GetPathResponse> GetPath(const v1::GetPathRequest& request);
+  absl::StatusOr<v1::ListDomainsResponse> ListDomains(const v1::ListDomainsRequest& request);
   // Sends one host's agent report (topoplace.agent-report/v1 JSON); the daemon keeps the
   // latest per host.
   absl::StatusOr<v1::ReportHostResponse> ReportHost(const std::string& report_json);
@@ -80,9 +88,16 @@ class TopoplaceClient {
   // Every stored host report, by host name: asks page after page until the last.
   absl::StatusOr<v1::ListHostReportsResponse> ListHostReports();
 
-  // For callers that need the raw generated stubs (tests, tools): the channel to the
-  // daemon that answered last (the first listed before any call).
-  const std::shared_ptr<grpc::Channel>& channel() const;
+  // Telemetry: an agent's or collector's reports, and what operators ask of link health.
+  absl::StatusOr<v1::ReportResponse> ReportProbeResults(
+      const v1::ReportProbeResultsRequest& request);
+  absl::StatusOr<v1::ReportResponse> ReportPortCounters(
+      const v1::ReportPortCountersRequest& request);
+  absl::StatusOr<v1::GetLinkHealthResponse> GetLinkHealth(const v1::GetLinkHealthRequest& request);
+  absl::StatusOr<v1::GetJobPathResponse> GetJobPath(const v1::GetJobPathRequest& request);
+  absl::StatusOr<v1::GetAffectedAllocationsResponse> GetAffectedAllocations(
+      const v1::GetAffectedAllocationsRequest& request);
+
   // The daemon that answered the last call (the first listed before any call).
   std::string LastAddress() const;
 
@@ -93,12 +108,20 @@ class TopoplaceClient {
     std::shared_ptr<grpc::Channel> channel;
     std::unique_ptr<v1::Placement::Stub> placement;
     std::unique_ptr<v1::Topology::Stub> topology;
+    std::unique_ptr<v1::Telemetry::Stub> telemetry;
   };
+  // A generated stub's blocking method.
+  template <typename Stub, typename Request, typename Response>
+  using Rpc = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
   TopoplaceClient(ClientOptions options, std::vector<Endpoint> endpoints);
   // Calls `method(endpoint, context, request, response)` on the daemon that answered last,
   // then on the others in list order while they are unreachable.
   template <typename Request, typename Response, typename Method>
   absl::StatusOr<Response> Call(Method method, const Request& request) const;
+  // Call for the method `rpc` of each endpoint's `stub`: what every public method uses.
+  template <typename Stub, typename Request, typename Response>
+  absl::StatusOr<Response> Invoke(std::unique_ptr<Stub> Endpoint::*stub,
+                                  Rpc<Stub, Request, Response> rpc, const Request& request) const;
 
   ClientOptions options_;
   std::vector<Endpoint> endpoints_;

@@ -46,13 +46,8 @@ int64_t TtlSeconds(absl::Duration ttl) {
 
 class GrpcPlacementBackend final : public PlacementBackend {
  public:
-  GrpcPlacementBackend(std::unique_ptr<client::TopoplaceClient> client,
-                       const client::ClientOptions& options, std::string policy)
-      : client_(std::move(client)),
-        policy_(std::move(policy)),
-        token_(options.token),
-        timeout_(options.timeout),
-        placement_(v1::Placement::NewStub(client_->channel())) {}
+  GrpcPlacementBackend(std::unique_ptr<client::TopoplaceClient> client, std::string policy)
+      : client_(std::move(client)), policy_(std::move(policy)) {}
 
   absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl) override {
     const int64_t ttl_seconds = TtlSeconds(ttl);
@@ -83,16 +78,7 @@ class GrpcPlacementBackend final : public PlacementBackend {
   }
 
   absl::StatusOr<GroupPlan> FindCommitted(const std::string& external_id) override {
-    // TopoplaceClient looks allocations up by id only; the lookup by external id goes
-    // through the generated stub with the same credentials and deadline.
-    v1::GetAllocationRequest request;
-    request.set_external_id(external_id);
-    v1::Allocation allocation;
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
-    if (!token_.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token_));
-    TP_RETURN_IF_ERROR(
-        rpc::FromGrpcStatus(placement_->GetAllocation(&context, request, &allocation)));
+    TP_ASSIGN_OR_RETURN(v1::Allocation allocation, client_->GetAllocationByExternalId(external_id));
     TP_ASSIGN_OR_RETURN(v1::ExplainResponse explain, client_->Explain(allocation.allocation_id()));
     GroupPlan plan;
     plan.allocation_id = allocation.allocation_id();
@@ -104,9 +90,6 @@ class GrpcPlacementBackend final : public PlacementBackend {
  private:
   std::unique_ptr<client::TopoplaceClient> client_;
   std::string policy_;
-  std::string token_;
-  absl::Duration timeout_;
-  std::unique_ptr<v1::Placement::Stub> placement_;
 };
 
 }  // namespace
@@ -116,7 +99,7 @@ absl::StatusOr<PlacementBackendPtr> ConnectGrpcPlacementBackend(
   TP_ASSIGN_OR_RETURN(std::unique_ptr<client::TopoplaceClient> client,
                       client::TopoplaceClient::Connect(options));
   return PlacementBackendPtr(
-      std::make_unique<GrpcPlacementBackend>(std::move(client), options, std::move(policy)));
+      std::make_unique<GrpcPlacementBackend>(std::move(client), std::move(policy)));
 }
 
 }  // namespace topoplace::k8s

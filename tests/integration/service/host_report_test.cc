@@ -4,6 +4,7 @@
 // in-process TopoplaceServer with the credentials from the environment.
 #include <gmock/gmock.h>
 #include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -185,7 +186,8 @@ TEST_F(HostReportTest, HostTokenReportsOnlyAboutItsOwnHostAndCannotReserve) {
 TEST_F(HostReportTest, HostTokenSendsTelemetryOnlyAboutItsOwnPorts) {
   WriteHostTokens();
   StartServer();
-  auto stub = v1::Telemetry::NewStub(Client(kHost5Token)->channel());
+  auto stub = v1::Telemetry::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", server_->port()), grpc::InsecureChannelCredentials()));
   auto send = [&](const std::string& reporter, const std::string& endpoint) {
     v1::ReportPortCountersRequest report;
     report.set_reporter(reporter);

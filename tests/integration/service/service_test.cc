@@ -209,7 +209,8 @@ TEST_F(ServiceTest, Service_MeasuredUplinkCounterRatesSteerPlacementsOffAHotBloc
   config_.uplink_counter_max_age = absl::Seconds(60);
   StartServer();
   auto client = Client();
-  auto stub = v1::Telemetry::NewStub(client->channel());
+  auto stub = v1::Telemetry::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", server_->port()), grpc::InsecureChannelCredentials()));
   const Fabric& fabric = server_->fabric();
   const std::string job = "tp=8,pp=8,dp=8,model=70b";  // 64 nodes: two of four blocks
   auto before = client->Place(job, "");
@@ -299,6 +300,96 @@ TEST_F(ServiceTest, Service_ClientListMovesPastAnUnreachableDaemonWithIdempotent
   // A malformed list is refused before any call.
   options.server = "127.0.0.1:1,,127.0.0.1:2";
   EXPECT_EQ(TopoplaceClient::Connect(options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Hardening finding 8: gRPC sets SO_REUSEPORT by default, so a second daemon on the same
+// port used to start and take every other connection. Now it cannot bind, says so, and
+// the first one keeps serving.
+TEST_F(ServiceTest, Service_ASecondServerOnTheSamePortRefusesToStart) {
+  StartServer();
+  ServerConfig second = config_;
+  second.listen = absl::StrCat("127.0.0.1:", server_->port());
+  second.db_path = dir_.File("second.db");
+  auto refused = TopoplaceServer::Start(second, clock_);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("cannot serve on"));
+  EXPECT_TRUE(Client()->GetFabricSummary().ok());
+}
+
+// Every RPC goes through the one client and its failover (house issue, point 4): with the
+// first daemon of the list down, telemetry reports (the agent's probe results and
+// counters), link health, a job's path, the allocations a link touches, the extender's
+// look-up by external id and the topology queries are all served by the next one.
+TEST_F(ServiceTest, Service_EveryClientCallMovesPastADaemonThatIsDown) {
+  StartServer();
+  int dead_port = 0;
+  {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &dead_port);
+    std::unique_ptr<grpc::Server> probe = builder.BuildAndStart();
+    ASSERT_NE(probe, nullptr);
+    probe->Shutdown();
+  }
+  ClientOptions options;
+  options.server = absl::StrCat("127.0.0.1:", dead_port, ",127.0.0.1:", server_->port(),
+                                ",127.0.0.1:", dead_port);
+  options.timeout = absl::Seconds(10);
+  absl::StatusOr<std::unique_ptr<TopoplaceClient>> connected = TopoplaceClient::Connect(options);
+  ASSERT_TRUE(connected.ok()) << connected.status();
+  TopoplaceClient& client = **connected;
+  auto reserved = client.Reserve("tp=8,pp=1,dp=1", "", 0);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  const std::string id = reserved->allocation().allocation_id();
+  ASSERT_TRUE(client.Commit(id, "k8s:default/gang").ok());
+  const std::string host = reserved->allocation().gpus(0).host();
+
+  v1::ReportProbeResultsRequest probes;
+  probes.set_reporter("collector");
+  v1::ProbeResult* probe = probes.add_results();
+  probe->set_source(host + "/mlx5_0");
+  probe->set_target(host == "b00-n001" ? "b00-n000/mlx5_0" : "b00-n001/mlx5_0");
+  probe->set_reachable(true);
+  probe->set_latency_us(4);
+  auto probed = client.ReportProbeResults(probes);
+  ASSERT_TRUE(probed.ok()) << probed.status();
+  EXPECT_EQ(probed->accepted(), 1);
+
+  v1::ReportPortCountersRequest counters;
+  counters.set_reporter("collector");
+  counters.add_counters()->set_endpoint(host + "/mlx5_0");
+  auto counted = client.ReportPortCounters(counters);
+  ASSERT_TRUE(counted.ok()) << counted.status();
+  EXPECT_EQ(counted->accepted(), 1);
+
+  v1::GetLinkHealthRequest health;
+  health.set_endpoint(host + "/mlx5_0");
+  auto links = client.GetLinkHealth(health);
+  ASSERT_TRUE(links.ok()) << links.status();
+  EXPECT_EQ(links->links_size(), 1);
+
+  v1::GetJobPathRequest path;
+  path.set_external_id("k8s:default/gang");
+  auto job_path = client.GetJobPath(path);
+  ASSERT_TRUE(job_path.ok()) << job_path.status();
+  EXPECT_EQ(job_path->allocation().allocation_id(), id);
+
+  v1::GetAffectedAllocationsRequest affected;
+  affected.set_link(host + "/mlx5_0");
+  auto touched = client.GetAffectedAllocations(affected);
+  ASSERT_TRUE(touched.ok()) << touched.status();
+  ASSERT_EQ(touched->allocations_size(), 1);
+  EXPECT_EQ(touched->allocations(0).allocation_id(), id);
+
+  auto by_external = client.GetAllocationByExternalId("k8s:default/gang");
+  ASSERT_TRUE(by_external.ok()) << by_external.status();
+  EXPECT_EQ(by_external->allocation_id(), id);
+  EXPECT_TRUE(absl::IsNotFound(client.GetAllocationByExternalId("k8s:default/none").status()));
+
+  v1::GetHostRequest get_host;
+  get_host.set_host(host);
+  EXPECT_TRUE(client.GetHost(get_host).ok());
+  EXPECT_TRUE(client.ListDomains(v1::ListDomainsRequest()).ok());
+  EXPECT_EQ(client.LastAddress(), absl::StrCat("127.0.0.1:", server_->port()));
 }
 
 // A name with several DNS records is one daemon per record: the client tries each, so a
@@ -601,7 +692,8 @@ TEST_F(ServiceTest, Service_TopologyAnswersHostsPathsAndFreeCapacity) {
   EXPECT_EQ(summary->blocks(), 4);
   ASSERT_TRUE(client->Reserve("tp=8,pp=1,dp=1", "", 0).ok());
 
-  auto stub = v1::Topology::NewStub(client->channel());
+  auto stub = v1::Topology::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port()),
+                                                        grpc::InsecureChannelCredentials()));
   {
     grpc::ClientContext ctx;
     v1::ListDomainsRequest request;
@@ -652,7 +744,8 @@ TEST_F(ServiceTest, Service_TopologyAnswersHostsPathsAndFreeCapacity) {
 TEST_F(ServiceTest, Service_TelemetryReportsAreStoredAndCounted) {
   StartServer();
   auto client = Client();
-  auto stub = v1::Telemetry::NewStub(client->channel());
+  auto stub = v1::Telemetry::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", server_->port()), grpc::InsecureChannelCredentials()));
   v1::ReportPortCountersRequest report;
   report.set_reporter("b00-n000");
   v1::PortCounters* c = report.add_counters();

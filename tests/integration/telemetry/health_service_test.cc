@@ -3,6 +3,7 @@
 // after the hysteresis; WatchFabric streams the change; placement avoids the host; the
 // reverse lookup lists the allocation the link touches; the state survives a restart.
 #include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
 
 #include <set>
 #include <string>
@@ -41,7 +42,8 @@ class HealthServiceTest : public ::testing::Test {
     client::ClientOptions options;
     options.server = absl::StrCat("127.0.0.1:", server_->port());
     client_ = *client::TopoplaceClient::Connect(options);
-    telemetry_ = v1::Telemetry::NewStub(client_->channel());
+    telemetry_ = v1::Telemetry::NewStub(grpc::CreateChannel(
+        absl::StrCat("127.0.0.1:", server_->port()), grpc::InsecureChannelCredentials()));
   }
   grpc::Status Report(const std::string& source, const std::string& target, bool reachable,
                       double latency_us = 5) {
@@ -106,7 +108,8 @@ TEST_F(HealthServiceTest, DownLinkIsStreamedAvoidedListedAndRemembered) {
   const std::string host = held->allocation().gpus(0).host();
 
   // Watch from before the change.
-  auto topology = v1::Topology::NewStub(client_->channel());
+  auto topology = v1::Topology::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", server_->port()), grpc::InsecureChannelCredentials()));
   grpc::ClientContext watch_ctx;
   auto watch = topology->WatchFabric(&watch_ctx, v1::WatchFabricRequest());
   v1::FabricSummary first;
