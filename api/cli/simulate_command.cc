@@ -59,21 +59,27 @@ absl::StatusOr<std::vector<std::string>> ParsePolicies(const std::string& list) 
   return names;
 }
 
-absl::StatusOr<sim::Trace> LoadTrace(const SimulateOptions& opt, int64_t fabric_gpus) {
+absl::StatusOr<sim::Trace> LoadTrace(const SimulateOptions& opt, const Fabric& fabric) {
+  const int64_t fabric_gpus = static_cast<int64_t>(fabric.gpus().size());
   if (opt.jobs < 0) {
     return absl::InvalidArgumentError(absl::StrCat("--jobs: expected >= 0, got ", opt.jobs));
   }
   sim::Trace trace;
-  if (opt.trace == sim::kLargeMixTraceName) {
+  // Jobs the degree rule shapes from a GPU count are shaped for this fabric's hosts.
+  const sim::NodeShape shape = sim::NodeShapeOf(fabric);
+  if (opt.trace == sim::kLargeMixTraceName || opt.trace == sim::kMoeMixTraceName) {
     sim::LargeMixOptions mix;
     mix.jobs = opt.jobs > 0 ? opt.jobs : mix.jobs;
     mix.seed = opt.seed;
+    mix.shape = shape;
+    if (opt.trace == sim::kMoeMixTraceName) mix.moe_share = sim::kMoeMixShare;
     TP_ASSIGN_OR_RETURN(trace, sim::GenerateLargeJobMix(fabric_gpus, mix));
   } else {
     TP_ASSIGN_OR_RETURN(trace, sim::LoadTraceFile(opt.trace));
     if (opt.jobs > 0 && static_cast<int64_t>(trace.jobs.size()) > opt.jobs) {
       trace.jobs.resize(static_cast<size_t>(opt.jobs));
     }
+    TP_RETURN_IF_ERROR(sim::ReshapeFor(trace, shape));
   }
   return trace;
 }
@@ -124,7 +130,7 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
   TP_ASSIGN_OR_RETURN(sched::EcmpMode ecmp, sched::ParseEcmpMode(opt.ecmp));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
   const int64_t gpus = static_cast<int64_t>(fabric->gpus().size());
-  TP_ASSIGN_OR_RETURN(const sim::Trace base_trace, LoadTrace(opt, gpus));
+  TP_ASSIGN_OR_RETURN(const sim::Trace base_trace, LoadTrace(opt, *fabric));
   sim::SimOptions sim_options;
   sim_options.seed = opt.seed;
   sim_options.backfill_window = opt.backfill_window;
@@ -197,7 +203,8 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--fabric", opt->fabric, "Fabric file, or preset:NAME")->required();
   cmd->add_option("--trace", opt->trace,
                   "Trace file (Philly-style CSV or '#topoplace-trace v1'), or " +
-                      std::string(sim::kLargeMixTraceName))
+                      std::string(sim::kLargeMixTraceName) + " or " +
+                      std::string(sim::kMoeMixTraceName))
       ->required();
   cmd->add_option("--policy", opt->policies,
                   "Comma-separated policies, or 'all': " +

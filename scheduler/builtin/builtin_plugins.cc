@@ -14,8 +14,11 @@ PlacementPolicyPtr MakeTopoplacePolicy() { return std::make_unique<TopoplacePoli
 }  // namespace
 
 const PluginRegistry& BuiltinPlugins() {
-  // Spine bytes dominate: they are what oversubscription punishes. Link health and uplink
-  // load are next: a degraded or congested link stalls the whole job. The rest break ties.
+  // On fabrics whose NVLink domains span hosts, bytes leaving a domain come first (NVLink
+  // gives a GB200 GPU 1.8 TB/s, its NIC 50 GB/s: each such byte is ~36x slower), so their
+  // weight makes a 1% difference outweigh any tie-breaker; the scorer is 0 elsewhere. Then
+  // spine bytes: they are what oversubscription punishes. Link health and uplink load are
+  // next: a degraded or congested link stalls the whole job. The rest break ties.
   static const PluginRegistry* const kRegistry = new PluginRegistry(
       {
           {kTopoplacePolicyName, &MakeTopoplacePolicy},
@@ -34,6 +37,8 @@ const PluginRegistry& BuiltinPlugins() {
           {kLinkHealthScorerName, &MakeLinkHealthScorer, 5.0},
           {kRailAlignmentScorerName, &MakeRailAlignmentScorer, 2.0},
           {kUplinkLoadScorerName, &MakeUplinkLoadScorer, 5.0},
+          {kNvlinkEgressScorerName, &MakeNvlinkEgressScorer, 100.0},
+          {kNvlinkFragmentationScorerName, &MakeNvlinkFragmentationScorer, 1.0},
       });
   return *kRegistry;
 }

@@ -44,6 +44,22 @@ PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
     fp.partial_blocks_before += (free_before > 0 && free_before < total) ? 1 : 0;
     fp.partial_blocks_after += (free_after > 0 && free_after < total) ? 1 : 0;
   }
+  if (inv.nvlink_level()) {
+    std::vector<int> gpus_in_domain(fabric.nvlink_domains().size(), 0);
+    for (const RankSlot& slot : slots) {
+      const int32_t d = fabric.hosts()[slot.host].nvlink_domain_id;
+      if (d >= 0) ++gpus_in_domain[d];
+    }
+    for (int32_t d = 0; d < static_cast<int32_t>(gpus_in_domain.size()); ++d) {
+      if (gpus_in_domain[d] == 0) continue;
+      ++fp.nvlink_domains_used;
+      const int free_before = inv.nvlink_free_gpus(d);
+      const int free_after = free_before - gpus_in_domain[d];
+      const int total = inv.nvlink_total_gpus(d);
+      fp.partial_domains_before += (free_before > 0 && free_before < total) ? 1 : 0;
+      fp.partial_domains_after += (free_after > 0 && free_after < total) ? 1 : 0;
+    }
+  }
   return fp;
 }
 

@@ -22,6 +22,11 @@ struct PlanFootprint {
   int partial_blocks_before = 0, partial_blocks_after = 0;
   int degraded_hosts = 0;
   int blocks_with_bad_uplinks = 0;  // among the blocks used
+  // The same for NVLink domains, counted only on fabrics whose domains span hosts (where
+  // every host is its own domain, block counts say it all).
+  int nvlink_domains_used = 0;
+  int partial_domains_before = 0, partial_domains_after = 0;
+  int domain_fragmentation_delta() const { return partial_domains_after - partial_domains_before; }
   int fragmentation_delta() const { return partial_blocks_after - partial_blocks_before; }
 };
 

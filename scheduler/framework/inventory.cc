@@ -1,5 +1,7 @@
 #include "scheduler/framework/inventory.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace topoplace::sched {
@@ -39,8 +41,18 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
   inv.pod_free_.assign(fabric.pods().size(), 0);
   inv.block_free_gpus_.assign(fabric.blocks().size(), 0);
   inv.block_total_gpus_.assign(fabric.blocks().size(), 0);
+  const bool nvlink_level = fabric.nvlink_domains().size() < num_hosts;
+  if (nvlink_level) {
+    inv.nvlink_free_.assign(fabric.nvlink_domains().size(), 0);
+    inv.nvlink_free_gpus_.assign(fabric.nvlink_domains().size(), 0);
+    inv.nvlink_total_gpus_.assign(fabric.nvlink_domains().size(), 0);
+  }
   for (HostId h = 0; h < static_cast<HostId>(num_hosts); ++h) {
     const Host& host = fabric.hosts()[h];
+    if (nvlink_level && host.nvlink_domain_id >= 0) {
+      inv.nvlink_free_gpus_[host.nvlink_domain_id] += occupancy.free_gpus(h);
+      inv.nvlink_total_gpus_[host.nvlink_domain_id] += static_cast<int>(host.gpus.size());
+    }
     if (host.block >= 0) {
       inv.block_free_gpus_[host.block] += occupancy.free_gpus(h);
       inv.block_total_gpus_[host.block] += static_cast<int>(host.gpus.size());
@@ -66,9 +78,31 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
     }
     ++inv.block_free_[host.block];
     if (host.pod >= 0) ++inv.pod_free_[host.pod];
+    if (nvlink_level && host.nvlink_domain_id >= 0) ++inv.nvlink_free_[host.nvlink_domain_id];
     ++inv.total_free_;
   }
   return inv;
+}
+
+Inventory Inventory::RestrictedTo(std::span<const HostId> hosts) const {
+  Inventory out = *this;
+  std::fill(out.eligible_.begin(), out.eligible_.end(), 0);
+  std::fill(out.block_free_.begin(), out.block_free_.end(), 0);
+  std::fill(out.pod_free_.begin(), out.pod_free_.end(), 0);
+  std::fill(out.nvlink_free_.begin(), out.nvlink_free_.end(), 0);
+  out.total_free_ = 0;
+  for (HostId h : hosts) {
+    if (!eligible_[h] || out.eligible_[h]) continue;
+    out.eligible_[h] = 1;
+    const Host& host = fabric_->hosts()[h];
+    ++out.block_free_[host.block];
+    if (host.pod >= 0) ++out.pod_free_[host.pod];
+    if (!out.nvlink_free_.empty() && host.nvlink_domain_id >= 0) {
+      ++out.nvlink_free_[host.nvlink_domain_id];
+    }
+    ++out.total_free_;
+  }
+  return out;
 }
 
 int Inventory::TakeHosts(int32_t block, int count, std::vector<uint8_t>& taken,

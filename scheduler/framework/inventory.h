@@ -10,6 +10,7 @@
 #define TOPOPLACE_SCHEDULER_FRAMEWORK_INVENTORY_H_
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,6 +28,10 @@ class Inventory {
   static absl::StatusOr<Inventory> Build(const Fabric& fabric, const Occupancy& occupancy,
                                          const HealthView& health, const JobSpec& job);
 
+  // The same inventory with only `hosts` eligible (those of them that are), for a policy
+  // that has chosen a host set and wants to arrange it with the block-level machinery.
+  Inventory RestrictedTo(std::span<const HostId> hosts) const;
+
   const Fabric& fabric() const { return *fabric_; }
   const Occupancy& occupancy() const { return *occupancy_; }
   // True if `host` can run one node of the job.
@@ -35,6 +40,14 @@ class Inventory {
   int block_free(int32_t block) const { return block_free_[block]; }
   int pod_free(int32_t pod) const { return pod_free_[pod]; }
   int total_free() const { return total_free_; }
+  // True when some NVLink domain spans several hosts; the nvlink_* counts below are kept
+  // only then (elsewhere every host is its own domain and block counts say it all).
+  bool nvlink_level() const { return !nvlink_free_.empty(); }
+  // Eligible hosts of NVLink domain `d` (Fabric::nvlink_domains() index).
+  int nvlink_free(int32_t d) const { return nvlink_free_[d]; }
+  // Free GPUs of NVLink domain `d` (any host), for the NVLink fragmentation score.
+  int nvlink_free_gpus(int32_t d) const { return nvlink_free_gpus_[d]; }
+  int nvlink_total_gpus(int32_t d) const { return nvlink_total_gpus_[d]; }
   // Free GPUs of a block (any host), for the fragmentation score.
   int block_free_gpus(int32_t block) const { return block_free_gpus_[block]; }
   int block_total_gpus(int32_t block) const { return block_total_gpus_[block]; }
@@ -55,6 +68,7 @@ class Inventory {
   const Occupancy* occupancy_ = nullptr;
   std::vector<uint8_t> eligible_;
   std::vector<int> block_free_, pod_free_, block_free_gpus_, block_total_gpus_;
+  std::vector<int> nvlink_free_, nvlink_free_gpus_, nvlink_total_gpus_;
   int total_free_ = 0, excluded_ = 0, unhealthy_ = 0, busy_ = 0;
 };
 

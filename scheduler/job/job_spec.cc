@@ -304,10 +304,12 @@ absl::Status ValidateJobSpec(const JobSpec& job) {
   if (job.world_size() > (int64_t{1} << 24)) {
     return FieldError("tp*cp*ep*dp*pp", "at most 16777216 GPUs", absl::StrCat(job.world_size()));
   }
-  if (!job.tp_across_nodes && job.gpus_per_node % job.tp != 0) {
+  // A TP group fills part of one node or whole nodes; whole nodes must then share an
+  // NVLink domain, which the engine checks against the fabric (CheckTpFitsADomain).
+  if (!job.tp_across_nodes && job.gpus_per_node % job.tp != 0 && job.tp % job.gpus_per_node != 0) {
     return FieldError("tp",
-                      absl::StrCat("a divisor of gpus_per_node=", job.gpus_per_node,
-                                   " so that TP stays inside one NVLink domain (set "
+                      absl::StrCat("a divisor or a multiple of gpus_per_node=", job.gpus_per_node,
+                                   " so that TP groups fill whole NVLink domains' hosts (set "
                                    "tp_across_nodes=1 to allow otherwise)"),
                       absl::StrCat(job.tp));
   }
@@ -321,6 +323,14 @@ absl::Status ValidateJobSpec(const JobSpec& job) {
   if (m.hidden < 1 || m.seq < 1 || m.micro_batch < 1 || m.layers < 1 || m.micro_batches < 1 ||
       !(m.params > 0)) {
     return FieldError("model", "h, s, b, layers, mb and params all >= 1", m.name);
+  }
+  if (m.moe_layers > m.layers) {
+    return FieldError("layers", absl::StrCat("at least the model's ", m.moe_layers, " MoE layers"),
+                      absl::StrCat(m.layers));
+  }
+  if (m.experts > 0 && m.experts % job.ep != 0) {
+    return FieldError("ep", absl::StrCat("a divisor of the model's ", m.experts, " experts"),
+                      absl::StrCat(job.ep));
   }
   if (m.layers < job.pp) {
     return FieldError("pp", absl::StrCat("at most layers=", m.layers, " pipeline stages"),

@@ -52,7 +52,9 @@ struct ExplicitBytes {
 struct JobSpec {
   int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
   int gpus_per_node = 8;
-  bool tp_across_nodes = false;  // allow tp > gpus_per_node (TP leaves the NVLink domain)
+  // Allow TP groups to leave an NVLink domain. Without it, tp divides gpus_per_node or is
+  // a multiple of it, and the engine keeps each TP group inside one domain.
+  bool tp_across_nodes = false;
   RankOrder order = RankOrder::kTpCpEpDpPp;
   ModelShape model;
   ExplicitBytes bytes;
@@ -77,8 +79,8 @@ struct JobSpec {
 absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec);
 
 // Checks the cross-field rules: degrees >= 1, world size a multiple of gpus_per_node,
-// tp divides gpus_per_node (unless tp_across_nodes), sizes in range. ParseJobSpec calls it;
-// callers that build a JobSpec by hand should too.
+// tp divides gpus_per_node or is a multiple of it (unless tp_across_nodes), sizes in range.
+// ParseJobSpec calls it; callers that build a JobSpec by hand should too.
 absl::Status ValidateJobSpec(const JobSpec& job);
 
 // The canonical spec string of `job` (parses back to the same JobSpec).

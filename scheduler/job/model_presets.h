@@ -26,10 +26,23 @@ struct ModelShape {
   int64_t micro_batches = 8;  // m, per iteration per pipeline
   std::string dtype = "bf16";
   int dtype_bytes = 2;
+  // Mixture of experts (zero for dense models): layers with an MoE block (0: every layer,
+  // when ep > 1), routed experts per MoE layer, experts each token is sent to (top-k), and
+  // the parameters that live in routed experts (sharded over EP, not replicated over DP).
+  int64_t moe_layers = 0;
+  int experts = 0;
+  int top_k = 1;
+  double expert_params = 0;
 };
 
-// Returns the preset called `name` ("7b", "70b", "175b", "405b"; case-insensitive), or
-// nullptr. Presets are Llama-2/GPT-3/Llama-3-class shapes with b=1 and m=8.
+// Parameters one token passes through: all of a dense model's; for mixture of experts the
+// shared ones plus top_k / experts of the routed ones (DeepSeek-V3: 17.1e9 + 653.9e9 x
+// 8 / 256 = 37.5e9, against the 37B its report gives).
+double ActiveParams(const ModelShape& m);
+
+// Returns the preset called `name` (case-insensitive), or nullptr: dense Llama-2/GPT-3/
+// Llama-3-class shapes "7b", "70b", "175b", "405b", and mixture-of-experts shapes
+// "deepseek-v3", "qwen3-235b", "mixtral-8x7b"; all with b=1 and m=8.
 const ModelShape* FindModelPreset(absl::string_view name);
 
 // Preset names in a stable order, for error messages and help.

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "scheduler/framework/footprint.h"
 #include "scheduler/framework/inventory.h"
+#include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/placement/lower_bound.h"
 #include "scheduler/traffic/traffic_report.h"
@@ -73,6 +74,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   const Fabric& fabric = *fabric_;
   const JobSpec& job = request.job;
   TP_RETURN_IF_ERROR(ValidateJobSpec(job));
+  TP_RETURN_IF_ERROR(CheckTpFitsADomain(fabric, job));
   TP_ASSIGN_OR_RETURN(PlacementPolicyPtr policy, plugins_->MakePolicy(request.policy));
   TP_ASSIGN_OR_RETURN(std::vector<WeightedScorer> scorers, plugins_->MakeScorers(request.weights));
   TP_ASSIGN_OR_RETURN(Inventory inv, Inventory::Build(fabric, occupancy, health_, job));
@@ -94,11 +96,20 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   std::optional<Evaluated> best;
   std::vector<std::string> rejections;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const Candidate& cand = candidates[i];
+    Candidate& cand = candidates[i];
     if (static_cast<int>(cand.node_hosts.size()) != nodes) {
       return absl::InternalError(absl::StrCat("policy ", policy->name(), " proposed ",
                                               cand.node_hosts.size(), " hosts for ", nodes,
                                               " nodes"));
+    }
+    // Consecutive node slots carry the TP groups (RankOrder): where the policy's order
+    // would split one across NVLink domains, hosts of one domain are put side by side.
+    if (inv.nvlink_level() && TpDomainViolation(fabric, inv, job, cand.node_hosts)) {
+      GroupByNvlinkDomain(fabric, cand.node_hosts);
+    }
+    if (std::optional<std::string> split = TpDomainViolation(fabric, inv, job, cand.node_hosts)) {
+      rejections.push_back(absl::StrCat(cand.how, ": ", *split));
+      continue;
     }
     absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, job, cand.node_hosts, occupancy);
     if (!slots.ok()) {

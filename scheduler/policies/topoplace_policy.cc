@@ -8,7 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/framework/domain_select.h"
+#include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/policies/block_packing.h"
+#include "scheduler/policies/nvlink_packing.h"
 #include "scheduler/traffic/node_graph.h"
 
 namespace topoplace::sched {
@@ -231,6 +233,19 @@ std::optional<Candidate> AvoidingHotBlocks(const PlacementContext& ctx, DomainLe
   return std::move(avoiding.front());
 }
 
+// On fabrics whose NVLink domains span hosts, TP x CP x EP groups (the heaviest traffic)
+// stay inside a domain whenever some candidate keeps them there: the others are dropped.
+std::vector<Candidate> KeepGroupsInDomains(const PlacementContext& ctx,
+                                           std::vector<Candidate> out) {
+  if (!ctx.inventory.nvlink_level()) return out;
+  const int unit = NvlinkUnitNodes(ctx.job, LargestNvlinkDomain(ctx.fabric));
+  const auto splits = [&](const Candidate& c) {
+    return !GroupsStayInDomains(ctx.fabric, c.node_hosts, unit);
+  };
+  if (!std::all_of(out.begin(), out.end(), splits)) std::erase_if(out, splits);
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementContext& ctx) const {
@@ -240,14 +255,41 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
   if (ctx.nodes == 1) {
     if (std::optional<Candidate> c = OneHost(ctx)) return std::vector<Candidate>{*std::move(c)};
   }
-  if (std::vector<Candidate> out = OneBlock(ctx); !out.empty()) return out;
+  // NVLink domains spanning hosts are the innermost level (nvlink_packing.h): one domain
+  // when one holds the job; otherwise the fewest domains competes with the block phases.
+  std::vector<Candidate> out;
+  if (ctx.inventory.nvlink_level()) {
+    if (std::vector<Candidate> one = OneNvlinkDomain(ctx, kBlockCandidates); !one.empty()) {
+      return one;
+    }
+    if (std::optional<Candidate> c = FewestNvlinkDomains(ctx, allowed)) {
+      // The same hosts in the block phases' arrangements too (stage or DP-column cuts at
+      // block boundaries): which order sends the fewest bytes off NVLink depends on the
+      // job, so the engine weighs them all.
+      const Inventory chosen = ctx.inventory.RestrictedTo(c->node_hosts);
+      PlacementContext sub = {ctx.fabric, ctx.job,  ctx.layout,      ctx.traffic,     chosen,
+                              ctx.nodes,  ctx.seed, ctx.uplink_busy, ctx.avoid_blocks};
+      for (std::vector<Candidate> arranged : {OneBlock(sub), MultiBlockCandidates(sub, allowed)}) {
+        for (Candidate& a : arranged) {
+          a.how += ", over the hosts of the fewest NVLink domains";
+          out.push_back(std::move(a));
+        }
+      }
+      out.push_back(*std::move(c));
+    }
+  }
+  if (std::vector<Candidate> blocks = OneBlock(ctx); !blocks.empty()) {
+    for (Candidate& c : blocks) out.push_back(std::move(c));
+    return KeepGroupsInDomains(ctx, std::move(out));
+  }
   if (allowed == DomainLevel::kBlock) return NoBlockFits(ctx);
   // Phase 2, several blocks (MultiBlockCandidates).
-  std::vector<Candidate> out = MultiBlockCandidates(ctx, allowed);
-  if (std::optional<Candidate> c = AvoidingHotBlocks(ctx, allowed, out)) {
-    out.push_back(*std::move(c));
+  std::vector<Candidate> multi = MultiBlockCandidates(ctx, allowed);
+  if (std::optional<Candidate> c = AvoidingHotBlocks(ctx, allowed, multi)) {
+    multi.push_back(*std::move(c));
   }
-  if (!out.empty()) return out;
+  for (Candidate& c : multi) out.push_back(std::move(c));
+  if (!out.empty()) return KeepGroupsInDomains(ctx, std::move(out));
   return absl::ResourceExhaustedError(
       absl::StrCat("max_tier=", MaxTierName(ctx.job.max_tier), " (hard): no ",
                    allowed == DomainLevel::kPod ? "pod" : "domain", " has ", ctx.nodes,

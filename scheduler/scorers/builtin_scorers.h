@@ -16,6 +16,8 @@ inline constexpr absl::string_view kFragmentationScorerName = "fragmentation";
 inline constexpr absl::string_view kLinkHealthScorerName = "link-health";
 inline constexpr absl::string_view kRailAlignmentScorerName = "rail-alignment";
 inline constexpr absl::string_view kUplinkLoadScorerName = "uplink-load";
+inline constexpr absl::string_view kNvlinkEgressScorerName = "nvlink-egress";
+inline constexpr absl::string_view kNvlinkFragmentationScorerName = "nvlink-fragmentation";
 
 // Bytes per iteration that climb to the spine or above, relative to every byte that
 // could leave a node.
@@ -36,6 +38,12 @@ ScorerPtr MakeRailAlignmentScorer();
 // by how loaded (ScoreInput::uplink_busy), relative to all the bytes it sends up: prefers
 // candidates whose traffic avoids hot uplinks. 0 when no load is known.
 ScorerPtr MakeUplinkLoadScorer();
+// On fabrics whose NVLink domains span hosts (GB200 NVL72): bytes that leave their NVLink
+// domain for the network, relative to all the job's bytes. 0 elsewhere.
+ScorerPtr MakeNvlinkEgressScorer();
+// On such fabrics: change in the number of partly used NVLink domains, as the block
+// fragmentation scorer counts blocks. 0 elsewhere.
+ScorerPtr MakeNvlinkFragmentationScorer();
 
 }  // namespace topoplace::sched
 

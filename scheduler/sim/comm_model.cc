@@ -45,7 +45,7 @@ double CommModel::ComputeSeconds(const JobSpec& job) const {
                                     static_cast<double>(m.micro_batch) *
                                     static_cast<double>(m.micro_batches);
   const double flops_per_gpu =
-      6.0 * m.params * tokens_per_replica * job.dp / static_cast<double>(job.world_size());
+      6.0 * ActiveParams(m) * tokens_per_replica * job.dp / static_cast<double>(job.world_size());
   return options_.gpu_flops > 0 ? flops_per_gpu / options_.gpu_flops : 0;
 }
 

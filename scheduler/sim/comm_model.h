@@ -3,7 +3,8 @@
 //   t_step = t_compute + sum over dims d != dp of t_comm(d)
 //            + max(0, t_comm(dp) - dp_overlap * backward_share * t_compute / m)
 //
-// where t_compute = 6 * P * (s * b * m) * dp / world_size / gpu_flops (the 6PT rule:
+// where t_compute = 6 * P * (s * b * m) * dp / world_size / gpu_flops (the 6PT rule, P the
+// parameters a token activates (ActiveParams: all of them for dense models):
 // forward + backward FLOPs per token, spread over the GPUs of one data-parallel replica),
 // and a dimension's communication time t_comm(d) is its per-rank bytes at each tier
 // (TrafficReport::dim_tier_bytes / world size) over the bandwidth a rank gets there:

@@ -27,6 +27,10 @@ absl::StatusOr<Trace> GenerateLargeJobMix(int64_t fabric_gpus, const LargeMixOpt
     return absl::InvalidArgumentError(
         absl::StrCat("large-job mix: expected 1 to 10000000 jobs, got ", options.jobs));
   }
+  if (!(options.moe_share >= 0) || options.moe_share > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("large-job mix: expected an MoE share in [0, 1], got ", options.moe_share));
+  }
   if (!(options.target_load > 0) || options.target_load > 100) {
     return absl::InvalidArgumentError(absl::StrCat(
         "large-job mix: expected a target load in (0, 100], got ", options.target_load));
@@ -44,7 +48,7 @@ absl::StatusOr<Trace> GenerateLargeJobMix(int64_t fabric_gpus, const LargeMixOpt
 
   std::mt19937_64 rng(options.seed);
   Trace trace;
-  trace.source = std::string(kLargeMixTraceName);
+  trace.source = std::string(options.moe_share > 0 ? kMoeMixTraceName : kLargeMixTraceName);
   double t = 0;
   for (int64_t id = 0; id < options.jobs; ++id) {
     TraceJob job;
@@ -54,7 +58,11 @@ absl::StatusOr<Trace> GenerateLargeJobMix(int64_t fabric_gpus, const LargeMixOpt
         sizes.size() - 1, static_cast<size_t>(Uniform(rng) * static_cast<double>(sizes.size())));
     job.duration_s = std::round(kMinDurationS *
                                 std::exp(Uniform(rng) * std::log(kMaxDurationS / kMinDurationS)));
-    TP_ASSIGN_OR_RETURN(job.spec, JobForGpuCount(sizes[k]));
+    // The coin is drawn only for a mix with MoE jobs, so the large mix stays as it was.
+    job.moe = options.moe_share > 0 && Uniform(rng) < options.moe_share;
+    job.derived_from_gpus = sizes[k];
+    TP_ASSIGN_OR_RETURN(job.spec, job.moe ? MoeJobForGpuCount(sizes[k], options.shape)
+                                          : JobForGpuCount(sizes[k], options.shape));
     trace.jobs.push_back(std::move(job));
     t += std::round(-std::log(1.0 - Uniform(rng)) / rate);
   }

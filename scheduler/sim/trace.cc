@@ -21,6 +21,20 @@ absl::StatusOr<Trace> LoadTraceFile(const std::string& path) {
   return ParseCsvTrace(text, path);
 }
 
+absl::Status ReshapeFor(Trace& trace, const NodeShape& shape) {
+  for (TraceJob& job : trace.jobs) {
+    if (job.derived_from_gpus == 0) continue;
+    absl::StatusOr<JobSpec> spec = job.moe ? MoeJobForGpuCount(job.derived_from_gpus, shape)
+                                           : JobForGpuCount(job.derived_from_gpus, shape);
+    if (!spec.ok()) return spec.status();
+    spec->max_tier = job.spec.max_tier;
+    spec->mode = job.spec.mode;
+    spec->max_wait_s = job.spec.max_wait_s;
+    job.spec = *std::move(spec);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ScaleLoad(Trace& trace, double scale) {
   if (!(scale > 0) || scale > 1e9) {
     return absl::InvalidArgumentError(

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "scheduler/job/job_spec.h"
+#include "scheduler/sim/degree_rule.h"
 
 namespace topoplace::sched::sim {
 
@@ -23,6 +24,10 @@ struct TraceJob {
   double duration_s = 0;
   JobSpec spec;  // validated; spec.world_size() GPUs
   int line = 0;  // line in the source file, for messages
+  // The GPU count the degree rule shaped `spec` from (degree_rule.h); 0 when the trace
+  // gave the spec itself. ReshapeFor derives such specs again for other hosts.
+  int64_t derived_from_gpus = 0;
+  bool moe = false;  // shaped by the MoE rule
 };
 
 struct Trace {
@@ -38,6 +43,11 @@ absl::StatusOr<Trace> LoadTraceFile(const std::string& path);
 // Divides every arrival time by `scale` (> 0), so that the same jobs arrive `scale` times
 // faster: the offered load grows by `scale`. InvalidArgument if scale <= 0.
 absl::Status ScaleLoad(Trace& trace, double scale);
+
+// Derives again, for hosts of `shape`, every spec the degree rule made from a bare GPU
+// count (a trace read before the fabric was known assumes 8-GPU hosts). Keeps each job's
+// constraints (max_tier, mode, max_wait). InvalidArgument from the rule.
+absl::Status ReshapeFor(Trace& trace, const NodeShape& shape);
 
 // Sorts jobs by (arrival_s, id): the order the event loop needs.
 void SortByArrival(Trace& trace);

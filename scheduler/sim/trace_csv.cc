@@ -39,6 +39,7 @@ absl::StatusOr<TraceJob> ParseCsvLine(LineRef where, absl::string_view line) {
   absl::StatusOr<JobSpec> spec = JobForGpuCount(gpus);
   if (!spec.ok()) return LineError(where, spec.status().message());
   job.spec = *std::move(spec);
+  job.derived_from_gpus = gpus;
   return job;
 }
 

@@ -53,12 +53,18 @@ TrafficModel BuildTrafficModel(const JobSpec& job) {
   // that), hence 3*(c-1)*2*b*(s/c)*h/t per layer per micro-batch. Assumes no GQA.
   per_rank[static_cast<int>(Dim::kCp)] = mb * layers_per_stage * 3 * (c - 1) * 2 * bsh / t * e;
   // EP (MoE, not in SC'21): dispatch and combine all-to-alls forward and backward (4 per
-  // layer per micro-batch) of the rank's b*(s/c)*h/t tokens, of which (x-1)/x leave the rank.
-  // Assumes top-1 routing and an MoE block in every layer.
-  per_rank[static_cast<int>(Dim::kEp)] = mb * layers_per_stage * 4 * bsh / t * (x - 1) / x * e;
+  // MoE layer per micro-batch); each of the rank's b*(s/c)*h/t token vectors goes to top_k
+  // experts, of which (x-1)/x sit on other ranks (uniform routing). Dense presets count an
+  // MoE block in every layer with top-1 routing.
+  const double moe_layers_per_stage =
+      static_cast<double>(m.moe_layers > 0 ? m.moe_layers : m.layers) / p;
+  per_rank[static_cast<int>(Dim::kEp)] =
+      mb * moe_layers_per_stage * 4 * bsh / t * m.top_k * (x - 1) / x * e;
   // DP (SC'21 sec. 3.2/3.5): ring all-reduce of the gradient shard, about P/(t*p)
-  // parameters per device, sends 2(d-1)/d of it once per iteration.
-  per_rank[static_cast<int>(Dim::kDp)] = 2 * (d - 1) / d * m.params / (t * p) * e;
+  // parameters per device, sends 2(d-1)/d of it once per iteration. Routed experts are
+  // sharded over EP, so a device holds 1/x of them.
+  const double params = m.params - m.expert_params + m.expert_params / x;
+  per_rank[static_cast<int>(Dim::kDp)] = 2 * (d - 1) / d * params / (t * p) * e;
   // PP (SC'21 sec. 4.1 scatter/gather): per micro-batch b*s*h/t elements per direction
   // between a rank and its counterpart in the adjacent stage (b*s*h without the
   // optimisation); an average rank has 2(p-1)/p such (stage, direction) pairs.

@@ -62,6 +62,41 @@ std::vector<Preset> Presets() {
     p.spine_uplink_gbps = 800;
     presets.push_back({"clos3-100k", p});
   }
+  {
+    // NVIDIA DGX GB200 SuperPOD: racks of 18 compute trays x 4 Blackwell GPUs on one NVLink
+    // switch fabric (72 GPUs, 1.8 TB/s each), 4 ConnectX-7 400G NICs per tray for the
+    // rail-optimised compute fabric, 8 racks a scalable unit (docs.nvidia.com, "DGX
+    // SuperPOD reference architecture with DGX GB200", abstract and network-fabrics; DGX
+    // GB200 user guide, hardware). 16 racks = 2 SUs, 1,152 GPUs. Ours, not NVIDIA's: one
+    // rail leaf per rail for every two racks (36 x 400G down, non-blocking up to 8 spines);
+    // the RA's own cabling figure was not transcribed.
+    ClosParams p;
+    p.name = "gb200-nvl72";
+    p.blocks_per_pod = 8;
+    p.nodes_per_block = 36;
+    p.gpus_per_node = 4;
+    p.rails = 4;
+    p.spines_per_pod = 8;
+    p.leaf_uplink_gbps = 800;
+    p.nodes_per_nvlink_domain = 18;
+    presets.push_back({"gb200-nvl72", p});
+  }
+  {
+    // The seed design's "fully connected NVLink across 256 GPUs": a DGX GH200-like domain of
+    // 256 one-GPU superchips on one NVLink switch system (NVIDIA DGX GH200 announcement,
+    // "up to 256 GPUs"), each with one ConnectX-7 400G NIC. Four domains, 1,024 GPUs; ours:
+    // each domain under one leaf group (one rail), non-blocking to 8 spines.
+    ClosParams p;
+    p.name = "gh200-nvl256";
+    p.blocks_per_pod = 4;
+    p.nodes_per_block = 256;
+    p.gpus_per_node = 1;
+    p.rails = 1;
+    p.spines_per_pod = 8;
+    p.leaf_uplink_gbps = 800;
+    p.nodes_per_nvlink_domain = 256;
+    presets.push_back({"gh200-nvl256", p});
+  }
   return presets;
 }
 
@@ -89,6 +124,12 @@ absl::Status Validate(const ClosParams& p) {
   TP_RETURN_IF_ERROR(positive("rails", p.rails));
   TP_RETURN_IF_ERROR(positive("nic_gbps", p.nic_gbps));
   TP_RETURN_IF_ERROR(positive("spines_per_pod", p.spines_per_pod));
+  TP_RETURN_IF_ERROR(positive("nodes_per_nvlink_domain", p.nodes_per_nvlink_domain));
+  if (p.nodes_per_block % p.nodes_per_nvlink_domain != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "nodes_per_nvlink_domain (", p.nodes_per_nvlink_domain, ") must divide nodes_per_block (",
+        p.nodes_per_block, "): an NVLink domain sits under one leaf group"));
+  }
   TP_RETURN_IF_ERROR(positive("leaf_uplink_gbps", p.leaf_uplink_gbps));
   TP_RETURN_IF_ERROR(positive("leaf_oversubscription", p.leaf_oversubscription));
   if (p.rail_planes && p.spines_per_pod % p.rails != 0) {
@@ -156,8 +197,13 @@ absl::StatusOr<FabricPtr> GenerateClos(const ClosParams& p) {
         }
       }
       for (int n = 0; n < p.nodes_per_block; ++n) {
-        TP_ASSIGN_OR_RETURN(HostId host, b.AddHost(absl::StrFormat("b%0*d-n%0*d", block_digits,
-                                                                   block, node_digits, n)));
+        const std::string domain = p.nodes_per_nvlink_domain > 1
+                                       ? absl::StrFormat("nvl-b%0*d-d%d", block_digits, block,
+                                                         n / p.nodes_per_nvlink_domain)
+                                       : "";
+        TP_ASSIGN_OR_RETURN(
+            HostId host,
+            b.AddHost(absl::StrFormat("b%0*d-n%0*d", block_digits, block, node_digits, n), domain));
         std::vector<NicId> nics;
         for (int r = 0; r < p.rails; ++r) {
           TP_ASSIGN_OR_RETURN(NicId nic, b.AddNic(host, nic_names[r], p.nic_gbps));

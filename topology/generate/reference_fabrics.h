@@ -1,5 +1,6 @@
 // Parameterised generators for rail-optimised Clos fabrics, and the named reference
-// presets every test and benchmark can use (rail-512, superpod-4su, rail-28k, clos3-100k).
+// presets every test and benchmark can use (rail-512, superpod-4su, rail-28k, clos3-100k,
+// and the NVLink-domain fabrics gb200-nvl72 and gh200-nvl256).
 //
 //   TP_ASSIGN_OR_RETURN(FabricPtr f, GeneratePreset("superpod-4su"));
 //   ClosParams p = ...;  p.nodes_per_block = 16;
@@ -7,6 +8,9 @@
 //
 // Naming: hosts "bBB-nNNN" (global block, node in block), NICs "mlx5_R" (R = rail),
 // leaves "leaf-bBB-rR", spines "spine-pP-sSS", cores "core-CC"; widths grow with counts.
+// NVLink domains (when nodes_per_nvlink_domain > 1) are "nvl-bBB-dD": the D-th run of
+// nodes_per_nvlink_domain consecutive hosts of block BB (a rack of trays on one NVLink
+// switch fabric).
 #ifndef TOPOPLACE_TOPOLOGY_GENERATE_REFERENCE_FABRICS_H_
 #define TOPOPLACE_TOPOLOGY_GENERATE_REFERENCE_FABRICS_H_
 
@@ -39,6 +43,10 @@ struct ClosParams {
   int cores = 0;                       // tiers == 3 only
   double spine_uplink_gbps = 400;
   double spine_oversubscription = 1.0;
+  // Hosts per NVLink domain (multi-node NVLink: a GB200 NVL72 rack is 18 trays of 4 GPUs);
+  // must divide nodes_per_block, so a domain sits under one leaf group. 1: each host is
+  // its own domain (NVLink inside the node only).
+  int nodes_per_nvlink_domain = 1;
 };
 
 // Builds the fabric `p` describes. InvalidArgument names the offending parameter.

@@ -13,7 +13,14 @@
 namespace topoplace::store {
 
 absl::StatusOr<std::unique_ptr<ExclusiveLock>> ExclusiveLock::Acquire(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+  const bool writable = fd >= 0;
+  if (fd < 0 && (errno == EROFS || errno == EACCES)) {
+    // A read-only directory (a read-only mount): an existing lock file still locks (flock
+    // needs no write access); with none, no daemon can write there, so none is needed.
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) return std::unique_ptr<ExclusiveLock>(new ExclusiveLock(-1));
+  }
   if (fd < 0) {
     return absl::UnavailableError(
         absl::StrCat("cannot create lock file '", path, "': ", std::strerror(errno)));
@@ -34,13 +41,15 @@ absl::StatusOr<std::unique_ptr<ExclusiveLock>> ExclusiveLock::Acquire(const std:
         "db_path"));
   }
   const std::string pid = absl::StrCat(::getpid(), "\n");
-  if (::ftruncate(fd, 0) != 0 ||
+  if (!writable || ::ftruncate(fd, 0) != 0 ||
       ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
     // The pid is only for the message; the lock itself holds.
   }
   return std::unique_ptr<ExclusiveLock>(new ExclusiveLock(fd));
 }
 
-ExclusiveLock::~ExclusiveLock() { ::close(fd_); }
+ExclusiveLock::~ExclusiveLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 }  // namespace topoplace::store

@@ -20,7 +20,8 @@ class ExclusiveLock {
  public:
   // Creates `path` if needed and locks it. FailedPrecondition naming the file and the
   // holder's pid when another open file holds it (another process, or this one);
-  // Unavailable naming the file when it cannot be created or locked.
+  // Unavailable naming the file when it cannot be created or locked. On a read-only file
+  // system an existing lock file is locked read-only, and a missing one is not needed.
   static absl::StatusOr<std::unique_ptr<ExclusiveLock>> Acquire(const std::string& path);
   ~ExclusiveLock();
   ExclusiveLock(const ExclusiveLock&) = delete;
@@ -28,7 +29,7 @@ class ExclusiveLock {
 
  private:
   explicit ExclusiveLock(int fd) : fd_(fd) {}
-  int fd_;
+  int fd_;  // -1: nothing to lock (read-only file system)
 };
 
 }  // namespace topoplace::store

@@ -97,9 +97,15 @@ INSTANTIATE_TEST_SUITE_P(
                       BadSpec{"tp=1,pp=1,dp=3,gpus_per_node=8", "gpus_per_node"},  // 3 % 8
                       BadSpec{"tp=8,pp=1,dp=1,params=0", "params"}, BadSpec{"", "spec"}));
 
-TEST(JobSpec, TpAcrossNodesAllowsTpLargerThanANode) {
-  EXPECT_FALSE(ParseJobSpec("tp=16,pp=1,dp=1").ok());
-  EXPECT_TRUE(ParseJobSpec("tp=16,pp=1,dp=1,tp_across_nodes=1").ok());
+// TP of whole nodes parses (the engine then keeps it inside one NVLink domain of the
+// fabric); TP that would split a node's GPUs unevenly needs tp_across_nodes.
+TEST(JobSpec, TpIsPartOfANodeOrWholeNodesUnlessTpAcrossNodes) {
+  EXPECT_TRUE(ParseJobSpec("tp=16,pp=1,dp=1").ok());
+  EXPECT_TRUE(ParseJobSpec("tp=8,pp=1,dp=1,gpus_per_node=4").ok());
+  absl::StatusOr<JobSpec> uneven = ParseJobSpec("tp=12,pp=1,dp=2,model=175b");
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_NE(uneven.status().message().find("'tp'"), std::string::npos) << uneven.status();
+  EXPECT_TRUE(ParseJobSpec("tp=12,pp=1,dp=2,model=175b,tp_across_nodes=1").ok());
 }
 
 TEST(JobSpec, MaxWaitTakesSecondsOrMinutesOrHours) {

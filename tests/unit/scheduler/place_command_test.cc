@@ -66,7 +66,7 @@ TEST(PlaceCommand, JsonIsStableAndComplete) {
   EXPECT_EQ(j["policy"], "slurm-tree");
   EXPECT_EQ(j["hosts"].size(), 64u);
   EXPECT_EQ(j["ranks"].size(), 512u);
-  EXPECT_EQ(j["explain"].size(), 7u);  // one entry per registered scorer
+  EXPECT_EQ(j["explain"].size(), 9u);  // one entry per registered scorer
   EXPECT_TRUE(j["bytes_per_tier"].contains("spine"));
   EXPECT_TRUE(j.contains("spine_bytes_lower_bound"));
   // Bytes per link: every NIC cable of the 64 hosts, plus leaf uplinks for the bytes that

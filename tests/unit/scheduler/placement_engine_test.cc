@@ -227,7 +227,7 @@ TEST(Placement, HardMaxTierFailsAndSoftMaxTierRelaxesWithANote) {
 // A hard tier is a promise to stay inside one domain of that tier, so a job that one such
 // domain can hold must place, whatever the fabric's shape: one pod (superpod-4su,
 // rail-28k), one block (rail-512), several pods (clos3-100k). Each tier gets the largest
-// job its first domain holds on an empty fabric (8-GPU nodes, tp=8: one node a DP rank).
+// job its first domain holds on an empty fabric (tp = a host's GPUs: one node a DP rank).
 TEST(Placement, EveryHardTierPlacesAJobItsFirstDomainCanHoldOnEveryPreset) {
   for (const std::string& preset : PresetNames()) {
     absl::StatusOr<FabricPtr> f = GeneratePreset(preset);
@@ -239,11 +239,12 @@ TEST(Placement, EveryHardTierPlacesAJobItsFirstDomainCanHoldOnEveryPreset) {
       pod_nodes += static_cast<int>(fabric.blocks()[b].hosts.size());
     }
     const PlacementEngine engine(*f);
+    const size_t gpus = fabric.hosts()[0].gpus.size();
     const std::pair<const char*, int> cases[] = {
         {"leaf", block_nodes}, {"block", block_nodes}, {"pod", pod_nodes}, {"cluster", pod_nodes}};
     for (const auto& [tier, nodes] : cases) {
-      const std::string spec =
-          absl::StrCat("tp=8,pp=1,dp=", nodes, ",max_tier=", tier, ",mode=hard");
+      const std::string spec = absl::StrCat("tp=", gpus, ",gpus_per_node=", gpus,
+                                            ",pp=1,dp=", nodes, ",max_tier=", tier, ",mode=hard");
       absl::StatusOr<PlacementPlan> plan = Place(engine, spec, Occupancy(fabric));
       ASSERT_TRUE(plan.ok()) << preset << " " << spec << ": " << plan.status();
       EXPECT_EQ(plan->footprint.pods_used, 1) << preset << " " << spec;
@@ -307,9 +308,10 @@ TEST(Placement, Tp4AndTp2JobsPlaceOnEveryPresetWithRailLocalForwarding) {
     absl::StatusOr<FabricPtr> f = GeneratePreset(preset);
     ASSERT_TRUE(f.ok()) << f.status();
     const PlacementEngine engine(*f);
+    const std::string gpus_per_node = absl::StrCat(",gpus_per_node=", (*f)->hosts()[0].gpus.size());
     for (const char* spec : {"tp=4,pp=4,dp=16,model=70b", "tp=2,pp=2,dp=32,model=7b"}) {
       PlacementRequest req;
-      req.job = *ParseJobSpec(spec);
+      req.job = *ParseJobSpec(spec + gpus_per_node);
       req.routing.rail_local = true;
       absl::StatusOr<PlacementPlan> plan = engine.Place(req, Occupancy(**f));
       ASSERT_TRUE(plan.ok()) << preset << " " << spec << ": " << plan.status();

@@ -55,6 +55,35 @@ TEST(TrafficModel, MatchesTheSc21FormulasFor70b) {
   EXPECT_DOUBLE_EQ(t.total_bytes, 256 * (75161927680.0 + 7656250000.0 + 67108864.0 * 1.5));
 }
 
+// DeepSeek-V3 as its report trained it (arXiv 2412.19437 sec. 3.2: PP16, EP64, no TP;
+// 2,048 GPUs, so DP 2), one 4K sequence per micro-batch, m = 8, bf16 on the wire. By hand:
+// a rank holds 4096 tokens of 7168 elements; each goes to 8 experts, 63/64 of them on other
+// ranks; 4 all-to-alls (dispatch and combine, forward and backward) per MoE layer; 58 of
+// the 61 layers are MoE, 58/16 = 3.625 per stage. Per MoE layer and micro-batch that is
+// 4 x 4096 x 7168 x 8 x 63/64 x 2 B = 1,849,688,064 B (1.85 GB) per rank.
+TEST(TrafficModel, DeepSeekV3ExpertParallelBytesMatchTheHandComputedFigure) {
+  const TrafficModel t =
+      BuildTrafficModel(Parse("tp=1,pp=16,dp=2,ep=64,gpus_per_node=8,model=deepseek-v3"));
+  const double per_layer = 4.0 * 4096 * 7168 * 8 * 63 / 64 * 2;
+  EXPECT_DOUBLE_EQ(per_layer, 1849688064.0);
+  EXPECT_DOUBLE_EQ(t.per_rank_bytes[static_cast<int>(Dim::kEp)], 8 * 58.0 / 16 * per_layer);
+  EXPECT_DOUBLE_EQ(t.pair(Dim::kEp), 8 * 58.0 / 16 * per_layer / 63);  // all-to-all over 64
+  // DP all-reduces the replicated 17.1e9 parameters and 1/64 of the 653.9e9 in routed
+  // experts, over the 16 stages: 2 x 1/2 x (17.1e9 + 653.9e9 / 64) / 16 x 2 B.
+  EXPECT_DOUBLE_EQ(t.pair(Dim::kDp), 2 * 0.5 * (671e9 - 653.9e9 + 653.9e9 / 64) / 16 * 2);
+}
+
+// A token passes through the shared parameters and top_k of the routed experts: the
+// active counts the model cards give follow from the presets' shapes.
+TEST(ModelPresets, ActiveParametersMatchThePublishedOnes) {
+  EXPECT_NEAR(ActiveParams(*FindModelPreset("deepseek-v3")), 37e9, 0.6e9);     // "37B activated"
+  EXPECT_NEAR(ActiveParams(*FindModelPreset("qwen3-235b")), 22e9, 0.3e9);      // "A22B"
+  EXPECT_NEAR(ActiveParams(*FindModelPreset("mixtral-8x7b")), 12.9e9, 0.1e9);  // "12.9B"
+  EXPECT_EQ(ActiveParams(*FindModelPreset("70b")), 70e9);                      // dense: all of them
+  // EP must divide the experts.
+  EXPECT_FALSE(ParseJobSpec("tp=1,pp=1,dp=1,ep=3,gpus_per_node=3,model=deepseek-v3").ok());
+}
+
 TEST(TrafficModel, ExplicitBytesReplaceTheModelPerGroup) {
   const TrafficModel t = BuildTrafficModel(Parse("tp=8,pp=2,dp=4,ep=4,dp_bytes=1e9,ep_bytes=3e9"));
   EXPECT_DOUBLE_EQ(t.pair(Dim::kDp), 1e9);  // ring: all to the successor

@@ -47,6 +47,40 @@ INSTANTIATE_TEST_SUITE_P(
       return "Gpus" + std::to_string(info.param.gpus);
     });
 
+// On 4-GPU trays (GB200 NVL72) TP stays inside a tray and the rest is as before.
+TEST(DegreeRule, FollowsTheHostsGpuCount) {
+  absl::StatusOr<JobSpec> job = JobForGpuCount(64, {.gpus_per_node = 4, .nvlink_domain_gpus = 72});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->gpus_per_node, 4);
+  EXPECT_EQ(job->tp, 4);
+  EXPECT_EQ(job->pp, 4);
+  EXPECT_EQ(job->dp, 4);
+  absl::StatusOr<JobSpec> one_gpu_hosts = JobForGpuCount(64, {.gpus_per_node = 1});
+  ASSERT_TRUE(one_gpu_hosts.ok()) << one_gpu_hosts.status();
+  EXPECT_EQ(one_gpu_hosts->gpus_per_node, 1);
+  EXPECT_EQ(one_gpu_hosts->tp, 1);
+}
+
+// The MoE rule keeps TP x EP inside one NVLink domain where the fabric has large ones.
+TEST(DegreeRule, MoeJobsKeepTheirExpertGroupInsideAnNvlinkDomain) {
+  const NodeShape nvl72{.gpus_per_node = 4, .nvlink_domain_gpus = 72};
+  absl::StatusOr<JobSpec> small = MoeJobForGpuCount(64, nvl72);
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(small->model.name, "mixtral-8x7b");
+  EXPECT_EQ(small->tp, 4);
+  EXPECT_EQ(small->ep, 8);  // the model has 8 experts
+  EXPECT_EQ(small->world_size(), 64);
+  absl::StatusOr<JobSpec> big = MoeJobForGpuCount(1024, nvl72);
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_EQ(big->model.name, "deepseek-v3");
+  EXPECT_EQ(big->tp * big->ep, 64);  // 16 trays of one 18-tray rack
+  EXPECT_EQ(big->pp, 16);
+  // On 8-GPU hosts whose NVLink ends at the host, TP x EP fills one host.
+  absl::StatusOr<JobSpec> rail = MoeJobForGpuCount(1024);
+  ASSERT_TRUE(rail.ok()) << rail.status();
+  EXPECT_EQ(rail->tp * rail->ep, 8);
+}
+
 TEST(DegreeRule, RejectsNonPositiveCounts) {
   EXPECT_FALSE(JobForGpuCount(0).ok());
   EXPECT_FALSE(JobForGpuCount(-4).ok());

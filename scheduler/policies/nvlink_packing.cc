@@ -1,0 +1,121 @@
+#include "scheduler/policies/nvlink_packing.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/framework/nvlink_domains.h"
+
+namespace topoplace::sched {
+namespace {
+
+// The first `count` eligible hosts of NVLink domain `d`, in host order.
+void TakeFromDomain(const PlacementContext& ctx, int32_t d, int count, std::vector<HostId>& out) {
+  for (HostId h : ctx.fabric.nvlink_domains()[d]) {
+    if (count == 0) return;
+    if (!ctx.inventory.eligible(h)) continue;
+    out.push_back(h);
+    --count;
+  }
+}
+
+// The NVLink domains of block `b` (a domain sits in one block), in id order.
+std::vector<int32_t> DomainsOf(const Fabric& fabric, int32_t b) {
+  std::vector<int32_t> out;
+  const auto& domains = fabric.nvlink_domains();
+  for (int32_t d = 0; d < static_cast<int32_t>(domains.size()); ++d) {
+    if (fabric.hosts()[domains[d].front()].block == b) out.push_back(d);
+  }
+  return out;
+}
+
+// What a domain can take in whole units of `unit` nodes.
+int UnitCapacity(const PlacementContext& ctx, int32_t d, int unit) {
+  return ctx.inventory.nvlink_free(d) / unit * unit;
+}
+
+// ctx.nodes hosts over the fewest of the domains of `blocks`, each domain's share a
+// multiple of `unit` but for the last; empty if they cannot hold the job that way. Blocks
+// first (fewest, by their domains' capacity), then domains inside each chosen block, as
+// Kueue descends its levels: the traffic between domains stays under one leaf group
+// where it can.
+std::vector<HostId> Pack(const PlacementContext& ctx, const std::vector<int32_t>& blocks,
+                         int unit) {
+  std::vector<std::vector<int32_t>> domains(blocks.size());
+  std::vector<int> block_capacity(blocks.size(), 0);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    domains[i] = DomainsOf(ctx.fabric, blocks[i]);
+    for (int32_t d : domains[i]) block_capacity[i] += UnitCapacity(ctx, d, unit);
+  }
+  std::vector<Take> block_takes = GreedyBestFit(block_capacity, ctx.nodes);
+  if (block_takes.empty()) return {};
+  // Node slots fill blocks, and domains inside them, in fabric order.
+  const auto by_index = [](const Take& a, const Take& b) { return a.index < b.index; };
+  std::sort(block_takes.begin(), block_takes.end(), by_index);
+  std::vector<HostId> hosts;
+  for (const Take& bt : block_takes) {
+    const std::vector<int32_t>& in_block = domains[bt.index];
+    std::vector<int> capacity(in_block.size());
+    for (size_t i = 0; i < in_block.size(); ++i) capacity[i] = UnitCapacity(ctx, in_block[i], unit);
+    std::vector<Take> takes = GreedyBestFit(capacity, bt.amount);
+    std::sort(takes.begin(), takes.end(), by_index);
+    for (const Take& t : takes) TakeFromDomain(ctx, in_block[t.index], t.amount, hosts);
+  }
+  return hosts;
+}
+
+}  // namespace
+
+std::vector<Candidate> OneNvlinkDomain(const PlacementContext& ctx, int count) {
+  std::vector<std::pair<int, int32_t>> fits;  // (free hosts, domain)
+  for (int32_t d = 0; d < static_cast<int32_t>(ctx.fabric.nvlink_domains().size()); ++d) {
+    const int free = ctx.inventory.nvlink_free(d);
+    if (free >= ctx.nodes) fits.emplace_back(free, d);
+  }
+  std::sort(fits.begin(), fits.end());
+  std::vector<Candidate> out;
+  for (size_t i = 0; i < fits.size() && static_cast<int>(i) < count; ++i) {
+    Candidate c;
+    TakeFromDomain(ctx, fits[i].second, ctx.nodes, c.node_hosts);
+    const HostId first = ctx.fabric.nvlink_domains()[fits[i].second].front();
+    c.how = absl::StrCat("best fit in the NVLink domain of ", ctx.fabric.hosts()[first].name, " (",
+                         fits[i].first, " free hosts)");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::optional<Candidate> FewestNvlinkDomains(const PlacementContext& ctx, DomainLevel allowed) {
+  const int unit = NvlinkUnitNodes(ctx.job, LargestNvlinkDomain(ctx.fabric));
+  std::vector<Domain> scopes = FittingDomains(ctx.inventory, DomainLevel::kBlock, ctx.nodes);
+  if (allowed != DomainLevel::kBlock) {
+    for (const Domain& d : FittingDomains(ctx.inventory, DomainLevel::kPod, ctx.nodes)) {
+      scopes.push_back(d);
+    }
+  }
+  if (allowed == DomainLevel::kCluster) {
+    for (const Domain& d : FittingDomains(ctx.inventory, DomainLevel::kCluster, ctx.nodes)) {
+      scopes.push_back(d);
+    }
+  }
+  // Whole groups in the tightest scope first; split groups (never a TP group) only where
+  // no scope holds whole ones.
+  const int fallback = TpSpanNodes(ctx.job);
+  for (int u : {unit, fallback}) {
+    for (const Domain& scope : scopes) {
+      std::vector<HostId> hosts = Pack(ctx, BlocksOf(ctx.fabric, scope), u);
+      if (hosts.empty()) continue;
+      const char* level = scope.level == DomainLevel::kBlock ? "block "
+                          : scope.level == DomainLevel::kPod ? "pod "
+                                                             : "";
+      return Candidate{
+          std::move(hosts),
+          absl::StrCat("fewest NVLink domains (", u, "-node groups) in ",
+                       scope.level == DomainLevel::kCluster ? "the cluster"
+                                                            : absl::StrCat(level, scope.id))};
+    }
+    if (unit == fallback) break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace topoplace::sched

@@ -1,0 +1,36 @@
+// How the topoplace policy places a job on a fabric whose NVLink domains span hosts
+// (GB200 NVL72 racks): inside one domain when one can hold it, otherwise over the fewest
+// domains, whole free domains first, each taking whole TP x CP x EP groups so the
+// heaviest dimensions stay on NVLink (see scheduler/framework/nvlink_domains.h).
+//
+//   if (ctx.inventory.nvlink_level()) {
+//     if (auto one = OneNvlinkDomain(ctx, 3); !one.empty()) return one;
+//     if (auto c = FewestNvlinkDomains(ctx, allowed)) out.push_back(*c);
+//   }
+//
+// Pure functions of their input; thread-safe. Preconditions: ctx.inventory.nvlink_level().
+#ifndef TOPOPLACE_SCHEDULER_POLICIES_NVLINK_PACKING_H_
+#define TOPOPLACE_SCHEDULER_POLICIES_NVLINK_PACKING_H_
+
+#include <optional>
+#include <vector>
+
+#include "scheduler/framework/domain_select.h"
+#include "scheduler/framework/placement_policy.h"
+
+namespace topoplace::sched {
+
+// The tightest NVLink domains (fewest eligible hosts first, ties by id; at most `count`)
+// that hold all ctx.nodes hosts, each one candidate.
+std::vector<Candidate> OneNvlinkDomain(const PlacementContext& ctx, int count);
+
+// The job over the fewest NVLink domains of the tightest block that can hold it, else of
+// the tightest pod, else of the cluster (as far as `allowed` reaches): domains taken by
+// capacity in whole TP x CP x EP groups, largest first (whole free domains), the last the
+// smallest that covers the rest; node slots fill them block by block. Groups are split
+// only where whole groups cannot fit. nullopt when no scope has the hosts.
+std::optional<Candidate> FewestNvlinkDomains(const PlacementContext& ctx, DomainLevel allowed);
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_POLICIES_NVLINK_PACKING_H_
