@@ -36,6 +36,9 @@ struct Options {
   std::string lldp_file;  // recorded lldpcli output instead of running lldpcli
   bool no_lldp = false;
   std::string server;  // topoplaced to send the report to (host:port)
+  // `nvidia-smi -q` output for the NVLink domain: "auto" runs nvidia-smi when it is on
+  // PATH, "none" skips it, anything else is a file of recorded output.
+  std::string nvidia_smi = "auto";
   discovery::HostDiscoveryOptions discovery;
 };
 
@@ -79,9 +82,23 @@ absl::Status CollectLldp(const Options& opt, AgentReport& report) {
   return absl::OkStatus();
 }
 
+// The text `nvidia-smi -q` prints here, as --nvidia-smi asks; empty when there is none (no
+// NVIDIA driver, or "none").
+absl::StatusOr<std::string> NvidiaSmiQuery(const std::string& source) {
+  if (source == "none") return std::string();
+  if (source == "auto") {
+    if (system("command -v nvidia-smi >/dev/null 2>&1") != 0) return std::string();
+    absl::StatusOr<std::string> out = RunCommand("nvidia-smi -q");
+    return out.ok() ? *out : std::string();  // a GPU-less host's nvidia-smi fails: no domain
+  }
+  return discovery::ReadWholeFile(source);
+}
+
 absl::StatusOr<AgentReport> Collect(const Options& opt) {
   const discovery::SysfsEnvPtr env = discovery::NewDiskSysfsEnv(opt.sysfs_root);
-  TP_ASSIGN_OR_RETURN(AgentReport report, discovery::DiscoverHost(*env, opt.discovery));
+  discovery::HostDiscoveryOptions discovery_options = opt.discovery;
+  TP_ASSIGN_OR_RETURN(discovery_options.nvidia_smi_q, NvidiaSmiQuery(opt.nvidia_smi));
+  TP_ASSIGN_OR_RETURN(AgentReport report, discovery::DiscoverHost(*env, discovery_options));
   report.host = opt.host_name;
   if (report.host.empty()) {
     std::array<char, 256> name{};
@@ -159,6 +176,9 @@ int main(int argc, char** argv) {
                  "Also report virtual interfaces matching this pattern (e.g. 'eth*')");
   app.add_option("--nvlink-domain-file", opt.discovery.nvlink_domain_file,
                  "File (under the sysfs root) holding this host's NVLink domain");
+  app.add_option("--nvidia-smi", opt.nvidia_smi,
+                 "NVLink domain from the GPUs' fabric identity: auto (run nvidia-smi -q if "
+                 "present), none, or a file of recorded nvidia-smi -q output");
   CLI11_PARSE(app, argc, argv);
   if (!opt.once) {
     std::cerr << "topoplace-agent: only --once is implemented (with --json and/or --server)\n";

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "topology/discovery/gpu_fabric.h"
 
 namespace topoplace::discovery {
 namespace {
@@ -215,6 +216,18 @@ absl::StatusOr<AgentReport> DiscoverHost(const SysfsEnv& env, const HostDiscover
       report.warnings.push_back(absl::StrCat("NVLink domain file ", options.nvlink_domain_file,
                                              " not readable; host is its own domain"));
     }
+  }
+  if (report.nvlink_domain.empty() && !options.nvidia_smi_q.empty()) {
+    absl::StatusOr<std::vector<GpuFabricInfo>> gpus =
+        ParseNvidiaSmiFabric(options.nvidia_smi_q, "nvidia-smi -q");
+    if (!gpus.ok()) {
+      report.warnings.push_back(
+          absl::StrCat(gpus.status().message(), "; host is its own NVLink domain"));
+      return report;
+    }
+    GpuFabricDomain domain = NvlinkDomainOf(*gpus);
+    report.nvlink_domain = domain.domain;
+    for (std::string& w : domain.warnings) report.warnings.push_back(std::move(w));
   }
   return report;
 }

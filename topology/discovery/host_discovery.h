@@ -22,6 +22,9 @@ struct HostDiscoveryOptions {
   // Optional file holding the NVLink domain (e.g. the NVLink clique or cluster UUID that
   // nvidia-smi reports); relative to the env root. Empty: not read.
   std::string nvlink_domain_file = {};
+  // The text of `nvidia-smi -q` for this host's GPUs (gpu_fabric.h): its Fabric sections
+  // give the NVLink domain when the file above does not. Empty: not used.
+  std::string nvidia_smi_q = {};
 };
 
 // Fills nics, gpus and nvlink_domain of a report (host name and LLDP are the caller's).
