@@ -83,6 +83,7 @@ absl::StatusOr<std::string> Render(const Fabric& fabric, const ExportOptions& op
     return k8s::RenderKueueTopology(fabric, version);
   }
   if (opt.format == "volcano-hypernodes") return k8s::RenderVolcanoHyperNodes(fabric, scope.keep);
+  if (opt.format == "kai-topology") return k8s::RenderKaiTopology(fabric);
   TP_ASSIGN_OR_RETURN(slurm::SlurmTopology topology,
                       slurm::BuildSlurmTopology(fabric, names, scope.keep));
   for (const std::string& w : topology.warnings) scope.notes.push_back(w);
@@ -120,10 +121,11 @@ void RegisterExportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("format", opt->format,
                   "slurm-tree (topology.conf, topology/tree), slurm-block (topology.conf, "
                   "topology/block), slurm-yaml (topology.yaml), k8s-labels (Node labels), "
-                  "kueue-topology (Kueue Topology), volcano-hypernodes (Volcano HyperNodes)")
+                  "kueue-topology (Kueue Topology), volcano-hypernodes (Volcano HyperNodes), "
+                  "kai-topology (KAI Topology)")
       ->required()
       ->check(CLI::IsMember({"slurm-tree", "slurm-block", "slurm-yaml", "k8s-labels",
-                             "kueue-topology", "volcano-hypernodes"}));
+                             "kueue-topology", "volcano-hypernodes", "kai-topology"}));
   cmd->add_option("--fabric", opt->fabric, "Fabric file, or preset:NAME")->required();
   cmd->add_option("--node-map", opt->node_map,
                   "Slurm formats: file of 'FABRIC_HOST SLURM_NODE' lines for hosts whose "

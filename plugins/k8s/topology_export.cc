@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "plugins/common/domain_tree.h"
@@ -47,11 +48,40 @@ void AppendBlockHyperNode(std::string& out, absl::string_view block) {
                   "        matchLabels:\n          ", kBlockLabel, ": ", block, "\n");
 }
 
+// Whether NVLink domains are a level worth exporting: some domain spans hosts.
+bool HasNvlinkLevel(const Fabric& fabric) {
+  return fabric.nvlink_domains().size() < fabric.hosts().size();
+}
+
+// A Kubernetes label value: at most 63 of [A-Za-z0-9._-], starting and ending
+// alphanumeric.
+bool IsLabelValue(absl::string_view v) {
+  if (v.empty() || v.size() > 63) return false;
+  for (char c : v) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
+      return false;
+    }
+  }
+  return absl::ascii_isalnum(static_cast<unsigned char>(v.front())) &&
+         absl::ascii_isalnum(static_cast<unsigned char>(v.back()));
+}
+
+// Levels from the top down, as Kueue and KAI take them (hostname last).
+std::string LevelList(const Fabric& fabric, absl::string_view indent) {
+  std::string out = absl::StrCat(indent, "- nodeLabel: ", kPodLabel, "\n", indent,
+                                 "- nodeLabel: ", kBlockLabel, "\n");
+  if (HasNvlinkLevel(fabric))
+    absl::StrAppend(&out, indent, "- nodeLabel: ", kNvlinkDomainLabel, "\n");
+  absl::StrAppend(&out, indent, "- nodeLabel: kubernetes.io/hostname\n");
+  return out;
+}
+
 }  // namespace
 
 std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep) {
   const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);
   const std::vector<int32_t> island = IslandOfPod(tree, fabric.pods().size());
+  const bool nvlink_level = HasNvlinkLevel(fabric);
   std::string out = Header(fabric, "Node labels");
   for (size_t h = 0; h < fabric.hosts().size(); ++h) {
     if (!tree.exported[h]) continue;
@@ -62,7 +92,11 @@ std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& 
     absl::StrAppend(&out, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: ", host.name,
                     "\n  labels:\n");
     absl::StrAppend(&out, "    ", kBlockLabel, ": ", block, "\n    ", kPodLabel, ": ", pod, "\n");
-    absl::StrAppend(&out, "    topoplace.io/nvlink-domain: ", nvl, "\n");
+    absl::StrAppend(&out, "    ", kNvlinkDomainLabel, ": ", nvl, "\n");
+    if (nvlink_level && fabric.nvlink_domains()[host.nvlink_domain_id].size() > 1) {
+      absl::StrAppend(&out, "    ", kTopographDomainLabel, ": ",
+                      IsLabelValue(host.nvlink_domain) ? host.nvlink_domain : nvl, "\n");
+    }
     for (NicId n : host.nics) {
       const Nic& nic = fabric.nics()[n];
       if (nic.leaf < 0) continue;
@@ -94,9 +128,13 @@ std::string RenderKueueTopology(const Fabric& fabric, KueueApiVersion version) {
       version == KueueApiVersion::kV1beta2 ? "kueue.x-k8s.io/v1beta2" : "kueue.x-k8s.io/v1beta1";
   return absl::StrCat(Header(fabric, "Kueue Topology"), "apiVersion: ", api,
                       "\nkind: Topology\nmetadata:\n  name: ", fabric.name(),
-                      "\nspec:\n  levels:\n  - nodeLabel: ", kPodLabel,
-                      "\n  - nodeLabel: ", kBlockLabel,
-                      "\n  - nodeLabel: kubernetes.io/hostname\n");
+                      "\nspec:\n  levels:\n", LevelList(fabric, "  "));
+}
+
+std::string RenderKaiTopology(const Fabric& fabric) {
+  return absl::StrCat(Header(fabric, "KAI Topology"),
+                      "apiVersion: kai.scheduler/v1alpha1\nkind: Topology\nmetadata:\n  name: ",
+                      fabric.name(), "\nspec:\n  levels:\n", LevelList(fabric, "  "));
 }
 
 std::string RenderVolcanoHyperNodes(const Fabric& fabric, const exporters::HostFilter& keep) {

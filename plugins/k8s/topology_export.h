@@ -1,9 +1,13 @@
 // Kubernetes objects from a Fabric, as YAML ready for `kubectl apply -f`:
 // - node labels: our keys (topoplace.io/block, /pod, /nvlink-domain, /rail-<r>-leaf) and
 //   the Topograph-style keys other tools read (network.topology.nvidia.com/accelerator,
-//   /leaf, /spine, /core), where leaf is the block, spine the pod, core the island;
-// - a Kueue Topology whose levels are pod, block, hostname (v1beta2, what current Kueue
-//   stores; v1beta1 for older Kueue; v1alpha1 is no longer served by Kueue);
+//   /leaf, /spine, /core), where leaf is the block, spine the pod, core the island; on
+//   hosts of an NVLink domain that spans hosts also topograph v1.0.0's
+//   accelerator.topograph.run/domain (its value: the domain's name where it is a valid
+//   label value, as discovery's "<ClusterUUID>.<CliqueId>" is);
+// - a Kueue Topology whose levels are pod, block, [NVLink domain,] hostname (v1beta2, what
+//   current Kueue stores; v1beta1 for older Kueue; v1alpha1 is no longer served by Kueue);
+// - a KAI Topology (kai.scheduler/v1alpha1) with the same levels;
 // - Volcano HyperNodes: tier 1 per block (its nodes, selected by the block label), tier 2
 //   per pod (its blocks), tier 3 per island of several pods.
 #ifndef TOPOPLACE_PLUGINS_K8S_TOPOLOGY_EXPORT_H_
@@ -20,6 +24,8 @@ namespace topoplace::k8s {
 
 inline constexpr char kBlockLabel[] = "topoplace.io/block";
 inline constexpr char kPodLabel[] = "topoplace.io/pod";
+inline constexpr char kNvlinkDomainLabel[] = "topoplace.io/nvlink-domain";
+inline constexpr char kTopographDomainLabel[] = "accelerator.topograph.run/domain";
 
 // One partial Node object per host in a block that `keep` keeps (all by default), carrying
 // only labels (kubectl apply merges).
@@ -35,6 +41,8 @@ absl::StatusOr<KueueApiVersion> ParseKueueApiVersion(absl::string_view text);
 // A kueue.x-k8s.io Topology named after the fabric.
 std::string RenderKueueTopology(const Fabric& fabric,
                                 KueueApiVersion version = KueueApiVersion::kV1beta2);
+// A cluster-scoped kai.scheduler/v1alpha1 Topology named after the fabric.
+std::string RenderKaiTopology(const Fabric& fabric);
 // topology.volcano.sh/v1alpha1 HyperNode objects for the blocks holding a host `keep`
 // keeps. Tier-1 HyperNodes select their nodes by the block label of RenderNodeLabels
 // (`labelMatch`), so apply the labels too.

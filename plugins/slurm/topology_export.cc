@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -45,6 +46,79 @@ std::vector<bool> UndersizedBlocks(const std::vector<int>& sizes) {
   return undersized;
 }
 
+// Blocks, sizes and warnings of topology/block from `sizes` (nodes per candidate block, in
+// order) and their pods: blocks far under the median are left out (UndersizedBlocks),
+// the base is the smallest of the others, and aggregates of 2^k blocks stay inside a pod.
+struct BlockPlan {
+  std::vector<size_t> kept;  // indices into sizes
+  std::vector<size_t> small;
+  std::vector<int> block_sizes;
+};
+BlockPlan PlanBlocks(const std::vector<int>& sizes, const std::vector<int32_t>& pods,
+                     size_t num_pods) {
+  BlockPlan plan;
+  const std::vector<bool> undersized = UndersizedBlocks(sizes);
+  std::vector<int> per_pod(num_pods, 0);
+  int base = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (undersized[i]) {
+      plan.small.push_back(i);
+      continue;
+    }
+    plan.kept.push_back(i);
+    ++per_pod[pods[i]];
+    base = base == 0 ? sizes[i] : std::min(base, sizes[i]);
+  }
+  per_pod.erase(std::remove(per_pod.begin(), per_pod.end(), 0), per_pod.end());
+  const int aggregate = AlignedAggregate(per_pod);
+  for (int k = 1; k <= aggregate; k *= 2) plan.block_sizes.push_back(base * k);
+  return plan;
+}
+
+// topology/block over the NVLink domains instead of the leaf groups (see the header),
+// domains in the tree's block order; nullopt on fabrics whose domains are single hosts.
+std::optional<BlockPlan> NvlinkBlocks(const Fabric& fabric, const exporters::DomainTree& tree,
+                                      const NodeNameMap& names, SlurmTopology& t) {
+  // Sets t.blocks and the warnings; the caller takes the sizes.
+  if (fabric.nvlink_domains().size() >= fabric.hosts().size()) return std::nullopt;
+  std::vector<std::vector<HostId>> hosts(fabric.nvlink_domains().size());
+  std::vector<int32_t> order;
+  for (int32_t b : tree.block_order) {
+    for (HostId h : tree.block_hosts[b]) {
+      const int32_t d = fabric.hosts()[h].nvlink_domain_id;
+      if (hosts[d].empty()) order.push_back(d);
+      hosts[d].push_back(h);
+    }
+  }
+  std::vector<int> sizes;
+  std::vector<int32_t> pods;
+  for (int32_t d : order) {
+    sizes.push_back(static_cast<int>(hosts[d].size()));
+    pods.push_back(fabric.hosts()[hosts[d].front()].pod);
+  }
+  BlockPlan plan = PlanBlocks(sizes, pods, fabric.pods().size());
+  const int digits = order.size() > 99 ? 3 : 2;
+  auto block = [&](size_t i) {
+    std::vector<std::string> nodes;
+    for (HostId h : hosts[order[i]]) nodes.push_back(names.NodeName(fabric.hosts()[h].name));
+    return SlurmTopology::Block{absl::StrFormat("nvl-%0*d", digits, i), CompressHostlist(nodes),
+                                fabric.hosts()[hosts[order[i]].front()].nvlink_domain};
+  };
+  std::vector<std::string> small;
+  for (size_t i : plan.kept) t.blocks.push_back(block(i));
+  for (size_t i : plan.small) {
+    const SlurmTopology::Block b = block(i);
+    small.push_back(absl::StrCat(b.name, " (", sizes[i], " nodes: ", b.nodes, ")"));
+  }
+  if (!small.empty()) {
+    t.warnings.push_back(absl::StrCat(
+        "topology/block: NVLink domains under half the median size (trays out?) are left "
+        "out, so that the base block stays a whole domain: ",
+        absl::StrJoin(small, ", ")));
+  }
+  return plan;
+}
+
 }  // namespace
 
 absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names,
@@ -71,27 +145,28 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
         {tree.block_names[b], CompressHostlist(node_names(tree.block_hosts[b])), ""});
     sizes.push_back(static_cast<int>(tree.block_hosts[b].size()));
   }
-  const std::vector<bool> undersized = UndersizedBlocks(sizes);
-  std::vector<int> blocks_per_pod(fabric.pods().size(), 0);
-  std::vector<std::string> small;
-  int base = 0;
-  for (size_t i = 0; i < tree.block_order.size(); ++i) {
-    const int32_t b = tree.block_order[i];
-    if (undersized[i]) {
-      small.push_back(
-          absl::StrCat(tree.block_names[b], " (", sizes[i], " nodes: ", t.switches[i].nodes, ")"));
-      continue;
+  if (std::optional<BlockPlan> nvlink = NvlinkBlocks(fabric, tree, names, t)) {
+    t.block_sizes = nvlink->block_sizes;
+  } else {
+    std::vector<int32_t> pods;
+    for (int32_t b : tree.block_order) pods.push_back(fabric.blocks()[b].pod);
+    const BlockPlan plan = PlanBlocks(sizes, pods, fabric.pods().size());
+    for (size_t i : plan.kept) {
+      t.blocks.push_back({tree.block_names[tree.block_order[i]], t.switches[i].nodes, ""});
     }
-    t.blocks.push_back({tree.block_names[b], t.switches[i].nodes});
-    ++blocks_per_pod[fabric.blocks()[b].pod];
-    base = base == 0 ? sizes[i] : std::min(base, sizes[i]);
-  }
-  if (!small.empty()) {
-    t.warnings.push_back(absl::StrCat(
-        "topology/block: blocks under half the median block size are left out, so that the "
-        "base block stays the unit real blocks fill (Slurm: every block holds at least the base "
-        "block size): ",
-        absl::StrJoin(small, ", ")));
+    std::vector<std::string> small;
+    for (size_t i : plan.small) {
+      small.push_back(absl::StrCat(tree.block_names[tree.block_order[i]], " (", sizes[i],
+                                   " nodes: ", t.switches[i].nodes, ")"));
+    }
+    if (!small.empty()) {
+      t.warnings.push_back(absl::StrCat(
+          "topology/block: blocks under half the median block size are left out, so that the "
+          "base block stays the unit real blocks fill (Slurm: every block holds at least the "
+          "base block size): ",
+          absl::StrJoin(small, ", ")));
+    }
+    t.block_sizes = plan.block_sizes;
   }
   if (!tree.isolated_hosts.empty()) {
     t.warnings.push_back(absl::StrCat("hosts reaching no switch are left out: ",
@@ -124,11 +199,6 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
     t.switches.push_back({tree.island_names[i], "", CompressHostlist(children)});
   }
 
-  // Base block, then aligned power-of-two aggregates.
-  blocks_per_pod.erase(std::remove(blocks_per_pod.begin(), blocks_per_pod.end(), 0),
-                       blocks_per_pod.end());
-  const int aggregate = AlignedAggregate(blocks_per_pod);
-  for (int k = 1; k <= aggregate; k *= 2) t.block_sizes.push_back(base * k);
   return t;
 }
 
@@ -150,6 +220,7 @@ std::string RenderBlockConf(const Fabric& fabric, const SlurmTopology& t) {
   std::string out = Header(fabric, "topology.conf for topology/block (Slurm 23.11+)");
   for (const std::string& w : t.warnings) absl::StrAppend(&out, "# warning: ", w, "\n");
   for (const SlurmTopology::Block& b : t.blocks) {
+    if (!b.domain.empty()) absl::StrAppend(&out, "# ", b.name, ": NVLink domain ", b.domain, "\n");
     absl::StrAppend(&out, "BlockName=", b.name, " Nodes=", b.nodes, "\n");
   }
   absl::StrAppend(&out, "BlockSizes=", absl::StrJoin(t.block_sizes, ","), "\n");
@@ -170,6 +241,7 @@ std::string RenderTopologyYaml(const Fabric& fabric, const SlurmTopology& t) {
   for (int size : t.block_sizes) absl::StrAppend(&out, "      - ", size, "\n");
   absl::StrAppend(&out, "    blocks:\n");
   for (const SlurmTopology::Block& b : t.blocks) {
+    if (!b.domain.empty()) absl::StrAppend(&out, "      # NVLink domain ", b.domain, "\n");
     absl::StrAppend(&out, "      - block: ", b.name, "\n        nodes: ", b.nodes, "\n");
   }
   return out;

@@ -6,6 +6,12 @@
 // therefore the tree's leaf switches; pods (blocks under one spine group) sit above them,
 // and pods joined by a core tier sit under one root. Separate fabrics are never joined
 // under an invented switch, so Slurm will not place one job across them.
+//
+// On fabrics whose NVLink domains span hosts (GB200 NVL72 racks), topology/block's blocks
+// are the NVLink domains, as Slurm's block plugin is meant for them and NVIDIA's topograph
+// exports them: one block per domain, BlockSizes the domain size times the powers of two
+// whose aligned runs of domains stay inside one pod (Slurm topology.conf(5): "Successive
+// BlockSizes must be a power of two larger than the prior values").
 #ifndef TOPOPLACE_PLUGINS_SLURM_TOPOLOGY_EXPORT_H_
 #define TOPOPLACE_PLUGINS_SLURM_TOPOLOGY_EXPORT_H_
 
@@ -29,6 +35,7 @@ struct SlurmTopology {
   struct Block {
     std::string name;
     std::string nodes;
+    std::string domain;  // the NVLink domain it stands for, if any (rendered as a comment)
   };
   std::vector<TreeSwitch> switches;   // leaves first, then upper levels
   std::vector<Block> blocks;          // in pod order, so aligned aggregates stay in a pod

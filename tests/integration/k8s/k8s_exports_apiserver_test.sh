@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every Kubernetes export is accepted by a real kube-apiserver (v1.20.2, built from
 # Debian's source package by build_kube.sh) holding the current upstream CRDs of Kueue's
-# Topology and Volcano's HyperNode (/work/shared/fixtures/crds, unmodified; or
+# Topology, Volcano's HyperNode and KAI's Topology (/work/shared/fixtures/crds, unmodified; or
 # TOPOPLACE_CRD_DIR): for each reference fabric, `k8s-labels` applied as label patches to
-# Node objects, `kueue-topology` as v1beta2 and as v1beta1, `volcano-hypernodes`; each object
+# Node objects, `kueue-topology` as v1beta2 and as v1beta1, `volcano-hypernodes`,
+# `kai-topology` (gb200-nvl72 among the fabrics: the NVLink-domain level); each object
 # is read back and compared. A rejected object fails with the apiserver's message.
 # v1.20 checks the CRDs' structural schemas, not their CEL rules (those need 1.25+).
 #
@@ -20,7 +21,7 @@ for tool in etcd curl openssl /usr/lib/go-1.19/bin/go; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (deploy/install-deps.sh)"
 done
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
-for crd in kueue.x-k8s.io_topologies.yaml topology.volcano.sh_hypernodes.yaml; do
+for crd in kueue.x-k8s.io_topologies.yaml topology.volcano.sh_hypernodes.yaml kai.scheduler_topologies.yaml; do
   [[ -f $crds/$crd ]] || skip "no $crds/$crd (set TOPOPLACE_CRD_DIR)"
 done
 
@@ -47,7 +48,7 @@ start_etcd
 start_kube_apiserver "$kube_bin"
 
 # The CRDs, unmodified (YAML to JSON only), then wait until they are served.
-for crd in kueue.x-k8s.io_topologies.yaml topology.volcano.sh_hypernodes.yaml; do
+for crd in kueue.x-k8s.io_topologies.yaml topology.volcano.sh_hypernodes.yaml kai.scheduler_topologies.yaml; do
   /usr/bin/python3 -c 'import json,sys,yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' \
     "$crds/$crd" >"$D/crd.json"
   reply=$(kc -X POST "$api/apis/apiextensions.k8s.io/v1/customresourcedefinitions" -d @"$D/crd.json")
@@ -57,8 +58,10 @@ wait_for "Kueue Topology v1beta2 is not served" 300 \
   bash -c "curl -sfk -H 'Authorization: Bearer $token' $api/apis/kueue.x-k8s.io/v1beta2/topologies"
 wait_for "Volcano HyperNode is not served" 300 \
   bash -c "curl -sfk -H 'Authorization: Bearer $token' $api/apis/topology.volcano.sh/v1alpha1/hypernodes"
+wait_for "KAI Topology is not served" 300 \
+  bash -c "curl -sfk -H 'Authorization: Bearer $token' $api/apis/kai.scheduler/v1alpha1/topologies"
 
-for preset in rail-512 superpod-4su rail-28k clos3-100k; do
+for preset in rail-512 superpod-4su rail-28k clos3-100k gb200-nvl72; do
   out=$D/$preset
   mkdir -p "$out"
   "$topoplace" export k8s-labels --fabric "preset:$preset" --out "$out/labels.yaml"
@@ -66,6 +69,7 @@ for preset in rail-512 superpod-4su rail-28k clos3-100k; do
   "$topoplace" export kueue-topology --fabric "preset:$preset" --kueue-api-version v1beta1 \
     | sed "s/^  name: $preset\$/  name: $preset-v1beta1/" >"$out/kueue-v1beta1.yaml"
   "$topoplace" export volcano-hypernodes --fabric "preset:$preset" --out "$out/volcano.yaml"
+  "$topoplace" export kai-topology --fabric "preset:$preset" --out "$out/kai.yaml"
   echo "$preset: $(/usr/bin/python3 "$here/apply_exports.py" "$api" "$token" "$out"/*.yaml)"
   # Each fabric names its blocks block-00...: start the next one from an empty cluster.
   kc -X DELETE "$api/apis/topology.volcano.sh/v1alpha1/hypernodes" >/dev/null

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/testing/fabrics.h"
+#include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::k8s {
 namespace {
@@ -56,6 +57,28 @@ TEST(K8sExport, KueueTopology_IsV1beta2ByDefaultAndV1beta1OnRequest) {
   absl::StatusOr<KueueApiVersion> gone = ParseKueueApiVersion("v1alpha1");
   EXPECT_EQ(gone.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(gone.status().message()), HasSubstr("no longer serves v1alpha1"));
+}
+
+// On GB200 NVL72 the NVLink domain is a level: every tray carries topograph v1.0.0's domain
+// label, and Kueue's and KAI's Topologies list the domain between block and host.
+TEST(K8sExport, Nvl72_NvlinkDomainIsALabelAndALevel) {
+  FabricPtr f = *GeneratePreset("gb200-nvl72");
+  const std::string labels = RenderNodeLabels(*f);
+  EXPECT_EQ(Count(labels, "    accelerator.topograph.run/domain: "), 288u);
+  EXPECT_THAT(labels, HasSubstr("  name: b00-n018\n"));
+  EXPECT_THAT(labels, HasSubstr("    accelerator.topograph.run/domain: nvl-b00-d1\n"));
+  const std::string levels =
+      "  levels:\n  - nodeLabel: topoplace.io/pod\n  - nodeLabel: topoplace.io/block\n"
+      "  - nodeLabel: topoplace.io/nvlink-domain\n  - nodeLabel: kubernetes.io/hostname\n";
+  EXPECT_THAT(RenderKueueTopology(*f), HasSubstr(levels));
+  EXPECT_THAT(RenderKaiTopology(*f),
+              HasSubstr("apiVersion: kai.scheduler/v1alpha1\nkind: Topology\nmetadata:\n"
+                        "  name: gb200-nvl72\nspec:\n" +
+                        levels));
+  // Where each host is its own domain, neither the label nor the level appears.
+  FabricPtr rail = *GeneratePreset("superpod-4su");
+  EXPECT_THAT(RenderNodeLabels(*rail), Not(HasSubstr("accelerator.topograph.run/domain")));
+  EXPECT_THAT(RenderKaiTopology(*rail), Not(HasSubstr("nvlink-domain")));
 }
 
 TEST(K8sExport, VolcanoHyperNodes_NestNodesInBlocksInPodsInIslands) {

@@ -113,6 +113,33 @@ TEST(SlurmExport, BlockSizes_ABlockUnderHalfTheMedianIsReportedNotMadeTheBase) {
   EXPECT_THAT(RenderTreeConf(*f, t), HasSubstr("SwitchName=block-01 Nodes=b01-n000\n"));
 }
 
+// GB200 NVL72: topology/block's blocks are the 16 racks (NVLink domains) of 18 trays, as
+// Slurm's block plugin and topograph treat them; BlockSizes follow Slurm's rule (base, then
+// power-of-two multiples) up to the 16 racks of the one pod. The tree keeps leaf groups.
+TEST(SlurmExport, Nvl72_OneBlockPerNvlinkDomainWithSlurmsBlockSizes) {
+  FabricPtr f = *GeneratePreset("gb200-nvl72");
+  SlurmTopology t = *BuildSlurmTopology(*f, NodeNameMap());
+  ASSERT_EQ(t.blocks.size(), 16u);
+  EXPECT_THAT(t.block_sizes, ElementsAre(18, 36, 72, 144, 288));
+  for (size_t i = 1; i < t.block_sizes.size(); ++i) {
+    const int ratio = t.block_sizes[i] / t.block_sizes[0];
+    EXPECT_EQ(t.block_sizes[i] % t.block_sizes[0], 0);
+    EXPECT_EQ(ratio & (ratio - 1), 0) << "a power of two times the base";
+  }
+  const std::string conf = RenderBlockConf(*f, t);
+  EXPECT_THAT(conf, HasSubstr("# nvl-00: NVLink domain nvl-b00-d0\n"
+                              "BlockName=nvl-00 Nodes=b00-n[000-017]\n"
+                              "# nvl-01: NVLink domain nvl-b00-d1\n"
+                              "BlockName=nvl-01 Nodes=b00-n[018-035]\n"));
+  EXPECT_THAT(conf, HasSubstr("BlockSizes=18,36,72,144,288\n"));
+  EXPECT_THAT(RenderTopologyYaml(*f, t), HasSubstr("      - block: nvl-15\n"));
+  EXPECT_THAT(RenderTreeConf(*f, t), HasSubstr("SwitchName=block-00 Nodes=b00-n[000-035]\n"));
+  // A rack with a tray out keeps its block (17 >= half of 18); base stays 17, the smallest.
+  const exporters::HostFilter keep = [&](HostId h) { return f->hosts()[h].name != "b03-n020"; };
+  SlurmTopology out = *BuildSlurmTopology(*f, NodeNameMap(), keep);
+  EXPECT_EQ(out.block_sizes.front(), 17);
+}
+
 TEST(SlurmExport, Filter_KeepsOnlyKeptHostsAndBlockNamesStay) {
   FabricPtr f = *GenerateClos(Small());
   const exporters::HostFilter keep = [&](HostId h) { return f->hosts()[h].block == 1; };

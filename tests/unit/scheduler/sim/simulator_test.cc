@@ -45,9 +45,11 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "scheduler/sim/metrics.h"
+#include "scheduler/sim/synthetic_trace.h"
 #include "scheduler/sim/trace.h"
 #include "scheduler/sim/trace_native.h"
 #include "tests/unit/scheduler/sim/tiny_fabric.h"
+#include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched::sim {
 namespace {
@@ -284,6 +286,46 @@ TEST(Simulator, RejectsJobLargerThanTheFabricInsteadOfBlocking) {
   EXPECT_EQ(r->jobs[0].outcome, JobOutcome::kRejected);
   EXPECT_EQ(r->jobs[1].outcome, JobOutcome::kCompleted);
   EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+}
+
+// On GB200 NVL72 (4-GPU trays) the degree rule used to ask for 8 GPUs per node and every
+// job of the large mix was rejected. Both synthetic mixes, shaped for the fabric's hosts,
+// now run to completion under topoplace and a baseline.
+TEST(Simulator, Nvl72CompletesEveryJobOfTheLargeAndTheMoeMix) {
+  absl::StatusOr<FabricPtr> fabric = GeneratePreset("gb200-nvl72");
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  const int64_t gpus = static_cast<int64_t>((*fabric)->gpus().size());
+  for (double moe_share : {0.0, kMoeMixShare}) {
+    absl::StatusOr<Trace> trace = GenerateLargeJobMix(
+        gpus, {.jobs = 300, .moe_share = moe_share, .shape = NodeShapeOf(**fabric)});
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    int moe = 0;
+    for (const TraceJob& j : trace->jobs) moe += j.moe ? 1 : 0;
+    if (moe_share > 0) {
+      EXPECT_GT(moe, 100) << "about half of 300";
+    }
+    for (const char* policy : {"topoplace", "slurm-block"}) {
+      absl::StatusOr<SimResult> r = Simulator(*fabric, {}).Run(*trace, policy);
+      ASSERT_TRUE(r.ok()) << r.status();
+      for (const JobRecord& j : r->jobs) {
+        EXPECT_EQ(j.outcome, JobOutcome::kCompleted) << policy << " job " << j.id;
+      }
+    }
+  }
+}
+
+// A trace read before the fabric is known (Philly's GPU counts) is shaped for 8-GPU hosts;
+// ReshapeFor derives its jobs again for the simulated fabric's.
+TEST(Simulator, ReshapeForFitsCountDerivedJobsToTheHosts) {
+  absl::StatusOr<Trace> trace = Parse(Line(0, 0, 10, 2) + Line(1, 1, 10, 1));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  ASSERT_EQ(trace->jobs[0].derived_from_gpus, 0);  // the native format gives the spec
+  trace->jobs[0].derived_from_gpus = 64;
+  trace->jobs[0].spec = *JobForGpuCount(64);
+  ASSERT_TRUE(ReshapeFor(*trace, {.gpus_per_node = 4, .nvlink_domain_gpus = 72}).ok());
+  EXPECT_EQ(trace->jobs[0].spec.gpus_per_node, 4);
+  EXPECT_EQ(trace->jobs[0].spec.world_size(), 64);
+  EXPECT_EQ(trace->jobs[1].spec.gpus_per_node, 8);  // given, left alone
 }
 
 TEST(Simulator, SameSeedGivesTheSameRandomPlacements) {
