@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the simulator's evaluation report (docs/report/): every placement policy on
 # the same trace and seed, on rail-28k and superpod-4su, with the Philly sample and a
-# synthetic large-job mix, each at 1x, 4x and 16x its offered load, with running jobs
+# synthetic large-job mix, and on gb200-nvl72 with the large and the MoE mix, each at 1x,
+# 4x and 16x its offered load, with running jobs
 # sharing the fabric's links (--network shared). Each scenario gets a sweep report.md
 # with curves, one full report per load (load-<x>x/) and metrics.json.
 #
@@ -48,6 +49,12 @@ scenario superpod-4su-philly --fabric preset:superpod-4su --trace "$trace" --loa
 scenario rail-28k-large-mix --fabric preset:rail-28k --trace synthetic:large-mix --jobs 1000
 scenario superpod-4su-large-mix --fabric preset:superpod-4su --trace synthetic:large-mix \
   --jobs 1000
+# GB200 NVL72 racks (1,152 GPUs; the NVLink domain is a placement level): the large mix and
+# the MoE mix (half mixture-of-experts jobs, shaped so TP x EP fits a rack), shaped for its
+# 4-GPU trays.
+scenario gb200-nvl72-large-mix --fabric preset:gb200-nvl72 --trace synthetic:large-mix \
+  --jobs 1000
+scenario gb200-nvl72-moe-mix --fabric preset:gb200-nvl72 --trace synthetic:moe-mix --jobs 1000
 
 # The index: what was run, then every scenario's two tables (copied from its report.md).
 {
@@ -68,6 +75,8 @@ what the simulation produced; placement latency and wall times depend on the mac
 Reading the tables:
 - superpod-4su is non-blocking (1:1): jobs slow down only where they share links.
 - rail-28k's leaves are 7:1 oversubscribed towards the spine.
+- gb200-nvl72 is 16 NVL72 racks (18 trays x 4 GPUs, each rack one NVLink domain), two
+  racks per non-blocking rail-leaf group: "off NVLink" counts the bytes that leave a rack.
 - "lower bound" sums each job's least possible spine bytes on the GPUs free when it
   started: the headroom a policy left is the gap between its spine bytes and this.
 - The Philly sample is ~87% one-GPU jobs and its largest job is 128 GPUs; its few

@@ -39,6 +39,8 @@ void AddShapeOptions(CLI::App& cmd, GenerateOptions& opt) {
   cmd.add_option("--cores", p.cores, "Core switches (3 tiers only)");
   cmd.add_option("--spine-uplink-gbps", p.spine_uplink_gbps, "Spine-to-core cable speed");
   cmd.add_option("--spine-oversubscription", p.spine_oversubscription, "Spine down:up ratio");
+  cmd.add_option("--nodes-per-nvlink-domain", p.nodes_per_nvlink_domain,
+                 "Hosts per NVLink domain (a rack of trays on one NVLink switch fabric)");
 }
 
 // The preset's parameters with every option the user gave applied on top.
@@ -64,6 +66,7 @@ absl::StatusOr<ClosParams> ShapeFor(const CLI::App& cmd, const GenerateOptions& 
   if (given("--cores")) p.cores = o.cores;
   if (given("--spine-uplink-gbps")) p.spine_uplink_gbps = o.spine_uplink_gbps;
   if (given("--spine-oversubscription")) p.spine_oversubscription = o.spine_oversubscription;
+  if (given("--nodes-per-nvlink-domain")) p.nodes_per_nvlink_domain = o.nodes_per_nvlink_domain;
   return p;
 }
 

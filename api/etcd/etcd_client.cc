@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::etcd {
 namespace {
@@ -65,11 +66,6 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(const EtcdOption
           absl::StrCat("etcd endpoint: expected host:port, got '", e, "'"));
     }
   }
-  // One channel over every member: pick_first tries them in order and moves on when one
-  // fails.
-  const std::string target = options.endpoints.size() == 1
-                                 ? options.endpoints[0]
-                                 : absl::StrCat("ipv4:", absl::StrJoin(options.endpoints, ","));
   grpc::ChannelArguments args;
   // A ledger reload reads every live record (plans included) in one response.
   args.SetMaxReceiveMessageSize(kMaxResponseBytes);
@@ -81,18 +77,20 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(const EtcdOption
     tls.pem_private_key = options.key_pem;
     credentials = grpc::SslCredentials(tls);
   }
-  auto channel = grpc::CreateCustomChannel(target, credentials, args);
-  return std::unique_ptr<EtcdClient>(new EtcdClient(options, target, std::move(channel)));
+  std::vector<Member> members;
+  for (const std::string& endpoint : options.endpoints) {
+    Member m;
+    m.channel = grpc::CreateCustomChannel(endpoint, credentials, args);
+    m.kv = etcdserverpb::KV::NewStub(m.channel);
+    m.lease = etcdserverpb::Lease::NewStub(m.channel);
+    m.auth = etcdserverpb::Auth::NewStub(m.channel);
+    members.push_back(std::move(m));
+  }
+  return std::unique_ptr<EtcdClient>(new EtcdClient(options, std::move(members)));
 }
 
-EtcdClient::EtcdClient(EtcdOptions options, std::string target,
-                       std::shared_ptr<grpc::Channel> channel)
-    : options_(std::move(options)),
-      target_(std::move(target)),
-      channel_(std::move(channel)),
-      kv_(etcdserverpb::KV::NewStub(channel_)),
-      lease_(etcdserverpb::Lease::NewStub(channel_)),
-      auth_(etcdserverpb::Auth::NewStub(channel_)) {}
+EtcdClient::EtcdClient(EtcdOptions options, std::vector<Member> members)
+    : options_(std::move(options)), members_(std::move(members)) {}
 
 std::unique_ptr<grpc::ClientContext> EtcdClient::Context() {
   auto ctx = std::make_unique<grpc::ClientContext>();
@@ -107,16 +105,23 @@ std::unique_ptr<grpc::ClientContext> EtcdClient::Context() {
     etcdserverpb::AuthenticateResponse response;
     grpc::ClientContext auth_ctx;
     auth_ctx.set_deadline(absl::ToChronoTime(absl::Now() + options_.timeout));
-    if (auth_->Authenticate(&auth_ctx, request, &response).ok()) token_ = response.token();
+    if (At(Pick()).auth->Authenticate(&auth_ctx, request, &response).ok()) {
+      token_ = response.token();
+    }
   }
   if (!token_.empty()) ctx->AddMetadata("token", token_);
   return ctx;
 }
 
-absl::Status EtcdClient::Failed(const char* call, const grpc::Status& status) {
+absl::Status EtcdClient::Failed(const char* call, const grpc::Status& status, size_t m) {
   if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
     absl::MutexLock lock(&token_mu_);
     token_.clear();
+  }
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+      status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    size_t expected = m;  // unless another call moved on already
+    current_.compare_exchange_strong(expected, m + 1);
   }
   // No answer in time is the store being unavailable (no quorum, a partition), so callers
   // treat it like a refused connection: fail over, retry later.
@@ -125,18 +130,50 @@ absl::Status EtcdClient::Failed(const char* call, const grpc::Status& status) {
                                     : CodeOf(status.error_code());
   return absl::Status(
       code,
-      absl::StrCat("etcd ", call, " at ", absl::StrJoin(options_.endpoints, ","), ": ",
+      absl::StrCat("etcd ", call, " at ", options_.endpoints[m % options_.endpoints.size()],
+                   " (of ", absl::StrJoin(options_.endpoints, ","), "): ",
                    status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED
                        ? absl::StrCat("no answer within ", absl::FormatDuration(options_.timeout))
                        : status.error_message()));
+}
+
+size_t EtcdClient::Pick() {
+  const size_t start = current_.load();
+  for (size_t k = 0; k < members_.size(); ++k) {
+    // A member whose channel is failing to connect would refuse the call unsent: skip it.
+    if (At(start + k).channel->GetState(/*try_to_connect=*/true) !=
+        GRPC_CHANNEL_TRANSIENT_FAILURE) {
+      size_t expected = start;
+      if (k > 0) current_.compare_exchange_strong(expected, start + k);
+      return start + k;
+    }
+  }
+  return start;
+}
+
+template <typename Call>
+absl::Status EtcdClient::Run(const char* name, bool read, Call call) {
+  absl::Status failed;
+  for (size_t attempt = 0; attempt < (read ? members_.size() : 1); ++attempt) {
+    const size_t m = Pick();
+    const grpc::Status status = call(At(m));
+    if (status.ok()) return absl::OkStatus();
+    failed = Failed(name, status, m);
+    // Asked again only of a member that could not be reached (the call was not sent): one
+    // that did not answer in time has cost its timeout, and a replica cut off from every
+    // member must not wait one timeout per member.
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE) break;
+  }
+  return failed;
 }
 
 absl::StatusOr<std::optional<KeyValue>> EtcdClient::Get(const std::string& key) {
   etcdserverpb::RangeRequest request;
   request.set_key(key);
   etcdserverpb::RangeResponse response;
-  const grpc::Status status = kv_->Range(Context().get(), request, &response);
-  if (!status.ok()) return Failed("Range", status);
+  TP_RETURN_IF_ERROR(Run("Range", true, [&](const Member& m) {
+    return m.kv->Range(Context().get(), request, &response);
+  }));
   if (response.kvs_size() == 0) return std::nullopt;
   return FromProto(response.kvs(0));
 }
@@ -144,8 +181,9 @@ absl::StatusOr<std::optional<KeyValue>> EtcdClient::Get(const std::string& key) 
 absl::StatusOr<std::vector<KeyValue>> EtcdClient::GetPrefix(const std::string& prefix) {
   etcdserverpb::RangeRequest request = PrefixRequest(prefix);
   etcdserverpb::RangeResponse response;
-  const grpc::Status status = kv_->Range(Context().get(), request, &response);
-  if (!status.ok()) return Failed("Range", status);
+  TP_RETURN_IF_ERROR(Run("Range", true, [&](const Member& m) {
+    return m.kv->Range(Context().get(), request, &response);
+  }));
   std::vector<KeyValue> out;
   out.reserve(static_cast<size_t>(response.kvs_size()));
   for (const etcdserverpb::KeyValue& kv : response.kvs()) out.push_back(FromProto(kv));
@@ -159,8 +197,9 @@ absl::StatusOr<int64_t> EtcdClient::Put(const std::string& key, const std::strin
   request.set_value(value);
   request.set_lease(lease);
   etcdserverpb::PutResponse response;
-  const grpc::Status status = kv_->Put(Context().get(), request, &response);
-  if (!status.ok()) return Failed("Put", status);
+  TP_RETURN_IF_ERROR(Run("Put", false, [&](const Member& m) {
+    return m.kv->Put(Context().get(), request, &response);
+  }));
   return response.header().revision();
 }
 
@@ -182,9 +221,16 @@ absl::StatusOr<bool> EtcdClient::PutIfUnchanged(const std::string& key, const st
 }
 
 absl::StatusOr<etcdserverpb::TxnResponse> EtcdClient::Txn(const etcdserverpb::TxnRequest& request) {
+  // A transaction of reads alone may be asked again of another member; one that writes is
+  // not (it may have been applied).
+  bool read = true;
+  for (const auto& ops : {request.success(), request.failure()}) {
+    for (const etcdserverpb::RequestOp& op : ops) read = read && op.has_request_range();
+  }
   etcdserverpb::TxnResponse response;
-  const grpc::Status status = kv_->Txn(Context().get(), request, &response);
-  if (!status.ok()) return Failed("Txn", status);
+  TP_RETURN_IF_ERROR(Run("Txn", read, [&](const Member& m) {
+    return m.kv->Txn(Context().get(), request, &response);
+  }));
   return response;
 }
 
@@ -193,8 +239,9 @@ absl::StatusOr<int64_t> EtcdClient::GrantLease(absl::Duration ttl) {
   request.set_ttl(
       std::max<int64_t>(1, static_cast<int64_t>(std::ceil(absl::ToDoubleSeconds(ttl)))));
   etcdserverpb::LeaseGrantResponse response;
-  const grpc::Status status = lease_->LeaseGrant(Context().get(), request, &response);
-  if (!status.ok()) return Failed("LeaseGrant", status);
+  TP_RETURN_IF_ERROR(Run("LeaseGrant", false, [&](const Member& m) {
+    return m.lease->LeaseGrant(Context().get(), request, &response);
+  }));
   if (!response.error().empty()) {
     return absl::UnavailableError(absl::StrCat("etcd LeaseGrant: ", response.error()));
   }
@@ -203,7 +250,8 @@ absl::StatusOr<int64_t> EtcdClient::GrantLease(absl::Duration ttl) {
 
 absl::StatusOr<absl::Duration> EtcdClient::KeepAliveOnce(int64_t lease) {
   std::unique_ptr<grpc::ClientContext> ctx = Context();
-  auto stream = lease_->LeaseKeepAlive(ctx.get());
+  const size_t m = Pick();
+  auto stream = At(m).lease->LeaseKeepAlive(ctx.get());
   etcdserverpb::LeaseKeepAliveRequest request;
   request.set_id(lease);
   etcdserverpb::LeaseKeepAliveResponse response;
@@ -213,7 +261,7 @@ absl::StatusOr<absl::Duration> EtcdClient::KeepAliveOnce(int64_t lease) {
   if (!exchanged || !status.ok()) {
     return Failed(
         "LeaseKeepAlive",
-        status.ok() ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "stream ended") : status);
+        status.ok() ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "stream ended") : status, m);
   }
   if (response.ttl() <= 0) {
     return absl::NotFoundError(absl::StrCat("etcd lease ", lease, " has expired"));
@@ -225,9 +273,9 @@ absl::Status EtcdClient::RevokeLease(int64_t lease) {
   etcdserverpb::LeaseRevokeRequest request;
   request.set_id(lease);
   etcdserverpb::LeaseRevokeResponse response;
-  const grpc::Status status = lease_->LeaseRevoke(Context().get(), request, &response);
-  if (!status.ok()) return Failed("LeaseRevoke", status);
-  return absl::OkStatus();
+  return Run("LeaseRevoke", false, [&](const Member& m) {
+    return m.lease->LeaseRevoke(Context().get(), request, &response);
+  });
 }
 
 }  // namespace topoplace::etcd

@@ -6,8 +6,9 @@
 //   TP_ASSIGN_OR_RETURN(int64_t revision, etcd->Put("/topoplace/x", "1"));
 //   TP_ASSIGN_OR_RETURN(bool swapped, etcd->PutIfUnchanged("/topoplace/x", "2", revision));
 //
-// Several endpoints are the members of one cluster: the channel picks a reachable one
-// and moves to another when it fails. Errors: UNAVAILABLE naming the endpoints when etcd
+// Several endpoints are the members of one cluster, each its own channel (so host names
+// resolve): calls go to the member that answered last and move to the next once one
+// does not answer in time or cannot be reached. Errors: UNAVAILABLE naming the endpoints when etcd
 // cannot be reached or does not answer in time; NOT_FOUND for a lease etcd no longer has.
 // Thread-safe.
 #ifndef TOPOPLACE_API_ETCD_ETCD_CLIENT_H_
@@ -15,6 +16,7 @@
 
 #include <grpcpp/channel.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -80,23 +82,39 @@ class EtcdClient {
   // Ends the lease now, deleting every key bound to it.
   absl::Status RevokeLease(int64_t lease);
 
-  const std::string& target() const { return target_; }
+  // The member calls go to now (an index into endpoints()).
+  size_t current_member() const { return current_.load() % members_.size(); }
 
  private:
-  EtcdClient(EtcdOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);
+  // One member: its own channel (a host name resolves as any gRPC target does).
+  struct Member {
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<etcdserverpb::KV::Stub> kv;
+    std::unique_ptr<etcdserverpb::Lease::Stub> lease;
+    std::unique_ptr<etcdserverpb::Auth::Stub> auth;
+  };
+  EtcdClient(EtcdOptions options, std::vector<Member> members);
+  // The member for the next call: the one that answered last, or the next whose channel is
+  // not failing to connect.
+  size_t Pick();
+  // Runs `call` on the member Pick() chooses. A read (`read`) whose member cannot be
+  // reached is asked of the next members, once each; a write is not sent again (it may
+  // have been applied), nor is a call that got no answer in time.
+  template <typename Call>
+  absl::Status Run(const char* name, bool read, Call call);
+  const Member& At(size_t m) const { return members_[m % members_.size()]; }
   // A call context with the deadline and, with authentication, the token (fetched first
   // if there is none).
   std::unique_ptr<grpc::ClientContext> Context();
-  // `status` as an absl::Status naming the call and the endpoints. An expired token is
-  // dropped so the next call authenticates again.
-  absl::Status Failed(const char* call, const grpc::Status& status);
+  // `status` of a call to member `m` as an absl::Status naming the call and the member.
+  // An expired token is dropped so the next call authenticates again. A member that did
+  // not answer (unreachable, or hung past the deadline) is left: the next call goes to the
+  // next member, so a hung member costs one timeout, not every call.
+  absl::Status Failed(const char* call, const grpc::Status& status, size_t m);
 
   const EtcdOptions options_;
-  const std::string target_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<etcdserverpb::KV::Stub> kv_;
-  std::unique_ptr<etcdserverpb::Lease::Stub> lease_;
-  std::unique_ptr<etcdserverpb::Auth::Stub> auth_;
+  std::vector<Member> members_;
+  std::atomic<size_t> current_{0};
   absl::Mutex token_mu_;
   std::string token_ ABSL_GUARDED_BY(token_mu_);
 };

@@ -22,7 +22,24 @@ absl::Status CheckBatchSize(absl::string_view field, int size) {
   return absl::OkStatus();
 }
 
-absl::Status CheckProbes(const v1::ReportProbeResultsRequest& request) {
+// How far ahead of the daemon's clock a reading may be stamped: NTP keeps hosts within
+// milliseconds; a minute allows for a host whose clock is being corrected.
+constexpr absl::Duration kMaxClockSkew = absl::Seconds(60);
+
+// A reading stamped in the future would count as fresh until that time comes (a switch
+// pinned as hot for as long as the stamp says): refused, naming the field.
+absl::Status CheckMeasuredAt(absl::string_view field, int64_t unix_ms, absl::Time now) {
+  if (unix_ms == 0) return absl::OkStatus();  // stamped with the time received
+  const absl::Time at = absl::FromUnixMillis(unix_ms);
+  if (at <= now + kMaxClockSkew) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": ", unix_ms, " is ",
+                   absl::FormatDuration(absl::Seconds(absl::ToInt64Seconds(at - now))),
+                   " ahead of this daemon's clock (at most ", absl::FormatDuration(kMaxClockSkew),
+                   "); is the reporter's clock set?"));
+}
+
+absl::Status CheckProbes(const v1::ReportProbeResultsRequest& request, absl::Time now) {
   TP_RETURN_IF_ERROR(CheckField("reporter", request.reporter(), kMaxNameBytes, true));
   TP_RETURN_IF_ERROR(CheckBatchSize("results", request.results_size()));
   for (int i = 0; i < request.results_size(); ++i) {
@@ -34,11 +51,12 @@ absl::Status CheckProbes(const v1::ReportProbeResultsRequest& request) {
       return absl::InvalidArgumentError(
           absl::StrCat(at, "latency_us/bandwidth_gbps: expected values >= 0"));
     }
+    TP_RETURN_IF_ERROR(CheckMeasuredAt(at + "measured_unix_ms", r.measured_unix_ms(), now));
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckCounters(const v1::ReportPortCountersRequest& request) {
+absl::Status CheckCounters(const v1::ReportPortCountersRequest& request, absl::Time now) {
   TP_RETURN_IF_ERROR(CheckField("reporter", request.reporter(), kMaxNameBytes, true));
   TP_RETURN_IF_ERROR(CheckBatchSize("counters", request.counters_size()));
   for (int i = 0; i < request.counters_size(); ++i) {
@@ -46,6 +64,8 @@ absl::Status CheckCounters(const v1::ReportPortCountersRequest& request) {
                                   request.counters(i).endpoint(), kMaxNameBytes, true));
     TP_RETURN_IF_ERROR(CheckField(absl::StrCat("counters[", i, "].peer"),
                                   request.counters(i).peer(), kMaxNameBytes, false));
+    TP_RETURN_IF_ERROR(CheckMeasuredAt(absl::StrCat("counters[", i, "].measured_unix_ms"),
+                                       request.counters(i).measured_unix_ms(), now));
   }
   return absl::OkStatus();
 }
@@ -113,9 +133,9 @@ Request Stamped(const Request& request, Entry* (Request::*mutable_entry)(int), i
 absl::Status TelemetryService::DoReportProbes(const Caller& caller,
                                               const v1::ReportProbeResultsRequest& request,
                                               v1::ReportResponse& response) {
-  TP_RETURN_IF_ERROR(CheckProbes(request));
-  TP_RETURN_IF_ERROR(CheckProbesSpeakFor(caller, request));
   const absl::Time now = absl::Now();
+  TP_RETURN_IF_ERROR(CheckProbes(request, now));
+  TP_RETURN_IF_ERROR(CheckProbesSpeakFor(caller, request));
   if (context_.health != nullptr) {
     TP_RETURN_IF_ERROR(context_.health->ObserveProbes(ProbeSamples(request), now));
   }
@@ -129,10 +149,10 @@ absl::Status TelemetryService::DoReportProbes(const Caller& caller,
 absl::Status TelemetryService::DoReportCounters(const Caller& caller,
                                                 const v1::ReportPortCountersRequest& request,
                                                 v1::ReportResponse& response) {
-  TP_RETURN_IF_ERROR(CheckCounters(request));
+  const absl::Time now = absl::Now();
+  TP_RETURN_IF_ERROR(CheckCounters(request, now));
   TP_RETURN_IF_ERROR(CheckCountersSpeakFor(caller, request));
   if (context_.measured_load) TP_RETURN_IF_ERROR(context_.measured_load->Check(request));
-  const absl::Time now = absl::Now();
   if (context_.health != nullptr) {
     TP_RETURN_IF_ERROR(context_.health->ObserveCounters(CounterSamples(request), now));
   }

@@ -4,10 +4,16 @@
 
 #include <iostream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/state/uplink_load.h"
 
 namespace topoplace::server {
+namespace {
+
+constexpr size_t kMaxLogChars = 512;
+
+}  // namespace
 
 UplinkLoadSource::UplinkLoadSource(const Fabric& fabric, std::string path)
     : fabric_(fabric), path_(std::move(path)) {}
@@ -23,8 +29,9 @@ std::vector<double> UplinkLoadSource::Current() {
   version_ = version;
   absl::StatusOr<std::vector<double>> shares = sched::LoadUplinkLoadFile(fabric_, path_);
   if (!shares.ok()) {
-    std::cerr << "topoplaced: warning: uplink load not used: " << shares.status().message()
-              << std::endl;
+    // The message may quote the file: one line, escaped, bounded.
+    std::cerr << "topoplaced: warning: uplink load not used: "
+              << absl::CHexEscape(shares.status().message().substr(0, kMaxLogChars)) << std::endl;
     shares_.clear();
   } else {
     shares_ = *std::move(shares);

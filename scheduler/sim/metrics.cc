@@ -89,6 +89,7 @@ PolicyMetrics Summarize(const SimResult& result) {
     slowdown.push_back(r.slowdown);
     m.total_spine_bytes += r.spine_bytes_total();
     m.total_spine_bytes_lower_bound += r.spine_bytes_lower_bound_total();
+    m.total_off_nvlink_bytes += r.off_nvlink_bytes_total();
     spine_per_iter_sum += r.spine_bytes_per_iter;
     m.max_spine_bytes_per_iter = std::max(m.max_spine_bytes_per_iter, r.spine_bytes_per_iter);
     if (r.blocks > 1) ++cross_block;

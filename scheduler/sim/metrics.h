@@ -25,6 +25,7 @@ struct PolicyMetrics {
   // Sum of every job's spine-bytes lower bound at its placement time, over its whole run:
   // what no policy could have beaten given the same free GPUs at each start.
   double total_spine_bytes_lower_bound = 0;
+  double total_off_nvlink_bytes = 0;     // over every job's whole run
   double mean_spine_bytes_per_iter = 0;  // per job, per iteration
   double max_spine_bytes_per_iter = 0;
   double frac_cross_block = 0, frac_cross_pod = 0;  // of completed jobs

@@ -31,6 +31,7 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
     p["multi_node_jobs"] = m.multi_node_jobs;
     p["total_spine_bytes"] = m.total_spine_bytes;
     p["total_spine_bytes_lower_bound"] = m.total_spine_bytes_lower_bound;
+    p["total_off_nvlink_bytes"] = m.total_off_nvlink_bytes;
     p["mean_spine_bytes_per_iter"] = m.mean_spine_bytes_per_iter;
     p["max_spine_bytes_per_iter"] = m.max_spine_bytes_per_iter;
     p["frac_jobs_cross_block"] = m.frac_cross_block;

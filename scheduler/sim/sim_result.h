@@ -30,6 +30,9 @@ struct JobRecord {
   // The least spine bytes per iteration any placement could have had on the GPUs free
   // when the job started (PlacementPlan::spine_bytes_lower_bound).
   double spine_bytes_lower_bound_per_iter = 0;
+  // Bytes per iteration that leave their NVLink domain (the plan's network bytes): on
+  // 8-GPU-node fabrics everything between nodes, on NVL72 racks what leaves the rack.
+  double off_nvlink_bytes_per_iter = 0;
   double iterations = 0;  // trace duration / reference step time
   int leaves = 0, blocks = 0, pods = 0;
   // Mean leaves / blocks touched by one DP group and by one PP group (TrafficReport
@@ -41,6 +44,7 @@ struct JobRecord {
   double queue_s() const { return start_s - arrival_s; }
   double jct_s() const { return end_s - arrival_s; }
   double spine_bytes_total() const { return spine_bytes_per_iter * iterations; }
+  double off_nvlink_bytes_total() const { return off_nvlink_bytes_per_iter * iterations; }
   double spine_bytes_lower_bound_total() const {
     return spine_bytes_lower_bound_per_iter * iterations;
   }

@@ -271,6 +271,7 @@ class Replay {
     const double ref_step = comm_.ReferenceStepSeconds(plan.job, plan.traffic);
     r.iterations = ref_step > 0 ? tj.duration_s / ref_step : 0;
     r.spine_bytes_per_iter = plan.traffic.spine_bytes();
+    r.off_nvlink_bytes_per_iter = plan.traffic.network_bytes();
     r.spine_bytes_lower_bound_per_iter = plan.spine_bytes_lower_bound;
     r.leaves = plan.footprint.leaves_used;
     r.blocks = plan.footprint.blocks_used;

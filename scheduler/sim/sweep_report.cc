@@ -63,14 +63,15 @@ std::string RenderSweepMarkdown(const std::vector<SweepPoint>& points, const std
                           p.info.load_scale);
     absl::StrAppend(&md,
                     "| policy | mean JCT | p95 JCT | mean queue | p95 queue | mean slowdown "
-                    "| spine bytes | lower bound | rejected |\n"
-                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                    "| spine bytes | lower bound | off NVLink | rejected |\n"
+                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const PolicyMetrics& m : p.metrics) {
-      absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s | %.3f | %s | %s | %d |\n", m.policy,
-                            FormatHours(m.mean_jct_s), FormatHours(m.p95_jct_s),
+      absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s | %.3f | %s | %s | %s | %d |\n",
+                            m.policy, FormatHours(m.mean_jct_s), FormatHours(m.p95_jct_s),
                             FormatHours(m.mean_queue_s), FormatHours(m.p95_queue_s),
                             m.mean_slowdown, FormatBytes(m.total_spine_bytes),
-                            FormatBytes(m.total_spine_bytes_lower_bound), m.rejected);
+                            FormatBytes(m.total_spine_bytes_lower_bound),
+                            FormatBytes(m.total_off_nvlink_bytes), m.rejected);
     }
     absl::StrAppend(&md, "\nFull report: [", SweepLoadDir(p.factor), "](", SweepLoadDir(p.factor),
                     "/report.md)\n\n");

@@ -1,7 +1,13 @@
 #include "scheduler/state/uplink_load.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -53,11 +59,36 @@ absl::StatusOr<std::vector<double>> ParseUplinkLoad(const Fabric& fabric, absl::
 
 absl::StatusOr<std::vector<double>> LoadUplinkLoadFile(const Fabric& fabric,
                                                        const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read uplink load file '", path, "'"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseUplinkLoad(fabric, buffer.str(), path);
+  // Non-blocking, so a FIFO or a device named here cannot hold the caller; only a regular
+  // file of bounded size is read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read uplink load file '", path, "': ", std::strerror(errno)));
+  }
+  struct stat st {};
+  std::string text;
+  absl::Status status;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("uplink load file '", path, "' is not a regular file"));
+  } else if (st.st_size > kMaxUplinkLoadFileBytes) {
+    status = absl::InvalidArgumentError(absl::StrCat("uplink load file '", path, "' has ",
+                                                     st.st_size, " bytes, more than the ",
+                                                     kMaxUplinkLoadFileBytes, " allowed"));
+  } else {
+    text.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n <= 0) break;  // shrunk meanwhile, or an error: parse what was read
+      got += static_cast<size_t>(n);
+    }
+    text.resize(got);
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  return ParseUplinkLoad(fabric, text, path);
 }
 
 void KeepLargerShares(std::vector<double>& shares, const std::vector<double>& other) {

@@ -23,7 +23,12 @@ namespace topoplace::sched {
 // each switch once); nothing is returned on error.
 absl::StatusOr<std::vector<double>> ParseUplinkLoad(const Fabric& fabric, absl::string_view text,
                                                     absl::string_view source_name);
-// Reads and parses a file in that format. NotFound if it cannot be read.
+// The largest uplink load file read: a line per switch of a 100k-GPU fabric is well under.
+inline constexpr int64_t kMaxUplinkLoadFileBytes = 16 << 20;
+// Reads and parses a file in that format, without blocking. NotFound if it cannot be
+// opened; InvalidArgument naming it when it is not a regular file (a FIFO, a device) or
+// is larger than kMaxUplinkLoadFileBytes.
+
 absl::StatusOr<std::vector<double>> LoadUplinkLoadFile(const Fabric& fabric,
                                                        const std::string& path);
 

@@ -1,5 +1,7 @@
 // Placement latency (issue 4): one PlacementEngine::Place call per iteration on rail-28k
-// and clos3-100k at 60% random background load, for jobs of 64 to 8,192 GPUs. Each
+// and clos3-100k at 60% random background load, for jobs of 64 to 8,192 GPUs, and of a
+// 1,024-GPU DeepSeek-V3-class MoE job on GB200 NVL72 racks (64 of them: the 16-rack preset
+// has too few GPUs free at 60% load for 1,024). Each
 // iteration uses the next of 16 seeded backgrounds, so the figures cover different free
 // layouts. Reports the mean (Google Benchmark's time) plus p50/p99 counters in
 // microseconds over the single-call latencies, both wall clock (p50_us, p99_us) and this
@@ -36,6 +38,10 @@ double ThreadCpuMicros() {
 }
 constexpr double kLoad = 0.6;
 
+// gb200-nvl72 with four times the racks (64 NVL72 racks, 4,608 GPUs).
+constexpr char kNvl72x4[] = "gb200-nvl72x4";
+constexpr char kMoeJob[] = "tp=4,pp=16,dp=1,ep=16,gpus_per_node=4,model=deepseek-v3";
+
 struct Setup {
   FabricPtr fabric;
   std::unique_ptr<PlacementEngine> engine;
@@ -48,7 +54,14 @@ const Setup& SetupFor(const std::string& preset) {
   std::unique_ptr<Setup>& s = (*cache)[preset];
   if (!s) {
     s = std::make_unique<Setup>();
-    s->fabric = *GeneratePreset(preset);
+    if (preset == kNvl72x4) {
+      ClosParams p = *PresetParams("gb200-nvl72");
+      p.name = kNvl72x4;
+      p.blocks_per_pod *= 4;
+      s->fabric = *GenerateClos(p);
+    } else {
+      s->fabric = *GeneratePreset(preset);
+    }
     s->engine = std::make_unique<PlacementEngine>(s->fabric);
     for (int i = 0; i < kBackgrounds; ++i) {
       s->backgrounds.push_back(RandomBackgroundLoad(*s->fabric, kLoad, 1000 + i));
@@ -85,10 +98,11 @@ std::vector<double> RandomUplinkBusy(const Fabric& fabric, uint32_t seed) {
 }
 
 void RunPlacement(benchmark::State& state, const std::string& preset, const char* policy,
-                  bool link_loads = false, bool load_aware = false) {
+                  bool link_loads = false, bool load_aware = false, std::string job = "") {
   const Setup& setup = SetupFor(preset);
+  if (job.empty()) job = JobFor(static_cast<int>(state.range(0)));
   PlacementRequest req;
-  req.job = *ParseJobSpec(JobFor(static_cast<int>(state.range(0))));
+  req.job = *ParseJobSpec(job);
   req.policy = policy;
   req.link_loads = link_loads;
   if (load_aware) req.uplink_busy = RandomUplinkBusy(*setup.fabric, 7);
@@ -114,7 +128,7 @@ void RunPlacement(benchmark::State& state, const std::string& preset, const char
   state.counters["p50_cpu_us"] = pct(cpu_micros, 0.50);
   state.counters["p99_cpu_us"] = pct(cpu_micros, 0.99);
   state.counters["failed"] = static_cast<double>(failures);
-  state.SetLabel(JobFor(static_cast<int>(state.range(0))));
+  state.SetLabel(job);
 }
 
 void BM_PlaceRail28k(benchmark::State& state) { RunPlacement(state, "rail-28k", "topoplace"); }
@@ -133,6 +147,14 @@ void BM_PlaceRail28kSlurmTree(benchmark::State& state) {
   RunPlacement(state, "rail-28k", "slurm-tree");
 }
 
+// The MoE job on NVLink racks, topoplace against a baseline in the same engine.
+void BM_PlaceNvl72Moe(benchmark::State& state) {
+  RunPlacement(state, kNvl72x4, "topoplace", false, false, kMoeJob);
+}
+void BM_PlaceNvl72MoeSlurmBlock(benchmark::State& state) {
+  RunPlacement(state, kNvl72x4, "slurm-block", false, false, kMoeJob);
+}
+
 // Job sizes in GPUs, microseconds, at least half a second per size.
 void Sizes(benchmark::internal::Benchmark* b, std::initializer_list<int64_t> gpus) {
   for (int64_t g : gpus) b->Arg(g);
@@ -144,6 +166,8 @@ BENCHMARK(BM_PlaceClos3_100k)->Apply([](auto* b) { Sizes(b, {64, 256, 1024, 4096
 BENCHMARK(BM_PlaceRail28kWithLinkLoads)->Apply([](auto* b) { Sizes(b, {64, 8192}); });
 BENCHMARK(BM_PlaceRail28kLoadAware)->Apply([](auto* b) { Sizes(b, {64, 1024, 8192}); });
 BENCHMARK(BM_PlaceRail28kSlurmTree)->Apply([](auto* b) { Sizes(b, {64, 8192}); });
+BENCHMARK(BM_PlaceNvl72Moe)->Apply([](auto* b) { Sizes(b, {1024}); });
+BENCHMARK(BM_PlaceNvl72MoeSlurmBlock)->Apply([](auto* b) { Sizes(b, {1024}); });
 
 }  // namespace
 }  // namespace topoplace::sched

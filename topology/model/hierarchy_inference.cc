@@ -63,6 +63,39 @@ std::vector<bool> MinorIslandLeaves(const Fabric& f, const std::vector<SwitchNei
   return minor;
 }
 
+// What an operator should hear about the NVLink domains that span hosts: a domain whose
+// hosts sit under different leaf groups (its trays are cabled to other racks' leaves, so
+// its placement level does not nest in a block), and a domain with fewer hosts than the
+// largest (a tray out, or not yet reporting).
+void WarnAboutNvlinkDomains(const std::vector<Host>& hosts,
+                            const std::vector<std::vector<HostId>>& domains,
+                            std::vector<std::string>& warnings) {
+  size_t largest = 1;
+  for (const std::vector<HostId>& d : domains) largest = std::max(largest, d.size());
+  if (largest == 1) return;
+  for (const std::vector<HostId>& d : domains) {
+    const Host& first = hosts[d.front()];
+    if (first.nvlink_domain.empty()) continue;
+    std::vector<int32_t> blocks;
+    for (HostId h : d) {
+      if (std::find(blocks.begin(), blocks.end(), hosts[h].block) == blocks.end()) {
+        blocks.push_back(hosts[h].block);
+      }
+    }
+    if (blocks.size() > 1) {
+      warnings.push_back(absl::StrCat("NVLink domain '", first.nvlink_domain, "' spans ",
+                                      blocks.size(),
+                                      " leaf groups (blocks): its hosts are cabled to different "
+                                      "leaves, so it is no placement level inside one block"));
+    }
+    if (d.size() < largest) {
+      warnings.push_back(absl::StrCat("NVLink domain '", first.nvlink_domain, "' has ", d.size(),
+                                      " hosts, the largest has ", largest,
+                                      ": a tray out or not reporting?"));
+    }
+  }
+}
+
 }  // namespace
 
 void HierarchyInference::Run(Fabric& f) {
@@ -355,6 +388,7 @@ void HierarchyInference::Run(Fabric& f) {
     f.nvlink_domains_[id].push_back(static_cast<HostId>(h));
     host.nvlink_domain_id = id;
   }
+  WarnAboutNvlinkDomains(f.hosts_, f.nvlink_domains_, warnings);
 
   // 8. Bandwidth down and up per tier, for oversubscription.
   f.tier_stats_.assign(max_tier, TierStats{});

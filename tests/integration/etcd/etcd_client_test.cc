@@ -90,6 +90,41 @@ TEST_F(EtcdClientTest, AStoppedEtcdIsAnErrorNamingTheEndpointWithinTheTimeout) {
 
 // etcd serving TLS and requiring client certificates: the client reads and writes with
 // the CA and its certificate, and is refused without them.
+// Hardening finding 5: with the first-listed member hung (SIGSTOP; a killed one was
+// fine), every call waited on it, so no replica could lead for minutes. A member that does
+// not answer in time costs one timeout; the next calls go to the next member. Host names
+// work as endpoints (they used to stop the daemon from starting).
+TEST(EtcdClientMembers, AHungMemberCostsOneTimeoutAndHostNamesAreEndpoints) {
+  if (!testing::EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed";
+  testing::TempDir dir;
+  testing::EtcdCluster etcd(dir.path(), /*members=*/3);
+  ASSERT_TRUE(etcd.Start().ok());
+  std::vector<std::string> by_name;
+  for (const std::string& e : etcd.endpoints()) {
+    by_name.push_back("localhost" + e.substr(e.find(':')));
+  }
+  absl::StatusOr<std::unique_ptr<EtcdClient>> client =
+      EtcdClient::Connect({.endpoints = by_name, .timeout = absl::Milliseconds(800)});
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->Put("/tp/by-name", "1").ok());
+  ASSERT_EQ((*client)->current_member(), 0u);
+
+  etcd.Signal(0, SIGSTOP);
+  absl::Status first = (*client)->Put("/tp/x", "1").status();
+  EXPECT_TRUE(absl::IsUnavailable(first)) << first;
+  EXPECT_THAT(std::string(first.message()), HasSubstr(by_name[0]));
+  // The next calls go to a member that answers, each well within the timeout.
+  for (int i = 0; i < 5; ++i) {
+    absl::StatusOr<int64_t> put = (*client)->Put("/tp/x", std::to_string(i));
+    ASSERT_TRUE(put.ok()) << put.status();
+  }
+  EXPECT_NE((*client)->current_member(), 0u);
+  absl::StatusOr<std::optional<KeyValue>> read = (*client)->Get("/tp/x");
+  ASSERT_TRUE(read.ok() && read->has_value()) << read.status();
+  EXPECT_EQ((*read)->value, "4");
+  etcd.Signal(0, SIGCONT);
+}
+
 TEST(EtcdClientTls, ClientCertificateAndCaReadAndWritePlaintextAndAnonymousAreRefused) {
   if (!testing::EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed";
   testing::TempDir dir;

@@ -177,6 +177,11 @@ absl::Status EtcdCluster::AwaitAnswer(int i) {
       absl::StrCat("etcd member ", i, " did not answer in 30 s:\n", Tail(Log(i))));
 }
 
+void EtcdCluster::Signal(int i, int signal) {
+  const Member& m = members_[static_cast<size_t>(i)];
+  if (m.pid > 0) kill(m.pid, signal);
+}
+
 void EtcdCluster::Kill(int i, int signal) {
   Member& m = members_[static_cast<size_t>(i)];
   if (m.pid <= 0) return;

@@ -43,6 +43,8 @@ class EtcdCluster {
   absl::Status Start();
   // Sends `signal` to member `i` and reaps it. No-op when it is not running.
   void Kill(int i, int signal);
+  // Sends `signal` to member `i` without waiting for it (SIGSTOP hangs it, SIGCONT resumes).
+  void Signal(int i, int signal);
   // Starts member `i` again on its data and waits until the cluster answers through it.
   absl::Status Restart(int i);
   // Kills every member, deletes their data and starts them again, empty, at the same

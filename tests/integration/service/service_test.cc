@@ -316,6 +316,34 @@ TEST_F(ServiceTest, Service_ASecondServerOnTheSamePortRefusesToStart) {
   EXPECT_TRUE(Client()->GetFabricSummary().ok());
 }
 
+// Hardening finding 8: a counter reading stamped in the future counted as fresh until that
+// time came, pinning its switch as hot. Readings more than a minute ahead of the daemon's
+// clock are refused, naming the field; one a few seconds ahead (skew) is taken.
+TEST_F(ServiceTest, Service_ReadingsStampedInTheFutureAreRefused) {
+  StartServer();
+  auto client = Client();
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  v1::ReportPortCountersRequest counters;
+  counters.set_reporter("collector");
+  v1::PortCounters* c = counters.add_counters();
+  c->set_endpoint("b00-n000/mlx5_0");
+  c->set_measured_unix_ms(now_ms + 3'600'000);
+  absl::Status refused = client->ReportPortCounters(counters).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("counters[0].measured_unix_ms"));
+  c->set_measured_unix_ms(now_ms + 5'000);
+  EXPECT_TRUE(client->ReportPortCounters(counters).ok());
+  v1::ReportProbeResultsRequest probes;
+  probes.set_reporter("collector");
+  v1::ProbeResult* p = probes.add_results();
+  p->set_source("b00-n000/mlx5_0");
+  p->set_target("b00-n001/mlx5_0");
+  p->set_reachable(true);
+  p->set_measured_unix_ms(now_ms + 86'400'000);
+  EXPECT_THAT(std::string(client->ReportProbeResults(probes).status().message()),
+              HasSubstr("results[0].measured_unix_ms"));
+}
+
 // Every RPC goes through the one client and its failover (house issue, point 4): with the
 // first daemon of the list down, telemetry reports (the agent's probe results and
 // counters), link health, a job's path, the allocations a link touches, the extender's

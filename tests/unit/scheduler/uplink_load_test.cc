@@ -3,7 +3,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <string>
 
 #include "tests/unit/scheduler/sim/tiny_fabric.h"
@@ -70,6 +73,45 @@ TEST_F(UplinkLoadFileTest, BadLinesAreInvalidArgumentNamingFileLineAndWhatWasExp
 TEST_F(UplinkLoadFileTest, MissingFileIsNotFound) {
   EXPECT_EQ(LoadUplinkLoadFile(*fabric_, "/nonexistent/load.txt").status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// Hardening finding 4: a FIFO (or /dev/zero, or a huge file) as the load file used to hang
+// Place and Reserve, eat memory and stay stuck after the file was fixed. Only a regular
+// file under the size limit is read, and opening never blocks.
+TEST_F(UplinkLoadFileTest, AFifoADeviceOrAnOversizedFileIsRefusedWithoutBlocking) {
+  char dir_template[] = "/tmp/uplink-load-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  absl::StatusOr<std::vector<double>> from_fifo = LoadUplinkLoadFile(*fabric_, fifo);
+  EXPECT_EQ(from_fifo.status().code(), absl::StatusCode::kInvalidArgument) << from_fifo.status();
+  EXPECT_THAT(std::string(from_fifo.status().message()), HasSubstr("not a regular file"));
+  absl::StatusOr<std::vector<double>> from_zero = LoadUplinkLoadFile(*fabric_, "/dev/zero");
+  EXPECT_THAT(std::string(from_zero.status().message()), HasSubstr("not a regular file"));
+  const std::string big = dir + "/big";
+  {
+    FILE* f = fopen(big.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(ftruncate(fileno(f), kMaxUplinkLoadFileBytes + 1), 0);  // sparse
+    fclose(f);
+  }
+  absl::StatusOr<std::vector<double>> from_big = LoadUplinkLoadFile(*fabric_, big);
+  EXPECT_THAT(std::string(from_big.status().message()), HasSubstr("more than the"));
+  // A fixed file reads again.
+  const std::string good = dir + "/good";
+  {
+    FILE* f = fopen(good.c_str(), "w");
+    fprintf(f, "%s 0.25\n", Name(leaf_).c_str());
+    fclose(f);
+  }
+  absl::StatusOr<std::vector<double>> fixed = LoadUplinkLoadFile(*fabric_, good);
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+  EXPECT_DOUBLE_EQ((*fixed)[leaf_], 0.25);
+  unlink(fifo.c_str());
+  unlink(big.c_str());
+  unlink(good.c_str());
+  rmdir(dir.c_str());
 }
 
 TEST(KeepLargerShares, TakesTheLargerShareOfEachSwitchNeverTheSum) {

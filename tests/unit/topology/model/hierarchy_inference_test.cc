@@ -23,7 +23,8 @@ struct SmallFabric {
   std::vector<SwitchId> leaves;  // block-major: b0r0, b0r1, b1r0, b1r1
   std::vector<SwitchId> spines;
 
-  explicit SmallFabric(bool drop_one_nic_link = false) {
+  // `domains`: the NVLink domain of each host h00, h01, h10, h11 (empty: none).
+  explicit SmallFabric(bool drop_one_nic_link = false, std::vector<std::string> domains = {}) {
     for (int s = 0; s < 2; ++s) spines.push_back(*builder.AddSwitch("x" + std::to_string(s)));
     for (int l = 0; l < 4; ++l) {
       leaves.push_back(*builder.AddSwitch("sw-" + std::string(1, static_cast<char>('a' + l))));
@@ -33,7 +34,9 @@ struct SmallFabric {
     }
     for (int b = 0; b < 2; ++b) {
       for (int n = 0; n < 2; ++n) {
-        HostId h = *builder.AddHost("h" + std::to_string(b) + std::to_string(n));
+        const size_t i = static_cast<size_t>(b * 2 + n);
+        HostId h = *builder.AddHost("h" + std::to_string(b) + std::to_string(n),
+                                    i < domains.size() ? domains[i] : "");
         for (int r = 0; r < 2; ++r) {
           NicId nic = *builder.AddNic(h, "nic" + std::to_string(r), 200);
           EXPECT_TRUE(builder.AddGpu(h, r, nic).ok());
@@ -190,6 +193,20 @@ TEST(HierarchyInference, LongSwitchChain_KeepsAtMostMaxTiersAndNamesTheRest) {
     }
   }
   EXPECT_TRUE(named) << ::testing::PrintToString(f->warnings());
+}
+
+// `fabric import` tells an operator when a declared NVLink domain does not nest in one
+// leaf group (its trays are cabled to other racks' leaves) and when a domain has fewer
+// hosts than the largest (a tray out, or not reporting).
+TEST(HierarchyInference, NvlinkDomains_ThatSpanLeafGroupsOrLackHostsAreWarnedAbout) {
+  FabricPtr f = SmallFabric(false, {"rack-a", "rack-a", "rack-a", "rack-b"}).Build();
+  ASSERT_EQ(f->nvlink_domains().size(), 2u);
+  EXPECT_THAT(f->warnings(), ::testing::Contains(HasSubstr("'rack-a' spans 2 leaf groups")));
+  EXPECT_THAT(f->warnings(),
+              ::testing::Contains(HasSubstr("'rack-b' has 1 hosts, the largest has 3")));
+  // Domains that nest in their blocks and are all alike: nothing to say.
+  FabricPtr ok = SmallFabric(false, {"rack-a", "rack-a", "rack-b", "rack-b"}).Build();
+  EXPECT_THAT(ok->warnings(), ::testing::Not(::testing::Contains(HasSubstr("NVLink domain"))));
 }
 
 }  // namespace
