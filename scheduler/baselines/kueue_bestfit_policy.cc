@@ -5,8 +5,10 @@
 // the domain with the least free capacity that fits; otherwise go one level up. Having
 // chosen a domain, descend level by level, taking child domains in decreasing order of
 // free capacity and the last one best fit (the smallest that covers the remainder).
-// Levels here: pod ("block" label), block ("rack" label), host. Pods get ranks in the
-// order the domains were chosen.
+// Levels here: pod ("block" label), block ("rack" label), host; on fabrics whose NVLink
+// domains span hosts also the domain between block and host, as our Kueue Topology export
+// lists it (topoplace.io/nvlink-domain). Pods get ranks in the order the domains were
+// chosen.
 // Version: the documentation and KEP as of Kueue v0.9-v0.10 (TAS beta). No real peer here:
 // Debian ships no Kueue, so it is not checked against Kueue's code. Left out: pod-set
 // slices, unconstrained (required: false) mode's fallbacks, and the MostFreeCapacity
@@ -23,6 +25,23 @@ class KueueBestFitPolicy final : public PlacementPolicy {
   absl::string_view name() const override { return kKueueBestFitPolicyName; }
   absl::StatusOr<std::vector<Candidate>> Propose(const PlacementContext& ctx) const override {
     const Fabric& fabric = ctx.fabric;
+    if (ctx.inventory.nvlink_level()) {
+      // The lowest level: the NVLink domain with the least free capacity that fits.
+      int32_t best = -1;
+      for (int32_t d = 0; d < static_cast<int32_t>(fabric.nvlink_domains().size()); ++d) {
+        const int free = ctx.inventory.nvlink_free(d);
+        if (free >= ctx.nodes && (best < 0 || free < ctx.inventory.nvlink_free(best))) best = d;
+      }
+      if (best >= 0) {
+        Candidate c;
+        for (HostId h : fabric.nvlink_domains()[best]) {
+          if (static_cast<int>(c.node_hosts.size()) == ctx.nodes) break;
+          if (ctx.inventory.eligible(h)) c.node_hosts.push_back(h);
+        }
+        c.how = "BestFit: one NVLink domain";
+        return std::vector<Candidate>{std::move(c)};
+      }
+    }
     for (DomainLevel level : {DomainLevel::kBlock, DomainLevel::kPod, DomainLevel::kCluster}) {
       std::vector<Domain> fits = FittingDomains(ctx.inventory, level, ctx.nodes);
       if (fits.empty()) continue;
@@ -43,7 +62,7 @@ class KueueBestFitPolicy final : public PlacementPolicy {
         const std::vector<int32_t>& blocks = groups[gt.index];
         std::vector<int> free(blocks.size());
         for (size_t j = 0; j < blocks.size(); ++j) free[j] = ctx.inventory.block_free(blocks[j]);
-        TakeFromBlocks(ctx.inventory, blocks, GreedyBestFit(free, gt.amount), c.node_hosts);
+        TakeFromBlocksByDomain(ctx.inventory, blocks, GreedyBestFit(free, gt.amount), c.node_hosts);
       }
       c.how = absl::StrCat("BestFit from the lowest level with a fitting domain");
       return std::vector<Candidate>{std::move(c)};

@@ -91,6 +91,30 @@ std::vector<Take> GreedyBestFit(std::span<const int> capacity, int need) {
   return takes;
 }
 
+void TakeFromBlocksByDomain(const Inventory& inv, std::span<const int32_t> blocks,
+                            std::span<const Take> takes, std::vector<HostId>& out) {
+  if (!inv.nvlink_level()) return TakeFromBlocks(inv, blocks, takes, out);
+  const Fabric& fabric = inv.fabric();
+  for (const Take& t : takes) {
+    std::vector<int32_t> domains;  // of this block, in order of their first host
+    for (HostId h : fabric.blocks()[blocks[t.index]].hosts) {
+      const int32_t d = fabric.hosts()[h].nvlink_domain_id;
+      if (std::find(domains.begin(), domains.end(), d) == domains.end()) domains.push_back(d);
+    }
+    std::vector<int> free(domains.size());
+    for (size_t i = 0; i < domains.size(); ++i) free[i] = inv.nvlink_free(domains[i]);
+    for (const Take& dt : GreedyBestFit(free, t.amount)) {
+      int left = dt.amount;
+      for (HostId h : fabric.nvlink_domains()[domains[dt.index]]) {
+        if (left == 0) break;
+        if (!inv.eligible(h)) continue;
+        out.push_back(h);
+        --left;
+      }
+    }
+  }
+}
+
 void TakeFromBlocks(const Inventory& inv, std::span<const int32_t> blocks,
                     std::span<const Take> takes, std::vector<HostId>& out) {
   std::vector<uint8_t> taken(inv.fabric().hosts().size(), 0);

@@ -52,6 +52,12 @@ std::vector<Take> GreedyBestFit(std::span<const int> capacity, int need);
 void TakeFromBlocks(const Inventory& inv, std::span<const int32_t> blocks,
                     std::span<const Take> takes, std::vector<HostId>& out);
 
+// The same, one level further down where the inventory has NVLink domains spanning hosts
+// (Inventory::nvlink_level): inside each block, hosts from the fewest domains (GreedyBestFit
+// over their eligible hosts), domain by domain. Elsewhere exactly TakeFromBlocks.
+void TakeFromBlocksByDomain(const Inventory& inv, std::span<const int32_t> blocks,
+                            std::span<const Take> takes, std::vector<HostId>& out);
+
 }  // namespace topoplace::sched
 
 #endif  // TOPOPLACE_SCHEDULER_FRAMEWORK_DOMAIN_SELECT_H_

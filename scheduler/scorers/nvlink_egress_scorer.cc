@@ -12,16 +12,8 @@ class NvlinkEgressScorer final : public Scorer {
     // Where each host is its own domain, every candidate sends the same bytes off its
     // hosts (the layout fixes them): nothing to choose by, so nothing is charged.
     if (!in.ctx.inventory.nvlink_level()) return {0, 0};
-    // The reference is every byte that may leave a domain: all but TP's, which the engine
-    // keeps inside one (unless tp_across_nodes). Candidate-independent, so costs compare.
-    const TrafficModel& t = in.ctx.traffic;
-    double reference = 0;
-    for (Dim d : kAllDims) {
-      if (d == Dim::kTp && !in.ctx.job.tp_across_nodes) continue;
-      reference += t.per_rank_bytes[static_cast<int>(d)] * in.ctx.layout.world_size();
-    }
     const double network = in.traffic.network_bytes();
-    return {network, Ratio01(network, reference)};
+    return {network, Ratio01(network, MovableBytes(in.ctx))};
   }
 };
 

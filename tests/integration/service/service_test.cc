@@ -267,19 +267,23 @@ TEST_F(ServiceTest, Service_MeasuredUplinkCounterRatesSteerPlacementsOffAHotBloc
   EXPECT_EQ(std::find(after.begin(), after.end(), first[0]), after.end());
 }
 
+// A port nothing listens on: a listener bound and closed again (0 if none could be bound).
+int DeadPort() {
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  std::unique_ptr<grpc::Server> probe = builder.BuildAndStart();
+  if (probe == nullptr) return 0;
+  probe->Shutdown();
+  return port;
+}
+
 // A client given several daemons moves past one it cannot reach, and gives every
 // Reserve an idempotency key so a Reserve sent again to the next daemon never holds twice.
 TEST_F(ServiceTest, Service_ClientListMovesPastAnUnreachableDaemonWithIdempotentReserves) {
   StartServer();
-  // A port nothing listens on: a listener bound and closed again.
-  int dead_port = 0;
-  {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &dead_port);
-    std::unique_ptr<grpc::Server> probe = builder.BuildAndStart();
-    ASSERT_NE(probe, nullptr);
-    probe->Shutdown();
-  }
+  const int dead_port = DeadPort();
+  ASSERT_GT(dead_port, 0);
   ClientOptions options;
   options.server = absl::StrCat("127.0.0.1:", dead_port, ", 127.0.0.1:", server_->port());
   options.timeout = absl::Seconds(10);
@@ -350,14 +354,8 @@ TEST_F(ServiceTest, Service_ReadingsStampedInTheFutureAreRefused) {
 // look-up by external id and the topology queries are all served by the next one.
 TEST_F(ServiceTest, Service_EveryClientCallMovesPastADaemonThatIsDown) {
   StartServer();
-  int dead_port = 0;
-  {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &dead_port);
-    std::unique_ptr<grpc::Server> probe = builder.BuildAndStart();
-    ASSERT_NE(probe, nullptr);
-    probe->Shutdown();
-  }
+  const int dead_port = DeadPort();
+  ASSERT_GT(dead_port, 0);
   ClientOptions options;
   options.server = absl::StrCat("127.0.0.1:", dead_port, ",127.0.0.1:", server_->port(),
                                 ",127.0.0.1:", dead_port);

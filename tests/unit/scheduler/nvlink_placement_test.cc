@@ -119,7 +119,9 @@ TEST(NvlinkPlacement, TpThatNoDomainCanHoldIsRefusedNamingTheDomainAndItsFreeGpu
 // the critical-path dimensions (TP, CP, EP, PP) off NVLink than any baseline that places
 // the job. Counting DP too, it does not always: where the free racks hold one 8-tray group
 // each, a baseline that splits EP groups can keep more of the DP rings (whose all-reduce
-// overlaps the backward pass) inside racks; the count of such cases is pinned below.
+// overlaps the backward pass) inside racks; the count of such cases is pinned below. The
+// baselines see the domain as their peers do (slurm-block's blocks are the racks, Kueue
+// descends pod, block, rack, host).
 TEST(NvlinkPlacement, OverFortySeedsPerLoadNoSplitWhenADomainHoldsItAndNoMoreEgressThanBaselines) {
   const Fabric& f = *Nvl72();
   const std::vector<std::string> baselines = {"first-fit",   "random",        "slurm-tree",
@@ -127,6 +129,7 @@ TEST(NvlinkPlacement, OverFortySeedsPerLoadNoSplitWhenADomainHoldsItAndNoMoreEgr
   const std::string small = "tp=4,pp=1,dp=1,ep=16,gpus_per_node=4,model=70b";
   const std::string large = "tp=4,pp=2,dp=4,ep=8,gpus_per_node=4,model=70b";
   int one_rack = 0, cases = 0, more_total_egress = 0;
+  std::string more_where;
   for (double load : {0.2, 0.4, 0.6}) {
     for (uint64_t seed = 1; seed <= 40; ++seed) {
       const Occupancy occ = RandomBackgroundLoad(f, load, seed);
@@ -166,13 +169,17 @@ TEST(NvlinkPlacement, OverFortySeedsPerLoadNoSplitWhenADomainHoldsItAndNoMoreEgr
               << where << " vs " << policy;
           more = more || NetworkBytes(*ours) > NetworkBytes(*theirs);
         }
-        more_total_egress += more ? 1 : 0;
+        if (more) {
+          ++more_total_egress;
+          more_where += where + "; ";
+        }
       }
     }
   }
   EXPECT_GT(one_rack, 40);  // the condition held in enough cases to mean something
   EXPECT_GT(cases, 200);
-  EXPECT_LE(more_total_egress, 3) << "of " << cases;  // large job at 60% load, seeds 3, 29, 36
+  // The large job at 60% load, seeds 3, 6, 29 and 36; kept from growing unnoticed.
+  EXPECT_LE(more_total_egress, 4) << "of " << cases << ": " << more_where;
 }
 
 }  // namespace
