@@ -282,10 +282,10 @@ absl::StatusOr<Fence> EtcdLedger::PrepareWriteLocked() {
   // etcd did not answer the last call: refuse at once until the sweeper's ProbeWrites sees
   // it answer again, instead of holding a server thread for another timeout.
   if (!write_state_.ok()) return write_state_;
-  if (stale_ || loaded_under_ != fence.create_revision) {
+  if (stale_ || loaded_under_ != fence) {
     // A new leadership (or a failed write) may follow changes this view has not seen.
     TP_RETURN_IF_ERROR(LoadLocked());
-    loaded_under_ = fence.create_revision;
+    loaded_under_ = fence;
   }
   return fence;
 }
@@ -296,12 +296,12 @@ void EtcdLedger::RefreshForReadLocked() {
   if (!write_state_.ok()) return;
   absl::StatusOr<Fence> fence = fence_.WriteFence();
   if (fence.ok()) {
-    if (!stale_ && loaded_under_ == fence->create_revision) return;
-    if (LoadLocked().ok()) loaded_under_ = fence->create_revision;
+    if (!stale_ && loaded_under_ == *fence) return;
+    if (LoadLocked().ok()) loaded_under_ = *fence;
     return;
   }
   if (!stale_ && absl::Now() - loaded_at_ < options_.follower_refresh) return;
-  if (LoadLocked().ok()) loaded_under_ = 0;
+  if (LoadLocked().ok()) loaded_under_ = Fence{};
 }
 
 absl::StatusOr<etcdserverpb::TxnResponse> EtcdLedger::Write(const Fence& fence,

@@ -161,8 +161,9 @@ class EtcdLedger final : public ledger::Ledger {
   absl::flat_hash_set<int64_t> in_flight_ ABSL_GUARDED_BY(mu_);    // allocations being changed
   absl::flat_hash_set<int64_t> unconfirmed_ ABSL_GUARDED_BY(mu_);  // reservations not yet in etcd
   int64_t next_n_ ABSL_GUARDED_BY(mu_) = 1;
-  // The fence revision the view was loaded under (0: as a follower, -1: at Open).
-  int64_t loaded_under_ ABSL_GUARDED_BY(mu_) = -1;
+  // The fence the view was loaded under (empty: as a follower; revision -1: at Open). A
+  // new leadership, even one with the same revision after etcd was wiped, reloads.
+  Fence loaded_under_ ABSL_GUARDED_BY(mu_) = {"", -1, 0};
   bool stale_ ABSL_GUARDED_BY(mu_) = true;
   absl::Time loaded_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Status write_state_ ABSL_GUARDED_BY(mu_);

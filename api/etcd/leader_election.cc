@@ -163,7 +163,7 @@ void LeaderElection::Campaign() {
   }
   if (result->succeeded()) {
     leading_ = true;
-    fence_ = {options_.key, result->header().revision()};
+    fence_ = {options_.key, result->header().revision(), lease};
     leader_ = identity_;
     std::cerr << "topoplaced: " << identity_ << " leads (election revision "
               << fence_.create_revision << ")\n";

@@ -18,6 +18,10 @@ namespace topoplace::etcd {
 struct Fence {
   std::string key;
   int64_t create_revision = 0;  // of `key` when this replica won; its leadership's number
+  // The lease `key` is bound to. With the revision it names one leadership even across an
+  // etcd that was wiped (its revisions start again, its leases are new).
+  int64_t lease = 0;
+  bool operator==(const Fence& other) const = default;
 };
 
 class FenceSource {
