@@ -34,10 +34,7 @@ class KueueBestFitPolicy final : public PlacementPolicy {
       }
       if (best >= 0) {
         Candidate c;
-        for (HostId h : fabric.nvlink_domains()[best]) {
-          if (static_cast<int>(c.node_hosts.size()) == ctx.nodes) break;
-          if (ctx.inventory.eligible(h)) c.node_hosts.push_back(h);
-        }
+        ctx.inventory.TakeFromDomain(best, ctx.nodes, c.node_hosts);
         c.how = "BestFit: one NVLink domain";
         return std::vector<Candidate>{std::move(c)};
       }

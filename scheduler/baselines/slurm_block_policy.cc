@@ -52,13 +52,7 @@ class SlurmBlockPolicy final : public PlacementPolicy {
       Candidate c;
       if (domains) {
         for (const Take& t : takes) {
-          int left = t.amount;
-          for (HostId h : ctx.fabric.nvlink_domains()[bases[t.index]]) {
-            if (left == 0) break;
-            if (!ctx.inventory.eligible(h)) continue;
-            c.node_hosts.push_back(h);
-            --left;
-          }
+          ctx.inventory.TakeFromDomain(bases[t.index], t.amount, c.node_hosts);
         }
       } else {
         TakeFromBlocks(ctx.inventory, bases, takes, c.node_hosts);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "scheduler/framework/nvlink_domains.h"
+
 namespace topoplace::sched {
 
 DomainLevel MaxLevelFor(MaxTier tier, const Fabric& fabric) {
@@ -94,23 +96,12 @@ std::vector<Take> GreedyBestFit(std::span<const int> capacity, int need) {
 void TakeFromBlocksByDomain(const Inventory& inv, std::span<const int32_t> blocks,
                             std::span<const Take> takes, std::vector<HostId>& out) {
   if (!inv.nvlink_level()) return TakeFromBlocks(inv, blocks, takes, out);
-  const Fabric& fabric = inv.fabric();
   for (const Take& t : takes) {
-    std::vector<int32_t> domains;  // of this block, in order of their first host
-    for (HostId h : fabric.blocks()[blocks[t.index]].hosts) {
-      const int32_t d = fabric.hosts()[h].nvlink_domain_id;
-      if (std::find(domains.begin(), domains.end(), d) == domains.end()) domains.push_back(d);
-    }
+    const std::vector<int32_t> domains = NvlinkDomainsOf(inv.fabric(), blocks[t.index]);
     std::vector<int> free(domains.size());
     for (size_t i = 0; i < domains.size(); ++i) free[i] = inv.nvlink_free(domains[i]);
     for (const Take& dt : GreedyBestFit(free, t.amount)) {
-      int left = dt.amount;
-      for (HostId h : fabric.nvlink_domains()[domains[dt.index]]) {
-        if (left == 0) break;
-        if (!inv.eligible(h)) continue;
-        out.push_back(h);
-        --left;
-      }
+      inv.TakeFromDomain(domains[dt.index], dt.amount, out);
     }
   }
 }

@@ -84,6 +84,17 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
   return inv;
 }
 
+int Inventory::TakeFromDomain(int32_t d, int count, std::vector<HostId>& out) const {
+  int got = 0;
+  for (HostId h : fabric_->nvlink_domains()[d]) {
+    if (got == count) break;
+    if (!eligible_[h]) continue;
+    out.push_back(h);
+    ++got;
+  }
+  return got;
+}
+
 Inventory Inventory::RestrictedTo(std::span<const HostId> hosts) const {
   Inventory out = *this;
   std::fill(out.eligible_.begin(), out.eligible_.end(), 0);

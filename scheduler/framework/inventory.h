@@ -61,6 +61,9 @@ class Inventory {
   // Returns how many it appended.
   int TakeHosts(int32_t block, int count, std::vector<uint8_t>& taken,
                 std::vector<HostId>& out) const;
+  // Appends the first `count` eligible hosts of NVLink domain `d`, in host order. Returns
+  // how many it appended.
+  int TakeFromDomain(int32_t d, int count, std::vector<HostId>& out) const;
 
  private:
   Inventory() = default;

@@ -16,6 +16,15 @@ int LargestNvlinkDomain(const Fabric& fabric) {
   return static_cast<int>(largest);
 }
 
+std::vector<int32_t> NvlinkDomainsOf(const Fabric& fabric, int32_t b) {
+  std::vector<int32_t> out;
+  const auto& domains = fabric.nvlink_domains();
+  for (int32_t d = 0; d < static_cast<int32_t>(domains.size()); ++d) {
+    if (fabric.hosts()[domains[d].front()].block == b) out.push_back(d);
+  }
+  return out;
+}
+
 int TpSpanNodes(const JobSpec& job) {
   return job.tp > job.gpus_per_node ? job.tp / job.gpus_per_node : 1;
 }

@@ -27,6 +27,9 @@ namespace topoplace::sched {
 // Hosts in the largest NVLink domain of `fabric`: 1 where NVLink stays inside each host.
 int LargestNvlinkDomain(const Fabric& fabric);
 
+// The NVLink domains of block `b` (a domain sits in one block), in id order.
+std::vector<int32_t> NvlinkDomainsOf(const Fabric& fabric, int32_t b);
+
 // Node slots one TP group spans: tp / gpus_per_node when TP is wider than a node, else 1.
 int TpSpanNodes(const JobSpec& job);
 

@@ -8,26 +8,6 @@
 namespace topoplace::sched {
 namespace {
 
-// The first `count` eligible hosts of NVLink domain `d`, in host order.
-void TakeFromDomain(const PlacementContext& ctx, int32_t d, int count, std::vector<HostId>& out) {
-  for (HostId h : ctx.fabric.nvlink_domains()[d]) {
-    if (count == 0) return;
-    if (!ctx.inventory.eligible(h)) continue;
-    out.push_back(h);
-    --count;
-  }
-}
-
-// The NVLink domains of block `b` (a domain sits in one block), in id order.
-std::vector<int32_t> DomainsOf(const Fabric& fabric, int32_t b) {
-  std::vector<int32_t> out;
-  const auto& domains = fabric.nvlink_domains();
-  for (int32_t d = 0; d < static_cast<int32_t>(domains.size()); ++d) {
-    if (fabric.hosts()[domains[d].front()].block == b) out.push_back(d);
-  }
-  return out;
-}
-
 // What a domain can take in whole units of `unit` nodes.
 int UnitCapacity(const PlacementContext& ctx, int32_t d, int unit) {
   return ctx.inventory.nvlink_free(d) / unit * unit;
@@ -43,7 +23,7 @@ std::vector<HostId> Pack(const PlacementContext& ctx, const std::vector<int32_t>
   std::vector<std::vector<int32_t>> domains(blocks.size());
   std::vector<int> block_capacity(blocks.size(), 0);
   for (size_t i = 0; i < blocks.size(); ++i) {
-    domains[i] = DomainsOf(ctx.fabric, blocks[i]);
+    domains[i] = NvlinkDomainsOf(ctx.fabric, blocks[i]);
     for (int32_t d : domains[i]) block_capacity[i] += UnitCapacity(ctx, d, unit);
   }
   std::vector<Take> block_takes = GreedyBestFit(block_capacity, ctx.nodes);
@@ -58,7 +38,7 @@ std::vector<HostId> Pack(const PlacementContext& ctx, const std::vector<int32_t>
     for (size_t i = 0; i < in_block.size(); ++i) capacity[i] = UnitCapacity(ctx, in_block[i], unit);
     std::vector<Take> takes = GreedyBestFit(capacity, bt.amount);
     std::sort(takes.begin(), takes.end(), by_index);
-    for (const Take& t : takes) TakeFromDomain(ctx, in_block[t.index], t.amount, hosts);
+    for (const Take& t : takes) ctx.inventory.TakeFromDomain(in_block[t.index], t.amount, hosts);
   }
   return hosts;
 }
@@ -75,7 +55,7 @@ std::vector<Candidate> OneNvlinkDomain(const PlacementContext& ctx, int count) {
   std::vector<Candidate> out;
   for (size_t i = 0; i < fits.size() && static_cast<int>(i) < count; ++i) {
     Candidate c;
-    TakeFromDomain(ctx, fits[i].second, ctx.nodes, c.node_hosts);
+    ctx.inventory.TakeFromDomain(fits[i].second, ctx.nodes, c.node_hosts);
     const HostId first = ctx.fabric.nvlink_domains()[fits[i].second].front();
     c.how = absl::StrCat("best fit in the NVLink domain of ", ctx.fabric.hosts()[first].name, " (",
                          fits[i].first, " free hosts)");
