@@ -33,6 +33,9 @@ double RankGraphEdgeConnectivity(const RankLayout& layout, const TrafficModel& t
         delta = 2 * x;  // path: an end vertex has one edge of x each way; lambda = 2x
         break;
     }
+    // A ring beside the dimension's own pattern (ring_pair_bytes) over the same members
+    // adds 2r at every vertex and across every cut; with a clique, still lambda = delta.
+    delta += 2 * traffic.ring_pair(d);
     sum_delta += delta;
     best_factor_cut = std::min(best_factor_cut, delta * (n_total / n));
   }

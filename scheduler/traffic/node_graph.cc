@@ -4,42 +4,53 @@
 
 namespace topoplace::sched {
 
+namespace {
+
+// Appends one segment: the node edges of dimension d in `pattern`, `pair` bytes each way.
+void AddSegment(const RankLayout& layout, Dim d, Pattern pattern, double pair, int g, int nodes,
+                NodeGraph& graph) {
+  const int size = layout.size(d);
+  const size_t per_node = pattern == Pattern::kAllToAll ? size - 1 : 1;
+  graph.from.reserve(graph.from.size() + per_node * nodes);
+  graph.to.reserve(graph.to.size() + per_node * nodes);
+  const auto add = [&](int a, int b) {
+    graph.from.push_back(a);
+    graph.to.push_back(b);
+  };
+  for (int k = 0; k < nodes; ++k) {
+    const int rank = k * g;
+    const int coord = layout.Coord(rank, d);
+    switch (pattern) {
+      case Pattern::kRing:
+        add(k, layout.Neighbor(rank, d) / g);
+        break;
+      case Pattern::kChain:
+        if (coord + 1 < size) add(k, layout.Neighbor(rank, d) / g);
+        break;
+      case Pattern::kAllToAll:
+        for (int c = 0; c < size; ++c) {
+          if (c != coord) add(k, layout.WithCoord(rank, d, c) / g);
+        }
+        break;
+    }
+  }
+  // A chain edge stands for both directions.
+  const double weight = (pattern == Pattern::kChain ? 2 : 1) * g * pair;
+  graph.segments.push_back({graph.from.size(), weight});
+}
+
+}  // namespace
+
 NodeGraph BuildNodeGraph(const RankLayout& layout, const TrafficModel& traffic, int gpus_per_node,
                          int nodes) {
   NodeGraph graph;
   const int g = gpus_per_node;
   for (Dim d : kAllDims) {
-    const int size = layout.size(d);
-    const double pair = traffic.pair(d);
-    if (size <= 1 || pair <= 0 || layout.stride(d) % g != 0) continue;
-    const Pattern pattern = PatternOf(d);
-    const size_t per_node = pattern == Pattern::kAllToAll ? size - 1 : 1;
-    graph.from.reserve(graph.from.size() + per_node * nodes);
-    graph.to.reserve(graph.to.size() + per_node * nodes);
-    const auto add = [&](int a, int b) {
-      graph.from.push_back(a);
-      graph.to.push_back(b);
-    };
-    for (int k = 0; k < nodes; ++k) {
-      const int rank = k * g;
-      const int coord = layout.Coord(rank, d);
-      switch (pattern) {
-        case Pattern::kRing:
-          add(k, layout.Neighbor(rank, d) / g);
-          break;
-        case Pattern::kChain:
-          if (coord + 1 < size) add(k, layout.Neighbor(rank, d) / g);
-          break;
-        case Pattern::kAllToAll:
-          for (int c = 0; c < size; ++c) {
-            if (c != coord) add(k, layout.WithCoord(rank, d, c) / g);
-          }
-          break;
-      }
+    if (layout.size(d) <= 1 || layout.stride(d) % g != 0) continue;
+    if (traffic.pair(d) > 0) AddSegment(layout, d, PatternOf(d), traffic.pair(d), g, nodes, graph);
+    if (traffic.ring_pair(d) > 0) {
+      AddSegment(layout, d, Pattern::kRing, traffic.ring_pair(d), g, nodes, graph);
     }
-    // A chain edge stands for both directions.
-    const double weight = (pattern == Pattern::kChain ? 2 : 1) * g * pair;
-    graph.segments.push_back({graph.from.size(), weight});
   }
   return graph;
 }

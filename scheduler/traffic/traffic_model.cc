@@ -60,11 +60,21 @@ TrafficModel BuildTrafficModel(const JobSpec& job) {
       static_cast<double>(m.moe_layers > 0 ? m.moe_layers : m.layers) / p;
   per_rank[static_cast<int>(Dim::kEp)] =
       mb * moe_layers_per_stage * 4 * bsh / t * m.top_k * (x - 1) / x * e;
-  // DP (SC'21 sec. 3.2/3.5): ring all-reduce of the gradient shard, about P/(t*p)
-  // parameters per device, sends 2(d-1)/d of it once per iteration. Routed experts are
-  // sharded over EP, so a device holds 1/x of them.
-  const double params = m.params - m.expert_params + m.expert_params / x;
-  per_rank[static_cast<int>(Dim::kDp)] = 2 * (d - 1) / d * params / (t * p) * e;
+  // Gradients (SC'21 sec. 3.2/3.5: a ring all-reduce of n ranks sends 2(n-1)/n of the
+  // buffer per rank, once per iteration). A device holds P/(t*p) parameters, of which the
+  // routed experts are sharded over EP (1/x of them). Every rank of a CP group holds the
+  // same parameters, and so does every rank of an EP group but for its experts: Megatron
+  // Core reduces dense gradients over DP x CP x EP and expert gradients over DP x CP
+  // (megatron/core/parallel_state.py, its data-parallel and expert-data-parallel groups).
+  // Counted hierarchically, as a locality-aware all-reduce runs it: a reduce-scatter and
+  // all-gather inside CP (ring), then of the dense shard inside EP (ring, beside EP's own
+  // all-to-all: ring_pair_bytes), then an all-reduce of what is left, 1/(x*c) of all the
+  // parameters, over DP.
+  const double dense = (m.params - m.expert_params) / (t * p);
+  const double held = dense + m.expert_params / x / (t * p);
+  per_rank[static_cast<int>(Dim::kCp)] += 2 * (c - 1) / c * held * e;
+  const double ep_reduce = 2 * (x - 1) / x * dense / c * e;
+  per_rank[static_cast<int>(Dim::kDp)] = 2 * (d - 1) / d * m.params / (x * c * t * p) * e;
   // PP (SC'21 sec. 4.1 scatter/gather): per micro-batch b*s*h/t elements per direction
   // between a rank and its counterpart in the adjacent stage (b*s*h without the
   // optimisation); an average rank has 2(p-1)/p such (stage, direction) pairs.
@@ -80,8 +90,15 @@ TrafficModel BuildTrafficModel(const JobSpec& job) {
     const double v = size <= 1 ? 0 : given[i].value_or(per_rank[i]);
     model.per_rank_bytes[i] = v;
     model.pair_bytes[i] = PairFromPerRank(dim, size, v);
-    model.total_bytes += v * layout.world_size();
   }
+  // The dense gradients' reduction inside EP belongs to the gradient synchronisation: a
+  // job that gives its DP or EP bytes explicitly has said what that costs.
+  const int ep = static_cast<int>(Dim::kEp);
+  if (layout.size(Dim::kEp) > 1 && !job.bytes.dp && !job.bytes.ep) {
+    model.ring_pair_bytes[ep] = ep_reduce;
+    model.per_rank_bytes[ep] += ep_reduce;
+  }
+  for (double v : model.per_rank_bytes) model.total_bytes += v * layout.world_size();
   return model;
 }
 

@@ -4,7 +4,7 @@
 // each pair by tier without ever enumerating all GPU pairs.
 //
 //   TrafficModel traffic = BuildTrafficModel(job);
-//   double dp_edge = traffic.ring_edge_bytes[static_cast<int>(Dim::kDp)];
+//   double dp_edge = traffic.pair(Dim::kDp);  // bytes to the DP ring successor
 #ifndef TOPOPLACE_SCHEDULER_TRAFFIC_TRAFFIC_MODEL_H_
 #define TOPOPLACE_SCHEDULER_TRAFFIC_TRAFFIC_MODEL_H_
 
@@ -27,12 +27,17 @@ struct TrafficModel {
   // (ring), each other member (all-to-all), or each adjacent-stage counterpart per
   // direction (chain). Zero when the dimension has size 1.
   std::array<double, kNumDims> pair_bytes{};
+  // Bytes one rank sends per iteration to its ring successor in d besides d's own pattern:
+  // the reduction of dense gradients inside an EP group (traffic_model.cc), so non-zero
+  // only for EP. Included in per_rank_bytes, not in pair_bytes.
+  std::array<double, kNumDims> ring_pair_bytes{};
   // Bytes one rank sends per iteration in dimension d (all peers together).
   std::array<double, kNumDims> per_rank_bytes{};
   // Sum over all ranks and dimensions: every byte the job sends per iteration.
   double total_bytes = 0;
 
   double pair(Dim d) const { return pair_bytes[static_cast<int>(d)]; }
+  double ring_pair(Dim d) const { return ring_pair_bytes[static_cast<int>(d)]; }
 };
 
 // Builds the model from the job's shape, or from its explicit per-device bytes where given.

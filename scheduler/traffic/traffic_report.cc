@@ -53,16 +53,22 @@ class Evaluator {
     core_down_ = tally_.leaf_core_down.data();
   }
 
-  // Walks every group of `dim` once: books its pairs (if `bytes` > 0) and its spread.
-  void Dimension(const RankLayout& layout, Dim dim, double bytes) {
+  // Walks every group of `dim` once: books its pairs (if `bytes` > 0) and its spread; then,
+  // if `ring_bytes` > 0, the ring `dim` carries beside its own pattern (ring_pair_bytes).
+  void Dimension(const RankLayout& layout, Dim dim, double bytes, double ring_bytes) {
+    Walk(layout, dim, PatternOf(dim), bytes, /*count_spread=*/true);
+    if (ring_bytes > 0) Walk(layout, dim, Pattern::kRing, ring_bytes, /*count_spread=*/false);
+  }
+
+  void Walk(const RankLayout& layout, Dim dim, Pattern pattern, double bytes, bool count_spread) {
     Counts counts;
     const bool lockstep = lockstep_ && layout.stride(dim) % gpus_per_node_ == 0;
     if (router_.options().rail_local) {
-      lockstep ? Walk<true, true>(layout, dim, bytes, counts)
-               : Walk<true, false>(layout, dim, bytes, counts);
+      lockstep ? Walk<true, true>(layout, dim, pattern, bytes, count_spread, counts)
+               : Walk<true, false>(layout, dim, pattern, bytes, count_spread, counts);
     } else {
-      lockstep ? Walk<false, true>(layout, dim, bytes, counts)
-               : Walk<false, false>(layout, dim, bytes, counts);
+      lockstep ? Walk<false, true>(layout, dim, pattern, bytes, count_spread, counts)
+               : Walk<false, false>(layout, dim, pattern, bytes, count_spread, counts);
     }
     std::array<double, kNumTiers>& dim_bytes = report_.dim_tier_bytes[static_cast<int>(dim)];
     for (int t = 0; t < kNumTiers; ++t) {
@@ -97,11 +103,11 @@ class Evaluator {
   // GPU j for the j-th group: their pairs classify alike, so the walk classifies the run's
   // first group and counts each pair g times.
   template <bool kRailLocal, bool kLockstep>
-  void Walk(const RankLayout& layout, Dim dim, double bytes, Counts& counts) {
+  void Walk(const RankLayout& layout, Dim dim, Pattern pattern, double bytes, bool count_spread,
+            Counts& counts) {
     const int size = layout.size(dim);
     const int stride = layout.stride(dim);
     const int window = stride * size;
-    const Pattern pattern = PatternOf(dim);
     GroupSpread& spread = report_.spread[static_cast<int>(dim)];
     double leaves = 0, blocks = 0, pods = 0;
     // With a node-aligned stride, the groups whose first ranks share a node visit the same
@@ -112,8 +118,11 @@ class Evaluator {
     for (int hi = 0; hi < layout.world_size(); hi += window) {
       for (int lo = 0; lo < stride; lo += kLockstep ? g : 1) {
         const int base = hi + lo;
-        CountSpread(base, stride, size, node_aligned && lo % g != 0, spread, leaves, blocks, pods);
-        if constexpr (kLockstep) RepeatSpread(g - 1, spread, leaves, blocks, pods);
+        if (count_spread) {
+          CountSpread(base, stride, size, node_aligned && lo % g != 0, spread, leaves, blocks,
+                      pods);
+          if constexpr (kLockstep) RepeatSpread(g - 1, spread, leaves, blocks, pods);
+        }
         if (bytes <= 0) continue;
         switch (pattern) {
           case Pattern::kRing:
@@ -145,7 +154,7 @@ class Evaluator {
         }
       }
     }
-    if (spread.groups > 0) {
+    if (count_spread && spread.groups > 0) {
       spread.mean_leaves = leaves / spread.groups;
       spread.mean_blocks = blocks / spread.groups;
       spread.mean_pods = pods / spread.groups;
@@ -325,11 +334,11 @@ class Evaluator {
   Tier max_tier_ = Tier::kNvlink;        // highest reachable tier any pair used
 };
 
-// Number of directed communicating pairs of dimension d over the whole job.
-double PairCount(const RankLayout& layout, Dim d) {
+// Number of directed communicating pairs of dimension d over the whole job, in `pattern`.
+double PairCount(const RankLayout& layout, Dim d, Pattern pattern) {
   const double n = layout.world_size();
   const double size = layout.size(d);
-  switch (PatternOf(d)) {
+  switch (pattern) {
     case Pattern::kRing:
       return n;
     case Pattern::kChain:
@@ -355,13 +364,14 @@ TrafficReport EvaluateTraffic(const RankLayout& layout, const TrafficModel& traf
     const int window = layout.stride(dim) * size;  // ranks one group's members span
     if (gpus_per_node > 0 && gpus_per_node % window == 0) {
       // Every group sits inside one node: all its bytes are NVLink bytes.
-      const double total = bytes * PairCount(layout, dim);
+      const double total = bytes * PairCount(layout, dim, PatternOf(dim)) +
+                           traffic.ring_pair(dim) * PairCount(layout, dim, Pattern::kRing);
       report.dim_tier_bytes[static_cast<int>(dim)][static_cast<int>(Tier::kNvlink)] += total;
       report.spread[static_cast<int>(dim)] =
           GroupSpread{layout.world_size() / size, 1, 1, 1, 1, 1, 1};
       continue;
     }
-    eval.Dimension(layout, dim, bytes);
+    eval.Dimension(layout, dim, bytes, traffic.ring_pair(dim));
   }
   eval.Finish();
   return report;

@@ -115,21 +115,18 @@ TEST(NvlinkPlacement, TpThatNoDomainCanHoldIsRefusedNamingTheDomainAndItsFreeGpu
 // Over random background loads (whole-node jobs as on a busy cluster), for a 16-tray MoE
 // job (the issue's: tp=4, ep=16 is 64 GPUs) and a 64-tray one (four racks' worth, 8-tray
 // TP x EP groups): topoplace keeps the small job in one rack whenever a rack has 16 free
-// trays, never splits a TP x EP group when whole groups fit, and sends no more bytes of
-// the critical-path dimensions (TP, CP, EP, PP) off NVLink than any baseline that places
-// the job. Counting DP too, it does not always: where the free racks hold one 8-tray group
-// each, a baseline that splits EP groups can keep more of the DP rings (whose all-reduce
-// overlaps the backward pass) inside racks; the count of such cases is pinned below. The
-// baselines see the domain as their peers do (slurm-block's blocks are the racks, Kueue
-// descends pod, block, rack, host).
+// trays, never splits a TP x EP group when whole groups fit, and sends no more bytes off
+// NVLink than any baseline that places the job, neither in all (DP's gradient all-reduce
+// included) nor in the critical-path dimensions (TP, CP, EP, PP). The baselines see the
+// domain as their peers do (slurm-block's blocks are the racks, Kueue descends pod, block,
+// rack, host).
 TEST(NvlinkPlacement, OverFortySeedsPerLoadNoSplitWhenADomainHoldsItAndNoMoreEgressThanBaselines) {
   const Fabric& f = *Nvl72();
   const std::vector<std::string> baselines = {"first-fit",   "random",        "slurm-tree",
                                               "slurm-block", "kueue-bestfit", "volcano"};
   const std::string small = "tp=4,pp=1,dp=1,ep=16,gpus_per_node=4,model=70b";
   const std::string large = "tp=4,pp=2,dp=4,ep=8,gpus_per_node=4,model=70b";
-  int one_rack = 0, cases = 0, more_total_egress = 0;
-  std::string more_where;
+  int one_rack = 0, cases = 0;
   for (double load : {0.2, 0.4, 0.6}) {
     for (uint64_t seed = 1; seed <= 40; ++seed) {
       const Occupancy occ = RandomBackgroundLoad(f, load, seed);
@@ -161,25 +158,18 @@ TEST(NvlinkPlacement, OverFortySeedsPerLoadNoSplitWhenADomainHoldsItAndNoMoreEgr
             EXPECT_EQ(in_group.size(), 1u) << where << ": TP x EP group " << g / 8 << " split";
           }
         }
-        bool more = false;
         for (const std::string& policy : baselines) {
           absl::StatusOr<PlacementPlan> theirs = Place(Nvl72(), spec, occ, policy);
           if (!theirs.ok()) continue;
           EXPECT_LE(CriticalNetworkBytes(*ours), CriticalNetworkBytes(*theirs))
               << where << " vs " << policy;
-          more = more || NetworkBytes(*ours) > NetworkBytes(*theirs);
-        }
-        if (more) {
-          ++more_total_egress;
-          more_where += where + "; ";
+          EXPECT_LE(NetworkBytes(*ours), NetworkBytes(*theirs)) << where << " vs " << policy;
         }
       }
     }
   }
   EXPECT_GT(one_rack, 40);  // the condition held in enough cases to mean something
   EXPECT_GT(cases, 200);
-  // The large job at 60% load, seeds 3, 6, 29 and 36; kept from growing unnoticed.
-  EXPECT_LE(more_total_egress, 4) << "of " << cases << ": " << more_where;
 }
 
 }  // namespace

@@ -66,11 +66,44 @@ TEST(TrafficModel, DeepSeekV3ExpertParallelBytesMatchTheHandComputedFigure) {
       BuildTrafficModel(Parse("tp=1,pp=16,dp=2,ep=64,gpus_per_node=8,model=deepseek-v3"));
   const double per_layer = 4.0 * 4096 * 7168 * 8 * 63 / 64 * 2;
   EXPECT_DOUBLE_EQ(per_layer, 1849688064.0);
-  EXPECT_DOUBLE_EQ(t.per_rank_bytes[static_cast<int>(Dim::kEp)], 8 * 58.0 / 16 * per_layer);
   EXPECT_DOUBLE_EQ(t.pair(Dim::kEp), 8 * 58.0 / 16 * per_layer / 63);  // all-to-all over 64
-  // DP all-reduces the replicated 17.1e9 parameters and 1/64 of the 653.9e9 in routed
-  // experts, over the 16 stages: 2 x 1/2 x (17.1e9 + 653.9e9 / 64) / 16 x 2 B.
-  EXPECT_DOUBLE_EQ(t.pair(Dim::kDp), 2 * 0.5 * (671e9 - 653.9e9 + 653.9e9 / 64) / 16 * 2);
+  // Gradients: the 17.1e9 dense parameters (1/16 per stage) are the same on all 64 ranks of
+  // an EP group, which reduce-scatter and all-gather them in a ring: 2 x 63/64 of them to
+  // the ring successor; then DP's 2 ranks all-reduce what each holds, 1/64 of the stage's
+  // 671e9: 2 x 1/2 x 671e9 / 64 / 16 x 2 B.
+  const double dense_ring = 2 * 63.0 / 64 * (671e9 - 653.9e9) / 16 * 2;
+  EXPECT_DOUBLE_EQ(t.ring_pair(Dim::kEp), dense_ring);
+  EXPECT_DOUBLE_EQ(t.per_rank_bytes[static_cast<int>(Dim::kEp)],
+                   8 * 58.0 / 16 * per_layer + dense_ring);
+  EXPECT_DOUBLE_EQ(t.pair(Dim::kDp), 2 * 0.5 * 671e9 / 64 / 16 * 2);
+}
+
+// Every rank of a CP group holds the same parameters: their gradients are reduce-scattered
+// and all-gathered around the CP ring (2 x (c-1)/c of the device's share) before DP
+// all-reduces the 1/c each holds. 70B over t x p = 32: 2.1875e9 parameters per device.
+TEST(TrafficModel, ContextParallelRanksReduceTheirGradientsBeforeDataParallel) {
+  const TrafficModel with_cp = BuildTrafficModel(Parse("tp=8,pp=4,dp=2,cp=2,model=70b"));
+  const TrafficModel without = BuildTrafficModel(Parse("tp=8,pp=4,dp=2,model=70b"));
+  const double device = 70e9 / 32 * 2;  // bytes of gradients a device holds
+  const double ring_attention = without.pair(Dim::kCp);
+  EXPECT_EQ(ring_attention, 0);
+  EXPECT_DOUBLE_EQ(with_cp.pair(Dim::kCp) - 8 * 20 * 3 * 1 * 2 * (4096.0 / 2) * 8192 / 8 * 2,
+                   2 * 0.5 * device);
+  EXPECT_DOUBLE_EQ(without.pair(Dim::kDp), 2 * 0.5 * device);
+  EXPECT_DOUBLE_EQ(with_cp.pair(Dim::kDp), 2 * 0.5 * device / 2);
+  EXPECT_EQ(with_cp.ring_pair(Dim::kEp), 0);  // no EP, no dense ring beside it
+}
+
+// A job that states its DP or EP bytes has said what its gradient reduction costs: no
+// ring is added beside EP's all-to-all.
+TEST(TrafficModel, ExplicitBytesReplaceTheDenseGradientRing) {
+  EXPECT_GT(BuildTrafficModel(Parse("tp=4,pp=1,dp=2,ep=8,model=70b")).ring_pair(Dim::kEp), 0);
+  EXPECT_EQ(
+      BuildTrafficModel(Parse("tp=4,pp=1,dp=2,ep=8,model=70b,dp_bytes=1e9")).ring_pair(Dim::kEp),
+      0);
+  EXPECT_EQ(
+      BuildTrafficModel(Parse("tp=4,pp=1,dp=2,ep=8,model=70b,ep_bytes=1e9")).ring_pair(Dim::kEp),
+      0);
 }
 
 // A token passes through the shared parameters and top_k of the routed experts: the

@@ -190,6 +190,40 @@ TEST(EvaluateTraffic, ClassifyingSiblingPairsOnceChangesNoScoredField) {
   }
 }
 
+// An EP group of four trays, two in each of two NVL72 racks (ranks 0, 1 | 2, 3 per TP
+// lane): of the all-to-all's 12 directed pairs per lane, 8 leave the rack; of the dense
+// gradients' ring 0 -> 1 -> 2 -> 3 -> 0 beside it, 2 of 4 edges do.
+TEST(EvaluateTraffic, BooksTheDenseGradientRingBesideTheExpertAllToAll) {
+  absl::StatusOr<FabricPtr> f = GeneratePreset("gb200-nvl72");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const Fabric& fabric = **f;
+  std::vector<HostId> hosts;
+  for (const char* name : {"b00-n000", "b00-n001", "b00-n018", "b00-n019"}) {
+    std::optional<HostId> h = fabric.FindHost(name);
+    ASSERT_TRUE(h.has_value()) << name;
+    hosts.push_back(*h);
+  }
+  ASSERT_NE(fabric.hosts()[hosts[0]].nvlink_domain_id, fabric.hosts()[hosts[2]].nvlink_domain_id);
+  absl::StatusOr<JobSpec> job = ParseJobSpec("tp=4,pp=1,dp=1,ep=4,gpus_per_node=4,model=70b");
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, *job, hosts, Occupancy(fabric));
+  ASSERT_TRUE(slots.ok()) << slots.status();
+  const TierIndex index(fabric);
+  const std::unique_ptr<Attachment[]> attached = index.Attach(*slots);
+  const TrafficModel traffic = BuildTrafficModel(*job);
+  ASSERT_GT(traffic.ring_pair(Dim::kEp), 0);
+  const TrafficReport report =
+      EvaluateTraffic(RankLayout(*job), traffic, *slots, {attached.get(), slots->size()},
+                      Router(index, {.rail_local = true}), 4);
+  const std::array<double, kNumTiers>& ep = report.dim_tier_bytes[static_cast<int>(Dim::kEp)];
+  const double lanes = 4, a2a = traffic.pair(Dim::kEp), ring = traffic.ring_pair(Dim::kEp);
+  EXPECT_DOUBLE_EQ(ep[static_cast<int>(Tier::kNvlink)], lanes * (4 * a2a + 2 * ring));
+  EXPECT_DOUBLE_EQ(ep[static_cast<int>(Tier::kLeaf)] + ep[static_cast<int>(Tier::kSpine)],
+                   lanes * (8 * a2a + 2 * ring));
+  EXPECT_DOUBLE_EQ(traffic.per_rank_bytes[static_cast<int>(Dim::kEp)] * 16,
+                   lanes * (12 * a2a + 4 * ring));
+}
+
 int Draw(std::mt19937_64& rng, int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); }
 
 // A fabric of 1 to 3 switch tiers whose hosts differ on purpose: GPU and NIC counts,
