@@ -169,6 +169,9 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
   const absl::Time give_up =
       absl::Now() + (endpoints_.size() > 1 ? options_.failover_wait : absl::ZeroDuration());
   std::vector<std::string> why;  // each daemon's answer in the last round
+  const bool several = endpoints_.size() > 1;
+  const absl::Duration per_attempt =
+      several ? std::min(options_.attempt_timeout, options_.timeout) : options_.timeout;
   for (size_t attempt = 0;; ++attempt) {
     if (attempt > 0 && attempt % endpoints_.size() == 0) {
       if (absl::Now() >= give_up) break;
@@ -179,18 +182,18 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
     const Endpoint& endpoint = endpoints_[index];
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() +
-                         absl::ToChronoMilliseconds(options_.timeout));
+                         absl::ToChronoMilliseconds(per_attempt));
     if (!options_.token.empty()) {
       context.AddMetadata("authorization", "Bearer " + options_.token);
     }
     Response response;
     status = method(endpoint, &context, request, &response);
-    // Only "cannot serve it here" moves on (unreachable, or not the leader); any other
-    // answer, even an error, is final.
-    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-      why.push_back(endpoints_.size() > 1
-                        ? absl::StrCat(endpoint.address, ": ", status.error_message())
-                        : status.error_message());
+    // Only "cannot serve it here" moves on (unreachable, not the leader, or no answer in
+    // time while others may answer); any other answer, even an error, is final.
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+        (several && status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)) {
+      why.push_back(several ? absl::StrCat(endpoint.address, ": ", status.error_message())
+                            : status.error_message());
       continue;
     }
     current_.store(index);

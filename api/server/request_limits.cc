@@ -23,25 +23,6 @@ absl::Status CheckText(absl::string_view field, absl::string_view value, size_t 
   return s.ok() ? CheckPrintable(field, value) : s;
 }
 
-absl::Status CheckHostName(absl::string_view field, absl::string_view name) {
-  if (name.empty() || name.size() > kMaxNameBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": expected a host name of 1 to ",
-                                                   kMaxNameBytes, " bytes, got ", name.size()));
-  }
-  const auto allowed = [](unsigned char c) {
-    return absl::ascii_isalnum(c) || c == '.' || c == '-' || c == '_';
-  };
-  for (size_t i = 0; i < name.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(name[i]);
-    if (!allowed(c) || (i == 0 && !absl::ascii_isalnum(c))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          field, ": host name '", absl::CHexEscape(name), "' has a character not allowed at ", i,
-          "; expected letters, digits, '.', '-' or '_', starting with a letter or digit"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status CheckPrintable(absl::string_view field, absl::string_view value) {
   for (size_t i = 0; i < value.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(value[i]);

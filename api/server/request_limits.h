@@ -7,11 +7,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "topology/base/host_name.h"  // CheckHostName, for the services' host fields
 
 namespace topoplace::server {
 
 inline constexpr size_t kMaxJobSpecBytes = 4096;
-inline constexpr size_t kMaxNameBytes = 256;  // ids, host names, policies
+inline constexpr size_t kMaxNameBytes = kMaxHostNameBytes;  // ids, host names, policies
 inline constexpr int kMaxReportEntries = 10000;
 
 // InvalidArgument("<field>: ...") if `value` is longer than `max_bytes`, or empty when
@@ -23,12 +24,6 @@ absl::Status CheckField(absl::string_view field, absl::string_view value, size_t
 // up in tables, logs and terminals.
 absl::Status CheckText(absl::string_view field, absl::string_view value, size_t max_bytes,
                        bool required);
-
-// InvalidArgument("<field>: ...") unless `name` is a host name every consumer can carry: 1
-// to kMaxNameBytes of letters, digits, '.', '-' and '_', starting with a letter or digit
-// (RFC 1123 labels, plus the '_' Slurm node names allow). Rules out control characters,
-// '/', blanks and shell or terminal escapes.
-absl::Status CheckHostName(absl::string_view field, absl::string_view name);
 
 // InvalidArgument("<field>: ...") if `value` holds an ASCII control character (below 0x20,
 // or 0x7f): text that ends up in logs, tables and terminals.

@@ -1,5 +1,6 @@
 #include "plugins/common/node_list.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "topology/base/host_name.h"
 #include "topology/base/json_depth.h"
 #include "topology/base/status_macros.h"
 
@@ -25,24 +27,70 @@ bool ParseIndex(absl::string_view text, uint64_t& value) {
   return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
-// Expands one hostlist expression ("gpu[01-03,7]-ib[0-1]") into `out`.
+// Expands one hostlist expression ("gpu[01-03,7]-ib[0-1]") into `out`, without recursion:
+// the expression becomes literal parts and bracketed lists of numbers, and the names are
+// their product, counted (and refused past kMaxNodeListNames or a name past
+// kMaxHostNameBytes) before any is made.
 class HostlistExpander {
  public:
   HostlistExpander(absl::string_view source, int line, std::vector<std::string>& out)
       : source_(source), line_(line), out_(out) {}
 
-  absl::Status Expand(absl::string_view expr, std::string prefix = "") {
-    const size_t open = expr.find('[');
-    const size_t stray = expr.find(']');
-    if (open == absl::string_view::npos) {
-      if (stray != absl::string_view::npos) return Error(expr, "']' without '['");
-      return Add(absl::StrCat(prefix, expr));
+  absl::Status Expand(absl::string_view expr) {
+    std::vector<Part> parts;
+    uint64_t count = 1;
+    size_t name_bytes = 0;
+    for (size_t at = 0; at < expr.size();) {
+      const size_t open = expr.find('[', at);
+      const size_t stray = expr.find(']', at);
+      if (open == absl::string_view::npos) {
+        if (stray != absl::string_view::npos) return Error(expr, "']' without '['");
+        parts.push_back(Part{std::string(expr.substr(at)), {}});
+        name_bytes += expr.size() - at;
+        break;
+      }
+      const size_t close = expr.find(']', open);
+      if (close == absl::string_view::npos || stray < open) {
+        return Error(expr, "unbalanced '[' ']'");
+      }
+      Part part{std::string(expr.substr(at, open - at)), {}};
+      TP_RETURN_IF_ERROR(ParseRanges(expr, expr.substr(open + 1, close - open - 1), part));
+      name_bytes += part.literal.size() + part.width;
+      count *= part.numbers.size();  // each factor is at most kMaxNodeListNames: no overflow
+      if (name_bytes > kMaxHostNameBytes) {
+        return Error(expr, absl::StrCat("names longer than ", kMaxHostNameBytes, " bytes"));
+      }
+      if (count + out_.size() > kMaxNodeListNames) return TooMany();
+      parts.push_back(std::move(part));
+      at = close + 1;
     }
-    const size_t close = expr.find(']', open);
-    if (close == absl::string_view::npos || stray < open) return Error(expr, "unbalanced '[' ']'");
-    const absl::string_view head = expr.substr(0, open);
-    const absl::string_view ranges = expr.substr(open + 1, close - open - 1);
-    const absl::string_view tail = expr.substr(close + 1);
+    // An odometer over the bracketed parts, the last turning fastest.
+    std::vector<size_t> digit(parts.size(), 0);
+    for (uint64_t n = 0; n < count; ++n) {
+      std::string name;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        name += parts[i].literal;
+        if (!parts[i].numbers.empty()) name += parts[i].numbers[digit[i]];
+      }
+      TP_RETURN_IF_ERROR(Add(expr, std::move(name)));
+      for (size_t i = parts.size(); i-- > 0;) {
+        if (parts[i].numbers.empty()) continue;
+        if (++digit[i] < parts[i].numbers.size()) break;
+        digit[i] = 0;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // A literal, then (unless it ends the expression) one bracketed list, written out.
+  struct Part {
+    std::string literal;
+    std::vector<std::string> numbers;
+    size_t width = 0;  // the longest of `numbers`
+  };
+
+  absl::Status ParseRanges(absl::string_view expr, absl::string_view ranges, Part& part) const {
     if (ranges.empty()) return Error(expr, "empty '[]'");
     for (absl::string_view range : absl::StrSplit(ranges, ',')) {
       const size_t dash = range.find('-');
@@ -53,25 +101,29 @@ class HostlistExpander {
       if (!ParseIndex(lo_text, lo) || !ParseIndex(hi_text, hi) || hi < lo) {
         return Error(expr, absl::StrCat("'", range, "' is not N or N-M with N <= M"));
       }
-      if (hi - lo >= kMaxNodeListNames) return TooMany();
+      if (hi - lo >= kMaxNodeListNames - part.numbers.size()) return TooMany();
       const int width =
           lo_text.size() > 1 && lo_text[0] == '0' ? static_cast<int>(lo_text.size()) : 0;
       for (uint64_t i = lo; i <= hi; ++i) {
-        TP_RETURN_IF_ERROR(
-            Expand(tail, absl::StrCat(prefix, head, absl::StrFormat("%0*d", width, i))));
+        part.numbers.push_back(absl::StrFormat("%0*d", width, i));
+        part.width = std::max(part.width, part.numbers.back().size());
       }
     }
     return absl::OkStatus();
   }
 
- private:
-  absl::Status Add(std::string name) {
+  absl::Status Add(absl::string_view expr, std::string name) {
     if (out_.size() >= kMaxNodeListNames) return TooMany();
+    if (absl::Status valid = CheckHostName("node name", name); !valid.ok()) {
+      return Error(expr, valid.message());
+    }
     out_.push_back(std::move(name));
     return absl::OkStatus();
   }
   absl::Status Error(absl::string_view expr, absl::string_view what) const {
-    return LineError(source_, line_, absl::StrCat("hostlist '", expr, "': ", what));
+    const bool cut = expr.size() > 64;  // a hint, not a copy of a 60 KB line
+    return LineError(source_, line_,
+                     absl::StrCat("hostlist '", expr.substr(0, 64), cut ? "...': " : "': ", what));
   }
   absl::Status TooMany() const {
     return LineError(source_, line_,
@@ -107,6 +159,8 @@ absl::StatusOr<std::vector<std::string>> ParseJsonNodeList(absl::string_view tex
       return absl::InvalidArgumentError(
           absl::StrCat(source, ": field items[", i, "].metadata.name: expected a node name"));
     }
+    TP_RETURN_IF_ERROR(CheckHostName(absl::StrCat(source, ": field items[", i, "].metadata.name"),
+                                     name->get<std::string>()));
     names.push_back(name->get<std::string>());
   }
   return names;

@@ -21,8 +21,10 @@ namespace topoplace::exporters {
 inline constexpr size_t kMaxNodeListNames = 1'000'000;
 
 // Parses a node list; `source` names it in errors ("nodes.txt:3: ..."). InvalidArgument on
-// an unbalanced or malformed range, a range of more than kMaxNodeListNames names, JSON
-// without items[].metadata.name, or a list with no name at all.
+// an unbalanced or malformed range, a list of more than kMaxNodeListNames names, a name
+// that is not a host name (CheckHostName: no blanks, '=' or ',' to smuggle fields into a
+// job spec), JSON without items[].metadata.name, or a list with no name at all. Hostlists
+// expand without recursion, their size checked before any name is made.
 absl::StatusOr<std::vector<std::string>> ParseNodeList(absl::string_view text,
                                                        absl::string_view source);
 // Reads and parses a file; NotFound if it cannot be read.

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "topology/base/host_name.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
@@ -117,6 +118,11 @@ absl::StatusOr<int> ParseDegree(absl::string_view field, absl::string_view value
   return static_cast<int>(v);
 }
 
+// "hosts[3]": the field an entry of `list` (job.hosts or job.exclude) is, in errors.
+std::string HostListField(const std::vector<std::string>& list, const JobSpec& job) {
+  return absl::StrCat(&list == &job.hosts ? "hosts" : "exclude", "[", list.size(), "]");
+}
+
 }  // namespace
 
 absl::string_view RankOrderName(RankOrder order) {
@@ -154,6 +160,7 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
     const size_t eq = token.find('=');
     if (eq == absl::string_view::npos) {
       if (host_list == nullptr) return FieldError("spec", "key=value", token);
+      TP_RETURN_IF_ERROR(CheckHostName(HostListField(*host_list, job), token));
       host_list->emplace_back(token);
       continue;
     }
@@ -243,6 +250,7 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       TP_ASSIGN_OR_RETURN(job.max_wait_s, ParseSeconds(key, value));
     } else if (key == "exclude" || key == "hosts") {
       host_list = key == "exclude" ? &job.exclude : &job.hosts;
+      TP_RETURN_IF_ERROR(CheckHostName(HostListField(*host_list, job), value));
       host_list->emplace_back(value);
     } else {
       return FieldError(key,

@@ -1,12 +1,15 @@
 // Specification of the topoplace service over real loopback gRPC (port 0) and a real
 // SQLite file: an in-process TopoplaceServer and the client library the CLI uses.
+#include <arpa/inet.h>
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/server_builder.h>
 #include <grpcpp/support/byte_buffer.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -304,6 +307,65 @@ TEST_F(ServiceTest, Service_ClientListMovesPastAnUnreachableDaemonWithIdempotent
   // A malformed list is refused before any call.
   options.server = "127.0.0.1:1,,127.0.0.1:2";
   EXPECT_EQ(TopoplaceClient::Connect(options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A daemon that is stopped or wedged (SIGSTOP, a deadlock): its port accepts connections
+// in the kernel's backlog but nothing ever answers. Closed when destroyed.
+class HungListener {
+ public:
+  HungListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+        listen(fd_, 16) != 0 || getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      return;
+    }
+    port_ = ntohs(addr.sin_port);
+  }
+  ~HungListener() {
+    if (fd_ >= 0) close(fd_);
+  }
+  HungListener(const HungListener&) = delete;
+  HungListener& operator=(const HungListener&) = delete;
+  int port() const { return port_; }  // 0 if it could not listen
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// Hardening finding 6: with the first daemon of the list hung, every call used to wait
+// out its whole timeout there and fail (DEADLINE_EXCEEDED). Now an attempt that gets no
+// answer within attempt_timeout moves on to the next daemon, which serves the call; a
+// Reserve sent again carries the same idempotency key. Alone, the hung daemon is named.
+TEST_F(ServiceTest, Service_ClientMovesPastAHungDaemonAfterTheAttemptDeadline) {
+  StartServer();
+  HungListener hung;
+  ASSERT_GT(hung.port(), 0);
+  ClientOptions options;
+  options.server = absl::StrCat("127.0.0.1:", hung.port(), ",127.0.0.1:", server_->port());
+  options.timeout = absl::Seconds(120);
+  options.attempt_timeout = absl::Milliseconds(500);
+  absl::StatusOr<std::unique_ptr<TopoplaceClient>> client = TopoplaceClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto reserved = (*client)->Reserve("tp=8,pp=1,dp=2", "", 0);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  EXPECT_EQ((*client)->LastAddress(), absl::StrCat("127.0.0.1:", server_->port()));
+  EXPECT_TRUE((*client)->Commit(reserved->allocation().allocation_id(), "slurm:7").ok());
+  auto listed = (*client)->ListAllocations();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->allocations_size(), 1);  // one Reserve, one allocation
+
+  options.server = absl::StrCat("127.0.0.1:", hung.port());
+  options.timeout = absl::Seconds(1);
+  auto alone = TopoplaceClient::Connect(options);
+  ASSERT_TRUE(alone.ok());
+  absl::Status stuck = (*alone)->ListAllocations().status();
+  EXPECT_TRUE(absl::IsDeadlineExceeded(stuck)) << stuck;
+  EXPECT_THAT(std::string(stuck.message()), HasSubstr(absl::StrCat(hung.port())));
 }
 
 // Hardening finding 8: gRPC sets SO_REUSEPORT by default, so a second daemon on the same

@@ -53,6 +53,16 @@ TEST(JobSpec, ParsesEveryKey) {
   EXPECT_THAT(job->hosts, ::testing::ElementsAre("b01-n000", "b01-n001"));
 }
 
+// Hardening finding 2: a host entry is a host name (CheckHostName), so text that reached a
+// spec's host list from outside (a node list, a pod annotation) cannot carry other fields.
+TEST(JobSpec, HostEntriesThatAreNotHostNamesAreRefusedNamingTheEntry) {
+  absl::Status blank = ParseJobSpec("tp=8,pp=1,dp=1,hosts=b03-n030 dp=2").status();
+  EXPECT_EQ(blank.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(blank.message()), ::testing::HasSubstr("hosts[0]"));
+  absl::Status escape = ParseJobSpec("tp=8,pp=1,dp=1,exclude=a,-rf").status();
+  EXPECT_THAT(std::string(escape.message()), ::testing::HasSubstr("exclude[1]"));
+}
+
 TEST(JobSpec, PresetFieldsCanBeOverridden) {
   absl::StatusOr<JobSpec> job = ParseJobSpec("tp=8,pp=1,dp=1,model=405b,s=4096");
   ASSERT_TRUE(job.ok()) << job.status();

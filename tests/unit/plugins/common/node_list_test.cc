@@ -51,6 +51,29 @@ TEST(NodeList, MalformedInputIsAnErrorNamingTheLine) {
   EXPECT_THAT(Error("{not json"), HasSubstr("nodes.txt: not a JSON object"));
 }
 
+// Hardening finding 8: 15,000 bracket groups in one name overflowed the stack (one level
+// of recursion each), and a 30 KB list of ranges asked for 30 GB of names. Both are now
+// refused, counted before any name is made.
+TEST(NodeList, HugeOrDeeplyBracketedListsAreRefusedWithoutExpanding) {
+  std::string deep;
+  for (int i = 0; i < 15000; ++i) deep += "x[0]";
+  EXPECT_THAT(Error(deep), HasSubstr("names longer than 256 bytes"));
+  std::string wide = "n";
+  for (int i = 0; i < 5000; ++i) wide += "[0-9]";
+  EXPECT_THAT(Error(wide), HasSubstr("more than 1000000 node names"));
+  EXPECT_THAT(Error("a[0-999999][0-9]"), HasSubstr("more than 1000000 node names"));
+  EXPECT_EQ(Parse("a[0-999][0-99]").size(), 100000u);  // big, but within the limits
+}
+
+// Hardening finding 2: SLURM_JOB_NODELIST="b03-n030 dp=2 hosts=b03-n031" put 'dp=2' and
+// 'hosts=...' into the job's start spec as host names. Names are host names or an error.
+TEST(NodeList, NamesThatAreNotHostNamesAreRefused) {
+  EXPECT_THAT(Error("b03-n030 dp=2 hosts=b03-n031"), HasSubstr("'dp=2'"));
+  EXPECT_THAT(Error("gpu[1-2]=x"), HasSubstr("host name 'gpu1=x'"));
+  EXPECT_THAT(Error(R"({"items": [{"metadata": {"name": "a,b"}}]})"),
+              HasSubstr("field items[0].metadata.name"));
+}
+
 TEST(NodeList, MissingFileIsNotFound) {
   EXPECT_EQ(LoadNodeList("/nonexistent/nodes.txt").status().code(), absl::StatusCode::kNotFound);
 }
