@@ -3,13 +3,16 @@
 // environment (TOPOPLACE_TOKEN_FILE, TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE,
 // TOPOPLACE_KEY_FILE; see api/client/topoplace_client.h). Every command prints a table by
 // default and stable JSON with --json.
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "api/cli/commands.h"
 #include "api/client/allocation_report.h"
 #include "api/client/topoplace_client.h"
+#include "plugins/slurm/spank/job_binding.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::cli {
@@ -24,6 +27,9 @@ struct ServiceOptions {
   std::string request_id;
   std::string allocation_id;
   std::string external_id;
+  // release --slurm-job: only if the allocation is that Slurm job's (of user slurm_uid).
+  std::optional<uint32_t> slurm_job;
+  uint32_t slurm_uid = 0;
   bool json = false;
 };
 
@@ -71,6 +77,13 @@ absl::Status RunCommit(CliContext& ctx, const ServiceOptions& opt) {
 
 absl::Status RunRelease(CliContext& ctx, const ServiceOptions& opt) {
   TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
+  if (opt.slurm_job) {
+    TP_ASSIGN_OR_RETURN(v1::Allocation held, client->GetAllocation(opt.allocation_id));
+    TP_RETURN_IF_ERROR(slurm::CheckJobMayBind(
+        slurm::AllocationOwner{held.allocation_id(), held.state() == v1::ALLOCATION_STATE_RESERVED,
+                               held.external_id(), held.request_id()},
+        *opt.slurm_job, opt.slurm_uid, slurm::BindAction::kRelease));
+  }
   TP_ASSIGN_OR_RETURN(v1::Allocation a, client->Release(opt.allocation_id));
   ctx.out << (opt.json ? client::AllocationJson(a) : client::AllocationTable(a));
   return absl::OkStatus();
@@ -126,6 +139,11 @@ void RegisterServiceCommands(CLI::App& app, CliContext& ctx) {
 
   CLI::App* release = app.add_subcommand("release", "Free an allocation's GPUs (--server)");
   release->add_option("allocation", opt->allocation_id, "Allocation id")->required();
+  release->add_option("--slurm-job", opt->slurm_job,
+                      "Release only if the allocation is this Slurm job's (EpilogSlurmctld: "
+                      "the plan id comes from the job's environment, which its user set)");
+  release->add_option("--slurm-uid", opt->slurm_uid, "The job's user, with --slurm-job")
+      ->needs("--slurm-job");
   OnRun(release, ctx, opt, RunRelease);
 
   CLI::App* allocations = app.add_subcommand("allocations", "List live allocations (--server)");

@@ -15,7 +15,10 @@
 [ -n "$SPANK_TOPOPLACE_PLAN_ID" ] || exit 0
 server=${TOPOPLACE_SERVER:-127.0.0.1:7469}
 bin=${TOPOPLACE_BIN:-topoplace}
-if ! out=$(timeout 10 "$bin" --server "$server" release "$SPANK_TOPOPLACE_PLAN_ID" 2>&1); then
+# The plan id comes from the job's environment, which its user set: release it only if it
+# is this job's (committed to it, or reserved by its user), as the SPANK epilog checks.
+if ! out=$(timeout 10 "$bin" --server "$server" release "$SPANK_TOPOPLACE_PLAN_ID" \
+  --slurm-job "${SLURM_JOB_ID:-0}" --slurm-uid "${SLURM_JOB_UID:-0}" 2>&1); then
   logger -t topoplace-epilog "job ${SLURM_JOB_ID:-?}: release of $SPANK_TOPOPLACE_PLAN_ID failed: $out"
 fi
 exit 0

@@ -55,6 +55,12 @@ absl::Status PlacementSession::Release(const std::string& plan_id) {
   return client_->Release(plan_id).status();
 }
 
+absl::StatusOr<AllocationOwner> PlacementSession::Owner(const std::string& plan_id) {
+  TP_ASSIGN_OR_RETURN(client::v1::Allocation a, client_->GetAllocation(plan_id));
+  return AllocationOwner{a.allocation_id(), a.state() == client::v1::ALLOCATION_STATE_RESERVED,
+                         a.external_id(), a.request_id()};
+}
+
 absl::StatusOr<PlanView> PlacementSession::FetchPlan(const std::string& plan_id) {
   TP_ASSIGN_OR_RETURN(client::v1::ExplainResponse explain, client_->Explain(plan_id));
   return ParsePlanJson(explain.plan_json());

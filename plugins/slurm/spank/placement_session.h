@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "api/client/topoplace_client.h"
+#include "plugins/slurm/spank/job_binding.h"
 #include "plugins/slurm/spank/plan_view.h"
 #include "plugins/slurm/spank/spank_config.h"
 
@@ -43,6 +44,8 @@ class PlacementSession {
   absl::Status Commit(const std::string& plan_id, uint32_t job_id);
   // Frees the allocation's GPUs; idempotent.
   absl::Status Release(const std::string& plan_id);
+  // Whose an allocation is (job_binding.h), as the daemon has it.
+  absl::StatusOr<AllocationOwner> Owner(const std::string& plan_id);
   // The plan an allocation was placed with.
   absl::StatusOr<PlanView> FetchPlan(const std::string& plan_id);
 

@@ -38,6 +38,7 @@ extern "C" {
 #include <exception>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -202,7 +203,14 @@ int PlaceSubmission(const char* optarg) {
 
   absl::StatusOr<std::unique_ptr<PlacementSession>> session = PlacementSession::Open(state.config);
   if (!session.ok()) return PlacementFailed(state, session.status());
-  absl::StatusOr<topoplace::slurm::Reservation> reservation = (*session)->Reserve(*spec);
+  // The key carries the submitting user, so only that user's job may commit it
+  // (job_binding.h); the nonce makes it unique.
+  std::random_device random;
+  const uint64_t nonce = (uint64_t{random()} << 32) | random();
+  const std::string request_id =
+      topoplace::slurm::SubmitRequestId(static_cast<uint32_t>(getuid()), nonce);
+  absl::StatusOr<topoplace::slurm::Reservation> reservation =
+      (*session)->Reserve(*spec, request_id);
   if (!reservation.ok()) {
     if (reservation.status().code() == absl::StatusCode::kInvalidArgument) {
       slurm_error("--topoplace: %s", std::string(reservation.status().message()).c_str());
@@ -307,6 +315,23 @@ void SetTaskEnvironment(spank_t sp) {
   for (const auto& [name, value] : *env) spank_setenv(sp, name.c_str(), value.c_str(), 1);
 }
 
+// The prolog and epilog run as root with the job's true id and user from slurmd; the plan
+// id comes from the job's environment, which its submitter set: act only on the job's own.
+absl::Status CheckOwnJob(spank_t sp, PlacementSession& session, const std::string& plan_id,
+                         uint32_t job_id, bool commit) {
+  uid_t uid = 0;
+  if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
+    const char* env_uid = getenv("SLURM_JOB_UID");
+    if (env_uid == nullptr) return absl::FailedPreconditionError("the job's user is unknown");
+    uid = static_cast<uid_t>(strtoul(env_uid, nullptr, 10));
+  }
+  absl::StatusOr<topoplace::slurm::AllocationOwner> owner = session.Owner(plan_id);
+  if (!owner.ok()) return owner.status();
+  return topoplace::slurm::CheckJobMayBind(
+      *owner, job_id, static_cast<uint32_t>(uid),
+      commit ? topoplace::slurm::BindAction::kCommit : topoplace::slurm::BindAction::kRelease);
+}
+
 // Job prolog/epilog on a node: commit or release the job's allocation. Never fails.
 void BindToJob(spank_t sp, bool commit) {
   const char* const env_plan_id = getenv(kControlPlanIdVar);
@@ -334,7 +359,8 @@ void BindToJob(spank_t sp, bool commit) {
   absl::StatusOr<std::unique_ptr<PlacementSession>> session =
       PlacementSession::Open(State().config);
   absl::Status status = session.status();
-  if (session.ok()) {
+  if (session.ok()) status = CheckOwnJob(sp, **session, plan_id, job_id, commit);
+  if (status.ok()) {
     status = commit ? (*session)->Commit(plan_id, job_id) : (*session)->Release(plan_id);
   }
   const char* what = commit ? "commit" : "release";

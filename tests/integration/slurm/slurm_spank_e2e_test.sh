@@ -208,6 +208,55 @@ expected=$(json "$D/plan-srun.json" '"\n".join(sorted("%s %d %d" % (r["host"], r
 wait_state "$alloc_srun" released
 echo "srun ($alloc_srun): 8 tasks match the plan, released at the end"
 
+# 3c. Hardening finding 2: the job control environment comes from the submitting client,
+# so a user can name any plan id there (sbatch does not let one, libslurm does: the job
+# description's spank_job_env). Such a job neither commits a stranger's reservation
+# (prolog) nor releases it (SPANK epilog, EpilogSlurmctld): it stays reserved.
+cat >"$D/thief.c" <<'THIEF'
+#include <slurm/slurm.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  job_desc_msg_t d;
+  submit_response_msg_t *r = NULL;
+  char plan[128];
+  snprintf(plan, sizeof plan, "SPANK_TOPOPLACE_PLAN_ID=%s", argv[1]);
+  char *spank_env[] = {plan};
+  char *env[] = {"PATH=/usr/bin:/bin"};
+  slurm_init_job_desc_msg(&d);
+  d.script = "#!/bin/sh\ntrue\n";
+  d.name = "thief";
+  d.work_dir = "/tmp";
+  d.std_out = "/dev/null";
+  d.min_nodes = 1;
+  d.user_id = getuid();
+  d.group_id = getgid();
+  d.environment = env;
+  d.env_size = 1;
+  d.spank_job_env = spank_env;
+  d.spank_job_env_size = 1;
+  if (argc < 2 || slurm_submit_batch_job(&d, &r) != 0) {
+    slurm_perror("thief");
+    return 1;
+  }
+  printf("%u\n", r->job_id);
+  return 0;
+}
+THIEF
+cc -o "$D/thief" "$D/thief.c" -lslurm || fail "cannot build the libslurm client"
+tp reserve --job tp=8,pp=1,dp=1 --ttl 120 --json >"$D/stranger.json" || fail "stranger reserve"
+stranger=$(json "$D/stranger.json" 'j["allocation"]["id"]')
+thief=$(SLURM_CONF=$SLURM_CONF "$D/thief" "$stranger") || fail "thief submission failed"
+wait_gone "$thief"
+for _ in $(seq 50); do grep -q "^$thief $stranger\$" "$D/run/epilog-slurmctld.seen" 2>/dev/null && break; sleep 0.2; done
+grep -q "^$thief $stranger\$" "$D/run/epilog-slurmctld.seen" ||
+  fail "EpilogSlurmctld did not see the stranger's plan id for job $thief: $(cat "$D/run/epilog-slurmctld.seen")"
+wait_state "$stranger" reserved
+grep -qh "topoplace: commit of $stranger for job $thief failed: .*not job $thief's" "$D"/log/slurmd*.log ||
+  fail "the prolog did not refuse $stranger: $(grep -h topoplace "$D"/log/slurmd*.log | tail -5)"
+tp release "$stranger" >/dev/null || fail "could not release the stranger's reservation"
+echo "job $thief named $stranger in its control environment: not committed, not released"
+
 # 4. A job that never starts: its reservation expires after the TTL, never committed.
 sbatch --parsable --hold --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true \
   >"$D/held.out" 2>"$D/held.err" || fail "held sbatch: $(cat "$D/held.err")"
