@@ -1,15 +1,24 @@
 // Specification of the topoplaced binary as operators run it: embedded default, health,
 // reflection, clean shutdown on SIGTERM.
+#include <arpa/inet.h>
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "api/client/topoplace_client.h"
 #include "grpc/health_probe.grpc.pb.h"
 #include "grpc/reflection_probe.grpc.pb.h"
@@ -159,6 +168,82 @@ TEST(DaemonTest, Daemon_ASecondDaemonOnTheSameDatabaseRefusesToStart) {
   EXPECT_NE(second.log().find(dir.File("t.db.lock")), std::string::npos) << second.log();
   EXPECT_NE(second.log().find("held by another process"), std::string::npos) << second.log();
   EXPECT_TRUE(Connect(first)->GetFabricSummary().ok());
+}
+
+// systemd's side of the notify protocol: a datagram socket the test reads as systemd
+// would (NOTIFY_SOCKET), closed when destroyed.
+class NotifySocket {
+ public:
+  explicit NotifySocket(const std::string& path) : path_(path) {
+    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
+    bound_ = fd_ >= 0 && bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  }
+  ~NotifySocket() {
+    if (fd_ >= 0) close(fd_);
+  }
+  bool bound() const { return bound_; }
+  // Every message that arrives within `window`.
+  std::vector<std::string> Receive(absl::Duration window) {
+    std::vector<std::string> got;
+    const absl::Time end = absl::Now() + window;
+    for (absl::Time now = absl::Now(); now < end; now = absl::Now()) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(end - now)) + 1) <= 0) continue;
+      char buf[512];
+      const ssize_t n = recv(fd_, buf, sizeof(buf), 0);
+      if (n > 0) got.emplace_back(buf, static_cast<size_t>(n));
+    }
+    return got;
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool bound_ = false;
+};
+
+int Count(const std::vector<std::string>& messages, const std::string& message) {
+  return static_cast<int>(std::count(messages.begin(), messages.end(), message));
+}
+
+// Hardening finding 4: 1,030 idle connections against the unit's 1,024 descriptors made
+// gRPC stop accepting for good, and the daemon stayed up, so systemd never restarted it.
+// Under systemd's notify protocol the daemon says READY=1 and feeds the watchdog while its
+// own listener answers; with its descriptors exhausted by idle connections it stops, so
+// systemd (WatchdogSec) would kill and restart it. The limit here is 256, as a small
+// LimitNOFILE; the beat is 0.5 s (WATCHDOG_USEC 1 s).
+TEST(DaemonTest, Daemon_FeedsSystemdsWatchdogOnlyWhileItCanStillAcceptClients) {
+  TempDir dir;
+  NotifySocket systemd(dir.File("notify"));
+  ASSERT_TRUE(systemd.bound());
+  DaemonProcess daemon(TopoplacedPath(), {"--db", dir.File("t.db")}, dir.path());
+  daemon.SetEnv("NOTIFY_SOCKET", dir.File("notify"));
+  daemon.SetEnv("WATCHDOG_USEC", "1000000");
+  daemon.SetOpenFileLimit(256);
+  ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
+  const std::vector<std::string> healthy = systemd.Receive(absl::Seconds(2));
+  EXPECT_EQ(Count(healthy, "READY=1"), 1);
+  EXPECT_GE(Count(healthy, "WATCHDOG=1"), 2) << daemon.log();
+
+  std::vector<int> idle;  // plain TCP connections that never speak, as in the finding
+  for (int i = 0; i < 300; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(daemon.port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0) << i;
+    idle.push_back(fd);
+  }
+  (void)systemd.Receive(absl::Seconds(2));  // beats already under way
+  const std::vector<std::string> exhausted = systemd.Receive(absl::Seconds(3));
+  EXPECT_EQ(Count(exhausted, "WATCHDOG=1"), 0) << daemon.log();
+  EXPECT_NE(daemon.log().find("not feeding systemd's watchdog"), std::string::npos) << daemon.log();
+  for (int fd : idle) close(fd);
+  EXPECT_EQ(daemon.Kill(SIGTERM), 0);
 }
 
 TEST(DaemonTest, Daemon_BadFlagsExitWithBadInputAndAClearMessage) {

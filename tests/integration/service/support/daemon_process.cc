@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +62,12 @@ absl::Status DaemonProcess::Start() {
     if (fd >= 0) {
       dup2(fd, STDOUT_FILENO);
       dup2(fd, STDERR_FILENO);
+    }
+    for (std::string& e : env_) putenv(e.data());
+    if (open_file_limit_ > 0) {
+      const rlimit limit{static_cast<rlim_t>(open_file_limit_),
+                         static_cast<rlim_t>(open_file_limit_)};
+      if (setrlimit(RLIMIT_NOFILE, &limit) != 0) _exit(125);
     }
     execv(argv[0], argv.data());
     _exit(127);

@@ -33,6 +33,13 @@ class DaemonProcess {
   DaemonProcess(const DaemonProcess&) = delete;
   DaemonProcess& operator=(const DaemonProcess&) = delete;
 
+  // For the next Start: an extra environment variable, and the child's open-file limit
+  // (soft and hard) as systemd's LimitNOFILE would set it.
+  void SetEnv(const std::string& name, const std::string& value) {
+    env_.push_back(name + "=" + value);
+  }
+  void SetOpenFileLimit(int files) { open_file_limit_ = files; }
+
   // Starts the child and waits (up to 60 s) until it has written its port. On failure the
   // child is reaped and the status carries the tail of its log.
   absl::Status Start();
@@ -47,6 +54,8 @@ class DaemonProcess {
   std::string binary_;
   std::vector<std::string> args_;
   std::string work_dir_;
+  std::vector<std::string> env_;  // NAME=VALUE
+  int open_file_limit_ = 0;       // 0: inherited
   pid_t pid_ = -1;
   int port_ = 0;
 };

@@ -1,0 +1,41 @@
+// Feeds systemd's watchdog (SystemdNotifier) only while the daemon still answers a client:
+// every half interval it sends a grpc.health.v1 Check to its own listener, over loopback
+// like any client (through accept and the handler threads), and sends WATCHDOG=1 unless
+// the Check got no answer before the next beat was due. Any answer counts, SERVING or not
+// (a follower replica answers NOT_SERVING and is alive; a TLS listener answers a plaintext
+// probe by closing the connection, which also shows it accepts). A daemon that stopped
+// accepting (out of file descriptors) or whose handlers are stuck stops feeding it, and
+// systemd restarts it.
+//
+//   ServiceWatchdog watchdog(notifier, *notifier.watchdog_interval(), server->port());
+#ifndef TOPOPLACE_API_SERVER_SERVICE_WATCHDOG_H_
+#define TOPOPLACE_API_SERVER_SERVICE_WATCHDOG_H_
+
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "api/server/systemd_notify.h"
+
+namespace topoplace::server {
+
+class ServiceWatchdog {
+ public:
+  // Starts beating at once. `interval`: systemd's (WATCHDOG_USEC); `port`: the listener's,
+  // reached on 127.0.0.1.
+  ServiceWatchdog(SystemdNotifier notifier, absl::Duration interval, int port);
+  ~ServiceWatchdog();  // stops the thread
+  ServiceWatchdog(const ServiceWatchdog&) = delete;
+  ServiceWatchdog& operator=(const ServiceWatchdog&) = delete;
+
+ private:
+  void Run(absl::Duration interval, int port);
+
+  SystemdNotifier notifier_;
+  absl::Notification stop_;
+  std::thread thread_;
+};
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_SERVICE_WATCHDOG_H_
