@@ -214,19 +214,19 @@ int Count(const std::vector<std::string>& messages, const std::string& message) 
 // Under systemd's notify protocol the daemon says READY=1 and feeds the watchdog while its
 // own listener answers; with its descriptors exhausted by idle connections it stops, so
 // systemd (WatchdogSec) would kill and restart it. The limit here is 256, as a small
-// LimitNOFILE; the beat is 0.5 s (WATCHDOG_USEC 1 s).
+// LimitNOFILE; the beat is 2 s (WATCHDOG_USEC 4 s).
 TEST(DaemonTest, Daemon_FeedsSystemdsWatchdogOnlyWhileItCanStillAcceptClients) {
   TempDir dir;
   NotifySocket systemd(dir.File("notify"));
   ASSERT_TRUE(systemd.bound());
   DaemonProcess daemon(TopoplacedPath(), {"--db", dir.File("t.db")}, dir.path());
   daemon.SetEnv("NOTIFY_SOCKET", dir.File("notify"));
-  daemon.SetEnv("WATCHDOG_USEC", "1000000");
+  daemon.SetEnv("WATCHDOG_USEC", "4000000");
   daemon.SetOpenFileLimit(256);
   ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
-  const std::vector<std::string> healthy = systemd.Receive(absl::Seconds(2));
+  const std::vector<std::string> healthy = systemd.Receive(absl::Seconds(5));
   EXPECT_EQ(Count(healthy, "READY=1"), 1);
-  EXPECT_GE(Count(healthy, "WATCHDOG=1"), 2) << daemon.log();
+  EXPECT_GE(Count(healthy, "WATCHDOG=1"), 1) << daemon.log();
 
   std::vector<int> idle;  // plain TCP connections that never speak, as in the finding
   for (int i = 0; i < 300; ++i) {
@@ -238,8 +238,8 @@ TEST(DaemonTest, Daemon_FeedsSystemdsWatchdogOnlyWhileItCanStillAcceptClients) {
     ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0) << i;
     idle.push_back(fd);
   }
-  (void)systemd.Receive(absl::Seconds(2));  // beats already under way
-  const std::vector<std::string> exhausted = systemd.Receive(absl::Seconds(3));
+  (void)systemd.Receive(absl::Seconds(4));  // a beat already under way
+  const std::vector<std::string> exhausted = systemd.Receive(absl::Seconds(6));
   EXPECT_EQ(Count(exhausted, "WATCHDOG=1"), 0) << daemon.log();
   EXPECT_NE(daemon.log().find("not feeding systemd's watchdog"), std::string::npos) << daemon.log();
   for (int fd : idle) close(fd);
