@@ -25,6 +25,7 @@ struct ExportOptions {
   std::string nodes;
   std::string out;
   std::string kueue_api_version = "v1beta2";
+  bool topograph_legacy_labels = false;
 };
 
 // The hosts an export covers: every host in a block, or those the operator's node list
@@ -76,7 +77,10 @@ absl::StatusOr<Scope> ExportScope(const Fabric& fabric, const ExportOptions& opt
 
 absl::StatusOr<std::string> Render(const Fabric& fabric, const ExportOptions& opt,
                                    const slurm::NodeNameMap& names, Scope& scope) {
-  if (opt.format == "k8s-labels") return k8s::RenderNodeLabels(fabric, scope.keep);
+  if (opt.format == "k8s-labels") {
+    return k8s::RenderNodeLabels(fabric, scope.keep,
+                                 {.topograph_legacy_labels = opt.topograph_legacy_labels});
+  }
   if (opt.format == "kueue-topology") {
     TP_ASSIGN_OR_RETURN(k8s::KueueApiVersion version,
                         k8s::ParseKueueApiVersion(opt.kueue_api_version));
@@ -138,6 +142,9 @@ void RegisterExportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option(
       "--kueue-api-version", opt->kueue_api_version,
       std::string("kueue-topology: the Kueue API version to write: ") + k8s::kKueueApiVersions);
+  cmd->add_flag("--topograph-legacy-labels", opt->topograph_legacy_labels,
+                "k8s-labels: also the keys topograph used before v1.0.0 "
+                "(network.topology.nvidia.com/{accelerator,leaf,spine,core})");
   cmd->callback([&ctx, opt] {
     if (absl::Status s = RunExport(ctx, *opt); !s.ok()) ctx.Fail(s);
   });

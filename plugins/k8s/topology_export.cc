@@ -78,7 +78,8 @@ std::string LevelList(const Fabric& fabric, absl::string_view indent) {
 
 }  // namespace
 
-std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep) {
+std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep,
+                             const NodeLabelOptions& options) {
   const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);
   const std::vector<int32_t> island = IslandOfPod(tree, fabric.pods().size());
   const bool nvlink_level = HasNvlinkLevel(fabric);
@@ -103,13 +104,17 @@ std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& 
       absl::StrAppend(&out, "    topoplace.io/rail-", nic.index,
                       "-leaf: ", fabric.switches()[nic.leaf].name, "\n");
     }
+    // Fabric tiers closest first: the block's leaves, the pod's spines, the island's core.
+    std::vector<std::string> tiers = {block, pod};
+    if (island[host.pod] >= 0) tiers.push_back(tree.island_names[island[host.pod]]);
+    for (size_t t = 0; t < tiers.size(); ++t) {
+      absl::StrAppend(&out, "    ", kTopographTierLabelPrefix, t, ": ", tiers[t], "\n");
+    }
+    if (!options.topograph_legacy_labels) continue;
     absl::StrAppend(&out, "    network.topology.nvidia.com/accelerator: ", nvl, "\n");
-    absl::StrAppend(&out, "    network.topology.nvidia.com/leaf: ", block, "\n");
-    absl::StrAppend(&out, "    network.topology.nvidia.com/spine: ", pod, "\n");
-    if (island[host.pod] >= 0) {
-      absl::StrAppend(&out,
-                      "    network.topology.nvidia.com/core: ", tree.island_names[island[host.pod]],
-                      "\n");
+    const char* const legacy[] = {"leaf", "spine", "core"};
+    for (size_t t = 0; t < tiers.size(); ++t) {
+      absl::StrAppend(&out, "    network.topology.nvidia.com/", legacy[t], ": ", tiers[t], "\n");
     }
   }
   return out;

@@ -1,10 +1,12 @@
 // Kubernetes objects from a Fabric, as YAML ready for `kubectl apply -f`:
 // - node labels: our keys (topoplace.io/block, /pod, /nvlink-domain, /rail-<r>-leaf) and
-//   the Topograph-style keys other tools read (network.topology.nvidia.com/accelerator,
-//   /leaf, /spine, /core), where leaf is the block, spine the pod, core the island; on
-//   hosts of an NVLink domain that spans hosts also topograph v1.0.0's
-//   accelerator.topograph.run/domain (its value: the domain's name where it is a valid
-//   label value, as discovery's "<ClusterUUID>.<CliqueId>" is);
+//   topograph v1.0.0's (NVIDIA/topograph@aab33e18, docs/engines/k8s.md), which KAI, Kueue
+//   and NVSentinel read: fabric.topograph.run/tier-N, closest to the node first (tier-0
+//   the block, tier-1 the pod, tier-2 the island of pods, where there is one), and on hosts
+//   of an NVLink domain that spans hosts accelerator.topograph.run/domain (its value: the
+//   domain's name where it is a valid label value, as discovery's "<ClusterUUID>.<CliqueId>"
+//   is). The keys topograph used before v1.0.0 (network.topology.nvidia.com/accelerator,
+//   /leaf, /spine, /core) only on request, for consumers that still read them;
 // - a Kueue Topology whose levels are pod, block, [NVLink domain,] hostname (v1beta2, what
 //   current Kueue stores; v1beta1 for older Kueue; v1alpha1 is no longer served by Kueue);
 // - a KAI Topology (kai.scheduler/v1alpha1) with the same levels;
@@ -27,9 +29,16 @@ inline constexpr char kPodLabel[] = "topoplace.io/pod";
 inline constexpr char kNvlinkDomainLabel[] = "topoplace.io/nvlink-domain";
 inline constexpr char kTopographDomainLabel[] = "accelerator.topograph.run/domain";
 
+inline constexpr char kTopographTierLabelPrefix[] = "fabric.topograph.run/tier-";
+
+struct NodeLabelOptions {
+  bool topograph_legacy_labels = false;  // also network.topology.nvidia.com/* (pre-v1.0.0)
+};
+
 // One partial Node object per host in a block that `keep` keeps (all by default), carrying
 // only labels (kubectl apply merges).
-std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep = {});
+std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep = {},
+                             const NodeLabelOptions& options = {});
 // Kueue API versions a Topology can be written in.
 enum class KueueApiVersion { kV1beta2, kV1beta1 };
 inline constexpr char kKueueApiVersions[] = "v1beta2 (default), v1beta1";

@@ -64,8 +64,8 @@ json NodeObject(const std::string& name) {
               {"kubernetes.io/os", "linux"},
               {"topoplace.io/block", "block-07"},
               {"topoplace.io/pod", "pod-1"},
-              {"network.topology.nvidia.com/leaf", "block-07"},
-              {"network.topology.nvidia.com/spine", "pod-1"}}}}},
+              {"fabric.topograph.run/tier-0", "block-07"},
+              {"fabric.topograph.run/tier-1", "pod-1"}}}}},
           {"status",
            {{"capacity", resources}, {"allocatable", resources}, {"conditions", conditions}}}};
 }

@@ -18,7 +18,9 @@ size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-TEST(K8sExport, NodeLabels_CarryBlockPodRailLeavesAndTopographKeys) {
+// topograph v1.0.0's keys (NVIDIA/topograph@aab33e18, docs/engines/k8s.md): fabric tiers
+// closest to the node first; the keys before v1.0.0 only with the legacy option.
+TEST(K8sExport, NodeLabels_CarryBlockPodRailLeavesAndTopographTiers) {
   FabricPtr f = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2));
   const std::string yaml = RenderNodeLabels(*f);
   EXPECT_EQ(Count(yaml, "kind: Node\n"), 4u);
@@ -28,16 +30,24 @@ TEST(K8sExport, NodeLabels_CarryBlockPodRailLeavesAndTopographKeys) {
                               "    topoplace.io/nvlink-domain: nvl-3\n"
                               "    topoplace.io/rail-0-leaf: leaf-b01-r0\n"
                               "    topoplace.io/rail-1-leaf: leaf-b01-r1\n"
-                              "    network.topology.nvidia.com/accelerator: nvl-3\n"
-                              "    network.topology.nvidia.com/leaf: block-01\n"
-                              "    network.topology.nvidia.com/spine: pod-0\n"));
-  // One pod, nothing above it: no core label.
-  EXPECT_THAT(yaml, Not(HasSubstr("network.topology.nvidia.com/core")));
+                              "    fabric.topograph.run/tier-0: block-01\n"
+                              "    fabric.topograph.run/tier-1: pod-0\n"));
+  // One pod, nothing above it: no third tier; no pre-v1.0.0 key unless asked.
+  EXPECT_THAT(yaml, Not(HasSubstr("fabric.topograph.run/tier-2")));
+  EXPECT_THAT(yaml, Not(HasSubstr("network.topology.nvidia.com")));
+  EXPECT_THAT(RenderNodeLabels(*f, {}, {.topograph_legacy_labels = true}),
+              HasSubstr("    fabric.topograph.run/tier-1: pod-0\n"
+                        "    network.topology.nvidia.com/accelerator: nvl-3\n"
+                        "    network.topology.nvidia.com/leaf: block-01\n"
+                        "    network.topology.nvidia.com/spine: pod-0\n"));
 }
 
 TEST(K8sExport, ThreeTiers_LabelTheCoreIsland) {
   FabricPtr f = *GenerateClos(testing::TinyClos3(/*pods=*/2, /*blocks_per_pod=*/1, /*nodes=*/1));
-  EXPECT_EQ(Count(RenderNodeLabels(*f), "network.topology.nvidia.com/core: core-0\n"), 2u);
+  EXPECT_EQ(Count(RenderNodeLabels(*f), "fabric.topograph.run/tier-2: core-0\n"), 2u);
+  EXPECT_EQ(Count(RenderNodeLabels(*f, {}, {.topograph_legacy_labels = true}),
+                  "network.topology.nvidia.com/core: core-0\n"),
+            2u);
 }
 
 TEST(K8sExport, KueueTopology_LevelsGoFromPodToHost) {
