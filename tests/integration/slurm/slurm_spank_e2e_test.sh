@@ -216,12 +216,10 @@ cat >"$D/thief.c" <<'THIEF'
 #include <slurm/slurm.h>
 #include <stdio.h>
 #include <unistd.h>
-int main(int argc, char **argv) {
+int main(int argc, char **argv) {  /* argv[1]: one job control variable, NAME=value */
   job_desc_msg_t d;
   submit_response_msg_t *r = NULL;
-  char plan[128];
-  snprintf(plan, sizeof plan, "SPANK_TOPOPLACE_PLAN_ID=%s", argv[1]);
-  char *spank_env[] = {plan};
+  char *spank_env[] = {argv[1]};
   char *env[] = {"PATH=/usr/bin:/bin"};
   slurm_init_job_desc_msg(&d);
   d.script = "#!/bin/sh\ntrue\n";
@@ -246,7 +244,7 @@ THIEF
 cc -o "$D/thief" "$D/thief.c" -lslurm || fail "cannot build the libslurm client"
 tp reserve --job tp=8,pp=1,dp=1 --ttl 120 --json >"$D/stranger.json" || fail "stranger reserve"
 stranger=$(json "$D/stranger.json" 'j["allocation"]["id"]')
-thief=$(SLURM_CONF=$SLURM_CONF "$D/thief" "$stranger") || fail "thief submission failed"
+thief=$("$D/thief" "SPANK_TOPOPLACE_PLAN_ID=$stranger") || fail "thief submission failed"
 wait_gone "$thief"
 for _ in $(seq 50); do grep -q "^$thief $stranger\$" "$D/run/epilog-slurmctld.seen" 2>/dev/null && break; sleep 0.2; done
 grep -q "^$thief $stranger\$" "$D/run/epilog-slurmctld.seen" ||
@@ -256,6 +254,17 @@ grep -qh "topoplace: commit of $stranger for job $thief failed: .*not job $thief
   fail "the prolog did not refuse $stranger: $(grep -h topoplace "$D"/log/slurmd*.log | tail -5)"
 tp release "$stranger" >/dev/null || fail "could not release the stranger's reservation"
 echo "job $thief named $stranger in its control environment: not committed, not released"
+# Hardening finding 8: job_submit.lua took any number Lua's tonumber reads (2.5, 0x2, -1,
+# inf) as a node count; now only whole numbers in range pass, and the job is refused.
+for bad in 2.5 0x2 -1 inf 99999999999; do
+  if "$D/thief" "SPANK_TOPOPLACE_NODES=$bad" >"$D/bad.out" 2>&1; then
+    fail "job_submit.lua accepted TOPOPLACE_NODES=$bad (job $(cat "$D/bad.out"))"
+  fi
+done
+good=$("$D/thief" "SPANK_TOPOPLACE_NODES=2") || fail "job_submit.lua refused TOPOPLACE_NODES=2"
+scontrol show job "$good" | grep -q "NumNodes=2" || fail "job $good was not given 2 nodes"
+wait_gone "$good"
+echo "job_submit.lua: TOPOPLACE_NODES 2.5, 0x2, -1, inf, 99999999999 refused; 2 taken"
 
 # 4. A job that never starts: its reservation expires after the TTL, never committed.
 sbatch --parsable --hold --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true \
