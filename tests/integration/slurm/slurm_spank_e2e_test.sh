@@ -9,6 +9,9 @@
 #  3. Both allocations are released when the jobs end; the shipped EpilogSlurmctld script
 #     gets the allocation id from slurmctld.
 #     srun --topoplace on its own does the same (place, per-task variables, release).
+#  3c. A job submitted through libslurm with a stranger's plan id in its control
+#     environment neither commits nor releases it; job_submit.lua refuses node counts
+#     that are not whole numbers in range.
 #  4. A held job (never starts) is never committed: its reservation expires (TTL).
 #  4b. Jobs that do not fit at submission are deferred to Slurm's queue (job_submit.lua):
 #     one whose hard block tier cannot hold waits max_wait (Slurm's --switches=1@max_wait)
