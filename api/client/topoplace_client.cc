@@ -161,6 +161,26 @@ std::string TopoplaceClient::LastAddress() const {
   return endpoints_[current_.load() % endpoints_.size()].address;
 }
 
+namespace {
+
+// False if `channel` is still connecting after `wait`: the daemon's port takes
+// connections (the kernel completes them) but nothing answers, as with a stopped or
+// wedged process. A connection that is up, or one that failed (refused, unreachable: the
+// call then fails at once with UNAVAILABLE), is true.
+bool Connects(grpc::Channel& channel, absl::Duration wait) {
+  const auto deadline = std::chrono::system_clock::now() + absl::ToChronoMilliseconds(wait);
+  for (grpc_connectivity_state state = channel.GetState(/*try_to_connect=*/true);;
+       state = channel.GetState(/*try_to_connect=*/true)) {
+    if (state == GRPC_CHANNEL_READY || state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
+        state == GRPC_CHANNEL_SHUTDOWN) {
+      return true;
+    }
+    if (!channel.WaitForStateChange(state, deadline)) return false;
+  }
+}
+
+}  // namespace
+
 template <typename Request, typename Response, typename Method>
 absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& request) const {
   const size_t first = current_.load();
@@ -170,8 +190,7 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
       absl::Now() + (endpoints_.size() > 1 ? options_.failover_wait : absl::ZeroDuration());
   std::vector<std::string> why;  // each daemon's answer in the last round
   const bool several = endpoints_.size() > 1;
-  const absl::Duration per_attempt =
-      several ? std::min(options_.attempt_timeout, options_.timeout) : options_.timeout;
+  const absl::Duration connect_wait = std::min(options_.attempt_timeout, options_.timeout);
   for (size_t attempt = 0;; ++attempt) {
     if (attempt > 0 && attempt % endpoints_.size() == 0) {
       if (absl::Now() >= give_up) break;
@@ -180,9 +199,14 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
     }
     const size_t index = (first + attempt) % endpoints_.size();
     const Endpoint& endpoint = endpoints_[index];
+    if (several && !Connects(*endpoint.channel, connect_wait)) {
+      why.push_back(absl::StrCat(endpoint.address, ": no connection within ",
+                                 absl::FormatDuration(connect_wait), " (a stopped daemon?)"));
+      continue;
+    }
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() +
-                         absl::ToChronoMilliseconds(per_attempt));
+                         absl::ToChronoMilliseconds(options_.timeout));
     if (!options_.token.empty()) {
       context.AddMetadata("authorization", "Bearer " + options_.token);
     }

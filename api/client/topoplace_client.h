@@ -34,7 +34,7 @@ namespace v1 = ::topoplace::v1;
 struct ClientOptions {
   // host:port, required; or several, comma-separated ("a:7469,b:7469"): replicas tried in
   // turn, moving to the next when one cannot serve the call (UNAVAILABLE: unreachable, or
-  // a replica that does not lead) or does not answer within attempt_timeout (hung). A
+  // a replica that does not lead) or takes no connection within attempt_timeout (hung). A
   // name with several DNS records counts as one daemon per address (resolved at Connect).
   std::string server;
   std::string token;      // bearer token sent with every call; empty = none
@@ -42,10 +42,12 @@ struct ClientOptions {
   std::string cert_file;  // PEM client certificate and key for mTLS (with ca_file)
   std::string key_file;
   absl::Duration timeout = absl::Seconds(30);  // per call
-  // With several daemons: how long one of them may take to answer before the call moves
-  // on to the next (a stopped or wedged replica costs this, not `timeout`); at most
-  // `timeout`. Every call is safe to send again: reads are, Reserve carries an idempotency
-  // key (one is made when the request has none), Commit and Renew are idempotent, and a
+  // With several daemons: how long a connection to one of them may take before the call
+  // moves on to the next (a stopped or wedged replica whose port the kernel still accepts
+  // on costs this, not `timeout`); at most `timeout`. Once connected, a call gets the whole
+  // `timeout` (a daemon may wait seconds on etcd), and one that runs out of it also moves
+  // on. Every call is safe to send again: reads are, Reserve carries an idempotency key
+  // (one is made when the request has none), Commit and Renew are idempotent, and a
   // Release sent again finds the allocation released (FAILED_PRECONDITION).
   absl::Duration attempt_timeout = absl::Seconds(2);
   // With several daemons: how long to keep going round them while none can serve the

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "topology/base/status_macros.h"
@@ -188,6 +189,18 @@ absl::StatusOr<std::vector<KeyValue>> EtcdClient::GetPrefix(const std::string& p
   out.reserve(static_cast<size_t>(response.kvs_size()));
   for (const etcdserverpb::KeyValue& kv : response.kvs()) out.push_back(FromProto(kv));
   return out;
+}
+
+absl::Status EtcdClient::Compact(int64_t revision) {
+  etcdserverpb::CompactionRequest request;
+  request.set_revision(revision);
+  etcdserverpb::CompactionResponse response;
+  absl::Status s = Run("Compact", false, [&](const Member& m) {
+    return m.kv->Compact(Context().get(), request, &response);
+  });
+  // etcd: "mvcc: required revision has been compacted" when someone got there first.
+  if (!s.ok() && absl::StrContains(s.message(), "has been compacted")) return absl::OkStatus();
+  return s;
 }
 
 absl::StatusOr<int64_t> EtcdClient::Put(const std::string& key, const std::string& value,

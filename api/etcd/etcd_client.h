@@ -74,6 +74,10 @@ class EtcdClient {
                                       int64_t mod_revision, int64_t lease = 0);
   // Runs a transaction as given (compares, then success or failure operations, at once).
   absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request);
+  // Discards the key-value history before `revision` (current values stay): etcd keeps
+  // every revision until compacted, and its space quota counts them. OK when the history
+  // was already compacted that far.
+  absl::Status Compact(int64_t revision);
 
   // A lease of `ttl` (whole seconds, at least 1); its id.
   absl::StatusOr<int64_t> GrantLease(absl::Duration ttl);

@@ -1,6 +1,7 @@
 #include "api/etcd/etcd_ledger.h"
 
 #include <algorithm>
+#include <iostream>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -588,7 +589,27 @@ absl::Status EtcdLedger::ProbeWrites() {
     // A reload that works shows etcd answers again (and brings the view up to date).
     if (!write_state_.ok() && loss_.ok()) (void)LoadLocked();
   }
-  return WriteState();
+  TP_RETURN_IF_ERROR(WriteState());
+  CompactHistoryIfDue();
+  return absl::OkStatus();
+}
+
+void EtcdLedger::CompactHistoryIfDue() {
+  int64_t target = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    if (mark_.event_seq - compacted_ < options_.compact_every) return;
+    target = mark_.event_seq - options_.keep_revisions;
+    if (target <= compacted_) return;
+  }
+  if (!fence_.WriteFence().ok()) return;  // the leader's job
+  if (absl::Status s = etcd_.Compact(target); !s.ok()) {
+    std::cerr << "topoplaced: etcd history not compacted to revision " << target << ": "
+              << s.message() << std::endl;
+    return;
+  }
+  absl::MutexLock lock(&mu_);
+  compacted_ = std::max(compacted_, target);
 }
 
 }  // namespace topoplace::etcd

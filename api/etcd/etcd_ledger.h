@@ -63,6 +63,14 @@ struct EtcdLedgerOptions {
   // Open on an etcd that fails the checks anyway: the identity and floor become etcd's,
   // numbering continues above the acknowledged allocations, and warnings() says so.
   bool accept_loss = false;
+  // etcd keeps every revision until compacted, so with nothing compacting it its 2 GiB
+  // default quota filled after roughly 250k jobs and etcd refused every write (hardening
+  // finding 3). The leader compacts away the history older than keep_revisions each time
+  // compact_every more revisions have been written (ProbeWrites: the daemon's sweeper, once
+  // per reclaim interval). Compaction frees space inside etcd's file for reuse; shrinking
+  // the file is `etcdctl defrag`, an operator's choice.
+  int64_t compact_every = 10'000;
+  int64_t keep_revisions = 1'000;
 };
 
 class EtcdLedger final : public ledger::Ledger {
@@ -146,6 +154,8 @@ class EtcdLedger final : public ledger::Ledger {
                                                   const std::string& new_external)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<int> ReclaimExpiredLocked(const Fence& fence) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // As leader, compacts etcd's history when compact_every revisions have passed.
+  void CompactHistoryIfDue() ABSL_LOCKS_EXCLUDED(mu_);
   // A finished allocation (or one a follower's view does not have yet) read from etcd.
   absl::StatusOr<ledger::Allocation> ReadStoredLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<GpuId> ResolveGpu(const ledger::GpuRef& ref) const;
@@ -173,7 +183,8 @@ class EtcdLedger final : public ledger::Ledger {
   std::unique_ptr<ledger::WatermarkFile> watermark_ ABSL_GUARDED_BY(mu_);
   // Set for good once etcd failed the store checks; every write answers it.
   absl::Status loss_ ABSL_GUARDED_BY(mu_);
-  bool opening_ ABSL_GUARDED_BY(mu_) = true;  // accept_loss applies to Open's load only
+  bool opening_ ABSL_GUARDED_BY(mu_) = true;    // accept_loss applies to Open's load only
+  int64_t compacted_ ABSL_GUARDED_BY(mu_) = 0;  // the revision this replica compacted to
   std::vector<std::string> warnings_;
 };
 

@@ -338,8 +338,8 @@ class HungListener {
 };
 
 // Hardening finding 6: with the first daemon of the list hung, every call used to wait
-// out its whole timeout there and fail (DEADLINE_EXCEEDED). Now an attempt that gets no
-// answer within attempt_timeout moves on to the next daemon, which serves the call; a
+// out its whole timeout there and fail (DEADLINE_EXCEEDED). Now a daemon that takes no
+// connection within attempt_timeout is passed over for the next, which serves the call; a
 // Reserve sent again carries the same idempotency key. Alone, the hung daemon is named.
 TEST_F(ServiceTest, Service_ClientMovesPastAHungDaemonAfterTheAttemptDeadline) {
   StartServer();
