@@ -115,6 +115,13 @@ echo "PASS: tiers, rails and blocks match the construction"
 # One host link down: its leaf stops seeing the host, the agent reports eth1 down.
 ip -n "$p-h00" link set eth1 down
 wait_for_neighbors 23
+# The host's own lldpd drops the leaf on its next interface scan, which may come later than
+# the leaf's: wait for it too, or the agent still reports the neighbor (a CI run saw that).
+for _ in $(seq 1 60); do
+  lldpcli -u "/run/lldpd-$p-h00.socket" show neighbors ports eth1 2>/dev/null |
+    grep -q '^Interface:' || break
+  sleep 0.5
+done
 collect "$work/down"
 "$topoplace" fabric import --name netns --lldp "$work/down/lldp" \
   --agent-report "$work"/down/agent-*.json | tee "$work/down/summary.txt"
