@@ -1,6 +1,12 @@
 #include "api/etcd/allocation_record.h"
 
+#include <zlib.h>
+
+#include <cstring>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "topology/base/status_macros.h"
 #include "topoplace/ledger/v1/allocation_record.pb.h"
 
 namespace topoplace::etcd {
@@ -9,6 +15,50 @@ namespace {
 using ledger::Allocation;
 
 absl::Time FromMicros(int64_t us) { return absl::FromUnixMicros(us); }
+
+// A deflated record: the marker, the record's size (4 bytes, little-endian), then the
+// deflated bytes. No plain record starts with the marker: 't' (0x74) would be an end-group
+// tag, which a serialised message never opens with.
+constexpr absl::string_view kDeflated = "tpz1";
+constexpr size_t kDeflateFrom = 4096;          // smaller records are stored as they are
+constexpr uint32_t kMaxInflated = 256u << 20;  // no record of ours comes near; a bomb does
+
+std::string Deflate(const std::string& plain) {
+  uLongf size = compressBound(plain.size());
+  std::string out(kDeflated.size() + 4 + size, '\0');
+  const uint32_t n = static_cast<uint32_t>(plain.size());
+  for (int i = 0; i < 4; ++i) out[kDeflated.size() + i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  std::memcpy(out.data(), kDeflated.data(), kDeflated.size());
+  auto* dest = reinterpret_cast<Bytef*>(out.data() + kDeflated.size() + 4);
+  if (compress2(dest, &size, reinterpret_cast<const Bytef*>(plain.data()), plain.size(),
+                Z_BEST_SPEED) != Z_OK) {
+    return plain;  // stored as it is; Decode reads both
+  }
+  out.resize(kDeflated.size() + 4 + size);
+  return out;
+}
+
+absl::StatusOr<std::string> Inflate(absl::string_view key, absl::string_view stored) {
+  const absl::string_view body = stored.substr(kDeflated.size());
+  if (body.size() < 4) {
+    return absl::DataLossError(absl::StrCat("etcd ledger: key '", key, "': truncated record"));
+  }
+  uint32_t n = 0;
+  for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<uint8_t>(body[i])) << (8 * i);
+  if (n > kMaxInflated) {
+    return absl::DataLossError(absl::StrCat("etcd ledger: key '", key, "': record of ", n,
+                                            " bytes, more than the ", kMaxInflated, " allowed"));
+  }
+  std::string plain(n, '\0');
+  uLongf size = n;
+  if (uncompress(reinterpret_cast<Bytef*>(plain.data()), &size,
+                 reinterpret_cast<const Bytef*>(body.data() + 4), body.size() - 4) != Z_OK ||
+      size != n) {
+    return absl::DataLossError(
+        absl::StrCat("etcd ledger: key '", key, "': its deflated record does not inflate"));
+  }
+  return plain;
+}
 
 }  // namespace
 
@@ -32,10 +82,16 @@ std::string EncodeAllocation(const Allocation& a) {
   if (a.finished_at != absl::InfiniteFuture()) {
     r.set_finished_us(absl::ToUnixMicros(a.finished_at));
   }
-  return r.SerializeAsString();
+  std::string plain = r.SerializeAsString();
+  return plain.size() < kDeflateFrom ? plain : Deflate(plain);
 }
 
 absl::StatusOr<Allocation> DecodeAllocation(absl::string_view key, absl::string_view value) {
+  std::string inflated;
+  if (absl::StartsWith(value, kDeflated)) {
+    TP_ASSIGN_OR_RETURN(inflated, Inflate(key, value));
+    value = inflated;
+  }
   topoplace::ledger::v1::AllocationRecord r;
   if (!r.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
     return absl::DataLossError(

@@ -1,5 +1,7 @@
 // An allocation as the etcd ledger stores it: the value of its live/ or done/ key
-// (topoplace.ledger.v1.AllocationRecord, binary protobuf).
+// (topoplace.ledger.v1.AllocationRecord, binary protobuf; records of 4 KiB or more, which
+// is the plans of jobs past a few dozen GPUs, deflated with zlib: an 8,192-GPU plan's 2 MB
+// of JSON takes about 90 KB, well inside etcd's request limit).
 #ifndef TOPOPLACE_API_ETCD_ALLOCATION_RECORD_H_
 #define TOPOPLACE_API_ETCD_ALLOCATION_RECORD_H_
 

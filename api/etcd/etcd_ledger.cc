@@ -114,8 +114,16 @@ std::string EtcdLedger::DoneKey(int64_t n) const {
   return Key("done", absl::StrFormat("%020d", n));
 }
 
-std::string EtcdLedger::GpuKey(const ledger::GpuRef& gpu) const {
-  return Key("gpu", absl::StrCat(gpu.host, "/", gpu.index));
+absl::Status EtcdLedger::Fits(const etcdserverpb::TxnRequest& txn, absl::string_view id) const {
+  // The fence's compare and read, which FencedTxn adds, and the request's framing.
+  constexpr size_t kFenceBytes = 512;
+  const size_t bytes = txn.ByteSizeLong() + kFenceBytes;
+  if (bytes <= options_.max_request_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrFormat(
+      "etcd ledger: the change of %s takes a %d-byte etcd request, above the %d bytes etcd "
+      "takes (etcd's --max-request-bytes; topoplaced's etcd_max_request_bytes must match it): "
+      "raise both, or split the job; nothing was written",
+      id, bytes, options_.max_request_bytes));
 }
 
 std::optional<GpuId> EtcdLedger::ResolveGpu(const ledger::GpuRef& ref) const {
@@ -285,10 +293,23 @@ absl::StatusOr<Fence> EtcdLedger::PrepareWriteLocked() {
   if (!write_state_.ok()) return write_state_;
   if (stale_ || loaded_under_ != fence) {
     // A new leadership (or a failed write) may follow changes this view has not seen.
+    const bool new_leadership = loaded_under_ != fence;
     TP_RETURN_IF_ERROR(LoadLocked());
     loaded_under_ = fence;
+    if (new_leadership) DropLegacyGpuKeysLocked(fence);
   }
   return fence;
+}
+
+void EtcdLedger::DropLegacyGpuKeysLocked(const Fence& fence) {
+  // Ledgers written before hardening finding 7 kept a key per held GPU; nothing reads them.
+  etcdserverpb::TxnRequest txn;
+  auto* drop = txn.add_success()->mutable_request_delete_range();
+  drop->set_key(Key("gpu", ""));
+  drop->set_range_end(PrefixEnd(Key("gpu", "")));
+  bool fence_lost = false;
+  // Best effort: a failure leaves keys nobody reads, and the next leadership tries again.
+  (void)FencedTxn(etcd_, fence_, fence, txn, &fence_lost);
 }
 
 void EtcdLedger::RefreshForReadLocked() {
@@ -350,11 +371,11 @@ absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& req
     Put(txn, request_key, absl::StrCat(n));
     ReadOnFailure(txn, request_key);
   }
-  for (const ledger::GpuRef& gpu : a.gpus) {
-    CompareAbsent(txn, GpuKey(gpu));
-    Put(txn, GpuKey(gpu), absl::StrCat(n));
-  }
   Put(txn, LiveKey(n), EncodeAllocation(a));
+  if (absl::Status fits = Fits(txn, a.id); !fits.ok()) {
+    --next_n_;  // nothing was written, so the number is not used
+    return fits;
+  }
   // Held in the view while etcd decides, so no concurrent Reserve here takes these GPUs.
   live_.Add(n, a, request.gpus);
   in_flight_.insert(n);
@@ -464,12 +485,21 @@ absl::StatusOr<Allocation> EtcdLedger::FinishLocked(const Fence& fence, int64_t 
                                                     AllocationState state) {
   const Allocation& a = *live_.Find(n);
   Allocation done = ledger::FinishedAs(a, state, clock_.Now());
-  etcdserverpb::TxnRequest txn;
-  CompareRevision(txn, LiveKey(n), etcdserverpb::Compare::MOD, mod_revision_[n]);
-  Delete(txn, LiveKey(n));
-  Put(txn, DoneKey(n), EncodeAllocation(done));
-  for (const ledger::GpuRef& gpu : a.gpus) Delete(txn, GpuKey(gpu));
-  if (a.state == AllocationState::kCommitted) Delete(txn, Key("external", a.external_id));
+  const auto build = [&](const Allocation& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    etcdserverpb::TxnRequest txn;
+    CompareRevision(txn, LiveKey(n), etcdserverpb::Compare::MOD, mod_revision_[n]);
+    Delete(txn, LiveKey(n));
+    Put(txn, DoneKey(n), EncodeAllocation(record));
+    if (a.state == AllocationState::kCommitted) Delete(txn, Key("external", a.external_id));
+    return txn;
+  };
+  etcdserverpb::TxnRequest txn = build(done);
+  if (!Fits(txn, a.id).ok()) {
+    // Stored while etcd took larger requests (hardening finding 7): the final record keeps
+    // everything but the plan, so the allocation still finishes and frees its GPUs.
+    done.plan_json.clear();
+    txn = build(done);
+  }
   in_flight_.insert(n);
   mu_.Unlock();
   absl::StatusOr<etcdserverpb::TxnResponse> r = Write(fence, txn);

@@ -90,10 +90,12 @@ absl::StatusOr<LedgerBackend> OpenLedgerBackend(const ServerConfig& config, Fabr
                                           .lease_ttl = config.leader_lease}));
   TP_ASSIGN_OR_RETURN(
       backend.ledger,
-      etcd::EtcdLedger::Open(*backend.etcd, *backend.election, std::move(fabric), clock,
-                             {.prefix = config.etcd_prefix,
-                              .watermark_path = config.db_path + ".etcd-watermark",
-                              .accept_loss = config.accept_ledger_loss}));
+      etcd::EtcdLedger::Open(
+          *backend.etcd, *backend.election, std::move(fabric), clock,
+          {.prefix = config.etcd_prefix,
+           .watermark_path = config.db_path + ".etcd-watermark",
+           .accept_loss = config.accept_ledger_loss,
+           .max_request_bytes = static_cast<size_t>(config.etcd_max_request_bytes)}));
   return backend;
 }
 

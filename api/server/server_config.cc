@@ -109,6 +109,12 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
     config.etcd_user = std::string(value);
   } else if (key == "etcd_password_file") {
     config.etcd_password_file = std::string(value);
+  } else if (key == "etcd_max_request_bytes") {
+    if (!absl::SimpleAtoi(value, &config.etcd_max_request_bytes) ||
+        config.etcd_max_request_bytes < 4096 ||
+        config.etcd_max_request_bytes > (int64_t{1} << 31)) {
+      return BadValue(key, "a byte count from 4096 to 2147483648", value);
+    }
   } else if (key == "advertise") {
     if (value.find(':') == absl::string_view::npos) return BadValue(key, "host:port", value);
     config.advertise = std::string(value);
@@ -125,7 +131,8 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         " tls_client_ca_file, metrics_listen, telemetry_retention_hours, uplink_load_file,"
         " uplink_load_from_allocations, uplink_load_from_counters,"
         " uplink_counter_max_age_seconds, store, etcd_prefix, etcd_ca_file, etcd_cert_file,"
-        " etcd_key_file, etcd_user, etcd_password_file, advertise, leader_lease_seconds"));
+        " etcd_key_file, etcd_user, etcd_password_file, etcd_max_request_bytes, advertise, "
+        "leader_lease_seconds"));
   }
   return absl::OkStatus();
 }

@@ -88,6 +88,9 @@ struct ServerConfig {
   // etcd authentication: a user, and a file whose first line is its password.
   std::string etcd_user;
   std::string etcd_password_file;
+  // The largest request etcd takes (its --max-request-bytes; etcd's default 1.5 MiB). A
+  // change that would not fit is refused before anything is written.
+  int64_t etcd_max_request_bytes = 1'572'864;
   // The address clients reach this replica at, which followers name as the leader's.
   // Empty: the listen address with the bound port.
   std::string advertise;

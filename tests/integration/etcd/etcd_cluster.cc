@@ -135,9 +135,8 @@ absl::Status EtcdCluster::Spawn(int i) {
       absl::StrCat("--initial-advertise-peer-urls=", peer_url),
       absl::StrCat("--initial-cluster=", absl::StrJoin(cluster, ",")),
       "--initial-cluster-token=topoplace-test",
-      // A job of hundreds of GPUs is one transaction with a compare and a put per GPU.
-      "--max-txn-ops=10000",
   };
+  args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
   if (pki_) {
     args.insert(args.end(), {"--cert-file=" + pki_->server_cert, "--key-file=" + pki_->server_key,
                              "--trusted-ca-file=" + pki_->ca_cert, "--client-cert-auth"});

@@ -38,6 +38,9 @@ class EtcdCluster {
   // Before Start: serve clients over TLS with `pki`'s server certificate and require client
   // certificates signed by its CA (the cluster's own readiness checks use its client one).
   void RequireTls(TestCertificates pki) { pki_ = std::move(pki); }
+  // Flags every member starts (or restarts) with from now on, beside its own, e.g.
+  // {"--max-request-bytes=65536"}. Members otherwise run on etcd's defaults.
+  void SetExtraFlags(std::vector<std::string> flags) { extra_flags_ = std::move(flags); }
   // Starts every member and waits (up to 30 s) until each answers a read. On failure the
   // children are reaped and the status carries the tail of a log.
   absl::Status Start();
@@ -71,6 +74,7 @@ class EtcdCluster {
   std::string work_dir_;
   std::vector<Member> members_;
   std::optional<TestCertificates> pki_;  // none: plaintext
+  std::vector<std::string> extra_flags_;
 };
 
 }  // namespace topoplace::testing
