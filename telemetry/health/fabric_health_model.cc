@@ -116,10 +116,23 @@ LinkVerdict FabricHealthModel::ProbeVerdict(LinkId link, absl::Time now,
   if (nic < 0) return LinkVerdict::kHealthy;
   auto it = pairs_by_nic_.find(nic);
   if (it == pairs_by_nic_.end()) return LinkVerdict::kHealthy;
+  const HostId own = fabric_->nics()[nic].host;
+  // Hosts other than the NIC's own whose fresh probes to it went badly.
+  absl::flat_hash_set<HostId> accusers;
+  for (const auto& key : it->second) {
+    const PairResult& r = pairs_.at(key);
+    const HostId from = fabric_->nics()[key.first].host;
+    if (now - r.at <= options_.freshness && r.verdict != LinkVerdict::kHealthy && from != own) {
+      accusers.insert(from);
+    }
+  }
+  const bool quorum = static_cast<int>(accusers.size()) >= options_.accusers_quorum;
   std::optional<LinkVerdict> best;
   for (const auto& key : it->second) {
     const PairResult& r = pairs_.at(key);
     if (now - r.at > options_.freshness) continue;
+    const bool hearsay = fabric_->nics()[key.first].host != own;
+    if (hearsay && r.verdict != LinkVerdict::kHealthy && !quorum) continue;
     if (!best || r.verdict < *best) {
       best = r.verdict;
       evidence = r.evidence;

@@ -14,7 +14,11 @@
 // How samples become verdicts:
 // - A probe between two NICs judges both NICs' access links (NIC <-> leaf). A good probe
 //   exonerates both ends, so a link is bad by probes only if every fresh probe touching
-//   it is bad. Spine uplinks are not judged by probes (ECMP hides which uplink a probe
+//   it is bad. A bad probe condemns the target's link only when the target's own host
+//   measured it too or at least `accusers_quorum` other hosts did: one host (one per-host
+//   credential) cannot take another host's links down alone (hardening finding 3: a
+//   credential's "unreachable" results to three other hosts took 24 of their links down).
+//   A dead host's links still go down, on the word of the hosts that probe it. Spine uplinks are not judged by probes (ECMP hides which uplink a probe
 //   took); counters and LLDP judge them.
 // - Unreachable -> down. Bandwidth below a fraction of the expectation or latency far
 //   above it -> degraded. The expectation is the pair's best result so far (min latency,
@@ -65,6 +69,10 @@ struct HealthModelOptions {
   HysteresisOptions hysteresis;
   // Probe results older than this no longer exonerate or condemn a link.
   absl::Duration freshness = absl::Seconds(30);
+  // How many hosts other than a NIC's own must find it bad before their probes count
+  // against its link. 2: no single host decides alone, and the probe plan gives every
+  // NIC several probers within the freshness window (telemetry/probe/probe_plan.h).
+  int accusers_quorum = 2;
   // Degraded when bandwidth < fraction x expectation.
   double bandwidth_fraction = 0.25;
   // Degraded when latency > factor x best latency + slack.

@@ -205,6 +205,51 @@ TEST_F(HostReportTest, HostTokenSendsTelemetryOnlyAboutItsOwnPorts) {
   EXPECT_EQ(send("b00-n006", "b00-n006/mlx5_0").error_code(), grpc::StatusCode::PERMISSION_DENIED);
 }
 
+// Hardening finding 3: a host credential's probes "from" its own NICs "to" three other
+// hosts, all unreachable, took those hosts' links down. One host's word now condemns only
+// its own links; the others' stay healthy until a second host or their own agrees.
+TEST_F(HostReportTest, HostTokenCannotTakeOtherHostsLinksDownAlone) {
+  WriteHostTokens();
+  StartServer();
+  auto stub = v1::Telemetry::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", server_->port()), grpc::InsecureChannelCredentials()));
+  const std::vector<std::string> victims = {"b00-n006", "b00-n007", "b00-n008"};
+  for (int round = 0; round < 4; ++round) {
+    v1::ReportProbeResultsRequest report;
+    report.set_reporter("b00-n005");
+    for (const std::string& victim : victims) {
+      for (int nic = 0; nic < 8; ++nic) {
+        v1::ProbeResult* r = report.add_results();
+        r->set_source(absl::StrCat("b00-n005/mlx5_", nic));
+        r->set_target(absl::StrCat(victim, "/mlx5_", nic));
+        r->set_reachable(false);
+      }
+    }
+    grpc::ClientContext ctx;
+    ctx.AddMetadata("authorization", std::string("Bearer ") + kHost5Token);
+    v1::ReportResponse response;
+    grpc::Status sent = stub->ReportProbeResults(&ctx, report, &response);
+    ASSERT_TRUE(sent.ok()) << sent.error_message();
+    ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  }
+  auto health = [&](const std::string& nic) {
+    v1::GetAffectedAllocationsRequest request;
+    request.set_link(nic);
+    v1::GetAffectedAllocationsResponse response;
+    grpc::ClientContext ctx;
+    ctx.AddMetadata("authorization", std::string("Bearer ") + kToken);
+    grpc::Status s = stub->GetAffectedAllocations(&ctx, request, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return response.link().health();
+  };
+  for (const std::string& victim : victims) {
+    for (int nic = 0; nic < 8; ++nic) {
+      EXPECT_EQ(health(absl::StrCat(victim, "/mlx5_", nic)), "healthy") << victim << " " << nic;
+    }
+  }
+  EXPECT_EQ(health("b00-n005/mlx5_0"), "down");  // nothing the reporter probed answered it
+}
+
 TEST_F(HostReportTest, HostCertificateReportsOnlyAboutItsHostOtherCertificatesAreAdmins) {
   auto certs = testing::MakeTestCertificates(dir_.path());
   ASSERT_TRUE(certs.ok()) << certs.status();

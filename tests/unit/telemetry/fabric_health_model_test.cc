@@ -100,13 +100,56 @@ TEST_F(FabricHealthModelTest, RdmaBandwidthIsJudgedAgainstLinkSpeed) {
 }
 
 TEST_F(FabricHealthModelTest, StaleProbesNoLongerExonerate) {
-  const std::string a = "b00-n000/mlx5_0", b = "b00-n001/mlx5_0", d = "b01-n001/mlx5_0";
+  const std::string a = "b00-n000/mlx5_0", b = "b00-n001/mlx5_0", c = "b01-n000/mlx5_0",
+                    d = "b01-n001/mlx5_0";
   Round({Ok(b, d)}, kT0);
-  const ProbeSample dead{a, b, 0, 0, false, "tcp"};
+  const ProbeSample dead_from_a{a, b, 0, 0, false, "tcp"};
+  const ProbeSample dead_from_c{c, b, 0, 0, false, "tcp"};
   const absl::Time later = kT0 + absl::Minutes(5);
-  Round({dead}, later);
-  Round({dead}, later + absl::Seconds(1));
+  Round({dead_from_a, dead_from_c}, later);
+  Round({dead_from_a, dead_from_c}, later + absl::Seconds(1));
   EXPECT_EQ(model_->state(Access(b)), LinkVerdict::kDown) << "b -> d is too old to count";
+}
+
+// Hardening finding 3: a per-host credential reported "unreachable" from its own NICs to
+// three other hosts, and took their links down. One host's word now condemns only its own
+// link; another host's link needs a second accuser, or its own host's probes.
+TEST_F(FabricHealthModelTest, OneHostCannotTakeAnotherHostsLinksDownAlone) {
+  const std::string a = "b00-n000/mlx5_0", b = "b00-n001/mlx5_0", c = "b01-n000/mlx5_0",
+                    d = "b01-n001/mlx5_0";
+  auto dead = [&](std::string x, std::string y) { return ProbeSample{x, y, 0, 0, false, "tcp"}; };
+  for (int i = 0; i < 5; ++i) {
+    Round({dead(a, b), dead(a, c), dead(a, d)}, kT0 + absl::Seconds(i));
+  }
+  EXPECT_EQ(model_->state(Access(b)), LinkVerdict::kHealthy);
+  EXPECT_EQ(model_->state(Access(c)), LinkVerdict::kHealthy);
+  EXPECT_EQ(model_->state(Access(d)), LinkVerdict::kHealthy);
+  // The accuser's own link is the one its evidence condemns: nothing it probed answered.
+  EXPECT_EQ(model_->state(Access(a)), LinkVerdict::kDown);
+}
+
+TEST_F(FabricHealthModelTest, ASilentHostsLinkGoesDownWhenTwoOtherHostsFindItDead) {
+  const std::string a = "b00-n000/mlx5_0", b = "b00-n001/mlx5_0", c = "b01-n000/mlx5_0",
+                    d = "b01-n001/mlx5_0";
+  auto dead = [&](std::string x, std::string y) { return ProbeSample{x, y, 0, 0, false, "tcp"}; };
+  // b's host no longer reports at all; a and c, which reach each other, find b dead.
+  for (int i = 0; i < 3; ++i) {
+    Round({dead(a, b), Ok(a, c), dead(c, b), Ok(c, d)}, kT0 + absl::Seconds(i));
+  }
+  EXPECT_EQ(model_->state(Access(b)), LinkVerdict::kDown);
+  EXPECT_THAT(model_->reason(Access(b)), HasSubstr("unreachable"));
+  EXPECT_EQ(model_->state(Access(a)), LinkVerdict::kHealthy);
+  EXPECT_EQ(model_->state(Access(c)), LinkVerdict::kHealthy);
+}
+
+TEST_F(FabricHealthModelTest, ProbesBetweenAHostsOwnNicsCountAgainstEither) {
+  // The host's rail-1 NIC cannot reach its rail-0 NIC; no other host needs to agree, but
+  // only the host's own links are judged.
+  const std::string own0 = "b00-n001/mlx5_0", own1 = "b00-n001/mlx5_1";
+  const ProbeSample dead{own1, own0, 0, 0, false, "tcp"};
+  for (int i = 0; i < 3; ++i) Round({dead}, kT0 + absl::Seconds(i));
+  EXPECT_EQ(model_->state(Access(own0)), LinkVerdict::kDown);
+  EXPECT_EQ(model_->state(Access(own1)), LinkVerdict::kDown);
 }
 
 TEST_F(FabricHealthModelTest, BadInputIsRejectedWholeAndChangesNothing) {
