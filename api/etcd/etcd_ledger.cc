@@ -625,14 +625,25 @@ absl::Status EtcdLedger::ProbeWrites() {
 }
 
 void EtcdLedger::CompactHistoryIfDue() {
+  if (!fence_.WriteFence().ok()) return;  // the leader's job
+  // etcd's revision now: the ledger's own changes and everything else under the same etcd
+  // (host reports, other writers) count, as they all fill the same quota.
+  etcdserverpb::TxnRequest read;
+  etcdserverpb::RangeRequest* identity = read.add_success()->mutable_request_range();
+  identity->set_key(Key("identity", ""));
+  identity->set_count_only(true);
+  absl::StatusOr<etcdserverpb::TxnResponse> r = etcd_.Txn(read);
+  if (!r.ok()) return;
+  const int64_t revision = r->header().revision();
+  const absl::Time now = clock_.Now();
   int64_t target = 0;
   {
     absl::MutexLock lock(&mu_);
-    if (mark_.event_seq - compacted_ < options_.compact_every) return;
-    target = mark_.event_seq - options_.keep_revisions;
-    if (target <= compacted_) return;
+    const bool many = revision - compacted_ >= options_.compact_every;
+    const bool old = now - compacted_at_ >= options_.compact_interval;
+    target = revision - options_.keep_revisions;
+    if ((!many && !old) || target <= compacted_) return;
   }
-  if (!fence_.WriteFence().ok()) return;  // the leader's job
   if (absl::Status s = etcd_.Compact(target); !s.ok()) {
     std::cerr << "topoplaced: etcd history not compacted to revision " << target << ": "
               << s.message() << std::endl;
@@ -640,6 +651,7 @@ void EtcdLedger::CompactHistoryIfDue() {
   }
   absl::MutexLock lock(&mu_);
   compacted_ = std::max(compacted_, target);
+  compacted_at_ = now;
 }
 
 }  // namespace topoplace::etcd

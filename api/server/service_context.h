@@ -18,6 +18,7 @@
 #include "api/server/engine_holder.h"
 #include "api/server/live_uplink_load.h"
 #include "api/server/measured_uplink_load.h"
+#include "api/server/report_budget.h"
 #include "api/server/store/host_report_store.h"
 #include "api/server/store/telemetry_report_store.h"
 #include "api/server/uplink_load_source.h"
@@ -47,6 +48,10 @@ struct ServiceContext {
   Authorizer authorizer;
   absl::Duration default_ttl;
   bool accept_unknown_hosts = false;  // ServerConfig::accept_unknown_hosts
+  // What each host may report (report_budget.h): host reports, and probe results and port
+  // counters, per reporting host. Null: unlimited (tests of other things).
+  std::unique_ptr<ReportBudget> host_report_budget;
+  std::unique_ptr<ReportBudget> telemetry_budget;
   // Uplink load for placement (ServerConfig::uplink_load_file); null: none configured.
   std::unique_ptr<UplinkLoadSource> uplink_load;
   // Uplink load of the live allocations' plans (ServerConfig::uplink_load_from_allocations);

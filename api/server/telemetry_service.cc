@@ -130,12 +130,19 @@ Request Stamped(const Request& request, Entry* (Request::*mutable_entry)(int), i
 
 }  // namespace
 
+absl::Status TelemetryService::ChargeBudget(absl::string_view reporter, size_t bytes,
+                                            absl::Time now) {
+  if (context_.telemetry_budget == nullptr) return absl::OkStatus();
+  return context_.telemetry_budget->Charge(reporter, bytes, now);
+}
+
 absl::Status TelemetryService::DoReportProbes(const Caller& caller,
                                               const v1::ReportProbeResultsRequest& request,
                                               v1::ReportResponse& response) {
   const absl::Time now = absl::Now();
   TP_RETURN_IF_ERROR(CheckProbes(request, now));
   TP_RETURN_IF_ERROR(CheckProbesSpeakFor(caller, request));
+  TP_RETURN_IF_ERROR(ChargeBudget(request.reporter(), request.ByteSizeLong(), now));
   if (context_.health != nullptr) {
     TP_RETURN_IF_ERROR(context_.health->ObserveProbes(ProbeSamples(request), now));
   }
@@ -152,6 +159,7 @@ absl::Status TelemetryService::DoReportCounters(const Caller& caller,
   const absl::Time now = absl::Now();
   TP_RETURN_IF_ERROR(CheckCounters(request, now));
   TP_RETURN_IF_ERROR(CheckCountersSpeakFor(caller, request));
+  TP_RETURN_IF_ERROR(ChargeBudget(request.reporter(), request.ByteSizeLong(), now));
   if (context_.measured_load) TP_RETURN_IF_ERROR(context_.measured_load->Check(request));
   if (context_.health != nullptr) {
     TP_RETURN_IF_ERROR(context_.health->ObserveCounters(CounterSamples(request), now));

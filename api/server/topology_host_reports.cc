@@ -44,6 +44,10 @@ absl::Status TopologyService::DoReportHost(const Caller& caller,
   if (context_.host_reports == nullptr) {
     return absl::FailedPreconditionError("this daemon keeps no host reports");
   }
+  if (context_.host_report_budget != nullptr) {
+    TP_RETURN_IF_ERROR(
+        context_.host_report_budget->Charge(report.host, checked.compact_json.size(), absl::Now()));
+  }
   const int64_t now_ms = absl::ToUnixMillis(absl::Now());
   TP_ASSIGN_OR_RETURN(const bool replaced,
                       context_.host_reports->Put(report.host, checked.compact_json, now_ms));

@@ -162,6 +162,8 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   server->context_.authorizer = std::move(authorizer);
   server->context_.default_ttl = config.reservation_ttl;
   server->context_.accept_unknown_hosts = config.accept_unknown_hosts;
+  server->context_.host_report_budget = std::make_unique<ReportBudget>(kHostReportBudget);
+  server->context_.telemetry_budget = std::make_unique<ReportBudget>(kTelemetryBudget);
   if (!config.uplink_load_file.empty()) {
     server->context_.uplink_load =
         std::make_unique<UplinkLoadSource>(*server->context_.fabric, config.uplink_load_file);

@@ -18,8 +18,8 @@
 //   measured it too or at least `accusers_quorum` other hosts did: one host (one per-host
 //   credential) cannot take another host's links down alone (hardening finding 3: a
 //   credential's "unreachable" results to three other hosts took 24 of their links down).
-//   A dead host's links still go down, on the word of the hosts that probe it. Spine uplinks are not judged by probes (ECMP hides which uplink a probe
-//   took); counters and LLDP judge them.
+//   A dead host's links still go down, on the word of the hosts that probe it. Spine uplinks are
+//   not judged by probes (ECMP hides which uplink a probe took); counters and LLDP judge them.
 // - Unreachable -> down. Bandwidth below a fraction of the expectation or latency far
 //   above it -> degraded. The expectation is the pair's best result so far (min latency,
 //   max bandwidth) and, for RDMA probes, the slower access link's speed.

@@ -475,6 +475,39 @@ TEST_F(EtcdLedgerTest, EtcdLedger_AnAllocationStoredUnderALargerLimitExpiresAfte
   r->election->Resign();
 }
 
+// The same on a timer: writes the ledger did not make (host reports, here a plain put)
+// count, and after compact_interval the history is compacted however few they were.
+TEST_F(EtcdLedgerTest, EtcdLedger_TheLeaderAlsoCompactsEveryIntervalCountingOthersWrites) {
+  absl::StatusOr<Replica> started = StartReplica(
+      prefix_, "leader", fabric_, clock_,
+      {.compact_every = 1'000'000, .keep_revisions = 5, .compact_interval = absl::Minutes(5)});
+  ASSERT_TRUE(started.ok()) << started.status();
+  Replica& r = *started;
+  ASSERT_TRUE(Eventually([&] { return r.election->leading(); }));
+  ASSERT_TRUE(r.ledger->ProbeWrites().ok());  // the first compaction, at start
+  absl::StatusOr<int64_t> old = r.client->Put(prefix_ + "hosts/b00-n005", "report");
+  ASSERT_TRUE(old.ok()) << old.status();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(r.client->Put(prefix_ + "hosts/b00-n005", "r").ok());
+  ASSERT_TRUE(r.ledger->ProbeWrites().ok());
+  auto read_old = [&] {
+    auto kv = etcdserverpb::KV::NewStub(
+        grpc::CreateChannel(SharedEtcd().endpoints()[0], grpc::InsecureChannelCredentials()));
+    etcdserverpb::RangeRequest at_old;
+    at_old.set_key(prefix_ + "hosts/b00-n005");
+    at_old.set_revision(*old);
+    etcdserverpb::RangeResponse response;
+    grpc::ClientContext context;
+    return kv->Range(&context, at_old, &response);
+  };
+  EXPECT_TRUE(read_old().ok()) << "not yet: neither the count nor the interval has passed";
+  clock_.Advance(absl::Minutes(5));
+  ASSERT_TRUE(r.ledger->ProbeWrites().ok());
+  const grpc::Status compacted = read_old();
+  EXPECT_FALSE(compacted.ok());
+  EXPECT_THAT(compacted.error_message(), HasSubstr("compacted"));
+  r.election->Resign();
+}
+
 TEST_F(EtcdLedgerTest, EtcdHostReports_TheLeaderStoresThemEveryReplicaListsThem) {
   Replica a = Start("10.0.0.1:7469");
   ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));

@@ -183,6 +183,25 @@ TEST_F(HostReportTest, HostTokenReportsOnlyAboutItsOwnHostAndCannotReserve) {
   EXPECT_EQ(listed->reports_size(), 2);
 }
 
+// Hardening finding 3: one host credential wrote 124 one-MiB reports in 5 s, and the store
+// behind them (etcd) filled up. Each host now has a budget (api/server/report_budget.h):
+// 6 reports at once, then one per 10 s; the seventh in a burst is refused, naming the
+// host, and other hosts are not affected.
+TEST_F(HostReportTest, AHostsReportsAreBudgetedAndOtherHostsAreNotAffected) {
+  WriteHostTokens();
+  StartServer();
+  auto host5 = Client(kHost5Token);
+  for (int i = 0; i < 6; ++i) {
+    auto sent = host5->ReportHost(ReportOf("b00-n005"));
+    ASSERT_TRUE(sent.ok()) << i << ": " << sent.status();
+  }
+  auto over = host5->ReportHost(ReportOf("b00-n005"));
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted) << over.status();
+  EXPECT_THAT(std::string(over.status().message()), HasSubstr("'b00-n005'"));
+  EXPECT_THAT(std::string(over.status().message()), HasSubstr("retry in"));
+  EXPECT_TRUE(Client(kHost6Token)->ReportHost(ReportOf("b00-n006")).ok());
+}
+
 TEST_F(HostReportTest, HostTokenSendsTelemetryOnlyAboutItsOwnPorts) {
   WriteHostTokens();
   StartServer();
