@@ -17,14 +17,39 @@ namespace {
 // caller gets ABORTED and may retry later.
 constexpr int kReserveAttempts = 5;
 
-absl::StatusOr<sched::PlacementRequest> ParsePlacement(absl::string_view job_spec,
-                                                       absl::string_view policy) {
+// Hosts a request may name in its hosts field: more than any fabric has.
+constexpr int kMaxRequestHosts = 1'000'000;
+
+// The request's hosts field (hosts too many for the spec's hosts=) into `job`.
+absl::Status AddRequestHosts(const google::protobuf::RepeatedPtrField<std::string>& hosts,
+                             sched::JobSpec& job) {
+  if (hosts.empty()) return absl::OkStatus();
+  if (!job.hosts.empty()) {
+    return absl::InvalidArgumentError(
+        "hosts: give the hosts either in job_spec's hosts= or in the hosts field, not both");
+  }
+  if (hosts.size() > kMaxRequestHosts) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hosts: ", hosts.size(), " entries, at most ", kMaxRequestHosts));
+  }
+  job.hosts.reserve(static_cast<size_t>(hosts.size()));
+  for (int i = 0; i < hosts.size(); ++i) {
+    TP_RETURN_IF_ERROR(CheckHostName(absl::StrCat("hosts[", i, "]"), hosts[i]));
+    job.hosts.push_back(hosts[i]);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<sched::PlacementRequest> ParsePlacement(
+    absl::string_view job_spec, absl::string_view policy,
+    const google::protobuf::RepeatedPtrField<std::string>& hosts) {
   TP_RETURN_IF_ERROR(CheckText("job_spec", job_spec, kMaxJobSpecBytes, /*required=*/true));
   TP_RETURN_IF_ERROR(CheckText("policy", policy, kMaxNameBytes, /*required=*/false));
   absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(job_spec);
   if (!job.ok()) {
     return absl::Status(job.status().code(), absl::StrCat("job_spec: ", job.status().message()));
   }
+  TP_RETURN_IF_ERROR(AddRequestHosts(hosts, *job));
   sched::PlacementRequest request;
   request.job = *std::move(job);
   if (!policy.empty()) request.policy = std::string(policy);
@@ -50,7 +75,7 @@ void PlacementService::AddUplinkLoad(sched::PlacementRequest& placement) const {
 absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
                                        v1::PlaceResponse& response) {
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
-                      ParsePlacement(request.job_spec(), request.policy()));
+                      ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
   placement.link_loads = true;  // the plan's JSON lists bytes per link
   AddUplinkLoad(placement);
   TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
@@ -68,7 +93,7 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
   // A replica that does not lead says so before placing anything.
   TP_RETURN_IF_ERROR(context_.ledger->MayWrite());
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
-                      ParsePlacement(request.job_spec(), request.policy()));
+                      ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
   AddUplinkLoad(placement);
   ledger::ReserveRequest reserve;
   reserve.job_spec = sched::FormatJobSpec(placement.job);

@@ -44,16 +44,19 @@ absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec) {
   return deferred;
 }
 
-absl::StatusOr<std::string> StartSpec(absl::string_view spec, absl::string_view nodelist,
-                                      const NodeNameMap& node_map) {
+absl::StatusOr<StartPlacement> StartSpec(absl::string_view spec, absl::string_view nodelist,
+                                         const NodeNameMap& node_map) {
   TP_ASSIGN_OR_RETURN(sched::JobSpec job, ParseTopoplaceOption(spec));
   absl::StatusOr<std::vector<std::string>> nodes =
       exporters::ParseNodeList(nodelist, "the job's node list");
   if (!nodes.ok()) return absl::InvalidArgumentError(nodes.status().message());
   job.mode = sched::ConstraintMode::kSoft;
   job.hosts.clear();
-  for (const std::string& node : *nodes) job.hosts.push_back(node_map.HostName(node));
-  return sched::FormatJobSpec(job);
+  StartPlacement start;
+  start.spec = sched::FormatJobSpec(job);
+  start.hosts.reserve(nodes->size());
+  for (const std::string& node : *nodes) start.hosts.push_back(node_map.HostName(node));
+  return start;
 }
 
 std::optional<int64_t> DeferredTaskCount(absl::string_view job_num_nodes,

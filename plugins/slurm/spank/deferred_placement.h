@@ -45,12 +45,20 @@ struct DeferredSubmission {
 // spec.
 absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec);
 
-// The spec that maps a started job's ranks onto the nodes Slurm gave it: `spec` with
-// mode=soft (Slurm already held the tier for as long as it could) and hosts= the nodes of
-// `nodelist` (a Slurm hostlist such as SLURM_JOB_NODELIST) as fabric host names.
-// InvalidArgument for a bad spec or hostlist.
-absl::StatusOr<std::string> StartSpec(absl::string_view spec, absl::string_view nodelist,
-                                      const NodeNameMap& node_map);
+// What maps a started job's ranks onto the nodes Slurm gave it: the spec with mode=soft
+// (Slurm already held the tier for as long as it could), and the nodes beside it, for the
+// request's hosts field: inline as hosts= a job of ~460 nodes passed the spec's 4 KiB and
+// ran without a plan (hardening finding 8).
+struct StartPlacement {
+  std::string spec;
+  std::vector<std::string> hosts;  // fabric host names, in the node list's order
+};
+
+// The start placement of `spec` on the nodes of `nodelist` (a Slurm hostlist such as
+// SLURM_JOB_NODELIST), named as the fabric names them. InvalidArgument for a bad spec or
+// hostlist.
+absl::StatusOr<StartPlacement> StartSpec(absl::string_view spec, absl::string_view nodelist,
+                                         const NodeNameMap& node_map);
 
 // The task count of a deferred job's batch script: its nodes (SLURM_JOB_NUM_NODES) times
 // --ntasks-per-node (SLURM_NTASKS_PER_NODE), or nullopt unless both are positive integers.

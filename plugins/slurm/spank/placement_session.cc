@@ -34,9 +34,11 @@ absl::StatusOr<std::unique_ptr<PlacementSession>> PlacementSession::Open(
 }
 
 absl::StatusOr<Reservation> PlacementSession::Reserve(const std::string& job_spec,
-                                                      const std::string& request_id) {
+                                                      const std::string& request_id,
+                                                      const std::vector<std::string>& hosts) {
   client::v1::ReserveRequest request;
   request.set_job_spec(job_spec);
+  request.mutable_hosts()->Assign(hosts.begin(), hosts.end());
   request.set_policy(config_.policy);
   request.set_ttl_seconds(config_.ttl_seconds);
   request.set_request_id(request_id);

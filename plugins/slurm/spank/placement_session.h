@@ -38,8 +38,10 @@ class PlacementSession {
   // DEADLINE_EXCEEDED unreachable).
   // A non-empty `request_id` is the idempotency key: asked again with it, the daemon
   // answers with the first allocation (whatever its state) instead of placing anew.
+  // Non-empty `hosts`: the only hosts it may use (the request's hosts field).
   absl::StatusOr<Reservation> Reserve(const std::string& job_spec,
-                                      const std::string& request_id = "");
+                                      const std::string& request_id = "",
+                                      const std::vector<std::string>& hosts = {});
   // Binds the reservation to Slurm job `job_id` (external id "slurm:<job_id>"); idempotent.
   absl::Status Commit(const std::string& plan_id, uint32_t job_id);
   // Frees the allocation's GPUs; idempotent.

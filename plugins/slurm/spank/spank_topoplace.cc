@@ -176,13 +176,13 @@ absl::StatusOr<topoplace::slurm::Reservation> StartedJobPlacement(const std::str
   if (nodelist.empty()) {
     return absl::FailedPreconditionError("SLURM_JOB_NODELIST is not set");
   }
-  absl::StatusOr<std::string> spec =
+  absl::StatusOr<topoplace::slurm::StartPlacement> start =
       topoplace::slurm::StartSpec(deferred_spec, nodelist, State().node_map);
-  if (!spec.ok()) return spec.status();
+  if (!start.ok()) return start.status();
   absl::StatusOr<std::unique_ptr<PlacementSession>> session =
       PlacementSession::Open(State().config);
   if (!session.ok()) return session.status();
-  return (*session)->Reserve(*spec, topoplace::slurm::StartRequestId(job_id));
+  return (*session)->Reserve(start->spec, topoplace::slurm::StartRequestId(job_id), start->hosts);
 }
 
 // sbatch/salloc/srun: reserve, write the hostfile, steer Slurm with SLURM_HOSTFILE.

@@ -16,10 +16,12 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "api/client/topoplace_client.h"
 #include "api/server/topoplace_server.h"
@@ -704,6 +706,55 @@ TEST_F(ServiceTest, Service_RestartRebuildsAllocationsFromTheDatabase) {
   auto next = client->Reserve("tp=8,pp=1,dp=4", "", 0);
   ASSERT_TRUE(next.ok()) << next.status();
   for (const std::string& gpu : GpuNames(next->allocation())) EXPECT_EQ(gpus.count(gpu), 0u);
+}
+
+// Hardening finding 8: a started Slurm job of ~460 nodes sent its nodes inline as the
+// spec's hosts=, past the 4 KiB spec limit, and ran without a plan. The nodes now travel in
+// the request's hosts field: a 460-node job reserves on exactly the hosts it names.
+TEST_F(ServiceTest, Service_AReserveNamesHundredsOfHostsBesideItsSpec) {
+  config_.fabric = "preset:rail-28k";
+  StartServer();
+  auto client = Client();
+  auto placed = client->Place("tp=8,pp=4,dp=115", "");
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  nlohmann::json plan = nlohmann::json::parse(placed->plan().json());
+  std::vector<std::string> hosts = plan["hosts"].get<std::vector<std::string>>();
+  ASSERT_EQ(hosts.size(), 460u);
+  std::reverse(hosts.begin(), hosts.end());
+  // The old way: inline, the spec is too long.
+  auto inline_spec = client->Place(
+      absl::StrCat("tp=8,pp=4,dp=115,mode=soft,hosts=", absl::StrJoin(hosts, ",")), "");
+  EXPECT_EQ(inline_spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(inline_spec.status().message()), HasSubstr("at most 4096 bytes"));
+
+  v1::ReserveRequest request;
+  request.set_job_spec("tp=8,pp=4,dp=115,mode=soft");
+  request.set_request_id("slurm-start:4242");
+  request.mutable_hosts()->Assign(hosts.begin(), hosts.end());
+  auto reserved = client->Reserve(request);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  std::set<std::string> used;
+  for (const v1::GpuSlot& g : reserved->allocation().gpus()) used.insert(g.host());
+  EXPECT_EQ(used, std::set<std::string>(hosts.begin(), hosts.end()));
+  // Asked again with the same key and hosts, the same allocation comes back.
+  auto again = client->Reserve(request);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->replayed());
+
+  // Bad entries are named; hosts in both places are refused.
+  v1::ReserveRequest bad = request;
+  bad.set_request_id("");
+  bad.set_hosts(3, "b00-n001 dp=2");
+  auto refused = client->Reserve(bad);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("hosts[3]"));
+  v1::ReserveRequest both = request;
+  both.set_request_id("");
+  both.set_job_spec(absl::StrCat("tp=8,pp=1,dp=1,hosts=", hosts[0]));
+  auto twice = client->Reserve(both);
+  EXPECT_EQ(twice.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(twice.status().message()), HasSubstr("not both"));
+  EXPECT_EQ(client->ListAllocations()->allocations_size(), 1);
 }
 
 TEST_F(ServiceTest, Service_BadRequestsGetPreciseCodesAndTheDaemonStaysUp) {

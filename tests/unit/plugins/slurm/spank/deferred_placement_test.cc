@@ -38,14 +38,26 @@ TEST(DeferredPlacement, SoftOrWiderTiersAskSlurmForNoSwitchLimit) {
 TEST(DeferredPlacement, StartSpecPlacesSoftlyOnExactlyTheJobsNodesUnderTheirFabricNames) {
   absl::StatusOr<NodeNameMap> map = NodeNameMap::Parse("b00-n001 gpu007\n", "map");
   ASSERT_TRUE(map.ok()) << map.status();
-  absl::StatusOr<std::string> spec =
+  absl::StatusOr<StartPlacement> start =
       StartSpec("tp=8,pp=2,dp=1,max_tier=block,max_wait=60", "b00-n[000,003],gpu007", *map);
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(*spec);
+  ASSERT_TRUE(start.ok()) << start.status();
+  absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(start->spec);
   ASSERT_TRUE(job.ok()) << job.status();
   EXPECT_EQ(job->mode, sched::ConstraintMode::kSoft);
   EXPECT_EQ(job->max_tier, sched::MaxTier::kBlock);
-  EXPECT_THAT(job->hosts, ElementsAre("b00-n000", "b00-n003", "b00-n001"));
+  EXPECT_TRUE(job->hosts.empty()) << "the hosts travel beside the spec";
+  EXPECT_THAT(start->hosts, ElementsAre("b00-n000", "b00-n003", "b00-n001"));
+}
+
+// Hardening finding 8: a deferred job of ~460 nodes put its node list into the spec as
+// hosts=, past the daemon's 4 KiB spec limit, and ran without a plan. The spec now stays
+// the size of the submitted one whatever the node count.
+TEST(DeferredPlacement, AStartSpecStaysSmallForAJobOfThousandsOfNodes) {
+  absl::StatusOr<StartPlacement> start =
+      StartSpec("tp=8,pp=4,dp=1000,max_tier=pod", "b[00-99]-n[000-039]", NodeNameMap());
+  ASSERT_TRUE(start.ok()) << start.status();
+  EXPECT_EQ(start->hosts.size(), 4000u);
+  EXPECT_LT(start->spec.size(), 512u) << start->spec;
 }
 
 TEST(DeferredPlacement, BadInputIsInvalidArgumentNamingIt) {
