@@ -130,8 +130,13 @@ Request Stamped(const Request& request, Entry* (Request::*mutable_entry)(int), i
 
 }  // namespace
 
-absl::Status TelemetryService::ChargeBudget(absl::string_view reporter, size_t bytes,
-                                            absl::Time now) {
+absl::Status TelemetryService::AdmitReport(absl::string_view reporter, size_t bytes,
+                                           absl::Time now) {
+  // Replicas on etcd: link health is judged where placements are made. A follower names
+  // the leader (Unavailable), and the agent's client moves on to it (hardening finding 6:
+  // reports that reached one follower only left the leader placing on links it knew
+  // nothing of).
+  TP_RETURN_IF_ERROR(context_.ledger->MayWrite());
   if (context_.telemetry_budget == nullptr) return absl::OkStatus();
   return context_.telemetry_budget->Charge(reporter, bytes, now);
 }
@@ -142,7 +147,7 @@ absl::Status TelemetryService::DoReportProbes(const Caller& caller,
   const absl::Time now = absl::Now();
   TP_RETURN_IF_ERROR(CheckProbes(request, now));
   TP_RETURN_IF_ERROR(CheckProbesSpeakFor(caller, request));
-  TP_RETURN_IF_ERROR(ChargeBudget(request.reporter(), request.ByteSizeLong(), now));
+  TP_RETURN_IF_ERROR(AdmitReport(request.reporter(), request.ByteSizeLong(), now));
   if (context_.health != nullptr) {
     TP_RETURN_IF_ERROR(context_.health->ObserveProbes(ProbeSamples(request), now));
   }
@@ -159,7 +164,7 @@ absl::Status TelemetryService::DoReportCounters(const Caller& caller,
   const absl::Time now = absl::Now();
   TP_RETURN_IF_ERROR(CheckCounters(request, now));
   TP_RETURN_IF_ERROR(CheckCountersSpeakFor(caller, request));
-  TP_RETURN_IF_ERROR(ChargeBudget(request.reporter(), request.ByteSizeLong(), now));
+  TP_RETURN_IF_ERROR(AdmitReport(request.reporter(), request.ByteSizeLong(), now));
   if (context_.measured_load) TP_RETURN_IF_ERROR(context_.measured_load->Check(request));
   if (context_.health != nullptr) {
     TP_RETURN_IF_ERROR(context_.health->ObserveCounters(CounterSamples(request), now));

@@ -32,8 +32,9 @@ class TelemetryService final : public v1::Telemetry::CallbackService {
       v1::GetAffectedAllocationsResponse* response) override;
 
  private:
-  // Takes one report from `reporter`'s telemetry budget (report_budget.h).
-  absl::Status ChargeBudget(absl::string_view reporter, size_t bytes, absl::Time now);
+  // Unavailable naming the leader on a replica that does not lead; then takes one report
+  // from `reporter`'s telemetry budget (report_budget.h).
+  absl::Status AdmitReport(absl::string_view reporter, size_t bytes, absl::Time now);
   absl::Status DoReportProbes(const Caller& caller, const v1::ReportProbeResultsRequest& request,
                               v1::ReportResponse& response);
   absl::Status DoReportCounters(const Caller& caller, const v1::ReportPortCountersRequest& request,

@@ -44,6 +44,7 @@ absl::Status TopologyService::DoReportHost(const Caller& caller,
   if (context_.host_reports == nullptr) {
     return absl::FailedPreconditionError("this daemon keeps no host reports");
   }
+  TP_RETURN_IF_ERROR(context_.ledger->MayWrite());  // a follower names the leader
   if (context_.host_report_budget != nullptr) {
     TP_RETURN_IF_ERROR(
         context_.host_report_budget->Charge(report.host, checked.compact_json.size(), absl::Now()));

@@ -172,5 +172,42 @@ TEST_F(HaTest, Ha_EtcdLosingOneMemberServesOnAndLosingTwoStopsWritesUntilOneRetu
   ExpectEtcdConsistent();
 }
 
+// Hardening finding 6: an agent's link reports that reached a follower stayed there, and
+// the leader placed jobs on links the follower knew were down. A follower now names the
+// leader for every report and the agent's client moves on to it: reports sent with a
+// follower listed first make the leader judge the link down.
+TEST_F(HaTest, Ha_LinkReportsSentToAFollowerReachTheLeader) {
+  const int leader = AwaitLeader(absl::Seconds(15));
+  ASSERT_GE(leader, 0);
+  const int follower = (leader + 1) % kReplicas;
+  client::ClientOptions options = Options();
+  options.server = absl::StrCat(replicas_[follower]->address(), ",", replicas_[leader]->address());
+  auto agent = *client::TopoplaceClient::Connect(options);
+  // b00-n000's first NIC reaches none of its peers: its own probes condemn its link.
+  v1::ReportProbeResultsRequest report;
+  report.set_reporter("b00-n000");
+  for (const char* peer : {"b00-n001/mlx5_0", "b00-n002/mlx5_0", "b01-n000/mlx5_0"}) {
+    v1::ProbeResult* r = report.add_results();
+    r->set_source("b00-n000/mlx5_0");
+    r->set_target(peer);
+    r->set_reachable(false);
+  }
+  client::ClientOptions leader_only = Options();
+  leader_only.server = replicas_[leader]->address();
+  auto at_leader = *client::TopoplaceClient::Connect(leader_only);
+  v1::GetLinkHealthRequest query;
+  query.set_endpoint("b00-n000/mlx5_0");
+  std::string state;
+  for (int i = 0; i < 50 && state != "down"; ++i) {  // a report per tick of the leader's loop
+    auto sent = agent->ReportProbeResults(report);
+    ASSERT_TRUE(sent.ok()) << sent.status();
+    absl::SleepFor(absl::Milliseconds(300));
+    auto health = at_leader->GetLinkHealth(query);
+    ASSERT_TRUE(health.ok()) << health.status();
+    state = health->links_size() > 0 ? health->links(0).health() : "";
+  }
+  EXPECT_EQ(state, "down") << "the leader never heard of the dead link";
+}
+
 }  // namespace
 }  // namespace topoplace::testing
