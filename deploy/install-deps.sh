@@ -8,7 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler zlib1g-dev
   libboost-graph-dev libabsl-dev
   libibverbs-dev rdma-core
-  libsqlite3-dev sqlite3 openssl
+  libsqlite3-dev sqlite3 openssl libmunge-dev munge
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
   lldpd iproute2 nftables iputils-ping graphviz

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "api/client/munge_credential.h"
 #include "api/client/rpc_status.h"
 #include "topology/base/status_macros.h"
 
@@ -63,6 +64,7 @@ absl::StatusOr<ClientOptions> ClientOptionsFromEnv(const std::string& server) {
     TP_ASSIGN_OR_RETURN(std::string text, ReadFile("TOPOPLACE_TOKEN_FILE", token_file));
     options.token = std::string(absl::StripAsciiWhitespace(text.substr(0, text.find('\n'))));
   }
+  options.munge_socket = EnvOr("TOPOPLACE_MUNGE_SOCKET");
   options.ca_file = EnvOr("TOPOPLACE_CA_FILE");
   options.cert_file = EnvOr("TOPOPLACE_CERT_FILE");
   options.key_file = EnvOr("TOPOPLACE_KEY_FILE");
@@ -207,7 +209,11 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() +
                          absl::ToChronoMilliseconds(options_.timeout));
-    if (!options_.token.empty()) {
+    if (!options_.munge_socket.empty()) {
+      absl::StatusOr<std::string> credential = EncodeMungeCredential(options_.munge_socket);
+      if (!credential.ok()) return credential.status();
+      context.AddMetadata("authorization", kMungeScheme + *credential);
+    } else if (!options_.token.empty()) {
       context.AddMetadata("authorization", "Bearer " + options_.token);
     }
     Response response;

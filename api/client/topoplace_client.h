@@ -37,7 +37,10 @@ struct ClientOptions {
   // a replica that does not lead) or takes no connection within attempt_timeout (hung). A
   // name with several DNS records counts as one daemon per address (resolved at Connect).
   std::string server;
-  std::string token;      // bearer token sent with every call; empty = none
+  std::string token;  // bearer token sent with every call; empty = none
+  // munged's socket: authenticate every call with a fresh MUNGE credential of this
+  // process's uid instead of a token (api/client/munge_credential.h); empty = none.
+  std::string munge_socket;
   std::string ca_file;    // PEM roots: use TLS and trust these; empty = plaintext
   std::string cert_file;  // PEM client certificate and key for mTLS (with ca_file)
   std::string key_file;
@@ -56,7 +59,8 @@ struct ClientOptions {
 };
 
 // Options for `server` with credentials from the environment: TOPOPLACE_TOKEN_FILE (first
-// line is the token), TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE, TOPOPLACE_KEY_FILE.
+// line is the token), TOPOPLACE_MUNGE_SOCKET, TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE,
+// TOPOPLACE_KEY_FILE.
 // InvalidArgument for an empty server; NotFound for a named file that cannot be read.
 absl::StatusOr<ClientOptions> ClientOptionsFromEnv(const std::string& server);
 

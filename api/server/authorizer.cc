@@ -1,10 +1,14 @@
 #include "api/server/authorizer.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "api/client/munge_credential.h"
+#include "api/server/munge_identity.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -32,7 +36,29 @@ std::vector<std::string> CertificateNames(const grpc::AuthContext& auth) {
   return names;
 }
 
+// The submit key prefix of `uid`'s reservations (plugins/slurm/spank/job_binding.h).
+std::string SubmitKeyPrefix(uint32_t uid) { return absl::StrCat("slurm-submit:", uid, ":"); }
+
 }  // namespace
+
+absl::Status Caller::CheckMayReserveAs(absl::string_view request_id) const {
+  if (kind_ != Kind::kSlurmUser || absl::StartsWith(request_id, SubmitKeyPrefix(uid_))) {
+    return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "request_id: the MUNGE credential of uid ", uid_, " may reserve only with request_id '",
+      SubmitKeyPrefix(uid_), "<nonce>', not '", request_id, "'"));
+}
+
+absl::Status Caller::CheckMayChange(absl::string_view allocation_id, absl::string_view request_id,
+                                    bool reserved) const {
+  if (kind_ != Kind::kSlurmUser) return absl::OkStatus();
+  if (reserved && absl::StartsWith(request_id, SubmitKeyPrefix(uid_))) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      "the MUNGE credential of uid ", uid_, " may change only reservations it made, and ",
+      allocation_id, " is ", reserved ? "another's reservation" : "no longer a reservation",
+      "; commits and releases of running jobs are the prolog's and epilog's"));
+}
 
 absl::Status Caller::CheckSpeaksFor(absl::string_view field, absl::string_view host) const {
   if (kind_ != Kind::kHost || host_ == host) return absl::OkStatus();
@@ -57,6 +83,8 @@ absl::StatusOr<Authorizer> Authorizer::FromConfig(const ServerConfig& config,
   authorizer.mtls_ = !config.tls_client_ca_file.empty();
   authorizer.open_reads_ = config.read_access == "open";
   authorizer.is_fabric_host_ = std::move(is_fabric_host);
+  authorizer.munge_socket_ = config.munge_socket;
+  authorizer.munge_admin_uids_ = config.munge_admin_uids;
   return authorizer;
 }
 
@@ -64,6 +92,15 @@ absl::StatusOr<Caller> Authorizer::Identify(const grpc::CallbackServerContext& c
   const auto& metadata = context.client_metadata();
   if (auto it = metadata.find("authorization"); it != metadata.end()) {
     absl::string_view value(it->second.data(), it->second.size());
+    if (!munge_socket_.empty() && absl::ConsumePrefix(&value, client::kMungeScheme)) {
+      TP_ASSIGN_OR_RETURN(const MungeIdentity who,
+                          DecodeMungeCredential(munge_socket_, std::string(value)));
+      if (std::find(munge_admin_uids_.begin(), munge_admin_uids_.end(), who.uid) !=
+          munge_admin_uids_.end()) {
+        return Caller::Admin();
+      }
+      return Caller::ForSlurmUser(who.uid);
+    }
     if (absl::ConsumePrefix(&value, kBearer)) {
       if (!token_.empty() && ConstantTimeEquals(value, token_)) return Caller::Admin();
       if (auto host = host_tokens_.find(value); host != host_tokens_.end()) {
@@ -94,7 +131,18 @@ absl::StatusOr<Caller> Authorizer::Authenticate(const grpc::CallbackServerContex
   if (!enabled()) return Caller::Unchecked();
   if (access == Access::kRead && open_reads_) return Caller::Unchecked();
   TP_ASSIGN_OR_RETURN(Caller caller, Identify(context));
-  if (access == Access::kWrite && caller.is_host_credential()) {
+  if (access == Access::kReport && caller.is_slurm_user()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("the MUNGE credential of uid ", caller.uid(),
+                     " may not send host reports or telemetry; agents use host credentials"));
+  }
+  if (access == Access::kWrite && caller.is_slurm_user()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("the MUNGE credential of uid ", caller.uid(),
+                     " may reserve, renew and release its own reservations; this call needs "
+                     "an admin credential (root's, or a uid in munge_admin_uids)"));
+  }
+  if ((access == Access::kWrite || access == Access::kUserWrite) && caller.is_host_credential()) {
     return absl::PermissionDeniedError(
         absl::StrCat("the credential of host '", caller.host(),
                      "' may only send reports about that host; this call needs an admin "

@@ -4,6 +4,12 @@
 // name is a host of the served fabric speaks for that host; any other verified
 // certificate is an admin credential (e.g. the extender's, the SPANK plugin's).
 //
+// A MUNGE credential (`munge_socket`; api/server/munge_identity.h) is made by a uid: one
+// in `munge_admin_uids` is an admin, any other a Slurm user, who may reserve with the
+// submit key of its own uid ("slurm-submit:<uid>:...", what the SPANK plugin sends),
+// renew and release its own reservations, and read; commits are the prolog's, as root
+// (hardening finding 2: before, every Slurm user held the admin token).
+//
 // Admin credentials may do everything. Host credentials may send reports (ReportHost,
 // telemetry) about their own host only, and read. Read-only RPCs need credentials only
 // when read_access is "authenticated". With no credential of any kind configured, every
@@ -15,9 +21,11 @@
 
 #include <grpcpp/server_context.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -27,8 +35,10 @@
 namespace topoplace::server {
 
 // kRead: queries. kReport: reports about a host (host credentials allowed, for their own
-// host). kWrite: everything else that changes state (admin credentials only).
-enum class Access { kRead, kReport, kWrite };
+// host). kUserWrite: changes a Slurm user may make to what is its own (Reserve, Renew,
+// Release; the service checks whose it is with Caller::CheckMay*). kWrite: everything else
+// that changes state (admin credentials only).
+enum class Access { kRead, kReport, kUserWrite, kWrite };
 
 // The checked identity behind a call.
 class Caller {
@@ -37,6 +47,7 @@ class Caller {
   static Caller Unchecked() { return Caller(Kind::kUnchecked, ""); }
   static Caller Admin() { return Caller(Kind::kAdmin, ""); }
   static Caller ForHost(std::string host) { return Caller(Kind::kHost, std::move(host)); }
+  static Caller ForSlurmUser(uint32_t uid) { return Caller(Kind::kSlurmUser, "", uid); }
 
   // OK if this caller may report about `host`; PermissionDenied naming `field` otherwise.
   absl::Status CheckSpeaksFor(absl::string_view field, absl::string_view host) const;
@@ -44,12 +55,24 @@ class Caller {
   bool IsHost(absl::string_view host) const { return kind_ == Kind::kHost && host_ == host; }
   bool is_host_credential() const { return kind_ == Kind::kHost; }
   const std::string& host() const { return host_; }
+  // A MUNGE credential of a uid that is not an admin's (see the file comment).
+  bool is_slurm_user() const { return kind_ == Kind::kSlurmUser; }
+  uint32_t uid() const { return uid_; }
+  // For a Slurm user: OK if `request_id` is a submit key of its own uid; PermissionDenied
+  // naming both otherwise. OK for every other caller.
+  absl::Status CheckMayReserveAs(absl::string_view request_id) const;
+  // For a Slurm user: OK if the allocation (`allocation_id`, made with `request_id`, still
+  // `reserved`) is a reservation of its own; PermissionDenied naming it otherwise.
+  absl::Status CheckMayChange(absl::string_view allocation_id, absl::string_view request_id,
+                              bool reserved) const;
 
  private:
-  enum class Kind { kUnchecked, kAdmin, kHost };
-  Caller(Kind kind, std::string host) : kind_(kind), host_(std::move(host)) {}
+  enum class Kind { kUnchecked, kAdmin, kHost, kSlurmUser };
+  Caller(Kind kind, std::string host, uint32_t uid = 0)
+      : kind_(kind), host_(std::move(host)), uid_(uid) {}
   Kind kind_;
   std::string host_;
+  uint32_t uid_ = 0;
 };
 
 class Authorizer {
@@ -75,7 +98,9 @@ class Authorizer {
   // True if `token` is a configured admin or host token (for /metrics' basic auth).
   bool AcceptsToken(absl::string_view token) const;
 
-  bool enabled() const { return !token_.empty() || !host_tokens_.empty() || mtls_; }
+  bool enabled() const {
+    return !token_.empty() || !host_tokens_.empty() || mtls_ || !munge_socket_.empty();
+  }
 
  private:
   absl::StatusOr<Caller> Identify(const grpc::CallbackServerContext& context) const;
@@ -85,6 +110,8 @@ class Authorizer {
   bool mtls_ = false;
   bool open_reads_ = true;
   HostPredicate is_fabric_host_;
+  std::string munge_socket_;
+  std::vector<uint32_t> munge_admin_uids_;
 };
 
 }  // namespace topoplace::server

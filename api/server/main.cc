@@ -44,6 +44,7 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--accept-unknown-hosts", "accept_unknown_hosts"},
       {"--accept-ledger-loss", "accept_ledger_loss"},
       {"--read-access", "read_access"},
+      {"--munge-socket", "munge_socket"},
       {"--tls-cert", "tls_cert_file"},
       {"--tls-key", "tls_key_file"},
       {"--tls-client-ca", "tls_client_ca_file"},

@@ -168,16 +168,27 @@ grpc::ServerUnaryReactor* PlacementService::Place(grpc::CallbackServerContext* c
 grpc::ServerUnaryReactor* PlacementService::Reserve(grpc::CallbackServerContext* ctx,
                                                     const v1::ReserveRequest* request,
                                                     v1::ReserveResponse* response) {
-  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
+  absl::StatusOr<Caller> caller = context_.authorizer.Authenticate(*ctx, Access::kUserWrite);
+  absl::Status s = caller.status();
+  if (s.ok()) s = caller->CheckMayReserveAs(request->request_id());
   if (s.ok()) s = DoReserve(*request, *response);
   return FinishUnary(ctx, s);
+}
+
+absl::Status PlacementService::CheckMayChange(const Caller& caller,
+                                              const std::string& allocation_id) const {
+  if (!caller.is_slurm_user()) return absl::OkStatus();
+  TP_ASSIGN_OR_RETURN(const ledger::Allocation a, context_.ledger->Get(allocation_id));
+  return caller.CheckMayChange(a.id, a.request_id, a.state == ledger::AllocationState::kReserved);
 }
 
 grpc::ServerUnaryReactor* PlacementService::Renew(grpc::CallbackServerContext* ctx,
                                                   const v1::RenewRequest* request,
                                                   v1::Allocation* response) {
-  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
+  absl::StatusOr<Caller> caller = context_.authorizer.Authenticate(*ctx, Access::kUserWrite);
+  absl::Status s = caller.status();
   if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
+  if (s.ok()) s = CheckMayChange(*caller, request->allocation_id());
   if (s.ok()) {
     absl::StatusOr<absl::Duration> ttl = ParseTtl(request->ttl_seconds());
     s = ttl.status();
@@ -210,8 +221,10 @@ grpc::ServerUnaryReactor* PlacementService::Commit(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* PlacementService::Release(grpc::CallbackServerContext* ctx,
                                                     const v1::ReleaseRequest* request,
                                                     v1::Allocation* response) {
-  absl::Status s = context_.authorizer.Check(*ctx, Access::kWrite);
+  absl::StatusOr<Caller> caller = context_.authorizer.Authenticate(*ctx, Access::kUserWrite);
+  absl::Status s = caller.status();
   if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
+  if (s.ok()) s = CheckMayChange(*caller, request->allocation_id());
   if (s.ok()) {
     absl::StatusOr<ledger::Allocation> a = context_.ledger->Release(request->allocation_id());
     if (a.ok()) *response = AllocationToProto(*a);

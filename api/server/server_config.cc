@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "topology/base/status_macros.h"
 
@@ -60,6 +61,17 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
   } else if (key == "accept_unknown_hosts") {
     if (value != "true" && value != "false") return BadValue(key, "true or false", value);
     config.accept_unknown_hosts = value == "true";
+  } else if (key == "munge_socket") {
+    config.munge_socket = std::string(value);
+  } else if (key == "munge_admin_uids") {
+    config.munge_admin_uids.clear();
+    for (absl::string_view entry : absl::StrSplit(value, ',', absl::SkipWhitespace())) {
+      uint32_t uid = 0;
+      if (!absl::SimpleAtoi(entry, &uid)) {
+        return BadValue(key, "comma-separated numeric uids (e.g. 0,64030)", value);
+      }
+      config.munge_admin_uids.push_back(uid);
+    }
   } else if (key == "read_access") {
     config.read_access = std::string(value);
   } else if (key == "tls_cert_file") {
@@ -127,7 +139,7 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         "'; known: listen, db_path, fabric, reservation_ttl_seconds, reclaim_interval_seconds,"
         " durability, max_message_bytes, token_file, host_tokens_file, accept_unknown_hosts,"
         " accept_ledger_loss,"
-        " read_access, tls_cert_file, tls_key_file,"
+        " munge_socket, munge_admin_uids, read_access, tls_cert_file, tls_key_file,"
         " tls_client_ca_file, metrics_listen, telemetry_retention_hours, uplink_load_file,"
         " uplink_load_from_allocations, uplink_load_from_counters,"
         " uplink_counter_max_age_seconds, store, etcd_prefix, etcd_ca_file, etcd_cert_file,"
@@ -176,11 +188,13 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   if (!config.tls_client_ca_file.empty() && config.tls_cert_file.empty()) {
     return absl::InvalidArgumentError("tls_client_ca_file: needs tls_cert_file and tls_key_file");
   }
-  const bool admin_credential = !config.token_file.empty() || !config.tls_client_ca_file.empty();
+  const bool admin_credential = !config.token_file.empty() || !config.tls_client_ca_file.empty() ||
+                                !config.munge_socket.empty();
   if (config.read_access == "authenticated" && !admin_credential &&
       config.host_tokens_file.empty()) {
     return absl::InvalidArgumentError(
-        "read_access: 'authenticated' needs token_file, host_tokens_file or tls_client_ca_file");
+        "read_access: 'authenticated' needs token_file, host_tokens_file, tls_client_ca_file or "
+        "munge_socket");
   }
   if (!config.host_tokens_file.empty() && !admin_credential) {
     return absl::InvalidArgumentError(

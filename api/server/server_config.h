@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -43,6 +44,13 @@ struct ServerConfig {
   // Accept host reports about hosts the served fabric does not have (while discovering a
   // new cluster). Off: only a credential bound to that very host may report it.
   bool accept_unknown_hosts = false;
+  // MUNGE (Slurm's authentication): munged's socket on this host; empty = off. A call
+  // with a MUNGE credential is made by the uid munged names: uids in munge_admin_uids
+  // (root, and Slurm's SlurmUser for EpilogSlurmctld) are admins; any other uid is a Slurm
+  // user, who may reserve with its own submit key and renew or release its own
+  // reservations only (api/server/authorizer.h).
+  std::string munge_socket;
+  std::vector<uint32_t> munge_admin_uids = {0};
   // "open": read-only RPCs need no credentials; "authenticated": they need them too.
   std::string read_access = "open";
   // TLS for the listener: certificate chain and private key (PEM). Both or neither.

@@ -19,7 +19,8 @@ absl::StatusOr<std::unique_ptr<PlacementSession>> PlacementSession::Open(
   // Job start waits for a replica election at most as long as for one call.
   options.failover_wait = config.timeout;
   options.ca_file = config.ca_file;
-  if (!config.token_file.empty()) {
+  options.munge_socket = config.munge_socket;
+  if (options.munge_socket.empty() && !config.token_file.empty()) {
     std::ifstream in(config.token_file);
     std::string line;
     if (!in || !std::getline(in, line)) {

@@ -48,6 +48,9 @@ absl::StatusOr<SpankConfig> ParseSpankArgs(const std::vector<std::string>& args)
       config.timeout = *timeout;
     } else if (key == "token_file") {
       config.token_file = value;
+    } else if (key == "munge_socket") {
+      if (value.empty()) return BadArg(arg, "expected munged's socket path");
+      config.munge_socket = value;
     } else if (key == "ca_file") {
       config.ca_file = value;
     } else if (key == "on_failure") {
@@ -71,9 +74,10 @@ absl::StatusOr<SpankConfig> ParseSpankArgs(const std::vector<std::string>& args)
       if (value.empty()) return BadArg(arg, "expected a directory");
       config.hostfile_dir = value;
     } else {
-      return BadArg(arg,
-                    "unknown key (server, timeout, token_file, ca_file, on_failure, ttl, "
-                    "policy, node_map, hostfile_dir)");
+      return BadArg(
+          arg,
+          "unknown key (server, timeout, token_file, munge_socket, ca_file, on_failure, ttl, "
+          "policy, node_map, hostfile_dir)");
     }
   }
   return config;

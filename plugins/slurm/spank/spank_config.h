@@ -30,7 +30,10 @@ struct SpankConfig {
   std::string server = "127.0.0.1:7469";      // server=HOST:PORT
   absl::Duration timeout = absl::Seconds(5);  // timeout=SECONDS, per RPC, in (0, 300]
   std::string token_file;  // token_file=PATH; first line is the bearer token; readable by users
-  std::string ca_file;     // ca_file=PATH: TLS to the daemon trusting these roots
+  // munge_socket=PATH: authenticate with MUNGE instead (each process as its own uid: users
+  // at submission, root in prolog and epilog); no shared secret. Wins over token_file.
+  std::string munge_socket;
+  std::string ca_file;  // ca_file=PATH: TLS to the daemon trusting these roots
   FailurePolicy on_failure = FailurePolicy::kProceed;  // on_failure=proceed|refuse
   int64_t ttl_seconds = 0;  // ttl=SECONDS held before the job starts; 0 = daemon default
   std::string policy;       // policy=NAME placement policy; empty = daemon default
