@@ -9,6 +9,7 @@
 #   TOPOPLACE_SERVER  topoplaced address       (127.0.0.1:7469)
 #   TOPOPLACE_BIN     the topoplace CLI         (topoplace on PATH)
 #   TOPOPLACE_TOKEN_FILE  bearer token file read by the CLI (optional)
+#   TOPOPLACE_MUNGE_SOCKET  or MUNGE (SlurmUser's uid in topoplaced's munge_admin_uids)
 # Always exits 0: a failing EpilogSlurmctld must not hold up the controller; failures
 # are logged to syslog and the allocation expires or can be released by hand
 # (`topoplace --server ... release alloc-N`).

@@ -22,6 +22,8 @@
 #  6. With topoplaced stopped, sbatch submits unplaced with a warning (on_failure=proceed)
 #     or refuses (on_failure=refuse), both within 3x the plugin's RPC timeout; likewise
 #  7. with a fake daemon that accepts connections and never answers.
+#  8. (before 6) MUNGE: a job of user nobody authenticates as itself, no token; it is
+#     placed, committed and released, and nobody's credential cannot release it.
 #
 # Usage: slurm_spank_e2e_test.sh TOPOPLACE TOPOPLACED SPANK_TOPOPLACE_SO
 # Exit 77 (skipped) without root or Slurm. Every daemon it starts is stopped on exit.
@@ -63,10 +65,10 @@ cleanup() {
 trap cleanup EXIT
 extra_logs=("$D/log/topoplaced.log")
 
-start_topoplaced() {
+start_topoplaced() {  # [EXTRA ARGS...]
   rm -f "$D/run/topoplaced.port"
   "$topoplaced" --listen 127.0.0.1:0 --db "$D/state/topoplaced.db" --fabric "$D/fabric.json" \
-    --reservation-ttl "$ttl" --durability normal --port-file "$D/run/topoplaced.port" \
+    --reservation-ttl "$ttl" --durability normal --port-file "$D/run/topoplaced.port" "$@" \
     >>"$D/log/topoplaced.log" 2>&1 &
   tp_pid=$!
   for _ in $(seq 100); do
@@ -77,9 +79,9 @@ start_topoplaced() {
   fail "topoplaced did not report its port"
 }
 
-write_plugstack() {  # $1: on_failure policy
+write_plugstack() {  # $1: on_failure policy, [$2: more plugin arguments]
   echo "required $spank_so server=127.0.0.1:$tp_port timeout=$rpc_timeout ttl=$ttl" \
-       "on_failure=$1 hostfile_dir=$D/run" >"$D/etc/plugstack.conf"
+       "on_failure=$1 hostfile_dir=$D/run ${2:-}" >"$D/etc/plugstack.conf"
 }
 
 tp() { "$topoplace" --server "127.0.0.1:$tp_port" "$@"; }
@@ -352,6 +354,50 @@ fi
 grep -q "tp" "$D/bad.err" || fail "unclear error for tp=0: $(cat "$D/bad.err")"
 [[ $(squeue -h | wc -l) -eq $before ]] || fail "a job was submitted despite the bad option"
 echo "bad option: $(grep -m1 'topoplace' "$D/bad.err")"
+
+# 8. MUNGE instead of a shared token (hardening finding 2): topoplaced takes credentials
+#    from a munged of its own, the plugin sends each process's own (users at submission,
+#    root in prolog and epilog). A job of user nobody is placed, committed by the root
+#    prolog and released by the epilog; nobody's own credential may not release it while
+#    it runs (commits and releases of running jobs are the prolog's and epilog's).
+if [[ -x /usr/sbin/munged ]] && id nobody >/dev/null 2>&1; then
+  mkdir -p "$D/munge"
+  chmod 711 "$D"
+  chmod 755 "$D/munge"
+  chmod 1777 "$D/run"
+  head -c 1024 /dev/urandom >"$D/munge/munge.key"
+  chmod 600 "$D/munge/munge.key"
+  munge_socket=$D/munge/munge.socket
+  /usr/sbin/munged --foreground --force --socket="$munge_socket" --key-file="$D/munge/munge.key" \
+    --log-file="$D/log/munged.log" --pid-file="$D/munge/munged.pid" \
+    --seed-file="$D/munge/munged.seed" >>"$D/log/munged.out" 2>&1 &
+  extra_pids+=("$!")
+  for _ in $(seq 50); do munge -S "$munge_socket" -n >/dev/null 2>&1 && break; sleep 0.1; done
+  stop_topoplaced
+  start_topoplaced --munge-socket "$munge_socket"
+  write_plugstack proceed "munge_socket=$munge_socket"
+  # Without a credential nothing changes.
+  if tp release alloc-1 >/dev/null 2>"$D/munge-none.err"; then fail "release without credentials"; fi
+  job_nobody=$(cd "$D/run" && runuser -u nobody -- sbatch --parsable --topoplace=tp=8,pp=1,dp=2 \
+    -o "$D/run/nobody.out" --wrap "srun true; sleep 3" 2>"$D/run/nobody.err") ||
+    fail "sbatch as nobody failed: $(cat "$D/run/nobody.err")"
+  plan_nobody=$(plan_id_from "$D/run/nobody.err")
+  [[ -n $plan_nobody ]] || fail "nobody's job was not placed: $(cat "$D/run/nobody.err")"
+  wait_state "$plan_nobody" committed
+  tp explain "$plan_nobody" --json >"$D/explain.json"
+  [[ $(json "$D/explain.json" 'j["allocation"]["external_id"]') == "slurm:$job_nobody" ]] ||
+    fail "nobody's $plan_nobody is not committed to job $job_nobody"
+  if runuser -u nobody -- env TOPOPLACE_MUNGE_SOCKET="$munge_socket" "$topoplace" \
+      --server "127.0.0.1:$tp_port" release "$plan_nobody" >/dev/null 2>"$D/munge-user.err"; then
+    fail "nobody released its running job's allocation"
+  fi
+  grep -q "PERMISSION_DENIED\|may change only reservations" "$D/munge-user.err" ||
+    fail "unclear refusal: $(cat "$D/munge-user.err")"
+  wait_gone "$job_nobody"
+  wait_state "$plan_nobody" released
+  echo "munge: nobody's job $job_nobody placed as $plan_nobody, committed, released; its own release refused"
+  write_plugstack proceed
+fi
 
 # 6. topoplaced down: proceed (default) submits unplaced, refuse refuses; both bounded.
 stop_topoplaced
