@@ -77,47 +77,65 @@ double CallbackReads(const std::string& address, const std::vector<std::string>&
     v1::GetAllocationRequest request;
     v1::Allocation response;
   };
-  std::atomic<int64_t> done{0};
-  std::atomic<bool> stop{false};
-  absl::Mutex mu;
-  int outstanding = 0;
-  std::vector<std::unique_ptr<v1::Placement::Stub>> stubs;
+  // Shared with every callback: the last one may still be unwinding (destroying its call
+  // and its copy of this pointer) after the wait below returns, so nothing it touches may
+  // live on this function's stack (a run crashed in gRPC's thread when it did).
+  struct State {
+    std::vector<std::unique_ptr<v1::Placement::Stub>> stubs;
+    std::vector<std::string> ids;
+    std::atomic<int64_t> done{0};
+    std::atomic<bool> stop{false};
+    absl::Mutex mu;
+    int outstanding ABSL_GUARDED_BY(mu) = 0;
+  };
+  auto state = std::make_shared<State>();
+  state->ids = ids;
   for (int c = 0; c < channels; ++c) {
     grpc::ChannelArguments args;
     args.SetInt("channel_id", c);  // distinct args: one TCP connection per channel
-    stubs.push_back(v1::Placement::NewStub(
+    state->stubs.push_back(v1::Placement::NewStub(
         grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args)));
   }
-  std::function<void(v1::Placement::Stub*, int64_t)> issue = [&](v1::Placement::Stub* stub,
-                                                                 int64_t i) {
-    auto call = std::make_shared<Call>();
-    call->request.set_allocation_id(ids[static_cast<size_t>(i) % ids.size()]);
-    stub->async()->GetAllocation(&call->context, &call->request, &call->response,
-                                 [&, stub, i, call](grpc::Status status) {
-                                   if (status.ok()) ++done;
-                                   if (!stop.load()) {
-                                     issue(stub, i + 1);
-                                     return;
-                                   }
-                                   absl::MutexLock lock(&mu);
-                                   --outstanding;
-                                 });
+  struct Issuer {
+    static void Issue(std::shared_ptr<State> state, v1::Placement::Stub* stub, int64_t i) {
+      auto call = std::make_shared<Call>();
+      call->request.set_allocation_id(state->ids[static_cast<size_t>(i) % state->ids.size()]);
+      Call* raw = call.get();
+      stub->async()->GetAllocation(
+          &raw->context, &raw->request, &raw->response,
+          [state, stub, i, call = std::move(call)](grpc::Status status) mutable {
+            if (status.ok()) ++state->done;
+            call.reset();  // before anyone may stop waiting
+            if (!state->stop.load()) {
+              Issue(state, stub, i + 1);
+              return;
+            }
+            absl::MutexLock lock(&state->mu);
+            --state->outstanding;
+          });
+    }
   };
   const Clock::time_point start = Clock::now();
   {
-    absl::MutexLock lock(&mu);
-    outstanding = channels * in_flight;
+    absl::MutexLock lock(&state->mu);
+    state->outstanding = channels * in_flight;
   }
   for (int c = 0; c < channels; ++c) {
-    for (int k = 0; k < in_flight; ++k) issue(stubs[static_cast<size_t>(c)].get(), k * 7919);
+    for (int k = 0; k < in_flight; ++k) {
+      Issuer::Issue(state, state->stubs[static_cast<size_t>(c)].get(), k * 7919);
+    }
   }
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  stop = true;
+  state->stop = true;
   const double elapsed = Seconds(Clock::now() - start);
-  const int64_t answered = done.load();
-  absl::MutexLock lock(&mu);
-  mu.Await(absl::Condition(
-      +[](int* n) { return *n == 0; }, &outstanding));
+  const int64_t answered = state->done.load();
+  {
+    absl::MutexLock lock(&state->mu);
+    state->mu.Await(absl::Condition(
+        +[](int* n) { return *n == 0; }, &state->outstanding));
+  }
+  // The channels are destroyed here, not in a gRPC thread: wait for the callbacks' copies.
+  while (state.use_count() > 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return static_cast<double>(answered) / elapsed;
 }
 
