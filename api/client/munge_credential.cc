@@ -3,19 +3,22 @@
 #include <munge.h>
 #include <stdlib.h>
 
-#include <memory>
-
 #include "absl/strings/str_cat.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::client {
 
-absl::StatusOr<std::string> EncodeMungeCredential(const std::string& socket) {
-  std::unique_ptr<struct munge_ctx, void (*)(munge_ctx_t)> ctx(munge_ctx_create(),
-                                                               munge_ctx_destroy);
+absl::StatusOr<MungeContext> OpenMungeContext(const std::string& socket) {
+  MungeContext ctx(munge_ctx_create(), munge_ctx_destroy);
   if (ctx == nullptr) return absl::ResourceExhaustedError("munge: no memory for a context");
   if (munge_ctx_set(ctx.get(), MUNGE_OPT_SOCKET, socket.c_str()) != EMUNGE_SUCCESS) {
     return absl::InvalidArgumentError(absl::StrCat("munge socket '", socket, "' is not usable"));
   }
+  return ctx;
+}
+
+absl::StatusOr<std::string> EncodeMungeCredential(const std::string& socket) {
+  TP_ASSIGN_OR_RETURN(MungeContext ctx, OpenMungeContext(socket));
   char* cred = nullptr;
   const munge_err_t err = munge_encode(&cred, ctx.get(), nullptr, 0);
   if (err != EMUNGE_SUCCESS) {

@@ -6,9 +6,12 @@
 #ifndef TOPOPLACE_API_CLIENT_MUNGE_CREDENTIAL_H_
 #define TOPOPLACE_API_CLIENT_MUNGE_CREDENTIAL_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
+
+struct munge_ctx;  // libmunge's context (munge.h)
 
 namespace topoplace::client {
 
@@ -16,6 +19,11 @@ namespace topoplace::client {
 inline constexpr char kDefaultMungeSocket[] = "/run/munge/munge.socket.2";
 // The authorization metadata's scheme for a MUNGE credential.
 inline constexpr char kMungeScheme[] = "MUNGE ";
+
+// A libmunge context talking to the munged at `socket` (encoding here, decoding in
+// api/server/munge_identity.h).
+using MungeContext = std::unique_ptr<struct munge_ctx, void (*)(struct munge_ctx*)>;
+absl::StatusOr<MungeContext> OpenMungeContext(const std::string& socket);
 
 // A new credential from the munged listening at `socket`. Unavailable naming the socket
 // and munge's reason when munged cannot be reached or refuses.

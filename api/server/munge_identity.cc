@@ -3,20 +3,15 @@
 #include <munge.h>
 #include <stdlib.h>
 
-#include <memory>
-
 #include "absl/strings/str_cat.h"
+#include "api/client/munge_credential.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 
 absl::StatusOr<MungeIdentity> DecodeMungeCredential(const std::string& socket,
                                                     const std::string& credential) {
-  std::unique_ptr<struct munge_ctx, void (*)(munge_ctx_t)> ctx(munge_ctx_create(),
-                                                               munge_ctx_destroy);
-  if (ctx == nullptr) return absl::ResourceExhaustedError("munge: no memory for a context");
-  if (munge_ctx_set(ctx.get(), MUNGE_OPT_SOCKET, socket.c_str()) != EMUNGE_SUCCESS) {
-    return absl::InternalError(absl::StrCat("munge socket '", socket, "' is not usable"));
-  }
+  TP_ASSIGN_OR_RETURN(client::MungeContext ctx, client::OpenMungeContext(socket));
   void* payload = nullptr;
   int length = 0;
   uid_t uid = 0;
