@@ -129,6 +129,7 @@ PolicyMetrics Summarize(const SimResult& result) {
     const double capacity = static_cast<double>(result.total_gpus) * m.makespan_s;
     m.utilisation = BusyIntegral(result.busy_steps, first_arrival, last_end) / capacity;
     m.mean_fragmented_gpus = result.fragmented_gpu_seconds / m.makespan_s;
+    m.mean_slurm_block_fragmentation = result.slurm_block_fragmentation_node_seconds / m.makespan_s;
     m.head_blocked_fraction = result.head_blocked_seconds / m.makespan_s;
   }
   return m;

@@ -36,6 +36,9 @@ struct PolicyMetrics {
   double mean_slowdown = 1, max_slowdown = 1;
   double utilisation = 0;           // 0..1
   double mean_fragmented_gpus = 0;  // time-weighted
+  // Slurm's block fragmentation metric (nodes), time-weighted: what Slurm's topology/block
+  // minimises; 0 on an idle cluster.
+  double mean_slurm_block_fragmentation = 0;
   // Share of the makespan the queue's head waited with its GPU count free (SimResult).
   double head_blocked_fraction = 0;
   double makespan_s = 0;

@@ -48,6 +48,7 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
     p["max_slowdown"] = m.max_slowdown;
     p["gpu_utilisation"] = m.utilisation;
     p["mean_fragmented_gpus"] = m.mean_fragmented_gpus;
+    p["mean_slurm_block_fragmentation"] = m.mean_slurm_block_fragmentation;
     p["head_blocked_fraction"] = m.head_blocked_fraction;
     p["makespan_s"] = m.makespan_s;
     p["place_calls"] = m.place_calls;

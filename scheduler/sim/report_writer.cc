@@ -113,23 +113,28 @@ std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMe
       "Times in hours. Slowdown: run time over trace duration from the comm-time "
       "model. Fragmented: time-weighted mean of free GPUs no waiting job can use (on hosts "
       "with fewer free GPUs than the smallest per-node need of a waiting job that "
-      "fits by count). GPU util: busy GPU-seconds over all GPUs x makespan (first "
+      "fits by count). Slurm frag.: time-weighted mean of Slurm's block fragmentation "
+      "metric, in nodes (topology/block's own measure: busy nodes plus the nodes of every "
+      "base block and power-of-two aggregate with a busy node; 0 when idle; "
+      "scheduler/state/slurm_block_fragmentation.h). GPU util: busy GPU-seconds over all "
+      "GPUs x makespan (first "
       "arrival to last completion, so a trace's long tail lowers it; see "
       "utilisation.svg). "
       "Placement latency: wall time of successful PlacementEngine::Place calls "
       "(machine-dependent).\n\n"
       "| policy | completed | rejected | mean queue | p95 queue | mean JCT | p95 JCT "
-      "| mean slowdown | max slowdown | GPU util | fragmented GPUs | place mean µs "
-      "| place p95 µs | sim wall s |\n"
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "| mean slowdown | max slowdown | GPU util | fragmented GPUs | Slurm frag. "
+      "| place mean µs | place p95 µs | sim wall s |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const PolicyMetrics& m : metrics) {
     absl::StrAppendFormat(
         &md,
-        "| %s | %d | %d | %s | %s | %s | %s | %.3f | %.3f | %s | %.1f | %.0f | %.0f | %.1f |\n",
+        "| %s | %d | %d | %s | %s | %s | %s | %.3f | %.3f | %s | %.1f | %.0f | %.0f | %.0f "
+        "| %.1f |\n",
         m.policy, m.completed, m.rejected, FormatHours(m.mean_queue_s), FormatHours(m.p95_queue_s),
         FormatHours(m.mean_jct_s), FormatHours(m.p95_jct_s), m.mean_slowdown, m.max_slowdown,
-        Percent(m.utilisation), m.mean_fragmented_gpus, m.place_mean_us, m.place_p95_us,
-        m.wall_seconds);
+        Percent(m.utilisation), m.mean_fragmented_gpus, m.mean_slurm_block_fragmentation,
+        m.place_mean_us, m.place_p95_us, m.wall_seconds);
   }
   absl::StrAppend(&md,
                   "\n## Charts\n\n"

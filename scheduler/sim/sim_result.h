@@ -65,6 +65,9 @@ struct SimResult {
   std::vector<BusyStep> busy_steps;  // time-ordered
   // Integral over time of the fragmented free GPUs (see simulator.h), GPU-seconds.
   double fragmented_gpu_seconds = 0;
+  // Integral over time of Slurm's block fragmentation metric
+  // (scheduler/state/slurm_block_fragmentation.h), node-seconds.
+  double slurm_block_fragmentation_node_seconds = 0;
   // Time the queue's head waited although at least its GPU count was free: the policy's
   // placements, not capacity, held it back (whole free hosts missing, a hard max_tier).
   double head_blocked_seconds = 0;

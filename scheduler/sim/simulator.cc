@@ -14,6 +14,7 @@
 #include "scheduler/sim/cluster_state.h"
 #include "scheduler/sim/link_sharing.h"
 #include "scheduler/sim/uplink_tally.h"
+#include "scheduler/state/slurm_block_fragmentation.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
@@ -35,6 +36,7 @@ class Replay {
         options_(options),
         trace_(trace),
         state_(engine.fabric()),
+        slurm_blocks_(SlurmBlockLayoutOf(engine.fabric())),
         allocations_(trace.jobs.size()),
         failed_epoch_(trace.jobs.size(), -1) {
     result_.policy = policy;
@@ -98,6 +100,8 @@ class Replay {
       }
       TP_RETURN_IF_ERROR(SchedulePass(now));
       fragmented_now_ = FragmentedGpus();
+      slurm_fragmentation_now_ =
+          SlurmBlockFragmentation(slurm_blocks_, engine_.fabric(), state_.occupancy());
       head_blocked_now_ =
           !queue_.empty() && result_.jobs[queue_.front()].gpus <= state_.free_gpus();
     }
@@ -113,6 +117,7 @@ class Replay {
   void AdvanceClock(double now) {
     if (clock_ >= 0 && now > clock_) {
       result_.fragmented_gpu_seconds += fragmented_now_ * (now - clock_);
+      result_.slurm_block_fragmentation_node_seconds += slurm_fragmentation_now_ * (now - clock_);
       if (head_blocked_now_) result_.head_blocked_seconds += now - clock_;
     }
     clock_ = now;
@@ -417,6 +422,7 @@ class Replay {
   const SimOptions& options_;
   const Trace& trace_;
   ClusterState state_;
+  const SlurmBlockLayout slurm_blocks_;  // for Slurm's fragmentation metric
   PlacementRequest request_;
   SimResult result_;
   std::list<size_t> queue_;                       // waiting jobs, arrival order
@@ -435,6 +441,7 @@ class Replay {
   int64_t release_epoch_ = 0;
   double clock_ = -1;
   int64_t fragmented_now_ = 0;
+  int64_t slurm_fragmentation_now_ = 0;
   bool head_blocked_now_ = false;
 };
 

@@ -34,6 +34,12 @@
 //         step 2.25 s, slowdown 1.5 -> runs 75 s, ends 175.
 //   Spine bytes: J1 4e11 x 100/1.5 + J2 4e11 x 50/1.5 = 4e11 x 100 = 4e13 B.
 //   JCT: 100, 200, 165, 30, 500 -> mean 199. Queue mean 18.
+// Slurm's block fragmentation (2 base blocks of 4 hosts, sizes 1 and 2 blocks: 4 x broken
+// base blocks and aggregates + busy hosts), integrated until the last job ends at 530:
+//   topology-aware: 21 x 20 + 22 x 10 + 24 x 20 + 23 x 50 + 22 x 50 (J2 in X, J4 in Y)
+//                   + 14 x 380 (only J4, in Y) = 8690 node-seconds;
+//   first-fit:      21 x 20 + 22 x 10 + 24 x 20 + 23 x 50 + 24 x 75 + 20 x 25 (J1 on A3+B0,
+//                   J4) + 14 x 330 (J4) = 9190.
 // random is left out: its hosts come from a seeded shuffle, not computable by hand.
 #include "scheduler/sim/simulator.h"
 
@@ -62,6 +68,7 @@ struct PolicyCase {
   const char* policy;
   std::vector<JobExpectation> jobs;  // J0..J4
   double total_spine_bytes, mean_queue, mean_jct;
+  double slurm_fragmentation_node_seconds;  // Slurm's block metric integrated over time
 };
 
 const std::vector<JobExpectation> kTopologyAware = {
@@ -104,22 +111,26 @@ TEST_P(SimulatorHandTrace, MatchesHandComputedQueueingCompletionAndSpineBytes) {
   EXPECT_NEAR(m.total_spine_bytes, c.total_spine_bytes, 1e3);
   EXPECT_DOUBLE_EQ(m.mean_queue_s, c.mean_queue);
   EXPECT_DOUBLE_EQ(m.mean_jct_s, c.mean_jct);
+  EXPECT_DOUBLE_EQ(result->slurm_block_fragmentation_node_seconds,
+                   c.slurm_fragmentation_node_seconds);
+  EXPECT_DOUBLE_EQ(m.mean_slurm_block_fragmentation, c.slurm_fragmentation_node_seconds / 530);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, SimulatorHandTrace,
-                         ::testing::Values(PolicyCase{"topoplace", kTopologyAware, 0, 18, 174},
-                                           PolicyCase{"slurm-tree", kTopologyAware, 0, 18, 174},
-                                           PolicyCase{"slurm-block", kTopologyAware, 0, 18, 174},
-                                           PolicyCase{"kueue-bestfit", kTopologyAware, 0, 18, 174},
-                                           PolicyCase{"volcano", kTopologyAware, 0, 18, 174},
-                                           PolicyCase{"first-fit", kFirstFit, 4e13, 18, 199}),
-                         [](const ::testing::TestParamInfo<PolicyCase>& info) {
-                           std::string name = info.param.policy;
-                           for (char& ch : name) {
-                             if (ch == '-') ch = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Policies, SimulatorHandTrace,
+    ::testing::Values(PolicyCase{"topoplace", kTopologyAware, 0, 18, 174, 8690},
+                      PolicyCase{"slurm-tree", kTopologyAware, 0, 18, 174, 8690},
+                      PolicyCase{"slurm-block", kTopologyAware, 0, 18, 174, 8690},
+                      PolicyCase{"kueue-bestfit", kTopologyAware, 0, 18, 174, 8690},
+                      PolicyCase{"volcano", kTopologyAware, 0, 18, 174, 8690},
+                      PolicyCase{"first-fit", kFirstFit, 4e13, 18, 199, 9190}),
+    [](const ::testing::TestParamInfo<PolicyCase>& info) {
+      std::string name = info.param.policy;
+      for (char& ch : name) {
+        if (ch == '-') ch = '_';
+      }
+      return name;
+    });
 
 absl::StatusOr<Trace> Parse(const std::string& lines) {
   return ParseNativeTrace(std::string(kNativeTraceHeader) + "\n" + lines, "inline");
