@@ -17,7 +17,8 @@ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPIL
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" >/dev/null
 ninja -C "$build" ibnetdiscover_fuzzer lldp_fuzzer agent_report_fuzzer fabric_file_fuzzer \
-  k8s_extender_wire_fuzzer uplink_load_fuzzer node_list_fuzzer allocation_record_fuzzer
+  k8s_extender_wire_fuzzer uplink_load_fuzzer node_list_fuzzer allocation_record_fuzzer \
+  job_spec_fuzzer trace_fuzzer spank_input_fuzzer
 
 seed() {  # CORPUS_DIR FILES...
   local dir=$1
@@ -33,6 +34,9 @@ seed "$build/corpus/fabric_file" "$src"/tests/fixtures/fabric/*
 seed "$build/corpus/uplink_load" "$src"/tests/fixtures/uplink-load/*
 seed "$build/corpus/node_list" "$src"/tests/fixtures/node-lists/*
 seed "$build/corpus/allocation_record" "$src"/tests/fixtures/etcd-records/*
+seed "$build/corpus/job_spec" "$src"/tests/fixtures/job-specs/*
+seed "$build/corpus/trace" "$src"/tests/fixtures/traces/*
+seed "$build/corpus/spank_input" "$src"/tests/fixtures/job-specs/* "$src"/tests/fixtures/node-lists/*
 # One kube-scheduler request body per file, from the recorded requests.
 mkdir -p "$build/corpus/k8s_extender_wire"
 jq -c '.body' "$src"/tests/unit/plugins/k8s/testdata/kube-scheduler-1.20-requests.jsonl |
@@ -40,7 +44,7 @@ jq -c '.body' "$src"/tests/unit/plugins/k8s/testdata/kube-scheduler-1.20-request
 
 status=0
 for target in ibnetdiscover lldp agent_report fabric_file k8s_extender_wire uplink_load node_list \
-  allocation_record; do
+  allocation_record job_spec trace spank_input; do
   echo "== ${target}_fuzzer for ${seconds}s"
   "$build/tests/fuzz/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$build/${target}-" "$build/corpus/$target" || status=1

@@ -71,10 +71,10 @@ std::string HumanBytes(double bytes) {
     ++unit;
   }
   if (unit == 0) return absl::StrFormat("%.0f B", bytes);
-  return absl::StrFormat(bytes < 10    ? "%.2f %s"
-                         : bytes < 100 ? "%.1f %s"
-                                       : "%.0f %s",
-                         bytes, kUnits[unit]);
+  // Three significant digits; one format per branch (clang wants them constant).
+  if (bytes < 10) return absl::StrFormat("%.2f %s", bytes, kUnits[unit]);
+  if (bytes < 100) return absl::StrFormat("%.1f %s", bytes, kUnits[unit]);
+  return absl::StrFormat("%.0f %s", bytes, kUnits[unit]);
 }
 
 }  // namespace topoplace::slurm
