@@ -39,6 +39,8 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--reservation-ttl", "reservation_ttl_seconds"},
       {"--durability", "durability"},
       {"--max-message-bytes", "max_message_bytes"},
+      {"--max-connections", "max_connections"},
+      {"--max-connections-per-peer", "max_connections_per_peer"},
       {"--token-file", "token_file"},
       {"--host-tokens-file", "host_tokens_file"},
       {"--accept-unknown-hosts", "accept_unknown_hosts"},

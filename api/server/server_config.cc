@@ -61,6 +61,12 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
   } else if (key == "accept_unknown_hosts") {
     if (value != "true" && value != "false") return BadValue(key, "true or false", value);
     config.accept_unknown_hosts = value == "true";
+  } else if (key == "max_connections" || key == "max_connections_per_peer") {
+    int n = 0;
+    if (!absl::SimpleAtoi(value, &n) || n < 0 || n > 1'000'000) {
+      return BadValue(key, "a count from 0 to 1000000", value);
+    }
+    (key == "max_connections" ? config.max_connections : config.max_connections_per_peer) = n;
   } else if (key == "munge_socket") {
     config.munge_socket = std::string(value);
   } else if (key == "munge_admin_uids") {
@@ -137,7 +143,8 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown key '", key,
         "'; known: listen, db_path, fabric, reservation_ttl_seconds, reclaim_interval_seconds,"
-        " durability, max_message_bytes, token_file, host_tokens_file, accept_unknown_hosts,"
+        " durability, max_message_bytes, max_connections, max_connections_per_peer, token_file, "
+        "host_tokens_file, accept_unknown_hosts,"
         " accept_ledger_loss,"
         " munge_socket, munge_admin_uids, read_access, tls_cert_file, tls_key_file,"
         " tls_client_ca_file, metrics_listen, telemetry_retention_hours, uplink_load_file,"

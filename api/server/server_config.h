@@ -32,6 +32,11 @@ struct ServerConfig {
   std::string durability = "full";
   // Largest accepted request message; larger ones get RESOURCE_EXHAUSTED from gRPC.
   int64_t max_message_bytes = 4 << 20;
+  // Connections the daemon keeps open at once, all clients together, and from one client
+  // address (api/server/connection_relay.h); past them a connection is closed at once.
+  // 0: no limit (gRPC alone owns the listener).
+  int max_connections = 0;
+  int max_connections_per_peer = 256;
   // Admin bearer token file (first line is the token; mode 0600/0640, >= 16 characters).
   // Empty, no host tokens and no client CA: no auth.
   std::string token_file;

@@ -182,7 +182,11 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.listen, credentials, &server->port_);
+  // With a connection limit, gRPC listens on loopback behind the relay, which owns the
+  // configured address (connection_relay.h).
+  int grpc_port = 0;
+  builder.AddListeningPort(config.max_connections > 0 ? "127.0.0.1:0" : config.listen, credentials,
+                           &grpc_port);
   // gRPC sets SO_REUSEPORT by default: a second daemon on the same port would then start
   // and take every other connection. Without it, the second one fails to bind.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
@@ -199,8 +203,20 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   }
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   server->server_ = builder.BuildAndStart();
-  if (server->server_ == nullptr || server->port_ == 0) {
+  if (server->server_ == nullptr || grpc_port == 0) {
     return absl::UnavailableError(absl::StrCat("listen: cannot serve on '", config.listen, "'"));
+  }
+  server->port_ = grpc_port;
+  if (config.max_connections > 0) {
+    absl::StatusOr<std::unique_ptr<ConnectionRelay>> relay = ConnectionRelay::Start(
+        config.listen, grpc_port,
+        {.max_total = config.max_connections, .max_per_peer = config.max_connections_per_peer});
+    if (!relay.ok()) {
+      server->Shutdown();
+      return relay.status();
+    }
+    server->relay_ = *std::move(relay);
+    server->port_ = server->relay_->port();
   }
   server->backend_.JoinElection(config, server->port_);
   server->UpdateServingStatus();
@@ -257,6 +273,7 @@ void TopoplaceServer::Shutdown() {
     }
   }
   server_->Shutdown(std::chrono::system_clock::now() + absl::ToChronoSeconds(kShutdownGrace));
+  if (relay_ != nullptr) relay_->Stop();
   stop_.Notify();
   if (sweeper_.joinable()) sweeper_.join();
   if (health_ != nullptr) health_->Stop();

@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
+#include "api/server/connection_relay.h"
 #include "api/server/ledger_backend.h"
 #include "api/server/server_config.h"
 #include "api/server/service_context.h"
@@ -75,6 +76,7 @@ class TopoplaceServer {
   std::unique_ptr<TelemetryService> telemetry_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<telemetry::MetricsServer> metrics_server_;
+  std::unique_ptr<ConnectionRelay> relay_;  // with max_connections only
   int port_ = 0;
   absl::Notification stop_;
   std::thread sweeper_;

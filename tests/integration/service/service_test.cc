@@ -7,6 +7,7 @@
 #include <grpcpp/server_builder.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -755,6 +756,64 @@ TEST_F(ServiceTest, Service_AReserveNamesHundredsOfHostsBesideItsSpec) {
   EXPECT_EQ(twice.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(twice.status().message()), HasSubstr("not both"));
   EXPECT_EQ(client->ListAllocations()->allocations_size(), 1);
+}
+
+// A plain TCP connection from `source` (a loopback address) to the server; -1 on failure.
+int ConnectFrom(const char* source, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  inet_pton(AF_INET, source, &from.sin_addr);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the server closed `fd` within `wait` (it never sends first on an idle one).
+bool ClosedWithin(int fd, std::chrono::milliseconds wait) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, static_cast<int>(wait.count())) <= 0) return false;
+  char byte = 0;
+  return recv(fd, &byte, 1, MSG_DONTWAIT) == 0;
+}
+
+// Hardening finding 4: 1,030 idle connections used up the daemon's descriptors and gRPC
+// never accepted again. With a connection limit (connection_relay.h) one address holds at
+// most its share, a further connection from it is closed at once, other clients are
+// served, and the address gets in again once its connections close.
+TEST_F(ServiceTest, Service_AConnectionLimitKeepsOneAddressFromTakingEveryConnection) {
+  config_.max_connections = 16;
+  config_.max_connections_per_peer = 4;
+  StartServer();
+  std::vector<int> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(ConnectFrom("127.0.0.2", server_->port()));
+    ASSERT_GE(held.back(), 0);
+  }
+  for (int fd : held) EXPECT_FALSE(ClosedWithin(fd, std::chrono::milliseconds(200)));
+  const int fifth = ConnectFrom("127.0.0.2", server_->port());
+  ASSERT_GE(fifth, 0);  // the kernel completes the handshake; the relay then closes it
+  EXPECT_TRUE(ClosedWithin(fifth, std::chrono::seconds(5)));
+  close(fifth);
+  // Another client is served meanwhile, through the same listener.
+  auto reserved = Client()->Reserve("tp=8,pp=1,dp=1", "", 0);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  for (int fd : held) close(fd);
+  bool admitted = false;
+  for (int attempt = 0; attempt < 25 && !admitted; ++attempt) {
+    const int again = ConnectFrom("127.0.0.2", server_->port());
+    ASSERT_GE(again, 0);
+    admitted = !ClosedWithin(again, std::chrono::milliseconds(200));
+    close(again);
+  }
+  EXPECT_TRUE(admitted) << "the address stayed refused after its connections closed";
 }
 
 TEST_F(ServiceTest, Service_BadRequestsGetPreciseCodesAndTheDaemonStaysUp) {

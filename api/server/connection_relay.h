@@ -1,0 +1,80 @@
+// A connection limit in front of gRPC, which has none in Debian 12's 1.51 (gRPC's
+// incoming-connection quota came later; its fd hand-off takes insecure credentials only).
+// The relay owns the public listener: it accepts, refuses (closes at once) a connection
+// past `max_total` open ones or past `max_per_peer` from one address, and copies bytes both
+// ways between each accepted one and gRPC's own listener on loopback. It does not look at
+// them: TLS and mTLS run end to end between client and gRPC. Hardening finding 4: 1,030
+// idle connections used up the daemon's descriptors and gRPC stopped accepting for good;
+// with the relay one address holds at most `max_per_peer` of them and the others still get
+// in, and nothing stays refused once connections close.
+//
+//   auto relay = ConnectionRelay::Start("0.0.0.0:7469", grpc_port, {.max_total = 4096});
+//   ... relay->port() ...;  relay->Stop();
+//
+// Thread-safe. A thread accepts; each relayed connection has a thread of its own.
+#ifndef TOPOPLACE_API_SERVER_CONNECTION_RELAY_H_
+#define TOPOPLACE_API_SERVER_CONNECTION_RELAY_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+
+namespace topoplace::server {
+
+struct ConnectionLimits {
+  int max_total = 4096;    // open relayed connections, all clients together
+  int max_per_peer = 256;  // from one client address
+};
+
+class ConnectionRelay {
+ public:
+  // Listens on `listen` ("HOST:PORT", port 0 for any) and relays to 127.0.0.1:`backend_port`.
+  // InvalidArgument for an address it cannot parse; Unavailable when it cannot bind.
+  static absl::StatusOr<std::unique_ptr<ConnectionRelay>> Start(const std::string& listen,
+                                                                int backend_port,
+                                                                ConnectionLimits limits);
+  ~ConnectionRelay();
+  ConnectionRelay(const ConnectionRelay&) = delete;
+  ConnectionRelay& operator=(const ConnectionRelay&) = delete;
+
+  int port() const { return port_; }
+  // Connections refused so far (for logs and tests).
+  int64_t refused() const { return refused_.load(); }
+  // Stops accepting, closes every relayed connection and joins the threads. Idempotent.
+  void Stop();
+
+ private:
+  ConnectionRelay(int listen_fd, int port, int backend_port, ConnectionLimits limits);
+  void AcceptLoop();
+  // Copies both ways until either side closes, then closes both and forgets the peer.
+  void Relay(int client, int backend, std::string peer);
+  // The connection's peer may join (counted then) or is refused.
+  bool Admit(const std::string& peer) ABSL_LOCKS_EXCLUDED(mu_);
+
+  const int listen_fd_;
+  const int port_;
+  const int backend_port_;
+  const ConnectionLimits limits_;
+  int wake_[2] = {-1, -1};  // a pipe that wakes the accept loop to stop
+  std::atomic<int64_t> refused_{0};
+  absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  int open_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<std::string, int> per_peer_ ABSL_GUARDED_BY(mu_);
+  // Each relayed connection's client and backend sockets, to shut down on Stop.
+  absl::flat_hash_map<int, int> sockets_ ABSL_GUARDED_BY(mu_);
+  int workers_ ABSL_GUARDED_BY(mu_) = 0;  // running (detached) relay threads
+  std::thread acceptor_;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_CONNECTION_RELAY_H_
