@@ -16,9 +16,9 @@ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPIL
   -DTOPOPLACE_FUZZ=ON -DTOPOPLACE_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" >/dev/null
-ninja -C "$build" ibnetdiscover_fuzzer lldp_fuzzer agent_report_fuzzer fabric_file_fuzzer \
-  k8s_extender_wire_fuzzer uplink_load_fuzzer node_list_fuzzer allocation_record_fuzzer \
-  job_spec_fuzzer trace_fuzzer spank_input_fuzzer
+targets=(ibnetdiscover lldp agent_report fabric_file k8s_extender_wire uplink_load node_list
+         allocation_record job_spec trace spank_input)
+ninja -C "$build" "${targets[@]/%/_fuzzer}"
 
 seed() {  # CORPUS_DIR FILES...
   local dir=$1
@@ -43,8 +43,7 @@ jq -c '.body' "$src"/tests/unit/plugins/k8s/testdata/kube-scheduler-1.20-request
   split -l 1 - "$build/corpus/k8s_extender_wire/recorded-"
 
 status=0
-for target in ibnetdiscover lldp agent_report fabric_file k8s_extender_wire uplink_load node_list \
-  allocation_record job_spec trace spank_input; do
+for target in "${targets[@]}"; do
   echo "== ${target}_fuzzer for ${seconds}s"
   "$build/tests/fuzz/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$build/${target}-" "$build/corpus/$target" || status=1
