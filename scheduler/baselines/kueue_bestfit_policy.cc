@@ -1,70 +1,253 @@
-// Kueue Topology Aware Scheduling with the BestFit algorithm, as documented in
-// https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/ and KEP-2724
-// (kubernetes-sigs/kueue keps/2724-topology-aware-scheduling): with a preferred topology
-// level, look for the lowest level at which a single domain fits the pod set, choosing
-// the domain with the least free capacity that fits; otherwise go one level up. Having
-// chosen a domain, descend level by level, taking child domains in decreasing order of
-// free capacity and the last one best fit (the smallest that covers the remainder).
-// Levels here: pod ("block" label), block ("rack" label), host; on fabrics whose NVLink
-// domains span hosts also the domain between block and host, as our Kueue Topology export
-// lists it (topoplace.io/nvlink-domain). Pods get ranks in the order the domains were
-// chosen.
-// Version: the documentation and KEP as of Kueue v0.9-v0.10 (TAS beta). No real peer here:
-// Debian ships no Kueue, so it is not checked against Kueue's code. Left out: pod-set
-// slices, unconstrained (required: false) mode's fallbacks, and the MostFreeCapacity
-// profile.
+// Kueue's Topology Aware Scheduling with its default placement profile, as the code of
+// kubernetes-sigs/kueue@ff69552e (main after v0.19.2, pkg/cache/scheduler/
+// tas_flavor_snapshot.go) does it for one pod set without slices, and as its own test
+// cases check it (tests/fixtures/peers/kueue, with the cases it cannot express):
+// - capacity is counted in pods (here: nodes of the job, one per eligible host), summed up
+//   the levels pod > block > NVLink domain (where domains span hosts) > host, the levels
+//   our Kueue Topology export lists;
+// - required level L: among L's domains the one with the least capacity that fits (ties:
+//   the first in name order), or the job does not fit; preferred level L: the same, and
+//   when no domain of L fits, the level above, up to the top level, where the job is split
+//   over the domains with the most capacity, the last one the tightest that covers the
+//   rest; unconstrained: hosts with the least free capacity first, by name, no topology;
+// - below the chosen domains, level by level, their children pooled together, most
+//   capacity first, the last one the tightest fit; ties by name (hosts by host name, other
+//   domains by id, which is the order of their exported names block-00, block-01...).
+// A job's max_tier is its request: hard leaf/block = required block, hard pod = required
+// pod, soft = preferred; cluster (no bound) = preferred at the lowest level, what a Kueue
+// user asking for locality without a bound writes; cluster with mode=soft = unconstrained.
+// Ranks follow the assignment as Kueue lists it, sorted by level values. Left out: slices,
+// leader/worker pod sets, balanced placement (an alpha gate, off by default), node
+// replacement.
+#include <algorithm>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "scheduler/baselines/baseline_policies.h"
-#include "scheduler/framework/domain_select.h"
+#include "scheduler/framework/nvlink_domains.h"
 
 namespace topoplace::sched {
 namespace {
 
+enum class Level : uint8_t { kPod, kBlock, kNvlinkDomain, kHost };
+
+absl::string_view LevelName(Level level) {
+  switch (level) {
+    case Level::kPod:
+      return "pod";
+    case Level::kBlock:
+      return "block";
+    case Level::kNvlinkDomain:
+      return "NVLink domain";
+    case Level::kHost:
+      return "host";
+  }
+  return "?";
+}
+
+// A domain of one level and the pods (job nodes) it was given or can take.
+struct Share {
+  int32_t id = 0;
+  int count = 0;
+};
+
+// The free capacity of every domain, level by level, as Kueue's topology tree has it.
+class CapacityTree {
+ public:
+  explicit CapacityTree(const Inventory& inv) : inv_(inv), fabric_(inv.fabric()) {
+    levels_ = {Level::kPod, Level::kBlock};
+    if (inv.nvlink_level()) levels_.push_back(Level::kNvlinkDomain);
+    levels_.push_back(Level::kHost);
+  }
+
+  Level lowest_domain_level() const { return levels_[levels_.size() - 2]; }
+  // The next level down / up. Preconditions: not the host level / not the pod level.
+  Level Below(Level level) const { return levels_[IndexOf(level) + 1]; }
+  Level Above(Level level) const { return levels_[IndexOf(level) - 1]; }
+
+  int Free(Level level, int32_t id) const {
+    switch (level) {
+      case Level::kPod:
+        return inv_.pod_free(id);
+      case Level::kBlock:
+        return inv_.block_free(id);
+      case Level::kNvlinkDomain:
+        return inv_.nvlink_free(id);
+      case Level::kHost:
+        return inv_.eligible(id) ? 1 : 0;
+    }
+    return 0;
+  }
+
+  std::vector<int32_t> All(Level level) const {
+    std::vector<int32_t> ids(Count(level));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+    return ids;
+  }
+
+  std::vector<int32_t> Children(Level level, int32_t id) const {
+    switch (level) {
+      case Level::kPod:
+        return fabric_.pods()[id].blocks;
+      case Level::kBlock:
+        if (inv_.nvlink_level()) return NvlinkDomainsOf(fabric_, id);
+        return fabric_.blocks()[id].hosts;
+      case Level::kNvlinkDomain:
+        return fabric_.nvlink_domains()[id];
+      case Level::kHost:
+        return {};
+    }
+    return {};
+  }
+
+  // Kueue's order of siblings by name: hosts by host name, other domains by id.
+  bool NameBefore(Level level, int32_t a, int32_t b) const {
+    if (level == Level::kHost) return fabric_.hosts()[a].name < fabric_.hosts()[b].name;
+    return a < b;
+  }
+
+  // Most free first, then by name (Kueue's BestFit order).
+  void SortMostFree(Level level, std::vector<int32_t>& ids) const {
+    std::vector<std::pair<int, int32_t>> keyed;
+    keyed.reserve(ids.size());
+    for (int32_t id : ids) keyed.emplace_back(Free(level, id), id);
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+      if (x.first != y.first) return x.first > y.first;
+      return NameBefore(level, x.second, y.second);
+    });
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = keyed[i].second;
+  }
+
+  // Hosts' place in Kueue's listing of an assignment: by pod, block, domain, host name.
+  bool ListedBefore(HostId a, HostId b) const {
+    const Host& x = fabric_.hosts()[a];
+    const Host& y = fabric_.hosts()[b];
+    if (x.pod != y.pod) return x.pod < y.pod;
+    if (x.block != y.block) return x.block < y.block;
+    if (x.nvlink_domain_id != y.nvlink_domain_id) return x.nvlink_domain_id < y.nvlink_domain_id;
+    return x.name < y.name;
+  }
+
+ private:
+  size_t IndexOf(Level level) const {
+    return static_cast<size_t>(std::find(levels_.begin(), levels_.end(), level) - levels_.begin());
+  }
+  size_t Count(Level level) const {
+    switch (level) {
+      case Level::kPod:
+        return fabric_.pods().size();
+      case Level::kBlock:
+        return fabric_.blocks().size();
+      case Level::kNvlinkDomain:
+        return fabric_.nvlink_domains().size();
+      case Level::kHost:
+        return fabric_.hosts().size();
+    }
+    return 0;
+  }
+
+  const Inventory& inv_;
+  const Fabric& fabric_;
+  std::vector<Level> levels_;
+};
+
+// Fills `need` from `pool` (sorted most free first): each domain whole, until one covers
+// what is left; that last one is the tightest of the rest that covers it (the first such
+// in pool order on ties). Empty if the pool is short.
+std::vector<Share> FillMostFreeFirst(const CapacityTree& tree, Level level,
+                                     std::span<const int32_t> pool, int need) {
+  std::vector<Share> out;
+  for (size_t i = 0; i < pool.size() && need > 0; ++i) {
+    const int free = tree.Free(level, pool[i]);
+    if (free < need) {
+      if (free > 0) out.push_back({pool[i], free});
+      need -= free;
+      continue;
+    }
+    size_t best = i;
+    for (size_t j = i + 1; j < pool.size(); ++j) {
+      const int f = tree.Free(level, pool[j]);
+      if (f >= need && f < tree.Free(level, pool[best])) best = j;
+    }
+    out.push_back({pool[best], need});
+    need = 0;
+  }
+  if (need > 0) out.clear();
+  return out;
+}
+
 class KueueBestFitPolicy final : public PlacementPolicy {
  public:
   absl::string_view name() const override { return kKueueBestFitPolicyName; }
+
   absl::StatusOr<std::vector<Candidate>> Propose(const PlacementContext& ctx) const override {
-    const Fabric& fabric = ctx.fabric;
-    if (ctx.inventory.nvlink_level()) {
-      // The lowest level: the NVLink domain with the least free capacity that fits.
-      int32_t best = -1;
-      for (int32_t d = 0; d < static_cast<int32_t>(fabric.nvlink_domains().size()); ++d) {
-        const int free = ctx.inventory.nvlink_free(d);
-        if (free >= ctx.nodes && (best < 0 || free < ctx.inventory.nvlink_free(best))) best = d;
-      }
-      if (best >= 0) {
-        Candidate c;
-        ctx.inventory.TakeFromDomain(best, ctx.nodes, c.node_hosts);
-        c.how = "BestFit: one NVLink domain";
-        return std::vector<Candidate>{std::move(c)};
-      }
-    }
-    for (DomainLevel level : {DomainLevel::kBlock, DomainLevel::kPod, DomainLevel::kCluster}) {
-      std::vector<Domain> fits = FittingDomains(ctx.inventory, level, ctx.nodes);
-      if (fits.empty()) continue;
-      const Domain& top = fits.front();
-      // Children of the chosen domain: pods of the cluster (if several), else blocks.
-      std::vector<std::vector<int32_t>> groups;
-      if (top.level == DomainLevel::kCluster && fabric.pods().size() > 1) {
-        for (const Pod& pod : fabric.pods()) groups.push_back(pod.blocks);
-      } else {
-        groups.push_back(BlocksOf(fabric, top));
-      }
-      std::vector<int> group_free(groups.size(), 0);
-      for (size_t i = 0; i < groups.size(); ++i) {
-        for (int32_t b : groups[i]) group_free[i] += ctx.inventory.block_free(b);
-      }
-      Candidate c;
-      for (const Take& gt : GreedyBestFit(group_free, ctx.nodes)) {
-        const std::vector<int32_t>& blocks = groups[gt.index];
-        std::vector<int> free(blocks.size());
-        for (size_t j = 0; j < blocks.size(); ++j) free[j] = ctx.inventory.block_free(blocks[j]);
-        TakeFromBlocksByDomain(ctx.inventory, blocks, GreedyBestFit(free, gt.amount), c.node_hosts);
-      }
-      c.how = absl::StrCat("BestFit from the lowest level with a fitting domain");
+    const CapacityTree tree(ctx.inventory);
+    const int n = ctx.nodes;
+    Candidate c;
+    if (ctx.job.max_tier == MaxTier::kCluster && ctx.job.mode == ConstraintMode::kSoft) {
+      c.node_hosts = Unconstrained(tree, n);
+      c.how = "Kueue TAS, unconstrained: least free hosts first, by name";
       return std::vector<Candidate>{std::move(c)};
     }
-    return absl::ResourceExhaustedError("kueue-bestfit: no domain has enough capacity");
+    Level level = tree.lowest_domain_level();
+    bool required = false;
+    if (ctx.job.max_tier != MaxTier::kCluster) {
+      level = ctx.job.max_tier == MaxTier::kPod ? Level::kPod : Level::kBlock;
+      required = ctx.job.mode == ConstraintMode::kHard;
+    }
+    // Find the level and domains (FindLevelWithFitDomains).
+    std::vector<Share> chosen;
+    for (;;) {
+      std::vector<int32_t> domains = tree.All(level);
+      tree.SortMostFree(level, domains);
+      const int most = domains.empty() ? 0 : tree.Free(level, domains.front());
+      if (most >= n) {
+        chosen = FillMostFreeFirst(tree, level, domains, n);  // one domain: the tightest
+        break;
+      }
+      if (required) {
+        return absl::ResourceExhaustedError(absl::StrCat("kueue-bestfit: a required ",
+                                                         LevelName(level), " allows to fit only ",
+                                                         most, " out of ", n, " nodes"));
+      }
+      if (level != Level::kPod) {
+        level = tree.Above(level);
+        continue;
+      }
+      chosen = FillMostFreeFirst(tree, level, domains, n);
+      if (chosen.empty()) {
+        return absl::ResourceExhaustedError("kueue-bestfit: the cluster has too few free nodes");
+      }
+      break;
+    }
+    c.how = absl::StrCat("Kueue TAS BestFit: ", chosen.size(), " ", LevelName(level),
+                         chosen.size() == 1 ? "" : "s", required ? " (required)" : "");
+    // Descend: the children of every chosen domain pooled, most free first.
+    while (level != Level::kHost) {
+      std::vector<int32_t> pool;
+      for (const Share& s : chosen) {
+        for (int32_t child : tree.Children(level, s.id)) pool.push_back(child);
+      }
+      level = tree.Below(level);
+      tree.SortMostFree(level, pool);
+      chosen = FillMostFreeFirst(tree, level, pool, n);
+    }
+    for (const Share& s : chosen) c.node_hosts.push_back(s.id);
+    std::sort(c.node_hosts.begin(), c.node_hosts.end(),
+              [&](HostId a, HostId b) { return tree.ListedBefore(a, b); });
+    return std::vector<Candidate>{std::move(c)};
+  }
+
+ private:
+  static std::vector<HostId> Unconstrained(const CapacityTree& tree, int n) {
+    std::vector<int32_t> hosts;
+    for (int32_t h : tree.All(Level::kHost)) {
+      if (tree.Free(Level::kHost, h) > 0) hosts.push_back(h);
+    }
+    std::sort(hosts.begin(), hosts.end(),
+              [&](int32_t a, int32_t b) { return tree.NameBefore(Level::kHost, a, b); });
+    hosts.resize(std::min<size_t>(hosts.size(), n));
+    return hosts;
   }
 };
 

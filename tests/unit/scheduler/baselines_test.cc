@@ -83,12 +83,24 @@ TEST_F(BaselinesTest, SlurmBlockUsesTheSmallestPowerOfTwoAggregate) {
   EXPECT_EQ(Run("slurm-block", kSmallJob).per_block, (PerBlock{{1, 16}}));
 }
 
-TEST_F(BaselinesTest, KueueBestFitGivesRanksInDomainSelectionOrder) {
-  // Same domains as slurm-tree, but rank 0 goes to the first domain chosen, b2.
+TEST_F(BaselinesTest, KueueBestFitListsRanksInDomainOrder) {
+  // The pod's blocks most free first, the last the tightest fit: b2 (32) and b0 (10) for
+  // the 8 left. Below them Kueue pools the hosts of both and fills them again by name,
+  // not by what each block was given: b0's 10 hosts, then 30 of b2's. Ranks follow
+  // Kueue's listing of the assignment, by domain, so b0 first.
   const auto c = Run("kueue-bestfit", kSpanningJob);
-  EXPECT_EQ(c.per_block, (PerBlock{{0, 8}, {2, 32}}));
-  EXPECT_EQ(c.first_block, 2);
+  EXPECT_EQ(c.per_block, (PerBlock{{0, 10}, {2, 30}}));
+  EXPECT_EQ(c.first_block, 0);
   EXPECT_EQ(Run("kueue-bestfit", kSmallJob).per_block, (PerBlock{{1, 16}}));
+}
+
+TEST_F(BaselinesTest, KueueBestFitStartsAtTheRequiredLevel) {
+  // A required pod (superpod-4su has one), then its blocks most free first: b2 (32)
+  // already covers 16, so the tightest covering block from there on is taken, b1 (20).
+  EXPECT_EQ(Run("kueue-bestfit", "tp=8,pp=2,dp=8,max_tier=pod").per_block, (PerBlock{{1, 16}}));
+  // Unconstrained (no bound, mode=soft): hosts by name, no topology: b0's 10, b1's 6.
+  EXPECT_EQ(Run("kueue-bestfit", "tp=8,pp=2,dp=8,mode=soft").per_block,
+            (PerBlock{{0, 10}, {1, 6}}));
 }
 
 TEST_F(BaselinesTest, VolcanoBinpacksTheLowestTierHyperNode) {
