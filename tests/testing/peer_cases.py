@@ -28,6 +28,7 @@ class Case:
     preferred: str = ""
     expect: dict = None          # key -> pods; None with expect_none
     expect_none: str = ""        # upstream's reason when no placement is expected
+    expect_placed: bool = False  # upstream checks only that every pod is placed
     inexpressible: str = ""      # why the transcriber could not state the case as one job
 
     @property
@@ -104,14 +105,21 @@ def read_cases(path):
                     raise CaseError(f"{where}: unknown job fields {sorted(f_)}")
             elif word == "expect":
                 case.expect = {k: _int(v, k, where) for k, v in _fields(rest.split(), where).items()}
+                if "total" in case.expect:  # upstream counts the binds only
+                    if len(case.expect) != 1 or case.expect["total"] != case.pods:
+                        raise CaseError(f"{where}: 'expect total=N' stands alone, N the pods")
+                    case.expect, case.expect_placed = None, True
+            elif word == "expect-allocated":
+                case.expect_placed = True
             elif word == "expect-none":
                 case.expect_none = rest.strip() or "pending"
             elif word == "inexpressible":
                 case.inexpressible = rest.strip()
             elif word == "end":
-                if not case.inexpressible and case.expect is None and not case.expect_none:
+                if not (case.inexpressible or case.expect is not None or case.expect_none
+                        or case.expect_placed):
                     raise CaseError(f"{where}: case '{case.name}' has no expect, "
-                                    "expect-none or inexpressible")
+                                    "expect-none, expect-allocated or inexpressible")
                 cases.append(case)
                 case = None
             else:
@@ -157,7 +165,8 @@ def pods_per_node(case):
 
 def fabric_json(case):
     """A fabric whose hierarchy is the case's: a leaf switch per lowest domain (our block),
-    a spine per next domain up (our pod), one core above them; one NIC per host."""
+    a spine per next domain up (our pod) or one spine over all leaves, one core above the
+    spines; one NIC per host."""
     c = pods_per_node(case)
     levels = case.domain_levels[-len(OUR_TIERS):] if case.domain_levels else []
     hosts, nics, gpus, switches, links, seen = [], [], [], [], [], set()
@@ -181,6 +190,9 @@ def fabric_json(case):
     for h in sorted(case.hosts, key=lambda h: (h.path, h.name)):
         p = path_of(h)
         leaf = switch("leaf-" + ("-".join(p) if p else "all"), 1)
+        if len(levels) == 1 and (leaf, "spine-all") not in seen:
+            seen.add((leaf, "spine-all"))
+            link(leaf, switch("spine-all", 2))
         if len(levels) == 2:
             spine = "spine-" + p[0]
             if spine not in seen:
