@@ -17,6 +17,7 @@ inline constexpr absl::string_view kSlurmTreePolicyName = "slurm-tree";
 inline constexpr absl::string_view kSlurmBlockPolicyName = "slurm-block";
 inline constexpr absl::string_view kKueueBestFitPolicyName = "kueue-bestfit";
 inline constexpr absl::string_view kVolcanoPolicyName = "volcano";
+inline constexpr absl::string_view kKaiPolicyName = "kai";
 
 // The first eligible hosts in fabric order (a topology-unaware scheduler).
 PlacementPolicyPtr MakeFirstFitPolicy();
@@ -30,6 +31,8 @@ PlacementPolicyPtr MakeSlurmBlockPolicy();
 PlacementPolicyPtr MakeKueueBestFitPolicy();
 // Volcano network-topology-aware scheduling (HyperNodes) with binpack.
 PlacementPolicyPtr MakeVolcanoPolicy();
+// NVIDIA KAI Scheduler's topology plugin (required/preferred levels) with GPU binpack.
+PlacementPolicyPtr MakeKaiPolicy();
 
 }  // namespace topoplace::sched
 

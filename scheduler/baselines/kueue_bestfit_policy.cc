@@ -24,137 +24,33 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/baselines/baseline_policies.h"
-#include "scheduler/framework/nvlink_domains.h"
+#include "scheduler/framework/level_tree.h"
 
 namespace topoplace::sched {
 namespace {
 
-enum class Level : uint8_t { kPod, kBlock, kNvlinkDomain, kHost };
-
-absl::string_view LevelName(Level level) {
-  switch (level) {
-    case Level::kPod:
-      return "pod";
-    case Level::kBlock:
-      return "block";
-    case Level::kNvlinkDomain:
-      return "NVLink domain";
-    case Level::kHost:
-      return "host";
-  }
-  return "?";
-}
-
-// A domain of one level and the pods (job nodes) it was given or can take.
+// A domain of one level and the nodes it was given.
 struct Share {
   int32_t id = 0;
   int count = 0;
 };
 
-// The free capacity of every domain, level by level, as Kueue's topology tree has it.
-class CapacityTree {
- public:
-  explicit CapacityTree(const Inventory& inv) : inv_(inv), fabric_(inv.fabric()) {
-    levels_ = {Level::kPod, Level::kBlock};
-    if (inv.nvlink_level()) levels_.push_back(Level::kNvlinkDomain);
-    levels_.push_back(Level::kHost);
-  }
-
-  Level lowest_domain_level() const { return levels_[levels_.size() - 2]; }
-  // The next level down / up. Preconditions: not the host level / not the pod level.
-  Level Below(Level level) const { return levels_[IndexOf(level) + 1]; }
-  Level Above(Level level) const { return levels_[IndexOf(level) - 1]; }
-
-  int Free(Level level, int32_t id) const {
-    switch (level) {
-      case Level::kPod:
-        return inv_.pod_free(id);
-      case Level::kBlock:
-        return inv_.block_free(id);
-      case Level::kNvlinkDomain:
-        return inv_.nvlink_free(id);
-      case Level::kHost:
-        return inv_.eligible(id) ? 1 : 0;
-    }
-    return 0;
-  }
-
-  std::vector<int32_t> All(Level level) const {
-    std::vector<int32_t> ids(Count(level));
-    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
-    return ids;
-  }
-
-  std::vector<int32_t> Children(Level level, int32_t id) const {
-    switch (level) {
-      case Level::kPod:
-        return fabric_.pods()[id].blocks;
-      case Level::kBlock:
-        if (inv_.nvlink_level()) return NvlinkDomainsOf(fabric_, id);
-        return fabric_.blocks()[id].hosts;
-      case Level::kNvlinkDomain:
-        return fabric_.nvlink_domains()[id];
-      case Level::kHost:
-        return {};
-    }
-    return {};
-  }
-
-  // Kueue's order of siblings by name: hosts by host name, other domains by id.
-  bool NameBefore(Level level, int32_t a, int32_t b) const {
-    if (level == Level::kHost) return fabric_.hosts()[a].name < fabric_.hosts()[b].name;
-    return a < b;
-  }
-
-  // Most free first, then by name (Kueue's BestFit order).
-  void SortMostFree(Level level, std::vector<int32_t>& ids) const {
-    std::vector<std::pair<int, int32_t>> keyed;
-    keyed.reserve(ids.size());
-    for (int32_t id : ids) keyed.emplace_back(Free(level, id), id);
-    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
-      if (x.first != y.first) return x.first > y.first;
-      return NameBefore(level, x.second, y.second);
-    });
-    for (size_t i = 0; i < ids.size(); ++i) ids[i] = keyed[i].second;
-  }
-
-  // Hosts' place in Kueue's listing of an assignment: by pod, block, domain, host name.
-  bool ListedBefore(HostId a, HostId b) const {
-    const Host& x = fabric_.hosts()[a];
-    const Host& y = fabric_.hosts()[b];
-    if (x.pod != y.pod) return x.pod < y.pod;
-    if (x.block != y.block) return x.block < y.block;
-    if (x.nvlink_domain_id != y.nvlink_domain_id) return x.nvlink_domain_id < y.nvlink_domain_id;
-    return x.name < y.name;
-  }
-
- private:
-  size_t IndexOf(Level level) const {
-    return static_cast<size_t>(std::find(levels_.begin(), levels_.end(), level) - levels_.begin());
-  }
-  size_t Count(Level level) const {
-    switch (level) {
-      case Level::kPod:
-        return fabric_.pods().size();
-      case Level::kBlock:
-        return fabric_.blocks().size();
-      case Level::kNvlinkDomain:
-        return fabric_.nvlink_domains().size();
-      case Level::kHost:
-        return fabric_.hosts().size();
-    }
-    return 0;
-  }
-
-  const Inventory& inv_;
-  const Fabric& fabric_;
-  std::vector<Level> levels_;
-};
+// Most free first, then by name (Kueue's BestFit order).
+void SortMostFree(const LevelTree& tree, Level level, std::vector<int32_t>& ids) {
+  std::vector<std::pair<int, int32_t>> keyed;
+  keyed.reserve(ids.size());
+  for (int32_t id : ids) keyed.emplace_back(tree.Free(level, id), id);
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+    if (x.first != y.first) return x.first > y.first;
+    return tree.NameBefore(level, x.second, y.second);
+  });
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = keyed[i].second;
+}
 
 // Fills `need` from `pool` (sorted most free first): each domain whole, until one covers
 // what is left; that last one is the tightest of the rest that covers it (the first such
 // in pool order on ties). Empty if the pool is short.
-std::vector<Share> FillMostFreeFirst(const CapacityTree& tree, Level level,
+std::vector<Share> FillMostFreeFirst(const LevelTree& tree, Level level,
                                      std::span<const int32_t> pool, int need) {
   std::vector<Share> out;
   for (size_t i = 0; i < pool.size() && need > 0; ++i) {
@@ -181,7 +77,7 @@ class KueueBestFitPolicy final : public PlacementPolicy {
   absl::string_view name() const override { return kKueueBestFitPolicyName; }
 
   absl::StatusOr<std::vector<Candidate>> Propose(const PlacementContext& ctx) const override {
-    const CapacityTree tree(ctx.inventory);
+    const LevelTree tree(ctx.inventory);
     const int n = ctx.nodes;
     Candidate c;
     if (ctx.job.max_tier == MaxTier::kCluster && ctx.job.mode == ConstraintMode::kSoft) {
@@ -199,7 +95,7 @@ class KueueBestFitPolicy final : public PlacementPolicy {
     std::vector<Share> chosen;
     for (;;) {
       std::vector<int32_t> domains = tree.All(level);
-      tree.SortMostFree(level, domains);
+      SortMostFree(tree, level, domains);
       const int most = domains.empty() ? 0 : tree.Free(level, domains.front());
       if (most >= n) {
         chosen = FillMostFreeFirst(tree, level, domains, n);  // one domain: the tightest
@@ -229,7 +125,7 @@ class KueueBestFitPolicy final : public PlacementPolicy {
         for (int32_t child : tree.Children(level, s.id)) pool.push_back(child);
       }
       level = tree.Below(level);
-      tree.SortMostFree(level, pool);
+      SortMostFree(tree, level, pool);
       chosen = FillMostFreeFirst(tree, level, pool, n);
     }
     for (const Share& s : chosen) c.node_hosts.push_back(s.id);
@@ -239,7 +135,7 @@ class KueueBestFitPolicy final : public PlacementPolicy {
   }
 
  private:
-  static std::vector<HostId> Unconstrained(const CapacityTree& tree, int n) {
+  static std::vector<HostId> Unconstrained(const LevelTree& tree, int n) {
     std::vector<int32_t> hosts;
     for (int32_t h : tree.All(Level::kHost)) {
       if (tree.Free(Level::kHost, h) > 0) hosts.push_back(h);

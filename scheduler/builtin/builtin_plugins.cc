@@ -28,6 +28,7 @@ const PluginRegistry& BuiltinPlugins() {
           {kSlurmBlockPolicyName, &MakeSlurmBlockPolicy},
           {kKueueBestFitPolicyName, &MakeKueueBestFitPolicy},
           {kVolcanoPolicyName, &MakeVolcanoPolicy},
+          {kKaiPolicyName, &MakeKaiPolicy},
       },
       {
           {kSpineBytesScorerName, &MakeSpineBytesScorer, 10.0},

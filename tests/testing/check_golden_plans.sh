@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The golden plans: every plan dump_plans.sh makes (1,638 cases: 3 presets x 7 policies x
+# The golden plans: every plan dump_plans.sh makes (1,872 cases: 3 presets x 8 policies x
 # 3 loads x 13 job shapes x PXN on/off) must hash as recorded in
 # tests/fixtures/golden-plans.sha256, so a change that moves any placement, by any policy,
 # is seen in `make test` and the file is updated on purpose in the same commit:

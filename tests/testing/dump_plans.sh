@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dumps 1,638 placement plans (`topoplace place --json`) into one file: 3 presets x 7
+# Dumps 1,872 placement plans (`topoplace place --json`) into one file: 3 presets x 8
 # policies x 3 background loads x 13 job shapes x PXN on/off. Run it with the binary
 # before and after a refactor and `cmp` the two files: a refactor that changes nothing
 # leaves them byte-identical. About 40 s on two cores.
@@ -14,7 +14,7 @@ jobs=(tp=8,pp=1,dp=1 tp=8,pp=2,dp=4 tp=8,pp=4,dp=16,model=70b tp=4,pp=4,dp=8 tp=
       tp=1,pp=1,dp=1,gpus_per_node=1 tp=4,pp=1,dp=1,gpus_per_node=4 tp=8,pp=16,dp=32,model=405b
       tp=8,pp=1,dp=128,order=tp-cp-ep-pp-dp tp=8,cp=2,pp=2,dp=8 tp=8,ep=4,pp=2,dp=4)
 for fabric in rail-512 superpod-4su rail-28k; do
-  for policy in topoplace first-fit random slurm-tree slurm-block kueue-bestfit volcano; do
+  for policy in topoplace first-fit random slurm-tree slurm-block kueue-bestfit volcano kai; do
     for load in 0 0.3 0.6; do
       for job in "${jobs[@]}"; do
         for rail_local in --rail-local --no-rail-local; do

@@ -138,6 +138,8 @@ def why_not_expressible(case):
     """'' if the case can run as one job of equal nodes, else the reason."""
     if case.inexpressible:
         return case.inexpressible
+    if case.required and case.preferred:
+        return "a required and a preferred level together; our job spec has one max_tier"
     levels = case.domain_levels
     if any("-" in h.path for h in case.hosts):
         return "a node lacks a level's label"

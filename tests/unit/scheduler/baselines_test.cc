@@ -111,6 +111,20 @@ TEST_F(BaselinesTest, VolcanoBinpacksTheLowestTierHyperNode) {
   EXPECT_EQ(Run("volcano", kSmallJob).per_block, (PerBlock{{1, 16}}));
 }
 
+TEST_F(BaselinesTest, KaiTakesTheMostPackedDomainOfTheLowestLevelThatHoldsTheJob) {
+  // Blocks holding 16: b1 (20 free hosts) is more packed than b2 (32).
+  EXPECT_EQ(Run("kai", kSmallJob).per_block, (PerBlock{{1, 16}}));
+  // No block holds 40; the pod (the whole cluster) does. Hosts by the topology score of
+  // their block, highest for the least packed (b2, then b1), then by name.
+  EXPECT_EQ(Run("kai", kSpanningJob).per_block, (PerBlock{{1, 8}, {2, 32}}));
+  // A required block no block of which holds the job: pending.
+  PlacementEngine engine(*fabric_);
+  PlacementRequest req;
+  req.job = *ParseJobSpec("tp=8,pp=5,dp=8,max_tier=block");
+  req.policy = "kai";
+  EXPECT_EQ(engine.Place(req, Background()).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
 TEST_F(BaselinesTest, RandomIsSeededAndUsesOnlyFreeHosts) {
   const auto a = Run("random", kSpanningJob);
   const auto b = Run("random", kSpanningJob);
@@ -137,7 +151,7 @@ TEST_F(BaselinesTest, TopoplacePacksWholeStagesIntoBlocks) {
 TEST(PolicyRegistry, ListsEveryPolicyOnceAndRejectsUnknownNames) {
   const std::vector<std::string> names = BuiltinPlugins().PolicyNames();
   EXPECT_EQ(names, (std::vector<std::string>{"topoplace", "first-fit", "random", "slurm-tree",
-                                             "slurm-block", "kueue-bestfit", "volcano"}));
+                                             "slurm-block", "kueue-bestfit", "volcano", "kai"}));
   for (const std::string& name : names) {
     absl::StatusOr<PlacementPolicyPtr> p = BuiltinPlugins().MakePolicy(name);
     ASSERT_TRUE(p.ok());

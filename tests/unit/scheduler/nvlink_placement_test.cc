@@ -122,8 +122,8 @@ TEST(NvlinkPlacement, TpThatNoDomainCanHoldIsRefusedNamingTheDomainAndItsFreeGpu
 // rack, host).
 TEST(NvlinkPlacement, OverFortySeedsPerLoadNoSplitWhenADomainHoldsItAndNoMoreEgressThanBaselines) {
   const Fabric& f = *Nvl72();
-  const std::vector<std::string> baselines = {"first-fit",   "random",        "slurm-tree",
-                                              "slurm-block", "kueue-bestfit", "volcano"};
+  const std::vector<std::string> baselines = {
+      "first-fit", "random", "slurm-tree", "slurm-block", "kueue-bestfit", "volcano", "kai"};
   const std::string small = "tp=4,pp=1,dp=1,ep=16,gpus_per_node=4,model=70b";
   const std::string large = "tp=4,pp=2,dp=4,ep=8,gpus_per_node=4,model=70b";
   int one_rack = 0, cases = 0;
