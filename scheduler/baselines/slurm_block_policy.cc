@@ -1,69 +1,210 @@
-// Slurm topology/block, as documented in https://slurm.schedmd.com/topology.html ("Block
-// Topology") and https://slurm.schedmd.com/topology.conf.html (BlockSizes): nodes are
-// grouped into base blocks; higher-level blocks are aggregates of 2^k consecutive base
-// blocks (the default BlockSizes). A job goes to the lowest aggregate level whose blocks
-// can hold it, choosing the aggregate with the fewest free nodes (best fit), and inside
-// it uses as few base blocks as possible. We take the fabric's blocks as base blocks, in
-// id order; on fabrics whose NVLink domains span hosts, the domains (GB200 NVL72 racks),
-// in fabric order, as our slurm-block export writes them and as Slurm's documentation
-// intends topology/block for ("Block Topology": blocks of nodes on a high-speed
-// interconnect such as NVLink). Ranks follow the sorted host list.
-// Version: the documentation of Slurm 23.11-25.05 (topology/block arrived in 23.11). No
-// real peer here: Debian 12's Slurm is 22.05, which has no topology/block, so it is not
-// checked against Slurm's code. Left out: node weights, BlockSizes other than the default
-// powers of two, and --segment.
+// Slurm topology/block as its code does it in SchedMD/slurm@284c3b95 (master; its
+// src/plugins/topology/block/eval_nodes_block.c is 26.05's) and as its own tests check it
+// (tests/fixtures/peers/slurm: test_150_1 and test_150_3), on the block layout our
+// slurm-block export writes (scheduler/state/slurm_block_fragmentation.h: the fabric's
+// blocks, or NVLink racks, with every power of two as a block size):
+// - the job's size alone picks the level: the base blocks it needs rounded up to a power
+//   of two, then the smallest configured size at least that; larger than every size, the
+//   whole cluster is one block;
+// - it must fit in one aligned block of that level (with the fewest sub-blocks, the level
+//   below, that can hold it); among those, the one with the fewest free nodes, ties to the
+//   later block. No block fits: the job waits (Reason=No_suitable_topology_unit_found),
+//   even when a larger level would hold it;
+// - inside the block, base blocks one at a time: first those in a sub-block already used,
+//   then those of a sub-block that holds the rest (of those, the sub-block with the fewest
+//   free nodes), else of the sub-block with the most; among base blocks, one that holds
+//   the rest with the fewest free nodes, else the one with the most, ties to the later;
+//   nodes in node-table order;
+// - tasks are numbered block by block in configuration order, node-table order inside a
+//   block (26.05's default, without CR_NO_DIST_TOPO_BLOCK).
+// Left out: node weights, --segment, required node lists.
 #include <algorithm>
+#include <bit>
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/baselines/baseline_policies.h"
-#include "scheduler/framework/domain_select.h"
+#include "scheduler/state/slurm_block_fragmentation.h"
 
 namespace topoplace::sched {
 namespace {
+
+int CeilDiv(int a, int b) { return (a + b - 1) / b; }
+
+// The levels (log2 of a block size in base blocks) the layout configures.
+std::vector<bool> ConfiguredLevels(const SlurmBlockLayout& layout) {
+  std::vector<bool> levels;
+  for (int size : layout.block_sizes) {
+    const int level = std::countr_zero(static_cast<unsigned>(size));
+    if (static_cast<int>(levels.size()) <= level) levels.resize(level + 1, false);
+    levels[level] = true;
+  }
+  return levels;
+}
+
+// Picks base blocks inside the chosen block one at a time, as Slurm does.
+class BaseBlockPicker {
+ public:
+  BaseBlockPicker(std::vector<int> free, int sub_level, bool use_sub_blocks, int max_sub)
+      : free_(std::move(free)),
+        used_(free_.size(), false),
+        sub_level_(sub_level),
+        use_sub_(use_sub_blocks),
+        max_sub_(max_sub) {
+    sub_free_.assign(CeilDiv(static_cast<int>(free_.size()), 1 << sub_level_), 0);
+    for (size_t i = 0; i < free_.size(); ++i) sub_free_[i >> sub_level_] += free_[i];
+  }
+
+  // Base block indices in pick order until `need` nodes are covered; empty if they
+  // cannot be (the sub-block limit or too few nodes). `candidates`: the block's bases.
+  std::vector<int> Pick(const std::vector<int>& candidates, int need) {
+    std::vector<int> picked;
+    while (need > 0) {
+      int best = -1;
+      bool best_fit = false, best_same = true;
+      for (int i : candidates) {
+        if (!used_[i]) Consider(i, need, best, best_fit, best_same);
+      }
+      if (best < 0 || (max_sub_ <= 0 && !best_same)) return {};
+      used_[best] = true;
+      picked.push_back(best);
+      need -= free_[best];
+      if (!best_same) --max_sub_;
+    }
+    return picked;
+  }
+
+ private:
+  bool SubUsed(int i) const {
+    const int first = (i >> sub_level_) << sub_level_;
+    for (int j = first; j < std::min<int>(first + (1 << sub_level_), used_.size()); ++j) {
+      if (used_[j]) return true;
+    }
+    return false;
+  }
+
+  void Consider(int i, int need, int& best, bool& best_fit, bool& best_same) const {
+    const bool fit = free_[i] >= need;
+    if (use_sub_ && (best < 0 || (best >> sub_level_) != (i >> sub_level_))) {
+      const bool same = SubUsed(i);
+      if (best < 0 || (same && !best_same)) {
+        best = i, best_fit = fit, best_same = same;
+        return;
+      }
+      if (!same && best_same) return;
+      const int sub = sub_free_[i >> sub_level_];
+      const int best_sub = sub_free_[best >> sub_level_];
+      const bool sub_fits = sub >= need, best_sub_fits = best_sub >= need;
+      if (sub_fits != best_sub_fits) {
+        if (sub_fits) best = i, best_fit = fit, best_same = same;
+        return;
+      }
+      // Both hold the rest: the one with fewer free nodes; neither: the one with more.
+      if (sub != best_sub) {
+        if (sub_fits == (sub < best_sub)) best = i, best_fit = fit, best_same = same;
+        return;
+      }
+    }
+    if (best < 0 || (fit && !best_fit) || (!fit && !best_fit && free_[i] >= free_[best]) ||
+        (fit && free_[i] <= free_[best])) {
+      best = i, best_fit = fit;
+    }
+  }
+
+  std::vector<int> free_;
+  std::vector<bool> used_;
+  std::vector<int> sub_free_;
+  int sub_level_;
+  bool use_sub_;
+  int max_sub_;
+};
 
 class SlurmBlockPolicy final : public PlacementPolicy {
  public:
   absl::string_view name() const override { return kSlurmBlockPolicyName; }
   absl::StatusOr<std::vector<Candidate>> Propose(const PlacementContext& ctx) const override {
-    const bool domains = ctx.inventory.nvlink_level();
-    const int num_bases =
-        static_cast<int>(domains ? ctx.fabric.nvlink_domains().size() : ctx.fabric.blocks().size());
-    const auto base_free = [&](int b) {
-      return domains ? ctx.inventory.nvlink_free(b) : ctx.inventory.block_free(b);
-    };
-    for (int size = 1; size < 2 * num_bases; size *= 2) {
-      int best_start = -1, best_free = 0;
-      for (int start = 0; start < num_bases; start += size) {
-        int free = 0;
-        for (int b = start; b < std::min(num_bases, start + size); ++b) free += base_free(b);
-        if (free >= ctx.nodes && (best_start < 0 || free < best_free)) {
-          best_start = start;
-          best_free = free;
-        }
-      }
-      if (best_start < 0) continue;
-      std::vector<int32_t> bases;
-      std::vector<int> free;
-      for (int b = best_start; b < std::min(num_bases, best_start + size); ++b) {
-        bases.push_back(b);
-        free.push_back(base_free(b));
-      }
-      const std::vector<Take> takes = GreedyBestFit(free, ctx.nodes);
-      Candidate c;
-      if (domains) {
-        for (const Take& t : takes) {
-          ctx.inventory.TakeFromDomain(bases[t.index], t.amount, c.node_hosts);
-        }
-      } else {
-        TakeFromBlocks(ctx.inventory, bases, takes, c.node_hosts);
-      }
-      std::sort(c.node_hosts.begin(), c.node_hosts.end());
-      c.how = absl::StrCat(
-          "aggregate of ", size,
-          domains ? " NVLink domain(s) from domain " : " base block(s) from block ", best_start);
-      return std::vector<Candidate>{std::move(c)};
+    const SlurmBlockLayout layout = SlurmBlockLayoutOf(ctx.fabric);
+    const int bases = static_cast<int>(layout.base_blocks.size());
+    if (bases == 0 || layout.base_block_nodes == 0) {
+      return absl::ResourceExhaustedError("slurm-block: the fabric has no base blocks");
     }
-    return absl::ResourceExhaustedError("slurm-block: no block aggregate has enough nodes");
+    std::vector<int> free(bases, 0);
+    for (int b = 0; b < bases; ++b) {
+      for (HostId h : layout.base_blocks[b]) free[b] += ctx.inventory.eligible(h);
+    }
+    // The level from the job's size (_get_block_level).
+    const int n = ctx.nodes;
+    const std::vector<bool> configured = ConfiguredLevels(layout);
+    const int wanted = std::bit_width(
+        static_cast<unsigned>(CeilDiv(n, layout.base_block_nodes) - 1));  // ceil(log2)
+    int sub_level = 0;
+    for (int l = wanted - 1; l > 0; --l) {
+      if (l < static_cast<int>(configured.size()) && configured[l]) {
+        sub_level = l;
+        break;
+      }
+    }
+    int per_block = bases;  // larger than every level: the cluster is one block
+    for (int l = wanted; l < static_cast<int>(configured.size()); ++l) {
+      if (configured[l]) {
+        per_block = 1 << l;
+        break;
+      }
+    }
+    const int per_sub = 1 << sub_level;
+    const int max_sub = CeilDiv(n, per_sub * layout.base_block_nodes);
+    const bool use_sub = per_block != per_sub * max_sub;
+    // The block: enough nodes in its max_sub fullest sub-blocks, the fewest free nodes.
+    int chosen = -1, chosen_free = 0;
+    for (int k = 0; k * per_block < bases; ++k) {
+      const int first = k * per_block, last = std::min(bases, first + per_block);
+      int total = 0;
+      std::vector<int> sub_free;
+      for (int b = first; b < last; ++b) {
+        total += free[b];
+        if ((b - first) % per_sub == 0) sub_free.push_back(0);
+        sub_free.back() += free[b];
+      }
+      int avail = total;
+      if (use_sub) {
+        std::sort(sub_free.rbegin(), sub_free.rend());
+        avail = 0;
+        for (int j = 0; j < std::min<int>(max_sub, sub_free.size()); ++j) avail += sub_free[j];
+      }
+      if (avail >= n && (chosen < 0 || total <= chosen_free)) chosen = k, chosen_free = total;
+    }
+    if (chosen < 0) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("slurm-block: no suitable topology unit: no block of ", per_block,
+                       " base block(s) has ", n, " free nodes"));
+    }
+    std::vector<int> candidates;
+    for (int b = chosen * per_block; b < std::min(bases, (chosen + 1) * per_block); ++b) {
+      candidates.push_back(b);
+    }
+    BaseBlockPicker picker(free, sub_level, use_sub, max_sub);
+    std::vector<int> picked = picker.Pick(candidates, n);
+    if (picked.empty()) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "slurm-block: the block of ", per_block, " base block(s) from ", chosen * per_block,
+          " cannot hold ", n, " nodes in ", max_sub, " sub-block(s)"));
+    }
+    // Nodes in node-table order, base block by base block as picked; then tasks numbered
+    // block by block in configuration order.
+    Candidate c;
+    int need = n;
+    std::vector<std::pair<int, HostId>> taken;
+    for (int b : picked) {
+      std::vector<HostId> hosts = layout.base_blocks[b];
+      std::sort(hosts.begin(), hosts.end());
+      for (HostId h : hosts) {
+        if (need > 0 && ctx.inventory.eligible(h)) taken.emplace_back(b, h), --need;
+      }
+    }
+    std::sort(taken.begin(), taken.end());
+    for (const auto& [b, h] : taken) c.node_hosts.push_back(h);
+    c.how = absl::StrCat("block of ", per_block, " base block(s) from ", chosen * per_block, ", ",
+                         picked.size(), " base block(s) used");
+    return std::vector<Candidate>{std::move(c)};
   }
 };
 

@@ -24,14 +24,16 @@ import peer_cases as pc
 NO_PLACEMENT_EXIT = 3  # topoplace place: the job does not fit under its constraints
 
 
-def run_place(cli, case, policy, workdir):
+def run_place(cli, case, job, policy, workdir, busy=()):
+    """Places `job` with `policy`: (pods per answer key, hosts in rank order), or
+    (None, why) when it does not fit."""
     fabric = os.path.join(workdir, "fabric.json")
     occupied = os.path.join(workdir, "occupied.txt")
     pc.write_json(fabric, pc.fabric_json(case))
     with open(occupied, "w", encoding="utf-8") as f:
-        f.write(pc.occupied_text(case))
-    cmd = [cli, "place", "--fabric", fabric, "--job", pc.job_spec(case), "--policy", policy,
-           "--occupied", occupied, "--json"]
+        f.write(pc.occupied_text(case, busy))
+    cmd = [cli, "place", "--fabric", fabric, "--job", pc.job_spec(case, job), "--policy",
+           policy, "--occupied", occupied, "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode == NO_PLACEMENT_EXIT:
         return None, out.stderr.strip()
@@ -39,10 +41,25 @@ def run_place(cli, case, policy, workdir):
         raise RuntimeError(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
     plan = json.loads(out.stdout)
     by_host = {h.name: h for h in case.hosts}
-    counts = collections.Counter()
-    for rank in plan["ranks"]:
+    counts, order = collections.Counter(), []
+    for rank in sorted(plan["ranks"], key=lambda r: r["rank"]):
         counts[pc.answer_key(case, by_host[rank["host"]])] += 1
-    return dict(counts), ""
+        if rank["host"] not in order:
+            order.append(rank["host"])
+    return dict(counts), order
+
+
+def matches(job, got, order):
+    """Whether a placement (None: none) is what upstream expects of `job`."""
+    if job.expect_none:
+        return got is None
+    if got is None:
+        return False
+    if job.expect_placed:
+        ok = sum(got.values()) == job.pods
+    else:
+        ok = got == job.expect
+    return ok and (job.expect_order is None or order == job.expect_order)
 
 
 def top_domains(case, answer):
@@ -69,9 +86,39 @@ def read_mismatches(path):
     return listed
 
 
-def describe(answer, reason):
-    return " ".join(f"{k}={v}" for k, v in sorted(answer.items())) if answer is not None \
-        else f"none ({reason})"
+def describe_got(got, order, why):
+    if got is None:
+        return f"none ({why})"
+    return " ".join(f"{k}={v}" for k, v in sorted(got.items())) + f" [order {' '.join(order)}]"
+
+
+def describe_want(job):
+    if job.expect_none:
+        return f"none ({job.expect_none})"
+    want = f"all {job.pods} placed" if job.expect_placed else \
+        " ".join(f"{k}={v}" for k, v in sorted(job.expect.items()))
+    return want + (f" [order {' '.join(job.expect_order)}]" if job.expect_order else "")
+
+
+def check_case(args, case, workdir):
+    """Runs a case's jobs in order (each keeps its hosts for the next); returns
+    (matched, failure lines of the own-policy check, mismatch description or '')."""
+    busy, mismatch, own_failures = set(), "", []
+    for job in case.jobs:
+        got, order = run_place(args.cli, case, job, args.policy, workdir, busy)
+        if not matches(job, got, order) and not mismatch:
+            mismatch = (f"job of line {job.line}: {args.policy} places "
+                        f"{describe_got(got, order, order)}, upstream {describe_want(job)}")
+        if got is not None:
+            busy.update(order)
+        if (args.own_policy and len(case.jobs) == 1 and job.expect is not None):
+            own, _ = run_place(args.cli, case, job, args.own_policy, workdir)
+            if own is None or top_domains(case, own) > top_domains(case, job.expect):
+                own_failures.append(
+                    f"{case.name}: {args.own_policy} places "
+                    f"{describe_got(own, [], 'no placement')}, spanning more top-level "
+                    f"domains than upstream's {describe_want(job)}")
+    return not mismatch, own_failures, mismatch
 
 
 def main():
@@ -97,16 +144,10 @@ def main():
                 if why:
                     not_expressed[re.split(r" \(|;|:", why, maxsplit=1)[0]] += 1
                     continue
-                got, reason = run_place(args.cli, case, args.policy, workdir)
-                want = None if case.expect_none else case.expect
+                ok, own_failures, mismatch = check_case(args, case, workdir)
+                failures += own_failures
                 key = (args.policy, case.name)
-                if case.expect_placed:  # only that every pod is placed
-                    ok = got is not None and sum(got.values()) == case.pods
-                    want = {"total": case.pods}
-                else:
-                    ok = got == want
-                if ok:
-                    matched += 1
+                matched += ok
                 if key in listed:
                     listed_seen.add(key)
                     if ok:
@@ -114,15 +155,7 @@ def main():
                                         "mismatches.txt")
                 elif not ok:
                     failures.append(f"{os.path.basename(path)}:{case.line} {case.name}: "
-                                    f"{args.policy} places {describe(got, reason)}, "
-                                    f"upstream {describe(want, case.expect_none)}")
-                if want is not None and not case.expect_placed and args.own_policy:
-                    own, _ = run_place(args.cli, case, args.own_policy, workdir)
-                    if own is None or top_domains(case, own) > top_domains(case, want):
-                        failures.append(f"{case.name}: {args.own_policy} places "
-                                        f"{describe(own, 'no placement')}, spanning more "
-                                        f"top-level domains than upstream's "
-                                        f"{describe(want, '')}")
+                                    f"{mismatch}")
     for key in sorted(set(listed) - listed_seen):
         failures.append(f"mismatches.txt lists '{key[1]}' for {key[0]}, which is no case run")
     print(f"{args.suite}: {total} cases, {total - sum(not_expressed.values())} run with "

@@ -1,5 +1,5 @@
 """Reads the peers' test cases (tests/fixtures/peers/README.md) and turns one into what
-`topoplace place` takes: a fabric file, an occupied-GPU list and a job spec."""
+`topoplace place` takes: a fabric file, an occupied-GPU list and job specs."""
 
 import dataclasses
 import json
@@ -17,19 +17,31 @@ class Host:
 
 
 @dataclasses.dataclass
+class Job:
+    """One `job` line and what upstream expects of it."""
+    line: int
+    pods: int = 0
+    required: str = ""
+    preferred: str = ""
+    expect: dict = None          # key -> pods
+    expect_none: str = ""        # upstream's reason when the job gets no placement
+    expect_placed: bool = False  # upstream checks only that every pod is placed
+    expect_order: list = None    # hosts in the order upstream numbers the tasks
+
+    @property
+    def has_expectation(self):
+        return self.expect is not None or self.expect_none or self.expect_placed
+
+
+@dataclasses.dataclass
 class Case:
     name: str
     source: str
     line: int
     levels: list = dataclasses.field(default_factory=list)
     hosts: list = dataclasses.field(default_factory=list)
-    pods: int = 0
-    required: str = ""
-    preferred: str = ""
-    expect: dict = None          # key -> pods; None with expect_none
-    expect_none: str = ""        # upstream's reason when no placement is expected
-    expect_placed: bool = False  # upstream checks only that every pod is placed
-    inexpressible: str = ""      # why the transcriber could not state the case as one job
+    jobs: list = dataclasses.field(default_factory=list)  # in submission order
+    inexpressible: str = ""  # why the transcriber could not state the case as jobs
 
     @property
     def host_is_level(self):
@@ -60,14 +72,20 @@ def _int(value, what, where):
     return n
 
 
+def _current_job(case, word, where):
+    if not case.jobs:
+        raise CaseError(f"{where}: '{word}' before any 'job' line")
+    return case.jobs[-1]
+
+
 def read_cases(path):
     """Returns the cases of one .cases file; CaseError names the line of a bad one."""
     cases, source, case = [], "", None
     with open(path, encoding="utf-8") as f:
         for number, raw in enumerate(f, 1):
             where = f"{path}:{number}"
-            line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("case ") \
-                else raw.strip()
+            line = raw.strip() if raw.lstrip().startswith("case ") \
+                else raw.split("#", 1)[0].strip()
             if not line:
                 continue
             word, _, rest = line.partition(" ")
@@ -76,9 +94,9 @@ def read_cases(path):
             elif word == "case":
                 if case is not None:
                     raise CaseError(f"{where}: 'case' before the 'end' of '{case.name}'")
-                case = Case(name=rest.strip(), source=source, line=number)
                 if not source:
                     raise CaseError(f"{where}: a case before any 'source' line")
+                case = Case(name=rest.strip(), source=source, line=number)
             elif case is None:
                 raise CaseError(f"{where}: '{word}' outside a case")
             elif word == "levels":
@@ -94,32 +112,38 @@ def read_cases(path):
                 case.hosts.append(Host(tokens[0], path_values,
                                        _int(tokens[-1][6:], "slots", where)))
             elif word == "job":
+                if case.jobs and not case.jobs[-1].has_expectation:
+                    raise CaseError(f"{where}: a job before the last one's expectation")
                 f_ = _fields(rest.split(), where)
-                case.pods = _int(f_.pop("pods", ""), "pods", where)
-                case.required = f_.pop("required", "")
-                case.preferred = f_.pop("preferred", "")
-                for level in (case.required, case.preferred):
+                job = Job(line=number, pods=_int(f_.pop("pods", ""), "pods", where),
+                          required=f_.pop("required", ""), preferred=f_.pop("preferred", ""))
+                for level in (job.required, job.preferred):
                     if level and level not in case.levels:
                         raise CaseError(f"{where}: level '{level}' is not one of {case.levels}")
                 if f_:
                     raise CaseError(f"{where}: unknown job fields {sorted(f_)}")
+                case.jobs.append(job)
             elif word == "expect":
-                case.expect = {k: _int(v, k, where) for k, v in _fields(rest.split(), where).items()}
-                if "total" in case.expect:  # upstream counts the binds only
-                    if len(case.expect) != 1 or case.expect["total"] != case.pods:
+                job = _current_job(case, word, where)
+                job.expect = {k: _int(v, k, where)
+                              for k, v in _fields(rest.split(), where).items()}
+                if "total" in job.expect:  # upstream counts the binds only
+                    if len(job.expect) != 1 or job.expect["total"] != job.pods:
                         raise CaseError(f"{where}: 'expect total=N' stands alone, N the pods")
-                    case.expect, case.expect_placed = None, True
+                    job.expect, job.expect_placed = None, True
             elif word == "expect-allocated":
-                case.expect_placed = True
+                _current_job(case, word, where).expect_placed = True
             elif word == "expect-none":
-                case.expect_none = rest.strip() or "pending"
+                _current_job(case, word, where).expect_none = rest.strip() or "pending"
+            elif word == "expect-order":
+                _current_job(case, word, where).expect_order = rest.split()
             elif word == "inexpressible":
                 case.inexpressible = rest.strip()
             elif word == "end":
-                if not (case.inexpressible or case.expect is not None or case.expect_none
-                        or case.expect_placed):
-                    raise CaseError(f"{where}: case '{case.name}' has no expect, "
-                                    "expect-none, expect-allocated or inexpressible")
+                if not case.inexpressible and (
+                        not case.jobs or not all(j.has_expectation for j in case.jobs)):
+                    raise CaseError(f"{where}: case '{case.name}' needs jobs with expect, "
+                                    "expect-none or expect-allocated, or inexpressible")
                 cases.append(case)
                 case = None
             else:
@@ -134,12 +158,15 @@ def read_cases(path):
 OUR_TIERS = ["block", "pod"]
 
 
+def pods_per_node(case):
+    sizes = {h.slots for h in case.hosts if h.slots > 0}
+    return max(sizes) if sizes else 1
+
+
 def why_not_expressible(case):
-    """'' if the case can run as one job of equal nodes, else the reason."""
+    """'' if the case can run as jobs of equal nodes, else the reason."""
     if case.inexpressible:
         return case.inexpressible
-    if case.required and case.preferred:
-        return "a required and a preferred level together; our job spec has one max_tier"
     levels = case.domain_levels
     if any("-" in h.path for h in case.hosts):
         return "a node lacks a level's label"
@@ -150,19 +177,17 @@ def why_not_expressible(case):
     sizes = {h.slots for h in case.hosts if h.slots > 0}
     if len(sizes) > 1:
         return f"nodes fit different numbers of pods ({sorted(sizes)}); our jobs are equal nodes"
-    c = sizes.pop() if sizes else 1
-    if case.pods % c:
-        return f"{case.pods} pods do not fill nodes of {c}"
-    if case.expect and any(n % c for n in case.expect.values()):
-        return f"the expected answer splits a node of {c} pods"
-    if case.host_is_level and case.required == "host" and case.pods > c:
-        return "a required host level for a job of several nodes"
+    c = pods_per_node(case)
+    for job in case.jobs:
+        if job.required and job.preferred:
+            return "a required and a preferred level together; our job spec has one max_tier"
+        if job.pods % c:
+            return f"{job.pods} pods do not fill nodes of {c}"
+        if job.expect and any(n % c for n in job.expect.values()):
+            return f"the expected answer splits a node of {c} pods"
+        if case.host_is_level and job.required == "host" and job.pods > c:
+            return "a required host level for a job of several nodes"
     return ""
-
-
-def pods_per_node(case):
-    sizes = {h.slots for h in case.hosts if h.slots > 0}
-    return max(sizes) if sizes else 1
 
 
 def fabric_json(case):
@@ -187,9 +212,9 @@ def fabric_json(case):
     core = None
     if len(levels) == 2 and len({path_of(h)[0] for h in case.hosts}) > 1:
         core = switch("core", 3)
-    # Hosts in name order, domain by domain, so that blocks and pods are numbered in the
-    # order of their names, as our exports name them (block-00, block-01...).
-    for h in sorted(case.hosts, key=lambda h: (h.path, h.name)):
+    # Hosts in the order upstream lists them (Slurm's node table); blocks and pods are
+    # numbered in the order of their first host.
+    for h in case.hosts:
         p = path_of(h)
         leaf = switch("leaf-" + ("-".join(p) if p else "all"), 1)
         if len(levels) == 1 and (leaf, "spine-all") not in seen:
@@ -214,14 +239,15 @@ def fabric_json(case):
             "links": links}
 
 
-def occupied_text(case):
-    return "".join(f"{h.name}\n" for h in case.hosts if h.slots == 0)
+def occupied_text(case, busy=()):
+    """Hosts with no room, and `busy` (hosts earlier jobs of the case hold)."""
+    return "".join(f"{h.name}\n" for h in case.hosts if h.slots == 0 or h.name in busy)
 
 
-def job_spec(case):
+def job_spec(case, job):
     c = pods_per_node(case)
-    spec = f"tp=1,pp=1,dp={case.pods},gpus_per_node={c}"
-    level, mode = (case.required, "hard") if case.required else (case.preferred, "soft")
+    spec = f"tp=1,pp=1,dp={job.pods},gpus_per_node={c}"
+    level, mode = (job.required, "hard") if job.required else (job.preferred, "soft")
     levels = case.domain_levels
     tier = "cluster"
     if level and level != "host":

@@ -77,9 +77,17 @@ TEST_F(BaselinesTest, SlurmTreeTakesTheLargestLeafThenTheBestFitLeaf) {
   EXPECT_EQ(Run("slurm-tree", kSmallJob).per_block, (PerBlock{{1, 16}}));
 }
 
-TEST_F(BaselinesTest, SlurmBlockUsesTheSmallestPowerOfTwoAggregate) {
-  // Aggregates of 2: {b0,b1} = 30, {b2,b3} = 37 < 40; of 4: everything -> b2 + 8 from b0.
-  EXPECT_EQ(Run("slurm-block", kSpanningJob).per_block, (PerBlock{{0, 8}, {2, 32}}));
+TEST_F(BaselinesTest, SlurmBlockWaitsWhenNoBlockOfItsLevelHoldsTheJob) {
+  // 40 nodes need 2 base blocks of 32: aggregates of 2, {b0,b1} = 30 and {b2,b3} = 37,
+  // hold none, so the job waits though the cluster has 67 free (Slurm's test_const1).
+  PlacementEngine engine(*fabric_);
+  PlacementRequest req;
+  req.job = *ParseJobSpec(kSpanningJob);
+  req.policy = "slurm-block";
+  EXPECT_EQ(engine.Place(req, Background()).status().code(), absl::StatusCode::kResourceExhausted);
+  // 36 fit {b2,b3}: the base block with the most first (b2), then 4 from b3.
+  EXPECT_EQ(Run("slurm-block", "tp=8,pp=4,dp=9").per_block, (PerBlock{{2, 32}, {3, 4}}));
+  // One base block holds 16: the one with the fewest free nodes, b1 (20).
   EXPECT_EQ(Run("slurm-block", kSmallJob).per_block, (PerBlock{{1, 16}}));
 }
 

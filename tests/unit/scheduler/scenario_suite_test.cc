@@ -97,6 +97,13 @@ TEST_P(ScenarioSuite, TopoplaceSpineBytesNeverWorseThanAnyBaseline) {
       }
       absl::StrAppendFormat(&row, " %11s", FormatBytes(topo->spine_bytes_lower_bound));
       for (size_t i = 0; i < plans.size(); ++i) {
+        if (!plans[i].ok() && policies[i] == "slurm-block") {
+          // Slurm's block plugin keeps a job waiting when no block of the level its size
+          // picks holds it, though the cluster has room (its test_150_1 test_const1).
+          ASSERT_EQ(plans[i].status().code(), absl::StatusCode::kResourceExhausted);
+          absl::StrAppendFormat(&row, " %13s", "waits");
+          continue;
+        }
         ASSERT_TRUE(plans[i].ok()) << policies[i] << " on " << spec << ": " << plans[i].status();
         const double spine = plans[i]->traffic.spine_bytes();
         absl::StrAppendFormat(&row, " %13s", FormatBytes(spine));
