@@ -78,6 +78,19 @@ std::string LevelList(const Fabric& fabric, absl::string_view indent) {
 
 }  // namespace
 
+absl::string_view WorkloadTopologyKey(sched::MaxTier tier) {
+  switch (tier) {
+    case sched::MaxTier::kLeaf:
+    case sched::MaxTier::kBlock:
+      return kBlockLabel;
+    case sched::MaxTier::kPod:
+      return kPodLabel;
+    case sched::MaxTier::kCluster:
+      return "";
+  }
+  return "";
+}
+
 std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep,
                              const NodeLabelOptions& options) {
   const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);

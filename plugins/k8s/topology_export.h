@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "plugins/common/domain_tree.h"
+#include "scheduler/job/job_spec.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::k8s {
@@ -30,6 +31,14 @@ inline constexpr char kNvlinkDomainLabel[] = "topoplace.io/nvlink-domain";
 inline constexpr char kTopographDomainLabel[] = "accelerator.topograph.run/domain";
 
 inline constexpr char kTopographTierLabelPrefix[] = "fabric.topograph.run/tier-";
+
+// The node-label key to name in a Kubernetes Workload's topology constraint
+// (scheduling.k8s.io/v1alpha2 PodGroup schedulingConstraints.topology[].key, v1.36's
+// topology-aware workload scheduling) to keep a job inside one of our domains of `tier`:
+// that API groups nodes by the value of one key alone, and each of our keys' values names
+// one domain across the whole cluster (block-00, pod-0, nvl-7). Leaf and block: the block
+// key; pod: the pod key; cluster: "" (no constraint). An NVLink rack: kNvlinkDomainLabel.
+absl::string_view WorkloadTopologyKey(sched::MaxTier tier);
 
 struct NodeLabelOptions {
   bool topograph_legacy_labels = false;  // also network.topology.nvidia.com/* (pre-v1.0.0)

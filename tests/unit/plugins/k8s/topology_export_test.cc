@@ -3,6 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 
@@ -40,6 +48,51 @@ TEST(K8sExport, NodeLabels_CarryBlockPodRailLeavesAndTopographTiers) {
                         "    network.topology.nvidia.com/accelerator: nvl-3\n"
                         "    network.topology.nvidia.com/leaf: block-01\n"
                         "    network.topology.nvidia.com/spine: pod-0\n"));
+}
+
+// Kubernetes' Workload API groups nodes by one label's value alone (no parent levels, unlike
+// Kueue's Topology), so every key it may name must give each of our domains its own value
+// across the whole cluster: nodes share a value exactly when they share the domain.
+TEST(K8sExport, WorkloadTopologyKeys_NameEachDomainClusterWide) {
+  EXPECT_EQ(WorkloadTopologyKey(sched::MaxTier::kBlock), kBlockLabel);
+  EXPECT_EQ(WorkloadTopologyKey(sched::MaxTier::kLeaf), kBlockLabel);
+  EXPECT_EQ(WorkloadTopologyKey(sched::MaxTier::kPod), kPodLabel);
+  EXPECT_EQ(WorkloadTopologyKey(sched::MaxTier::kCluster), "");
+  for (const char* preset : {"superpod-4su", "gb200-nvl72", "rail-512"}) {
+    FabricPtr f = *GeneratePreset(preset);
+    const std::string yaml = RenderNodeLabels(*f);
+    // key -> value -> the domain ids of the hosts carrying it; and back.
+    std::map<std::string, std::map<std::string, std::set<int32_t>>> domains_of_value;
+    std::map<std::string, std::map<int32_t, std::set<std::string>>> values_of_domain;
+    int32_t host = -1;
+    for (absl::string_view line : absl::StrSplit(yaml, '\n')) {
+      if (absl::ConsumePrefix(&line, "  name: ")) {
+        const std::optional<HostId> found = f->FindHost(line);
+        ASSERT_TRUE(found.has_value()) << line;
+        host = *found;
+        continue;
+      }
+      if (!absl::ConsumePrefix(&line, "    ")) continue;
+      const std::pair<std::string, std::string> kv = absl::StrSplit(line, ": ");
+      const Host& h = f->hosts()[host];
+      int32_t domain = -1;
+      if (kv.first == kBlockLabel) domain = h.block;
+      if (kv.first == kPodLabel) domain = h.pod;
+      if (kv.first == kNvlinkDomainLabel) domain = h.nvlink_domain_id;
+      if (domain < 0) continue;
+      domains_of_value[kv.first][kv.second].insert(domain);
+      values_of_domain[kv.first][domain].insert(kv.second);
+    }
+    for (const char* key : {kBlockLabel, kPodLabel, kNvlinkDomainLabel}) {
+      ASSERT_FALSE(domains_of_value[key].empty()) << preset << " " << key;
+      for (const auto& [value, ids] : domains_of_value[key]) {
+        EXPECT_EQ(ids.size(), 1u) << preset << ": " << key << "=" << value;
+      }
+      for (const auto& [id, values] : values_of_domain[key]) {
+        EXPECT_EQ(values.size(), 1u) << preset << ": " << key << " domain " << id;
+      }
+    }
+  }
 }
 
 TEST(K8sExport, ThreeTiers_LabelTheCoreIsland) {
