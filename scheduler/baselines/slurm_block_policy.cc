@@ -17,9 +17,14 @@
 //   nodes in node-table order;
 // - tasks are numbered block by block in configuration order, node-table order inside a
 //   block (26.05's default, without CR_NO_DIST_TOPO_BLOCK).
-// Left out: node weights, --segment, required node lists.
+// --segment (job spec segment=N): segments placed one after another, each as a job of its
+// own on the nodes the earlier ones left. Left out: node weights, --spread-segments and
+// --consolidate-segments.
 #include <algorithm>
 #include <bit>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/baselines/baseline_policies.h"
@@ -118,92 +123,114 @@ class BaseBlockPicker {
   int max_sub_;
 };
 
+// Places `n` nodes (a job, or one segment of it) on the hosts `usable` allows, as
+// eval_nodes_block does: appends (base block, host) pairs to `out`, or says why not.
+absl::Status PlaceInBlocks(const SlurmBlockLayout& layout, const std::vector<uint8_t>& usable,
+                           int n, std::vector<std::pair<int, HostId>>& out, std::string& how) {
+  const int bases = static_cast<int>(layout.base_blocks.size());
+  std::vector<int> free(bases, 0);
+  for (int b = 0; b < bases; ++b) {
+    for (HostId h : layout.base_blocks[b]) free[b] += usable[h];
+  }
+  // The level from the job's size (_get_block_level).
+  const std::vector<bool> configured = ConfiguredLevels(layout);
+  const int wanted =
+      std::bit_width(static_cast<unsigned>(CeilDiv(n, layout.base_block_nodes) - 1));  // ceil(log2)
+  int sub_level = 0;
+  for (int l = wanted - 1; l > 0; --l) {
+    if (l < static_cast<int>(configured.size()) && configured[l]) {
+      sub_level = l;
+      break;
+    }
+  }
+  int per_block = bases;  // larger than every level: the cluster is one block
+  for (int l = wanted; l < static_cast<int>(configured.size()); ++l) {
+    if (configured[l]) {
+      per_block = 1 << l;
+      break;
+    }
+  }
+  const int per_sub = 1 << sub_level;
+  const int max_sub = CeilDiv(n, per_sub * layout.base_block_nodes);
+  const bool use_sub = per_block != per_sub * max_sub;
+  // The block: enough nodes in its max_sub fullest sub-blocks, the fewest free nodes.
+  int chosen = -1, chosen_free = 0;
+  for (int k = 0; k * per_block < bases; ++k) {
+    const int first = k * per_block, last = std::min(bases, first + per_block);
+    int total = 0;
+    std::vector<int> sub_free;
+    for (int b = first; b < last; ++b) {
+      total += free[b];
+      if ((b - first) % per_sub == 0) sub_free.push_back(0);
+      sub_free.back() += free[b];
+    }
+    int avail = total;
+    if (use_sub) {
+      std::sort(sub_free.rbegin(), sub_free.rend());
+      avail = 0;
+      for (int j = 0; j < std::min<int>(max_sub, sub_free.size()); ++j) avail += sub_free[j];
+    }
+    if (avail >= n && (chosen < 0 || total <= chosen_free)) chosen = k, chosen_free = total;
+  }
+  if (chosen < 0) {
+    return absl::ResourceExhaustedError(absl::StrCat("slurm-block: no suitable topology unit: no ",
+                                                     "block of ", per_block, " base block(s) has ",
+                                                     n, " free nodes"));
+  }
+  std::vector<int> candidates;
+  for (int b = chosen * per_block; b < std::min(bases, (chosen + 1) * per_block); ++b) {
+    candidates.push_back(b);
+  }
+  BaseBlockPicker picker(free, sub_level, use_sub, max_sub);
+  const std::vector<int> picked = picker.Pick(candidates, n);
+  if (picked.empty()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "slurm-block: the block of ", per_block, " base block(s) from ", chosen * per_block,
+        " cannot hold ", n, " nodes in ", max_sub, " sub-block(s)"));
+  }
+  // Nodes in node-table order, base block by base block as picked.
+  int need = n;
+  for (int b : picked) {
+    std::vector<HostId> hosts = layout.base_blocks[b];
+    std::sort(hosts.begin(), hosts.end());
+    for (HostId h : hosts) {
+      if (need > 0 && usable[h]) out.emplace_back(b, h), --need;
+    }
+  }
+  absl::StrAppend(&how, how.empty() ? "" : "; ", "block of ", per_block, " base block(s) from ",
+                  chosen * per_block, ", ", picked.size(), " base block(s) used");
+  return absl::OkStatus();
+}
+
 class SlurmBlockPolicy final : public PlacementPolicy {
  public:
   absl::string_view name() const override { return kSlurmBlockPolicyName; }
   absl::StatusOr<std::vector<Candidate>> Propose(const PlacementContext& ctx) const override {
     const SlurmBlockLayout layout = SlurmBlockLayoutOf(ctx.fabric);
-    const int bases = static_cast<int>(layout.base_blocks.size());
-    if (bases == 0 || layout.base_block_nodes == 0) {
+    if (layout.base_blocks.empty() || layout.base_block_nodes == 0) {
       return absl::ResourceExhaustedError("slurm-block: the fabric has no base blocks");
     }
-    std::vector<int> free(bases, 0);
-    for (int b = 0; b < bases; ++b) {
-      for (HostId h : layout.base_blocks[b]) free[b] += ctx.inventory.eligible(h);
-    }
-    // The level from the job's size (_get_block_level).
+    std::vector<uint8_t> usable(ctx.fabric.hosts().size(), 0);
+    for (size_t h = 0; h < usable.size(); ++h) usable[h] = ctx.inventory.eligible(h);
+    // --segment: segments one after another, each like a job of its own (a segment larger
+    // than the job is ignored, as Slurm does).
     const int n = ctx.nodes;
-    const std::vector<bool> configured = ConfiguredLevels(layout);
-    const int wanted = std::bit_width(
-        static_cast<unsigned>(CeilDiv(n, layout.base_block_nodes) - 1));  // ceil(log2)
-    int sub_level = 0;
-    for (int l = wanted - 1; l > 0; --l) {
-      if (l < static_cast<int>(configured.size()) && configured[l]) {
-        sub_level = l;
-        break;
-      }
-    }
-    int per_block = bases;  // larger than every level: the cluster is one block
-    for (int l = wanted; l < static_cast<int>(configured.size()); ++l) {
-      if (configured[l]) {
-        per_block = 1 << l;
-        break;
-      }
-    }
-    const int per_sub = 1 << sub_level;
-    const int max_sub = CeilDiv(n, per_sub * layout.base_block_nodes);
-    const bool use_sub = per_block != per_sub * max_sub;
-    // The block: enough nodes in its max_sub fullest sub-blocks, the fewest free nodes.
-    int chosen = -1, chosen_free = 0;
-    for (int k = 0; k * per_block < bases; ++k) {
-      const int first = k * per_block, last = std::min(bases, first + per_block);
-      int total = 0;
-      std::vector<int> sub_free;
-      for (int b = first; b < last; ++b) {
-        total += free[b];
-        if ((b - first) % per_sub == 0) sub_free.push_back(0);
-        sub_free.back() += free[b];
-      }
-      int avail = total;
-      if (use_sub) {
-        std::sort(sub_free.rbegin(), sub_free.rend());
-        avail = 0;
-        for (int j = 0; j < std::min<int>(max_sub, sub_free.size()); ++j) avail += sub_free[j];
-      }
-      if (avail >= n && (chosen < 0 || total <= chosen_free)) chosen = k, chosen_free = total;
-    }
-    if (chosen < 0) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("slurm-block: no suitable topology unit: no block of ", per_block,
-                       " base block(s) has ", n, " free nodes"));
-    }
-    std::vector<int> candidates;
-    for (int b = chosen * per_block; b < std::min(bases, (chosen + 1) * per_block); ++b) {
-      candidates.push_back(b);
-    }
-    BaseBlockPicker picker(free, sub_level, use_sub, max_sub);
-    std::vector<int> picked = picker.Pick(candidates, n);
-    if (picked.empty()) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "slurm-block: the block of ", per_block, " base block(s) from ", chosen * per_block,
-          " cannot hold ", n, " nodes in ", max_sub, " sub-block(s)"));
-    }
-    // Nodes in node-table order, base block by base block as picked; then tasks numbered
-    // block by block in configuration order.
+    const int segment = ctx.job.segment > 0 && ctx.job.segment < n ? ctx.job.segment : n;
     Candidate c;
-    int need = n;
     std::vector<std::pair<int, HostId>> taken;
-    for (int b : picked) {
-      std::vector<HostId> hosts = layout.base_blocks[b];
-      std::sort(hosts.begin(), hosts.end());
-      for (HostId h : hosts) {
-        if (need > 0 && ctx.inventory.eligible(h)) taken.emplace_back(b, h), --need;
+    for (int done = 0; done < n; done += segment) {
+      const size_t before = taken.size();
+      absl::Status placed = PlaceInBlocks(layout, usable, segment, taken, c.how);
+      if (!placed.ok()) {
+        if (segment == n) return placed;
+        return absl::ResourceExhaustedError(
+            absl::StrCat(placed.message(), " (segment ", done / segment + 1, ")"));
       }
+      for (size_t i = before; i < taken.size(); ++i) usable[taken[i].second] = 0;
     }
+    // Tasks numbered block by block in configuration order (26.05).
     std::sort(taken.begin(), taken.end());
     for (const auto& [b, h] : taken) c.node_hosts.push_back(h);
-    c.how = absl::StrCat("block of ", per_block, " base block(s) from ", chosen * per_block, ", ",
-                         picked.size(), " base block(s) used");
     return std::vector<Candidate>{std::move(c)};
   }
 };

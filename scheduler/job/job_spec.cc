@@ -248,6 +248,8 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       }
     } else if (key == "max_wait") {
       TP_ASSIGN_OR_RETURN(job.max_wait_s, ParseSeconds(key, value));
+    } else if (key == "segment") {
+      TP_ASSIGN_OR_RETURN(job.segment, ParseInt(key, value, 1, 1 << 24));
     } else if (key == "exclude" || key == "hosts") {
       host_list = key == "exclude" ? &job.exclude : &job.hosts;
       TP_RETURN_IF_ERROR(CheckHostName(HostListField(*host_list, job), value));
@@ -256,7 +258,7 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       return FieldError(key,
                         "a known key (tp, pp, dp, cp, ep, gpus, gpus_per_node, model, h, "
                         "s, b, layers, params, mb, dtype, *_bytes, order, max_tier, mode, "
-                        "max_wait, exclude, hosts)",
+                        "max_wait, segment, exclude, hosts)",
                         token);
     }
   }
@@ -327,6 +329,13 @@ absl::Status ValidateJobSpec(const JobSpec& job) {
         absl::StrCat("a divisor of the GPU count tp*cp*ep*dp*pp = ", job.world_size()),
         absl::StrCat(job.gpus_per_node));
   }
+  if (job.segment < 0) return FieldError("segment", "an integer >= 1", absl::StrCat(job.segment));
+  if (job.segment > 0 && job.segment < job.nodes() && job.nodes() % job.segment != 0) {
+    return FieldError("segment",
+                      absl::StrCat("a divisor of the job's ", job.nodes(),
+                                   " nodes (Slurm refuses such a --segment at submission)"),
+                      absl::StrCat(job.segment));
+  }
   const ModelShape& m = job.model;
   if (m.hidden < 1 || m.seq < 1 || m.micro_batch < 1 || m.layers < 1 || m.micro_batches < 1 ||
       !(m.params > 0)) {
@@ -378,6 +387,7 @@ std::string FormatJobSpec(const JobSpec& job) {
   absl::StrAppend(&out, ",max_tier=", MaxTierName(job.max_tier),
                   ",mode=", job.mode == ConstraintMode::kHard ? "hard" : "soft");
   if (job.max_wait_s) absl::StrAppend(&out, absl::StrFormat(",max_wait=%.17g", *job.max_wait_s));
+  if (job.segment != 0) absl::StrAppend(&out, ",segment=", job.segment);
   if (!job.exclude.empty()) absl::StrAppend(&out, ",exclude=", absl::StrJoin(job.exclude, ","));
   if (!job.hosts.empty()) absl::StrAppend(&out, ",hosts=", absl::StrJoin(job.hosts, ","));
   return out;

@@ -9,11 +9,11 @@
 // explicit per-device bytes per iteration tp_bytes= cp_bytes= ep_bytes= dp_bytes= pp_bytes=,
 // max_tier=leaf|block|pod|cluster, mode=hard|soft, max_wait=30m (seconds, or with an s, m
 // or h suffix: how long a scheduler keeps a hard max_tier before relaxing it, as Slurm's
-// --switches=N@max-time), exclude=host[,host...], hosts=host[,host...] (place only on
-// these hosts: a scheduler that already chose the nodes asks for the ranks' map on them)
-// (every comma-separated token without '=' after `exclude` or `hosts` is another host of
-// that list).
-// Every error is InvalidArgument naming the field and what was expected.
+// --switches=N@max-time), segment=N (Slurm's --segment: the job's nodes in segments of N,
+// each inside one block; only slurm-block reads it), exclude=host[,host...], hosts=host[,host...]
+// (place only on these hosts: a scheduler that already chose the nodes asks for the ranks' map on
+// them) (every comma-separated token without '=' after `exclude` or `hosts` is another host of that
+// list). Every error is InvalidArgument naming the field and what was expected.
 #ifndef TOPOPLACE_SCHEDULER_JOB_JOB_SPEC_H_
 #define TOPOPLACE_SCHEDULER_JOB_JOB_SPEC_H_
 
@@ -65,6 +65,10 @@ struct JobSpec {
   // itself places by `mode`: the caller that knows how long the job has waited applies
   // this (the simulator does).
   std::optional<double> max_wait_s;
+  // Slurm's --segment: nodes per segment, each placed inside one block as if a job of its
+  // own; 0 = none. A divisor of nodes(), or larger than the job (Slurm then ignores it).
+  // Only the slurm-block baseline reads it: no other scheduler has segments.
+  int segment = 0;
   std::vector<std::string> exclude;  // host names
   std::vector<std::string> hosts;    // if not empty, the only hosts the job may use
 

@@ -22,6 +22,7 @@ import tempfile
 import peer_cases as pc
 
 NO_PLACEMENT_EXIT = 3  # topoplace place: the job does not fit under its constraints
+BAD_INPUT_EXIT = 2     # topoplace place: the job spec is refused
 
 
 def run_place(cli, case, job, policy, workdir, busy=()):
@@ -37,6 +38,8 @@ def run_place(cli, case, job, policy, workdir, busy=()):
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode == NO_PLACEMENT_EXIT:
         return None, out.stderr.strip()
+    if out.returncode == BAD_INPUT_EXIT and job.expect_none.startswith("refused"):
+        return None, out.stderr.strip()  # upstream refuses the job at submission too
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
     plan = json.loads(out.stdout)

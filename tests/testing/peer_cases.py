@@ -27,6 +27,8 @@ class Job:
     expect_none: str = ""        # upstream's reason when the job gets no placement
     expect_placed: bool = False  # upstream checks only that every pod is placed
     expect_order: list = None    # hosts in the order upstream numbers the tasks
+    segment: int = 0             # Slurm's --segment
+    nodelist: list = None        # Slurm's -w: the only hosts the job may use
 
     @property
     def has_expectation(self):
@@ -116,7 +118,13 @@ def read_cases(path):
                     raise CaseError(f"{where}: a job before the last one's expectation")
                 f_ = _fields(rest.split(), where)
                 job = Job(line=number, pods=_int(f_.pop("pods", ""), "pods", where),
-                          required=f_.pop("required", ""), preferred=f_.pop("preferred", ""))
+                          required=f_.pop("required", ""), preferred=f_.pop("preferred", ""),
+                          segment=_int(f_.pop("segment", "0"), "segment", where))
+                if "nodelist" in f_:
+                    job.nodelist = f_.pop("nodelist").split(",")
+                    unknown = set(job.nodelist) - {h.name for h in case.hosts}
+                    if unknown:
+                        raise CaseError(f"{where}: nodelist names unknown hosts {sorted(unknown)}")
                 for level in (job.required, job.preferred):
                     if level and level not in case.levels:
                         raise CaseError(f"{where}: level '{level}' is not one of {case.levels}")
@@ -254,7 +262,12 @@ def job_spec(case, job):
         from_bottom = len(levels) - 1 - levels.index(level)
         tier = OUR_TIERS[from_bottom] if from_bottom < len(OUR_TIERS) else "cluster"
     # No level: Kueue's unconstrained request, which kueue-bestfit reads from mode=soft.
-    return f"{spec},max_tier={tier},mode={mode}" if level else f"{spec},mode=soft"
+    spec += f",max_tier={tier},mode={mode}" if level else ",mode=soft"
+    if job.segment:
+        spec += f",segment={job.segment}"
+    if job.nodelist:
+        spec += ",hosts=" + ",".join(job.nodelist)
+    return spec
 
 
 def answer_key(case, host):

@@ -105,7 +105,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadSpec{"tp=8,pp=1,dp=1,h=4096", "s"},       // shape incomplete
                       BadSpec{"tp=8,pp=100,dp=1,model=7b", "pp"},  // 100 stages > 32 layers
                       BadSpec{"tp=1,pp=1,dp=3,gpus_per_node=8", "gpus_per_node"},  // 3 % 8
-                      BadSpec{"tp=8,pp=1,dp=1,params=0", "params"}, BadSpec{"", "spec"}));
+                      BadSpec{"tp=8,pp=1,dp=1,params=0", "params"},
+                      BadSpec{"tp=8,pp=1,dp=5,segment=2", "segment"},  // 5 nodes % 2
+                      BadSpec{"tp=8,pp=1,dp=4,segment=0", "segment"}, BadSpec{"", "spec"}));
 
 // TP of whole nodes parses (the engine then keeps it inside one NVLink domain of the
 // fabric); TP that would split a node's GPUs unevenly needs tp_across_nodes.
@@ -132,15 +134,25 @@ TEST(JobSpec, MaxWaitTakesSecondsOrMinutesOrHours) {
   EXPECT_DOUBLE_EQ(*ParseJobSpec(FormatJobSpec(*odd))->max_wait_s, 1234567.25);
 }
 
+// Slurm's --segment: a divisor of the job's nodes, or larger than the job (Slurm then
+// ignores it); a segment that splits a node count is refused as Slurm refuses it.
+TEST(JobSpec, SegmentDividesTheNodesOrExceedsThem) {
+  EXPECT_EQ(ParseJobSpec("tp=8,pp=1,dp=4")->segment, 0);
+  EXPECT_EQ(ParseJobSpec("tp=8,pp=1,dp=4,segment=2")->segment, 2);
+  EXPECT_EQ(ParseJobSpec("tp=8,pp=1,dp=4,segment=8")->segment, 8);
+  EXPECT_FALSE(ParseJobSpec("tp=8,pp=1,dp=4,segment=3").ok());
+}
+
 TEST(JobSpec, FormatParsesBackToTheSameJob) {
   absl::StatusOr<JobSpec> job = ParseJobSpec(
-      "tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,exclude=a,b,"
+      "tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,segment=2,exclude=a,b,"
       "hosts=c,d,e,f");
   ASSERT_TRUE(job.ok()) << job.status();
   absl::StatusOr<JobSpec> again = ParseJobSpec(FormatJobSpec(*job));
   ASSERT_TRUE(again.ok()) << again.status() << " for " << FormatJobSpec(*job);
   EXPECT_EQ(FormatJobSpec(*again), FormatJobSpec(*job));
   EXPECT_EQ(again->cp, 2);
+  EXPECT_EQ(again->segment, 2);
   EXPECT_EQ(again->exclude, job->exclude);
   EXPECT_EQ(again->hosts, job->hosts);
 }
