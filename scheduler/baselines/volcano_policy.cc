@@ -1,13 +1,15 @@
-// Volcano network-topology-aware scheduling, as documented in
-// https://volcano.sh/en/docs/network_topology_aware_scheduling/ (HyperNode tiers,
-// highestTierAllowed) with the binpack plugin (https://volcano.sh/en/docs/plugins/):
-// the job is scheduled into the lowest-tier HyperNode that can hold it whole; among
-// HyperNodes of that tier the binpack score prefers the most utilised one (fewest free
-// nodes); inside it, nodes are ordered by binpack score (most allocated first), ties in
-// node order. Tier 1 = block, tier 2 = pod, top = cluster. Ranks follow node order.
-// Version: the documentation of Volcano v1.11-v1.12 (HyperNode API v1alpha1). No real peer
-// here: Debian ships no Volcano, so it is not checked against its code. Left out: soft
-// mode, other scoring plugins' weights, and gang-level preemption.
+// Volcano's network-topology-aware scheduling with the binpack plugin, as its code does it
+// at volcano-sh/volcano@ed72c7c8 (v1.16.0-alpha.1+42, pkg/scheduler/actions/allocate and
+// plugins/network-topology-aware) and as its own allocate tests check it
+// (tests/fixtures/peers/volcano): the job goes to the lowest tier with a HyperNode that
+// can hold it whole; among that tier's HyperNodes the most allocated after placing it
+// (here: fewest free nodes); inside it, nodes by binpack score (most allocated first),
+// where Volcano breaks equal scores at random and we take node order. Tier 1 = block,
+// tier 2 = pod, the virtual root = cluster. Hard mode (highestTierAllowed) is the job's
+// hard max_tier: the engine refuses a plan above it, as Volcano leaves the job pending;
+// soft mode Volcano turns into hard mode bounded by its virtual root (session.go), which is
+// this same search. Ranks follow node order. Left out: sub-group policies, a job's
+// already allocated HyperNode, other scoring plugins' weights, gang-level preemption.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
