@@ -22,7 +22,7 @@ std::string LiveUplinkLoad::WithOffer(const sched::PlacementPlan& plan,
 std::vector<double> LiveUplinkLoad::Current(ledger::Ledger& ledger) {
   absl::MutexLock lock(&mu_);
   absl::flat_hash_set<std::string> live;
-  ledger.ForEachLive([&](const ledger::Allocation& a) {
+  ledger.ForEachLive([&](const ledger::Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     live.insert(a.id);
     if (counted_.contains(a.id)) return;
     sched::UplinkTally::Offer offer = sched::StoredUplinkOffer(a.plan_json, fabric_);

@@ -193,10 +193,11 @@ absl::Status AllocationLedger::SealOrRefuse(const std::string& path, const Ledge
           "accept_ledger_loss = true (--accept-ledger-loss) to continue from what it holds"));
     }
     if (behind) {
-      TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
-        TP_RETURN_IF_ERROR(RaiseSequence(*db_, "allocations", acknowledged->allocation));
-        return RaiseSequence(*db_, "events", acknowledged->event_seq);
-      }));
+      TP_RETURN_IF_ERROR(
+          db_->InTransaction([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+            TP_RETURN_IF_ERROR(RaiseSequence(*db_, "allocations", acknowledged->allocation));
+            return RaiseSequence(*db_, "events", acknowledged->event_seq);
+          }));
       ++mark_.epoch;
       warnings_.push_back(absl::StrCat("ledger: accepted the loss of changes after event ", db_seq,
                                        " (acknowledged up to ", acknowledged->event_seq,
@@ -310,7 +311,7 @@ absl::Status AllocationLedger::ProbeWrites() {
   {
     absl::MutexLock lock(&mu_);
     if (write_state_.ok() || db_->read_only()) return write_state_;
-    (void)WriteChange([&]() -> absl::Status {
+    (void)WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
       TP_ASSIGN_OR_RETURN(SqliteStatement probe,
                           db_->Prepare("UPDATE ledger_probe SET probed_us = ?1 WHERE id = 1"));
       probe.BindInt(1, ToMicros(clock_.Now()));
@@ -396,7 +397,7 @@ absl::StatusOr<Allocation> AllocationLedger::ReserveUnsealed(const ReserveReques
   }
   TP_RETURN_IF_ERROR(CheckFree(*fabric_, live_, request));
   int64_t n = 0;
-  TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     TP_ASSIGN_OR_RETURN(
         SqliteStatement insert,
         db_->Prepare("INSERT INTO allocations (state, job_spec, policy,"
@@ -442,7 +443,7 @@ absl::StatusOr<Allocation> AllocationLedger::CommitUnsealed(const std::string& i
   Allocation a = *live;
   TP_ASSIGN_OR_RETURN(const bool already, CheckCommit(a, external_id, live_));
   if (already) return a;
-  TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
                         db_->Prepare("UPDATE allocations SET state = 'committed',"
                                      " external_id = ?2, expires_us = NULL WHERE id = ?1"));
@@ -461,7 +462,7 @@ absl::StatusOr<Allocation> AllocationLedger::CommitUnsealed(const std::string& i
 absl::StatusOr<Allocation> AllocationLedger::Finish(int64_t n, AllocationState state,
                                                     absl::string_view event_detail) {
   const absl::Time now = clock_.Now();
-  TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
                         db_->Prepare("UPDATE allocations SET state = ?2, finished_us = ?3"
                                      " WHERE id = ?1"));
@@ -544,7 +545,7 @@ absl::StatusOr<Allocation> AllocationLedger::RenewUnsealed(const std::string& id
   Allocation a = *live;
   TP_RETURN_IF_ERROR(CheckRenewable(a));
   const absl::Time expires = clock_.Now() + ttl;
-  TP_RETURN_IF_ERROR(WriteChange([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement update,
                         db_->Prepare("UPDATE allocations SET expires_us = ?2 WHERE id = ?1"));
     update.BindInt(1, n);

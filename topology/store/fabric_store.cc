@@ -63,7 +63,7 @@ absl::StatusOr<FabricSnapshot> FabricStore::Put(FabricPtr fabric) {
   FabricSnapshot result{.version = 0, .fabric = fabric};
   // The latest snapshot: if it is this fabric, its version serves; `row` says one exists.
   bool row = false;
-  auto find_latest = [&]() -> absl::StatusOr<bool> {
+  auto find_latest = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::StatusOr<bool> {
     TP_ASSIGN_OR_RETURN(SqliteStatement latest,
                         db_->Prepare("SELECT version, fabric_json FROM fabric_snapshots "
                                      "ORDER BY version DESC LIMIT 1"));
@@ -80,7 +80,7 @@ absl::StatusOr<FabricSnapshot> FabricStore::Put(FabricPtr fabric) {
         absl::StrCat("fabric store: '", db_->path(), "' is read-only and does not hold fabric '",
                      fabric->name(), "' as configured; make it writable"));
   }
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     TP_ASSIGN_OR_RETURN(bool same, find_latest());
     if (same) return absl::OkStatus();
     result.version = row ? result.version + 1 : 1;

@@ -35,7 +35,7 @@ absl::StatusOr<bool> SqliteHostReportStore::Put(absl::string_view host,
                                                 int64_t received_unix_ms) {
   absl::MutexLock lock(&mu_);
   bool replaced = false;
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     TP_ASSIGN_OR_RETURN(SqliteStatement exists,
                         db_->Prepare("SELECT 1 FROM host_reports WHERE host = ?1"));
     exists.BindText(1, host);

@@ -168,7 +168,7 @@ absl::Status TelemetryReportStore::AddCounterRates(const std::vector<CounterRate
 absl::StatusOr<int64_t> TelemetryReportStore::Prune(int64_t cutoff_unix_ms) {
   absl::MutexLock lock(&mu_);
   int64_t removed = 0;
-  TP_RETURN_IF_ERROR(db_->InTransaction([&]() -> absl::Status {
+  TP_RETURN_IF_ERROR(db_->InTransaction([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     for (const char* table : {"probe_results", "port_counters", "counter_rates"}) {
       TP_ASSIGN_OR_RETURN(
           SqliteStatement del,
