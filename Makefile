@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 TOPOPLACE := $(BUILD)/api/cli/topoplace
 DEMO_DIR ?= topoplace-data
 
-.PHONY: all deps configure build build-demo demo test fuzz bench report asan tsan package image clean
+.PHONY: all deps configure build build-demo demo test fuzz bench report asan package image clean
 
 all: build
 
@@ -65,19 +65,6 @@ bench: build
 # Same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
 	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DTOPOPLACE_SANITIZE=ON -DTOPOPLACE_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=Debug"
-
-# ThreadSanitizer over the tests that run threads against each other: the SQLite ledger's
-# contract (group commit over two mutexes), the etcd ledger with concurrent changes, HA
-# failover, the service under concurrent clients, the extender. Not in `make test` (about
-# 20 minutes on 2 cores); run before changing any of them.
-TSAN_TESTS = scheduler_ledger_allocation_ledger_test etcd_ledger_test ha_integration_test \
-	service_integration_test k8s_extender_test
-tsan: deps
-	cmake -S . -B build-tsan -G Ninja -DTOPOPLACE_TSAN=ON -DTOPOPLACE_BENCHMARKS=OFF
-	cmake --build build-tsan -j $(JOBS) --target topoplaced topoplace $(TSAN_TESTS)
-	set -e; for t in $(TSAN_TESTS); do \
-	  bin=$$(find build-tsan/tests -name $$t -type f | head -1); echo "== $$bin"; \
-	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $$bin; done
 
 # Debian packages, one per role (cmake/Packaging.cmake), into $(BUILD)/packages/.
 package: build
