@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -97,8 +98,19 @@ absl::Status EtcdCluster::Start() {
 }
 
 absl::Status EtcdCluster::Restart(int i) {
-  if (absl::Status s = Spawn(i); !s.ok()) return s;
-  return AwaitAnswer(i);
+  // A member killed mid-write, or whose port another test's process briefly held, can
+  // fail its first start (seen once in CI, cause not logged then): try a few times,
+  // returning the last failure with the member's log.
+  absl::Status s;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
+    s = Spawn(i);
+    if (s.ok()) s = AwaitAnswer(i);
+    if (s.ok()) return s;
+    std::cerr << "etcd member " << i << " restart attempt " << attempt + 1 << ": " << s << "\n";
+    Kill(i, SIGKILL);
+  }
+  return s;
 }
 
 absl::Status EtcdCluster::Wipe() {

@@ -159,7 +159,8 @@ TEST_F(HaTest, Ha_EtcdLosingOneMemberServesOnAndLosingTwoStopsWritesUntilOneRetu
   // Reads are still answered.
   EXPECT_TRUE(client->GetAllocation(second->allocation().allocation_id()).ok());
 
-  ASSERT_TRUE(etcd_.Restart(1).ok());
+  const absl::Status restarted = etcd_.Restart(1);
+  ASSERT_TRUE(restarted.ok()) << restarted;
   auto resumed = client->Reserve("tp=8,pp=1,dp=1", "", 600);
   ASSERT_TRUE(resumed.ok()) << resumed.status();
   auto live = client->ListAllocations();
