@@ -100,6 +100,7 @@ EtcdLedger::EtcdLedger(EtcdClient& etcd, FenceSource& fence, FabricPtr fabric,
       fabric_(std::move(fabric)),
       clock_(clock),
       options_(std::move(options)),
+      group_(etcd, fence, TxnLimits{.max_bytes = options_.max_request_bytes}),
       live_(fabric_->gpus().size()) {}
 
 std::string EtcdLedger::Key(absl::string_view kind, absl::string_view name) const {
@@ -327,9 +328,9 @@ void EtcdLedger::RefreshForReadLocked() {
 }
 
 absl::StatusOr<etcdserverpb::TxnResponse> EtcdLedger::Write(const Fence& fence,
-                                                            etcdserverpb::TxnRequest& txn) {
+                                                            const etcdserverpb::TxnRequest& txn) {
   bool fence_lost = false;
-  absl::StatusOr<etcdserverpb::TxnResponse> r = FencedTxn(etcd_, fence_, fence, txn, &fence_lost);
+  absl::StatusOr<etcdserverpb::TxnResponse> r = group_.Run(fence, txn, &fence_lost);
   absl::MutexLock lock(&mu_);
   if (!r.ok() && !fence_lost) {
     stale_ = true;

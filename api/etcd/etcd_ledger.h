@@ -35,8 +35,9 @@
 // (accept_ledger_loss at the next start). A replica with no watermark file of its own that
 // meets an already wiped etcd cannot tell; the others refuse.
 //
-// Thread-safe. Changes to different allocations run concurrently (etcd batches them into
-// one raft round); changes to the same allocation run one after the other.
+// Thread-safe. Changes to different allocations run concurrently: those that arrive while
+// an earlier one is with etcd go to etcd together, as one transaction (group_commit.h);
+// changes to the same allocation run one after the other.
 #ifndef TOPOPLACE_API_ETCD_ETCD_LEDGER_H_
 #define TOPOPLACE_API_ETCD_ETCD_LEDGER_H_
 
@@ -53,6 +54,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "api/etcd/etcd_client.h"
+#include "api/etcd/group_commit.h"
 #include "api/etcd/write_fence.h"
 #include "scheduler/ledger/ack_watermark.h"
 #include "scheduler/ledger/clock.h"
@@ -157,7 +159,8 @@ class EtcdLedger final : public ledger::Ledger {
   // applied it; a failed compare other than the fence's leaves its failure reads in place.
   // Unavailable when the fence no longer holds or etcd did not answer (then the view is
   // reloaded before the next write).
-  absl::StatusOr<etcdserverpb::TxnResponse> Write(const Fence& fence, etcdserverpb::TxnRequest& txn)
+  absl::StatusOr<etcdserverpb::TxnResponse> Write(const Fence& fence,
+                                                  const etcdserverpb::TxnRequest& txn)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Waits until no change of allocation `n` is in flight.
   void AwaitIdleLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -187,6 +190,7 @@ class EtcdLedger final : public ledger::Ledger {
   const FabricPtr fabric_;
   const ledger::Clock& clock_;
   const EtcdLedgerOptions options_;
+  GroupCommit group_;  // every change's transaction goes through it
   absl::Mutex mu_;
   ledger::LiveAllocations live_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, int64_t> mod_revision_ ABSL_GUARDED_BY(mu_);  // of live/<n>

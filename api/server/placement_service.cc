@@ -171,8 +171,8 @@ grpc::ServerUnaryReactor* PlacementService::Reserve(grpc::CallbackServerContext*
   absl::StatusOr<Caller> caller = context_.authorizer.Authenticate(*ctx, Access::kUserWrite);
   absl::Status s = caller.status();
   if (s.ok()) s = caller->CheckMayReserveAs(request->request_id());
-  if (s.ok()) s = DoReserve(*request, *response);
-  return FinishUnary(ctx, s);
+  if (!s.ok()) return FinishUnary(ctx, s);
+  return calls_.Run(ctx, [=, this] { return DoReserve(*request, *response); });
 }
 
 absl::Status PlacementService::CheckMayChange(const Caller& caller,
@@ -188,18 +188,15 @@ grpc::ServerUnaryReactor* PlacementService::Renew(grpc::CallbackServerContext* c
   absl::StatusOr<Caller> caller = context_.authorizer.Authenticate(*ctx, Access::kUserWrite);
   absl::Status s = caller.status();
   if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
-  if (s.ok()) s = CheckMayChange(*caller, request->allocation_id());
-  if (s.ok()) {
-    absl::StatusOr<absl::Duration> ttl = ParseTtl(request->ttl_seconds());
-    s = ttl.status();
-    if (s.ok()) {
-      absl::StatusOr<ledger::Allocation> renewed =
-          context_.ledger->Renew(request->allocation_id(), *ttl);
-      if (renewed.ok()) *response = AllocationToProto(*renewed);
-      s = renewed.status();
-    }
-  }
-  return FinishUnary(ctx, s);
+  if (!s.ok()) return FinishUnary(ctx, s);
+  return calls_.Run(ctx, [=, this, caller = *std::move(caller)]() -> absl::Status {
+    TP_RETURN_IF_ERROR(CheckMayChange(caller, request->allocation_id()));
+    TP_ASSIGN_OR_RETURN(const absl::Duration ttl, ParseTtl(request->ttl_seconds()));
+    TP_ASSIGN_OR_RETURN(const ledger::Allocation renewed,
+                        context_.ledger->Renew(request->allocation_id(), ttl));
+    *response = AllocationToProto(renewed);
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* PlacementService::Commit(grpc::CallbackServerContext* ctx,
@@ -209,13 +206,13 @@ grpc::ServerUnaryReactor* PlacementService::Commit(grpc::CallbackServerContext* 
   if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
   // Newlines and ANSI escapes in an external id used to reach operators' terminals raw.
   if (s.ok()) s = CheckText("external_id", request->external_id(), kMaxNameBytes, true);
-  if (s.ok()) {
-    absl::StatusOr<ledger::Allocation> a =
-        context_.ledger->Commit(request->allocation_id(), request->external_id());
-    if (a.ok()) *response = AllocationToProto(*a);
-    s = a.status();
-  }
-  return FinishUnary(ctx, s);
+  if (!s.ok()) return FinishUnary(ctx, s);
+  return calls_.Run(ctx, [=, this]() -> absl::Status {
+    TP_ASSIGN_OR_RETURN(const ledger::Allocation a,
+                        context_.ledger->Commit(request->allocation_id(), request->external_id()));
+    *response = AllocationToProto(a);
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* PlacementService::Release(grpc::CallbackServerContext* ctx,
@@ -224,13 +221,14 @@ grpc::ServerUnaryReactor* PlacementService::Release(grpc::CallbackServerContext*
   absl::StatusOr<Caller> caller = context_.authorizer.Authenticate(*ctx, Access::kUserWrite);
   absl::Status s = caller.status();
   if (s.ok()) s = CheckField("allocation_id", request->allocation_id(), kMaxNameBytes, true);
-  if (s.ok()) s = CheckMayChange(*caller, request->allocation_id());
-  if (s.ok()) {
-    absl::StatusOr<ledger::Allocation> a = context_.ledger->Release(request->allocation_id());
-    if (a.ok()) *response = AllocationToProto(*a);
-    s = a.status();
-  }
-  return FinishUnary(ctx, s);
+  if (!s.ok()) return FinishUnary(ctx, s);
+  return calls_.Run(ctx, [=, this, caller = *std::move(caller)]() -> absl::Status {
+    TP_RETURN_IF_ERROR(CheckMayChange(caller, request->allocation_id()));
+    TP_ASSIGN_OR_RETURN(const ledger::Allocation a,
+                        context_.ledger->Release(request->allocation_id()));
+    *response = AllocationToProto(a);
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* PlacementService::GetAllocation(grpc::CallbackServerContext* ctx,

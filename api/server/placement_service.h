@@ -3,10 +3,12 @@
 // Reserve places and then records in the ledger; if a concurrent reservation took one of
 // the chosen GPUs in between (ABORTED from the ledger) it places again, a few times. A
 // Reserve with a request_id seen before is answered from the ledger (idempotent retries).
-// Thread-safe: RPCs run concurrently on gRPC's threads.
+// Thread-safe: RPCs run concurrently on gRPC's threads; those that change the ledger run on
+// threads of their own (blocking_calls.h), so they reach the ledger together.
 #ifndef TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_
 #define TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_
 
+#include "api/server/blocking_calls.h"
 #include "api/server/service_context.h"
 #include "topoplace/v1/placement.grpc.pb.h"
 
@@ -54,6 +56,7 @@ class PlacementService final : public v1::Placement::CallbackService {
   absl::StatusOr<absl::Duration> ParseTtl(int64_t ttl_seconds) const;
 
   const ServiceContext& context_;
+  BlockingCalls calls_;  // Reserve, Renew, Commit, Release
 };
 
 }  // namespace topoplace::server
