@@ -25,6 +25,16 @@ absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSp
   const int g = job.gpus_per_node;
   const int stage_nodes = SnakeStageNodes(job);
   const int groups = g / job.tp;  // TP groups per node
+  // Which free GPU of its node each local rank takes, in node order and in a reversed
+  // (snake) node: computed once, not per rank.
+  std::vector<int> position[2];
+  for (const bool reversed : {false, true}) {
+    for (int local = 0; local < g; ++local) {
+      const int group = local / job.tp;
+      position[reversed].push_back((reversed ? groups - 1 - group : group) * job.tp +
+                                   local % job.tp);
+    }
+  }
   std::vector<GpuId> free;
   std::vector<RankSlot> slots;
   slots.reserve(node_hosts.size() * static_cast<size_t>(g));
@@ -42,10 +52,8 @@ absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSp
           "host ", host.name, " has ", free.size(), " free GPUs, the job needs ", g, " per node"));
     }
     const bool reversed = stage_nodes > 0 && (k % stage_nodes) % 2 == 1;
-    for (int local = 0; local < g; ++local) {
-      const int group = local / job.tp;
-      const int position = (reversed ? groups - 1 - group : group) * job.tp + local % job.tp;
-      slots.push_back(RankSlot{h, free[position], GpuNic(fabric, host, free[position])});
+    for (const int p : position[reversed]) {
+      slots.push_back(RankSlot{h, free[p], GpuNic(fabric, host, free[p])});
     }
   }
   return slots;

@@ -30,10 +30,11 @@ std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
   Cut cut{absl::StrCat(DimName(dim), "-aligned"), ctx.nodes / layout.size(dim),
           std::vector<int>(ctx.nodes)};
   // Nodes by coordinate, in node order within one coordinate (a counting sort: stable).
+  const std::vector<int> coord = layout.NodeCoords(dim, g, ctx.nodes);
   std::vector<int> first(layout.size(dim) + 1, 0);
-  for (int k = 0; k < ctx.nodes; ++k) ++first[layout.Coord(k * g, dim) + 1];
+  for (int k = 0; k < ctx.nodes; ++k) ++first[coord[k] + 1];
   for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
-  for (int k = 0; k < ctx.nodes; ++k) cut.node_order[first[layout.Coord(k * g, dim)]++] = k;
+  for (int k = 0; k < ctx.nodes; ++k) cut.node_order[first[coord[k]]++] = k;
   return cut;
 }
 

@@ -17,19 +17,22 @@ void AddSegment(const RankLayout& layout, Dim d, Pattern pattern, double pair, i
     graph.from.push_back(a);
     graph.to.push_back(b);
   };
+  // Node k's partner at coordinate c is k + (c - coord) * step (stride is node-aligned).
+  const int step = layout.stride(d) / g;
+  const std::vector<int> coords = layout.NodeCoords(d, g, nodes);
   for (int k = 0; k < nodes; ++k) {
-    const int rank = k * g;
-    const int coord = layout.Coord(rank, d);
+    const int coord = coords[k];
+    const int next = coord + 1 < size ? k + step : k - coord * step;  // ring successor
     switch (pattern) {
       case Pattern::kRing:
-        add(k, layout.Neighbor(rank, d) / g);
+        add(k, next);
         break;
       case Pattern::kChain:
-        if (coord + 1 < size) add(k, layout.Neighbor(rank, d) / g);
+        if (coord + 1 < size) add(k, next);
         break;
       case Pattern::kAllToAll:
         for (int c = 0; c < size; ++c) {
-          if (c != coord) add(k, layout.WithCoord(rank, d, c) / g);
+          if (c != coord) add(k, k + (c - coord) * step);
         }
         break;
     }

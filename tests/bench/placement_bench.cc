@@ -142,9 +142,16 @@ void BM_PlaceRail28kWithLinkLoads(benchmark::State& state) {
 void BM_PlaceRail28kLoadAware(benchmark::State& state) {
   RunPlacement(state, "rail-28k", "topoplace", /*link_loads=*/false, /*load_aware=*/true);
 }
-// A baseline for scale: the same engine path with slurm-tree's single candidate.
+void BM_PlaceClos3_100kLoadAware(benchmark::State& state) {
+  RunPlacement(state, "clos3-100k", "topoplace", /*link_loads=*/false, /*load_aware=*/true);
+}
+// A baseline for scale: the same engine path with slurm-tree's single candidate (issue 36's
+// targets are ratios to it, in one run).
 void BM_PlaceRail28kSlurmTree(benchmark::State& state) {
   RunPlacement(state, "rail-28k", "slurm-tree");
+}
+void BM_PlaceClos3_100kSlurmTree(benchmark::State& state) {
+  RunPlacement(state, "clos3-100k", "slurm-tree");
 }
 
 // The MoE job on NVLink racks, topoplace against a baseline in the same engine.
@@ -165,7 +172,9 @@ BENCHMARK(BM_PlaceRail28k)->Apply([](auto* b) { Sizes(b, {64, 256, 1024, 4096, 8
 BENCHMARK(BM_PlaceClos3_100k)->Apply([](auto* b) { Sizes(b, {64, 256, 1024, 4096, 8192}); });
 BENCHMARK(BM_PlaceRail28kWithLinkLoads)->Apply([](auto* b) { Sizes(b, {64, 8192}); });
 BENCHMARK(BM_PlaceRail28kLoadAware)->Apply([](auto* b) { Sizes(b, {64, 1024, 8192}); });
-BENCHMARK(BM_PlaceRail28kSlurmTree)->Apply([](auto* b) { Sizes(b, {64, 8192}); });
+BENCHMARK(BM_PlaceClos3_100kLoadAware)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PlaceRail28kSlurmTree)->Apply([](auto* b) { Sizes(b, {64, 1024, 8192}); });
+BENCHMARK(BM_PlaceClos3_100kSlurmTree)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
 BENCHMARK(BM_PlaceNvl72Moe)->Apply([](auto* b) { Sizes(b, {1024}); });
 BENCHMARK(BM_PlaceNvl72MoeSlurmBlock)->Apply([](auto* b) { Sizes(b, {1024}); });
 
