@@ -5,10 +5,12 @@
 #include <grpcpp/security/credentials.h>
 
 #include <cmath>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::etcd {
@@ -84,6 +86,7 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(const EtcdOption
     m.channel = grpc::CreateCustomChannel(endpoint, credentials, args);
     m.kv = etcdserverpb::KV::NewStub(m.channel);
     m.lease = etcdserverpb::Lease::NewStub(m.channel);
+    m.watch = etcdserverpb::Watch::NewStub(m.channel);
     m.auth = etcdserverpb::Auth::NewStub(m.channel);
     members.push_back(std::move(m));
   }
@@ -280,6 +283,59 @@ absl::StatusOr<absl::Duration> EtcdClient::KeepAliveOnce(int64_t lease) {
     return absl::NotFoundError(absl::StrCat("etcd lease ", lease, " has expired"));
   }
   return absl::Seconds(response.ttl());
+}
+
+EtcdWatch::~EtcdWatch() {
+  context_->TryCancel();
+  (void)stream_->Finish();
+}
+
+absl::StatusOr<etcdserverpb::WatchResponse> EtcdWatch::Next() {
+  etcdserverpb::WatchResponse response;
+  if (!stream_->Read(&response)) {
+    return absl::UnavailableError("etcd watch: the stream ended");
+  }
+  if (response.canceled()) {
+    if (response.compact_revision() > 0) {
+      return absl::OutOfRangeError(absl::StrCat("etcd watch: history compacted up to revision ",
+                                                response.compact_revision()));
+    }
+    return absl::UnavailableError(
+        absl::StrCat("etcd watch: canceled by etcd: ", response.cancel_reason()));
+  }
+  return response;
+}
+
+absl::StatusOr<std::unique_ptr<EtcdWatch>> EtcdClient::WatchPrefix(const std::string& prefix,
+                                                                   int64_t start_revision) {
+  std::unique_ptr<grpc::ClientContext> ctx = Context();
+  // The stream lives as long as the watch; only its creation is bounded by the timeout.
+  ctx->set_deadline(std::chrono::system_clock::time_point::max());
+  const size_t m = Pick();
+  auto stream = At(m).watch->Watch(ctx.get());
+  etcdserverpb::WatchRequest request;
+  etcdserverpb::WatchCreateRequest* create = request.mutable_create_request();
+  create->set_key(prefix);
+  create->set_range_end(PrefixEnd(prefix));
+  create->set_start_revision(start_revision);
+  if (!stream->Write(request)) {
+    return Failed("Watch", stream->Finish(), m);
+  }
+  auto watch = std::make_unique<EtcdWatch>(std::move(ctx), std::move(stream));
+  // etcd answers the creation at once (or cancels it, for a compacted revision); a watch
+  // that does not answer in time is given up like any call.
+  absl::Notification answered;
+  std::thread timer([&] {
+    if (!answered.WaitForNotificationWithTimeout(options_.timeout)) watch->Cancel();
+  });
+  absl::StatusOr<etcdserverpb::WatchResponse> first = watch->Next();
+  answered.Notify();
+  timer.join();
+  if (!first.ok()) return first.status();
+  if (!first->created()) {
+    return absl::UnavailableError("etcd watch: etcd did not confirm the watch");
+  }
+  return watch;
 }
 
 absl::Status EtcdClient::RevokeLease(int64_t lease) {

@@ -54,6 +54,28 @@ struct KeyValue {
   int64_t lease = 0;         // 0: none
 };
 
+// One watch on a key range (etcd's Watch stream), from EtcdClient::WatchPrefix. Next may
+// block for as long as nothing changes; Cancel, from any thread, makes it return.
+class EtcdWatch {
+ public:
+  EtcdWatch(std::unique_ptr<grpc::ClientContext> context,
+            std::unique_ptr<
+                grpc::ClientReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>>
+                stream)
+      : context_(std::move(context)), stream_(std::move(stream)) {}
+  ~EtcdWatch();
+  // The next batch of changes, in revision order. OutOfRange naming the oldest revision
+  // left when etcd compacted the history the watch needs; Unavailable when the stream
+  // ended (etcd unreachable, the member gone, or Cancel).
+  absl::StatusOr<etcdserverpb::WatchResponse> Next();
+  void Cancel() { context_->TryCancel(); }
+
+ private:
+  std::unique_ptr<grpc::ClientContext> context_;
+  std::unique_ptr<grpc::ClientReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>>
+      stream_;
+};
+
 class EtcdClient {
  public:
   // Makes the channel (connected lazily). InvalidArgument for no endpoint or a malformed
@@ -79,6 +101,12 @@ class EtcdClient {
   // was already compacted that far.
   absl::Status Compact(int64_t revision);
 
+  // Watches every key starting with `prefix` from `start_revision` on (older changes
+  // included, while etcd still has them), once etcd confirmed the watch. OutOfRange when
+  // `start_revision` was compacted away; Unavailable when etcd does not answer in time.
+  absl::StatusOr<std::unique_ptr<EtcdWatch>> WatchPrefix(const std::string& prefix,
+                                                         int64_t start_revision);
+
   // A lease of `ttl` (whole seconds, at least 1); its id.
   absl::StatusOr<int64_t> GrantLease(absl::Duration ttl);
   // Renews the lease once; its remaining time to live. NotFound if it expired.
@@ -95,6 +123,7 @@ class EtcdClient {
     std::shared_ptr<grpc::Channel> channel;
     std::unique_ptr<etcdserverpb::KV::Stub> kv;
     std::unique_ptr<etcdserverpb::Lease::Stub> lease;
+    std::unique_ptr<etcdserverpb::Watch::Stub> watch;
     std::unique_ptr<etcdserverpb::Auth::Stub> auth;
   };
   EtcdClient(EtcdOptions options, std::vector<Member> members);

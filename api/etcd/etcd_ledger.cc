@@ -90,7 +90,18 @@ absl::StatusOr<std::unique_ptr<EtcdLedger>> EtcdLedger::Open(EtcdClient& etcd, F
   }
   TP_RETURN_IF_ERROR(ledger->LoadLocked());
   ledger->opening_ = false;
+  ledger->watcher_ = std::thread([raw = ledger.get()] { raw->WatchLoop(); });
+  ledger->StartWatchLocked();
   return ledger;
+}
+
+EtcdLedger::~EtcdLedger() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    if (open_watch_ != nullptr) open_watch_->Cancel();
+  }
+  if (watcher_.joinable()) watcher_.join();
 }
 
 EtcdLedger::EtcdLedger(EtcdClient& etcd, FenceSource& fence, FabricPtr fabric,
@@ -158,24 +169,7 @@ absl::Status EtcdLedger::LoadLocked() {
     TP_ASSIGN_OR_RETURN(Allocation a, DecodeAllocation(kv.key(), kv.value()));
     const int64_t n = *ledger::ParseAllocationId(a.id);
     last = std::max(last, n);
-    std::vector<GpuId> held;
-    for (const ledger::GpuRef& ref : a.gpus) {
-      std::optional<GpuId> gpu = ResolveGpu(ref);
-      if (!gpu) {
-        if (first) {
-          warnings_.push_back(absl::StrCat(a.id, ": GPU ", ref.host, "/gpu", ref.index,
-                                           " is not in fabric '", fabric_->name(), "'"));
-        }
-        continue;
-      }
-      if (const int64_t other = live.Holder(*gpu);
-          other != 0 || std::count(held.begin(), held.end(), *gpu)) {
-        return absl::DataLossError(absl::StrCat("etcd ledger: GPU ", ref.host, "/gpu", ref.index,
-                                                " held by both ", ledger::FormatAllocationId(other),
-                                                " and ", a.id));
-      }
-      held.push_back(*gpu);
-    }
+    TP_ASSIGN_OR_RETURN(std::vector<GpuId> held, HeldGpus(a, live, first));
     mod_revision[n] = kv.mod_revision();
     live.Add(n, std::move(a), std::move(held));
   }
@@ -198,11 +192,36 @@ absl::Status EtcdLedger::LoadLocked() {
   write_state_ = absl::OkStatus();  // etcd answers
   live_ = std::move(live);
   mod_revision_ = std::move(mod_revision);
+  view_revision_ = r->header().revision();
   // Never a number this ledger acknowledged before, even after an accepted loss.
   next_n_ = std::max(last, mark_.allocation) + 1;
   stale_ = false;
   loaded_at_ = absl::Now();
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<GpuId>> EtcdLedger::HeldGpus(const Allocation& a,
+                                                        const ledger::LiveAllocations& live,
+                                                        bool warn) {
+  std::vector<GpuId> held;
+  for (const ledger::GpuRef& ref : a.gpus) {
+    std::optional<GpuId> gpu = ResolveGpu(ref);
+    if (!gpu) {
+      if (warn) {
+        warnings_.push_back(absl::StrCat(a.id, ": GPU ", ref.host, "/gpu", ref.index,
+                                         " is not in fabric '", fabric_->name(), "'"));
+      }
+      continue;
+    }
+    if (const int64_t other = live.Holder(*gpu);
+        other != 0 || std::count(held.begin(), held.end(), *gpu)) {
+      return absl::DataLossError(absl::StrCat("etcd ledger: GPU ", ref.host, "/gpu", ref.index,
+                                              " held by both ", ledger::FormatAllocationId(other),
+                                              " and ", a.id));
+    }
+    held.push_back(*gpu);
+  }
+  return held;
 }
 
 absl::Status EtcdLedger::CheckStoreLocked(const etcdserverpb::ResponseHeader& header,
@@ -297,6 +316,7 @@ absl::StatusOr<Fence> EtcdLedger::PrepareWriteLocked() {
     const bool new_leadership = loaded_under_ != fence;
     TP_RETURN_IF_ERROR(LoadLocked());
     loaded_under_ = fence;
+    StopWatchLocked();
     if (new_leadership) DropLegacyGpuKeysLocked(fence);
   }
   return fence;
@@ -320,11 +340,92 @@ void EtcdLedger::RefreshForReadLocked() {
   absl::StatusOr<Fence> fence = fence_.WriteFence();
   if (fence.ok()) {
     if (!stale_ && loaded_under_ == *fence) return;
-    if (LoadLocked().ok()) loaded_under_ = *fence;
+    if (LoadLocked().ok()) {
+      loaded_under_ = *fence;
+      StopWatchLocked();
+    }
     return;
   }
+  if (!loaded_under_.key.empty()) stale_ = true;  // led until now: watch from a fresh load
+  if (!stale_ && watch_current_) return;
   if (!stale_ && absl::Now() - loaded_at_ < options_.follower_refresh) return;
-  if (LoadLocked().ok()) loaded_under_ = Fence{};
+  if (LoadLocked().ok()) {
+    loaded_under_ = Fence{};
+    StartWatchLocked();
+  }
+}
+
+void EtcdLedger::StartWatchLocked() {
+  ++watch_generation_;
+  watch_current_ = false;
+  watch_from_ = view_revision_ + 1;
+  if (open_watch_ != nullptr) open_watch_->Cancel();
+}
+
+void EtcdLedger::StopWatchLocked() {
+  ++watch_generation_;
+  watch_current_ = false;
+  watch_from_ = 0;
+  if (open_watch_ != nullptr) open_watch_->Cancel();
+}
+
+void EtcdLedger::WatchLoop() {
+  while (true) {
+    int64_t from = 0;
+    uint64_t generation = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      const auto asked = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || watch_from_ > 0;
+      };
+      mu_.Await(absl::Condition(&asked));
+      if (stopping_) return;
+      from = std::exchange(watch_from_, 0);
+      generation = watch_generation_;
+    }
+    absl::StatusOr<std::unique_ptr<EtcdWatch>> watch = etcd_.WatchPrefix(Key("live", ""), from);
+    {
+      absl::MutexLock lock(&mu_);
+      if (!watch.ok() || generation != watch_generation_ || stopping_) continue;
+      open_watch_ = watch->get();
+      watch_current_ = true;
+    }
+    while (true) {
+      absl::StatusOr<etcdserverpb::WatchResponse> batch = (*watch)->Next();
+      absl::MutexLock lock(&mu_);
+      if (!batch.ok() || generation != watch_generation_ || stopping_) {
+        // Reads fall back to reloading, which opens the next watch.
+        if (generation == watch_generation_) watch_current_ = false;
+        open_watch_ = nullptr;
+        break;
+      }
+      ApplyWatchedLocked(*batch);
+    }
+  }
+}
+
+void EtcdLedger::ApplyWatchedLocked(const etcdserverpb::WatchResponse& batch) {
+  if (!loaded_under_.key.empty() || stale_) return;  // leading, or a reload is due anyway
+  for (const etcdserverpb::Event& event : batch.events()) {
+    const etcdserverpb::KeyValue& kv = event.kv();
+    if (kv.mod_revision() <= view_revision_) continue;  // the load already had it
+    const int64_t n = NumberOfKey(kv.key());
+    if (live_.Find(n) != nullptr) live_.Remove(n);
+    mod_revision_.erase(n);
+    if (event.type() == etcdserverpb::Event::PUT) {
+      absl::StatusOr<Allocation> a = DecodeAllocation(kv.key(), kv.value());
+      absl::StatusOr<std::vector<GpuId>> held =
+          a.ok() ? HeldGpus(*a, live_, false) : absl::StatusOr<std::vector<GpuId>>(a.status());
+      if (!held.ok()) {
+        stale_ = true;  // the next read reloads, and reports what is wrong
+        return;
+      }
+      mod_revision_[n] = kv.mod_revision();
+      live_.Add(n, *std::move(a), *std::move(held));
+    }
+    view_revision_ = kv.mod_revision();
+    mark_.event_seq = std::max(mark_.event_seq, view_revision_);
+  }
 }
 
 absl::StatusOr<etcdserverpb::TxnResponse> EtcdLedger::Write(const Fence& fence,

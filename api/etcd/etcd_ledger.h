@@ -3,8 +3,10 @@
 // does; every change is one etcd transaction that carries the leader's fence (see
 // write_fence.h) and compares the revision of every key it builds on, so two replicas can
 // never hold the same GPU even if both believe they lead. Followers serve reads from a view
-// they reload from etcd when it is older than `follower_refresh`; their writes fail with
-// Unavailable naming the leader.
+// that a watch on the live records keeps current after one load (a change shows within
+// milliseconds); while the watch is down (etcd unreachable, history compacted) they reload
+// the view when it is older than `follower_refresh`. Their writes fail with Unavailable
+// naming the leader.
 //
 // Which GPUs are free is decided in the leader's view, and the view is complete: it is
 // loaded after the leadership began, under the fence, and every later change goes through
@@ -45,6 +47,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -101,6 +104,7 @@ class EtcdLedger final : public ledger::Ledger {
                                                           FabricPtr fabric,
                                                           const ledger::Clock& clock,
                                                           EtcdLedgerOptions options = {});
+  ~EtcdLedger() override;
 
   absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override;
   absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& request_id) override;
@@ -150,6 +154,19 @@ class EtcdLedger final : public ledger::Ledger {
   // The fence for a write, with a view that is complete under it (reloaded after an
   // election or a failed write).
   absl::StatusOr<Fence> PrepareWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The GPUs `a` holds, checked against `live` (DataLoss naming both holders of a GPU);
+  // GPUs the fabric lacks are left out (and warned about when `warn`).
+  absl::StatusOr<std::vector<GpuId>> HeldGpus(const ledger::Allocation& a,
+                                              const ledger::LiveAllocations& live, bool warn);
+  // The follower's watch: (re)opened from the view's revision by the watcher thread;
+  // stopped while this replica leads (its own writes keep its view current).
+  void StartWatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StopWatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void WatchLoop() ABSL_LOCKS_EXCLUDED(mu_);
+  // Applies a batch of changes to live/ keys to a follower's view; a record that does not
+  // decode or fit marks the view stale (reloaded by the next read).
+  void ApplyWatchedLocked(const etcdserverpb::WatchResponse& batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Deletes the per-GPU keys of ledgers written by earlier versions, under `fence`.
   void DropLegacyGpuKeysLocked(const Fence& fence) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Reloads a follower's view when it is older than follower_refresh; a leader's view is
@@ -213,6 +230,14 @@ class EtcdLedger final : public ledger::Ledger {
   int64_t compacted_ ABSL_GUARDED_BY(mu_) = 0;  // the revision this replica compacted to
   absl::Time compacted_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   std::vector<std::string> warnings_;
+  // The etcd revision the view reflects (its load's, then each watched change's).
+  int64_t view_revision_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t watch_from_ ABSL_GUARDED_BY(mu_) = 0;         // > 0: open a watch from this revision
+  uint64_t watch_generation_ ABSL_GUARDED_BY(mu_) = 0;  // a restart ends older watches
+  bool watch_current_ ABSL_GUARDED_BY(mu_) = false;     // this generation's watch is open
+  EtcdWatch* open_watch_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread watcher_;
 };
 
 }  // namespace topoplace::etcd

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/temp_dir.h"
@@ -51,6 +52,44 @@ TEST_F(EtcdClientTest, PutThenGetAndPrefixReadTheRecords) {
   ASSERT_EQ(tp->size(), 2u);
   EXPECT_EQ((*tp)[0].key, "/tp/a");
   EXPECT_EQ((*tp)[1].key, "/tp/b");
+}
+
+TEST_F(EtcdClientTest, AWatchBringsThePrefixsChangesFromItsRevisionOnInOrder) {
+  const int64_t before = *client_->Put("/tp/a", "1");
+  ASSERT_TRUE(client_->Put("/tq/other", "x").ok());
+  absl::StatusOr<std::unique_ptr<EtcdWatch>> watch = client_->WatchPrefix("/tp/", before + 1);
+  ASSERT_TRUE(watch.ok()) << watch.status();
+  ASSERT_TRUE(client_->Put("/tp/b", "2").ok());
+  etcdserverpb::TxnRequest remove;
+  remove.add_success()->mutable_request_delete_range()->set_key("/tp/a");
+  ASSERT_TRUE(client_->Txn(remove).ok());
+  std::vector<std::string> seen;
+  int64_t last = before;
+  while (seen.size() < 2) {
+    absl::StatusOr<etcdserverpb::WatchResponse> batch = (*watch)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    for (const etcdserverpb::Event& e : batch->events()) {
+      EXPECT_GT(e.kv().mod_revision(), last);
+      last = e.kv().mod_revision();
+      seen.push_back(
+          absl::StrCat(e.type() == etcdserverpb::Event::PUT ? "put " : "delete ", e.kv().key()));
+    }
+  }
+  EXPECT_THAT(seen, ::testing::ElementsAre("put /tp/b", "delete /tp/a"));
+  // Cancel ends a Next that waits, from another thread.
+  std::thread cancel([&] { (*watch)->Cancel(); });
+  EXPECT_TRUE(absl::IsUnavailable((*watch)->Next().status()));
+  cancel.join();
+}
+
+TEST_F(EtcdClientTest, AWatchFromCompactedHistoryEndsNamingTheOldestRevisionLeft) {
+  const int64_t first = *client_->Put("/tp/a", "1");
+  const int64_t now = *client_->Put("/tp/a", "2");
+  ASSERT_TRUE(client_->Compact(now).ok());
+  absl::StatusOr<std::unique_ptr<EtcdWatch>> watch = client_->WatchPrefix("/tp/", first);
+  absl::Status ended = watch.ok() ? (*watch)->Next().status() : watch.status();
+  EXPECT_TRUE(absl::IsOutOfRange(ended)) << ended;
+  EXPECT_THAT(std::string(ended.message()), HasSubstr(absl::StrCat(now)));
 }
 
 TEST_F(EtcdClientTest, CompareAndSwapRefusesAStaleWriterAndChangesNothing) {

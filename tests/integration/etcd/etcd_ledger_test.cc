@@ -173,8 +173,9 @@ TEST_F(EtcdLedgerTest, EtcdLedger_FollowersReadTheLeadersChangesAndNameItForWrit
   EXPECT_THAT(std::string(b.ledger->WriteState().message()), HasSubstr("10.0.0.1:7469"));
   EXPECT_FALSE(b.ledger->Release(reserved->id).ok());
 
-  // Its reads see the leader's changes once its view is older than the refresh interval.
-  ASSERT_TRUE(Eventually([&] { return b.ledger->held_gpus() == 8; }));
+  // Its reads see the leader's changes, one after the other as the watch brings them.
+  ASSERT_TRUE(Eventually(
+      [&] { return b.ledger->held_gpus() == 8 && b.ledger->GetByExternalId("slurm:7").ok(); }));
   EXPECT_EQ(b.ledger->GetByExternalId("slurm:7")->id, reserved->id);
   EXPECT_TRUE(b.ledger->Occupancy().busy(3));
   EXPECT_EQ(a.ledger->held_gpus(), 8);
@@ -189,6 +190,33 @@ TEST_F(EtcdLedgerTest, EtcdLedger_FollowersReadTheLeadersChangesAndNameItForWrit
   EXPECT_NE(other->id, reserved->id);
   EXPECT_EQ(b.ledger->Release(reserved->id)->state, ledger::AllocationState::kReleased);
   EXPECT_EQ(b.ledger->held_gpus(), 8);
+}
+
+TEST_F(EtcdLedgerTest, EtcdLedger_AFollowersWatchBringsEveryChangeWithoutAReload) {
+  Replica a = Start("10.0.0.1:7469");
+  ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
+  // A follower that would reload its view only once an hour: what it sees comes from the
+  // watch on the live records.
+  absl::StatusOr<Replica> started =
+      StartReplica(prefix_, "10.0.0.2:7469", fabric_, clock_, {.follower_refresh = absl::Hours(1)});
+  ASSERT_TRUE(started.ok()) << started.status();
+  Replica b = *std::move(started);
+  ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
+  EXPECT_EQ(b.ledger->held_gpus(), 0);
+
+  auto first = a.ledger->Reserve(Request(Gpus(0, 8)));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(Eventually([&] { return b.ledger->held_gpus() == 8; }));
+  ASSERT_TRUE(a.ledger->Commit(first->id, "slurm:8").ok());
+  ASSERT_TRUE(Eventually([&] { return b.ledger->GetByExternalId("slurm:8").ok(); }));
+  auto second = a.ledger->Reserve(Request(Gpus(8, 8)));
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(a.ledger->Release(first->id).ok());
+  ASSERT_TRUE(Eventually([&] {
+    return b.ledger->held_gpus() == 8 && b.ledger->Occupancy().busy(9) &&
+           !b.ledger->Occupancy().busy(3);
+  }));
+  EXPECT_FALSE(b.ledger->GetByExternalId("slurm:8").ok());
 }
 
 TEST_F(EtcdLedgerTest, EtcdLedger_AStaleLeaderCannotWriteEvenWhileItBelievesItLeads) {

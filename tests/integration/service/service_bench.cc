@@ -188,6 +188,66 @@ int Failovers(const TempDir& dir, const std::vector<std::string>& store_args, in
   return 0;
 }
 
+// A second replica on the same etcd (a follower): how long until a change the leader
+// acknowledged shows in the follower's answers, and its read latency with `ids` live.
+int FollowerReads(const TempDir& dir, const std::vector<std::string>& leader_args,
+                  client::TopoplaceClient& leader, const std::vector<std::string>& ids,
+                  double seconds) {
+  const std::string work = absl::StrCat(dir.path(), "/follower");
+  std::filesystem::create_directories(work);
+  std::vector<std::string> args = leader_args;
+  args[1] = work + "/f.db";  // --db
+  DaemonProcess follower(TopoplacedPath(), args, work);
+  if (absl::Status s = follower.Start(); !s.ok()) {
+    std::fprintf(stderr, "follower: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  auto reader = Connect(follower);
+  std::vector<double> visible_ms;
+  for (int k = 0; k < 50; ++k) {
+    auto r = leader.Reserve("tp=1,pp=1,dp=1,gpus_per_node=1", "", 600);
+    if (!r.ok()) {
+      std::fprintf(stderr, "reserve: %s\n", std::string(r.status().message()).c_str());
+      return 1;
+    }
+    const std::string id = r->allocation().allocation_id();
+    if (!leader.Commit(id, absl::StrCat("follower-bench:", k)).ok()) return 1;
+    const Clock::time_point acked = Clock::now();
+    // The follower's view (ListAllocations reads it; a GetAllocation of an id the view
+    // lacks asks etcd directly).
+    const auto listed = [&] {
+      auto all = reader->ListAllocations();
+      if (!all.ok()) return false;
+      for (const v1::Allocation& a : all->allocations()) {
+        if (a.allocation_id() == id) return a.state() == v1::ALLOCATION_STATE_COMMITTED;
+      }
+      return false;
+    };
+    while (!listed()) {
+      if (Seconds(Clock::now() - acked) > 10) return 1;
+    }
+    visible_ms.push_back(Seconds(Clock::now() - acked) * 1e3);
+    if (!leader.Release(id).ok()) return 1;
+  }
+  std::printf(
+      "follower_visibility_ms p50 %.2f p99 %.2f (a leader's acknowledged commit "
+      "until a follower's ListAllocations shows it; 50 commits)\n",
+      Percentile(visible_ms, 0.5), Percentile(visible_ms, 0.99));
+  std::vector<double> read_ms;
+  const Clock::time_point start = Clock::now();
+  for (int64_t i = 0; Seconds(Clock::now() - start) < seconds; ++i) {
+    const Clock::time_point t = Clock::now();
+    if (!reader->GetAllocation(ids[static_cast<size_t>(i) % ids.size()]).ok()) return 1;
+    read_ms.push_back(Seconds(Clock::now() - t) * 1e3);
+  }
+  std::printf(
+      "follower_read_latency_ms p50 %.3f p99 %.3f (GetAllocation on a follower, %zu "
+      "live allocations, %zu sequential calls)\n",
+      Percentile(read_ms, 0.5), Percentile(read_ms, 0.99), ids.size() + 0, read_ms.size());
+  follower.Kill(SIGTERM);
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   std::string fabric = "preset:superpod-4su";
   int clients = 8;
@@ -295,6 +355,13 @@ int Main(int argc, char** argv) {
         "reads_per_second %.0f (GetAllocation, callback client, 2 channels x 32 in "
         "flight)\n",
         callback_reads);
+  }
+  if (etcd_members > 0 && !ids.empty()) {
+    // Room for the follower test's own reservations (the loop above may have filled the
+    // fabric).
+    if (!client->Release(ids.back()).ok()) return 1;
+    ids.pop_back();
+    if (FollowerReads(dir, daemon_args, *client, ids, seconds) != 0) return 1;
   }
   daemon.Kill(SIGTERM);
   return 0;
