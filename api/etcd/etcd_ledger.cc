@@ -622,6 +622,7 @@ absl::StatusOr<int> EtcdLedger::ReclaimExpiredLocked(const Fence& fence) {
     if (in_flight_.contains(*n)) break;
     TP_RETURN_IF_ERROR(FinishLocked(fence, *n, AllocationState::kExpired).status());
     ++reclaimed;
+    CountExpired(1);
   }
   return reclaimed;
 }

@@ -149,13 +149,16 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
                                       swap_engine, server->metrics_.get(), health_options);
   TP_RETURN_IF_ERROR(server->health_->Restore());
   server->context_.health = server->health_.get();
-  server->metrics_->SetAllocationSource([ledger = server->ledger_] {
-    std::map<std::string, double> counts{{"reserved", 0}, {"committed", 0}};
-    absl::StatusOr<std::vector<ledger::Allocation>> live = ledger->ListLive();
-    if (live.ok()) {
-      for (const ledger::Allocation& a : *live) ++counts[std::string(AllocationStateName(a.state))];
-    }
-    return counts;
+  server->metrics_->SetLedgerSource([ledger = server->ledger_] {
+    telemetry::LedgerGauges gauges;
+    gauges.allocations = {{"reserved", 0}, {"committed", 0}};
+    ledger->ForEachLive([&](const ledger::Allocation& a) {
+      ++gauges.allocations[std::string(AllocationStateName(a.state))];
+    });
+    gauges.writable = ledger->WriteState().ok();
+    gauges.leading = ledger->MayWrite().ok();
+    gauges.expired_reservations = ledger->expired_reservations();
+    return gauges;
   });
   server->context_.ledger = server->ledger_;
   server->context_.telemetry = server->telemetry_.get();

@@ -592,6 +592,7 @@ absl::StatusOr<int> AllocationLedger::ReclaimExpiredLocked() {
     TP_RETURN_IF_ERROR(
         Finish(*n, AllocationState::kExpired, "reservation not committed in time").status());
     ++reclaimed;
+    CountExpired(1);
   }
   return reclaimed;
 }

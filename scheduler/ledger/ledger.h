@@ -9,6 +9,7 @@
 #ifndef TOPOPLACE_SCHEDULER_LEDGER_LEDGER_H_
 #define TOPOPLACE_SCHEDULER_LEDGER_LEDGER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -94,6 +95,17 @@ class Ledger {
   // at all, being one replica of several that does not lead; OK otherwise. Lets a caller
   // refuse a write before it does work for it.
   virtual absl::Status MayWrite() { return absl::OkStatus(); }
+
+  // Reservations this process marked expired (not committed in time) since it started:
+  // jobs whose scheduler reserved and never came back, which an operator wants to see.
+  int64_t expired_reservations() const { return expired_.load(std::memory_order_relaxed); }
+
+ protected:
+  // For the backends: `n` more reservations were marked expired.
+  void CountExpired(int n) { expired_.fetch_add(n, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int64_t> expired_{0};
 };
 
 }  // namespace topoplace::ledger

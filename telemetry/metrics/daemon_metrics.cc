@@ -37,40 +37,73 @@ const Histogram::BucketBoundaries& PlacementBuckets() {
 
 }  // namespace
 
-class DaemonMetrics::AllocationCollectable : public prometheus::Collectable {
+class DaemonMetrics::LedgerCollectable : public prometheus::Collectable {
  public:
-  void Set(std::function<std::map<std::string, double>()> source) {
+  void Set(std::function<LedgerGauges()> source) {
     absl::MutexLock lock(&mu_);
     source_ = std::move(source);
   }
   std::vector<prometheus::MetricFamily> Collect() const override {
-    prometheus::MetricFamily family;
-    family.name = "topoplace_allocations";
-    family.help = "Live allocations by state";
-    family.type = prometheus::MetricType::Gauge;
-    std::function<std::map<std::string, double>()> source;
+    std::function<LedgerGauges()> source;
     {
       absl::MutexLock lock(&mu_);
       source = source_;
     }
     if (!source) return {};
-    for (const auto& [state, count] : source()) {
+    const LedgerGauges now = source();
+    prometheus::MetricFamily allocations =
+        Family("topoplace_allocations", "Live allocations by state", prometheus::MetricType::Gauge);
+    for (const auto& [state, count] : now.allocations) {
       prometheus::ClientMetric m;
       m.label.push_back({"state", state});
       m.gauge.value = count;
-      family.metric.push_back(std::move(m));
+      allocations.metric.push_back(std::move(m));
     }
-    return {std::move(family)};
+    return {
+        std::move(allocations),
+        One(Family("topoplace_ledger_writable",
+                   "1 while this process can record ledger changes, 0 otherwise",
+                   prometheus::MetricType::Gauge),
+            now.writable ? 1 : 0),
+        One(Family("topoplace_leader",
+                   "1 while this replica leads (may write the ledger), 0 for a follower",
+                   prometheus::MetricType::Gauge),
+            now.leading ? 1 : 0),
+        One(Family("topoplace_reservations_expired_total",
+                   "Reservations this process marked expired, never committed in time",
+                   prometheus::MetricType::Counter),
+            static_cast<double>(now.expired_reservations)),
+    };
   }
 
  private:
+  static prometheus::MetricFamily Family(std::string name, std::string help,
+                                         prometheus::MetricType type) {
+    prometheus::MetricFamily f;
+    f.name = std::move(name);
+    f.help = std::move(help);
+    f.type = type;
+    return f;
+  }
+  // `family` with one unlabelled sample of `value`.
+  static prometheus::MetricFamily One(prometheus::MetricFamily family, double value) {
+    prometheus::ClientMetric m;
+    if (family.type == prometheus::MetricType::Counter) {
+      m.counter.value = value;
+    } else {
+      m.gauge.value = value;
+    }
+    family.metric.push_back(std::move(m));
+    return family;
+  }
+
   mutable absl::Mutex mu_;
-  std::function<std::map<std::string, double>()> source_ ABSL_GUARDED_BY(mu_);
+  std::function<LedgerGauges()> source_ ABSL_GUARDED_BY(mu_);
 };
 
 DaemonMetrics::DaemonMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),
-      allocations_(std::make_shared<AllocationCollectable>()),
+      ledger_(std::make_shared<LedgerCollectable>()),
       probe_latency_(prometheus::BuildHistogram()
                          .Name("topoplace_probe_latency_seconds")
                          .Help("One-way link probe latency (median ping-pong / 2) by tier")
@@ -174,13 +207,13 @@ void DaemonMetrics::CountRpc(const std::string& method, const std::string& code)
   rpcs_.Add({{"method", method}, {"code", code}}).Increment();
 }
 
-void DaemonMetrics::SetAllocationSource(std::function<std::map<std::string, double>()> source) {
-  allocations_->Set(std::move(source));
+void DaemonMetrics::SetLedgerSource(std::function<LedgerGauges()> source) {
+  ledger_->Set(std::move(source));
 }
 
 std::string DaemonMetrics::Render() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
-  std::vector<prometheus::MetricFamily> more = allocations_->Collect();
+  std::vector<prometheus::MetricFamily> more = ledger_->Collect();
   families.insert(families.end(), more.begin(), more.end());
   return prometheus::TextSerializer().Serialize(families);
 }
@@ -196,7 +229,7 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
         absl::StrCat("metrics_listen: cannot serve /metrics on '", address, "': ", e.what()));
   }
   server->exposer_->RegisterCollectable(metrics.registry());
-  server->exposer_->RegisterCollectable(metrics.allocations_);
+  server->exposer_->RegisterCollectable(metrics.ledger_);
   if (auth) server->exposer_->RegisterAuth(std::move(auth), "topoplace");
   std::vector<int> ports = server->exposer_->GetListeningPorts();
   server->port_ = ports.empty() ? 0 : ports.front();

@@ -9,6 +9,9 @@
 //   topoplace_port_receive_errors_per_second{endpoint}
 //   topoplace_telemetry_rejected_reports_total{kind}
 //   topoplace_allocations{state}                     live allocations (read at scrape)
+//   topoplace_ledger_writable                        1 while this process can record changes
+//   topoplace_leader                                 1 while this replica leads
+//   topoplace_reservations_expired_total             reservations never committed in time
 //   topoplace_placement_duration_seconds{result}     histogram
 //   topoplace_rpc_requests_total{method,code}
 //
@@ -26,6 +29,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -45,6 +49,14 @@ class Exposer;
 
 namespace topoplace::telemetry {
 
+// The ledger's state as the metrics read it at every scrape.
+struct LedgerGauges {
+  std::map<std::string, double> allocations;  // live allocations by state name
+  bool writable = false;                      // Ledger::WriteState() is OK
+  bool leading = false;                       // Ledger::MayWrite() is OK
+  int64_t expired_reservations = 0;           // since this process started
+};
+
 class DaemonMetrics {
  public:
   DaemonMetrics();
@@ -59,8 +71,9 @@ class DaemonMetrics {
   void CountRejectedReport(const std::string& kind);
   void ObservePlacement(absl::Duration elapsed, bool ok);
   void CountRpc(const std::string& method, const std::string& code);
-  // Called at every scrape for topoplace_allocations: state -> count.
-  void SetAllocationSource(std::function<std::map<std::string, double>()> source);
+  // Called at every scrape for topoplace_allocations, topoplace_ledger_writable,
+  // topoplace_leader and topoplace_reservations_expired_total.
+  void SetLedgerSource(std::function<LedgerGauges()> source);
 
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
   // The text exposition format, as /metrics serves it.
@@ -68,9 +81,9 @@ class DaemonMetrics {
 
  private:
   friend class MetricsServer;
-  class AllocationCollectable;
+  class LedgerCollectable;
   std::shared_ptr<prometheus::Registry> registry_;
-  std::shared_ptr<AllocationCollectable> allocations_;
+  std::shared_ptr<LedgerCollectable> ledger_;
   prometheus::Family<prometheus::Histogram>& probe_latency_;
   prometheus::Family<prometheus::Histogram>& probe_bandwidth_;
   prometheus::Family<prometheus::Counter>& probe_results_;

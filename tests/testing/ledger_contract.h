@@ -160,6 +160,7 @@ TYPED_TEST_P(LedgerContract, Ledger_ExpiredReservationIsReclaimedAndCannotBeComm
   EXPECT_NE(c.status().message().find("expired"), std::string::npos) << c.status();
   EXPECT_EQ(ledger->held_gpus(), 0);
   EXPECT_EQ(ledger->Get(a->id)->state, AllocationState::kExpired);
+  EXPECT_EQ(ledger->expired_reservations(), 1);  // what topoplaced's metrics export
   EXPECT_TRUE(ledger->Reserve(Request(Gpus(0, 8))).ok());
 }
 

@@ -4,8 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <iterator>
+#include <regex>
+#include <string>
 
+#include "absl/strings/match.h"
 #include "tests/testing/run_command.h"
 
 namespace topoplace::telemetry {
@@ -26,7 +31,12 @@ void Fill(DaemonMetrics& m) {
   m.CountRejectedReport("probe");
   m.ObservePlacement(absl::Milliseconds(3), true);
   m.CountRpc("/topoplace.v1.Placement/Place", "OK");
-  m.SetAllocationSource([] { return std::map<std::string, double>{{"committed", 2}}; });
+  m.SetLedgerSource([] {
+    return LedgerGauges{.allocations = {{"committed", 2}},
+                        .writable = true,
+                        .leading = false,
+                        .expired_reservations = 3};
+  });
 }
 
 TEST(DaemonMetricsTest, RendersConventionalNames) {
@@ -40,7 +50,34 @@ TEST(DaemonMetricsTest, RendersConventionalNames) {
   EXPECT_THAT(text, ::testing::Not(HasSubstr("b00-n001/mlx5_0--leaf")));
   EXPECT_THAT(text, HasSubstr("topoplace_links{health=\"down\"} 1"));
   EXPECT_THAT(text, HasSubstr("topoplace_allocations{state=\"committed\"} 2"));
+  EXPECT_THAT(text, HasSubstr("topoplace_ledger_writable 1"));
+  EXPECT_THAT(text, HasSubstr("topoplace_leader 0"));
+  EXPECT_THAT(text, HasSubstr("# TYPE topoplace_reservations_expired_total counter"));
+  EXPECT_THAT(text, HasSubstr("topoplace_reservations_expired_total 3"));
   EXPECT_THAT(text, HasSubstr("topoplace_rpc_requests_total{"));
+}
+
+// The alerting rules and the dashboard (deploy/) name only series the daemon exports.
+TEST(DaemonMetricsTest, EveryMetricTheAlertsAndTheDashboardUseIsExported) {
+  DaemonMetrics m;
+  Fill(m);
+  const std::string text = m.Render();
+  for (const char* file : {"prometheus/topoplace-alerts.yml", "grafana/topoplace-dashboard.json"}) {
+    std::ifstream in(std::string(TP_DEPLOY_DIR) + "/" + file);
+    ASSERT_TRUE(in) << file;
+    const std::string content((std::istreambuf_iterator<char>(in)), {});
+    const std::regex metric("topoplace_[a-z_]+");
+    int found = 0;
+    for (auto it = std::sregex_iterator(content.begin(), content.end(), metric);
+         it != std::sregex_iterator(); ++it, ++found) {
+      std::string name = it->str();
+      for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+        if (absl::EndsWith(name, suffix)) name.resize(name.size() - std::strlen(suffix));
+      }
+      EXPECT_THAT(text, HasSubstr("# TYPE " + name + " ")) << file << " uses " << it->str();
+    }
+    EXPECT_GT(found, 5) << file;
+  }
 }
 
 TEST(DaemonMetricsTest, PassesPromtoolCheckMetrics) {
