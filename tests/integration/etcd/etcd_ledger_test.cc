@@ -15,6 +15,7 @@
 
 #include "api/etcd/leader_election.h"
 #include "api/server/store/etcd_host_report_store.h"
+#include "tests/integration/etcd/believed_fence.h"
 #include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/host_report_paging.h"
 #include "tests/integration/service/support/temp_dir.h"
@@ -122,18 +123,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Etcd, LedgerContract, ::topoplace::etcd::EtcdBack
 namespace topoplace::etcd {
 namespace {
 
-// A replica that believes it leads under `fence`, whatever etcd says.
-class BelievedFence final : public FenceSource {
- public:
-  explicit BelievedFence(Fence fence) : fence_(std::move(fence)) {}
-  absl::StatusOr<Fence> WriteFence() override { return fence_; }
-  void FenceLost(const Fence&) override { lost_ = true; }
-  bool lost() const { return lost_; }
-
- private:
-  Fence fence_;
-  std::atomic<bool> lost_{false};
-};
+using ::topoplace::testing::BelievedFence;
 
 class EtcdLedgerTest : public ::testing::Test {
  protected:

@@ -13,39 +13,18 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tests/integration/etcd/believed_fence.h"
 #include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/etcd_txns.h"
 
 namespace topoplace::etcd {
 namespace {
 
 using ::testing::HasSubstr;
+using ::topoplace::testing::PutIfAbsent;
 
-// A writer that believes it leads under a fixed fence, and records being told otherwise.
-class FixedFence final : public FenceSource {
- public:
-  explicit FixedFence(Fence fence) : fence_(std::move(fence)) {}
-  absl::StatusOr<Fence> WriteFence() override { return fence_; }
-  void FenceLost(const Fence&) override { lost_ = true; }
-  bool lost() const { return lost_; }
-
- private:
-  Fence fence_;
-  std::atomic<bool> lost_{false};
-};
-
-etcdserverpb::TxnRequest PutIfAbsent(const std::string& key, const std::string& value) {
-  etcdserverpb::TxnRequest txn;
-  etcdserverpb::Compare* c = txn.add_compare();
-  c->set_key(key);
-  c->set_target(etcdserverpb::Compare::CREATE);
-  c->set_create_revision(0);
-  etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
-  put->set_key(key);
-  put->set_value(value);
-  txn.add_failure()->mutable_request_range()->set_key(key);
-  return txn;
-}
+using ::topoplace::testing::BelievedFence;
 
 class GroupCommitTest : public ::testing::Test {
  protected:
@@ -75,7 +54,7 @@ class GroupCommitTest : public ::testing::Test {
 };
 
 TEST_F(GroupCommitTest, AGroupAppliesEveryMembersChangeInOneRevision) {
-  FixedFence source(fence_);
+  BelievedFence source(fence_);
   const etcdserverpb::TxnRequest a = PutIfAbsent("a", "1");
   const etcdserverpb::TxnRequest b = PutIfAbsent("b", "2");
   TxnGroup group(TxnLimits{});
@@ -96,7 +75,7 @@ TEST_F(GroupCommitTest, AGroupAppliesEveryMembersChangeInOneRevision) {
 
 TEST_F(GroupCommitTest, OneMembersFailedCompareAppliesNothingAndSendsEveryMemberAlone) {
   ASSERT_TRUE(client_->Put("taken", "7").ok());
-  FixedFence source(fence_);
+  BelievedFence source(fence_);
   const etcdserverpb::TxnRequest a = PutIfAbsent("a", "1");
   const etcdserverpb::TxnRequest taken = PutIfAbsent("taken", "8");
   TxnGroup group(TxnLimits{});
@@ -112,7 +91,7 @@ TEST_F(GroupCommitTest, OneMembersFailedCompareAppliesNothingAndSendsEveryMember
 
 TEST_F(GroupCommitTest, ALostFenceHoldsForEveryMemberAndNothingIsWritten) {
   const Fence stale{"fence", fence_.create_revision - 1, 0};
-  FixedFence source(stale);
+  BelievedFence source(stale);
   const etcdserverpb::TxnRequest a = PutIfAbsent("a", "1");
   const etcdserverpb::TxnRequest b = PutIfAbsent("b", "2");
   TxnGroup group(TxnLimits{});
@@ -132,7 +111,7 @@ TEST_F(GroupCommitTest, ALostFenceHoldsForEveryMemberAndNothingIsWritten) {
 
 TEST_F(GroupCommitTest, ConcurrentChangesAllApplyAndAConflictFailsOnlyItsOwn) {
   ASSERT_TRUE(client_->Put("taken", "7").ok());
-  FixedFence source(fence_);
+  BelievedFence source(fence_);
   GroupCommit commit(*client_, source, TxnLimits{});
   constexpr int kThreads = 16;
   constexpr int kChangesEach = 20;

@@ -7,23 +7,13 @@
 
 #include <string>
 
+#include "tests/testing/etcd_txns.h"
+
 namespace topoplace::etcd {
 namespace {
 
 using ::testing::UnorderedElementsAre;
-
-etcdserverpb::TxnRequest PutIfAbsent(const std::string& key, const std::string& value) {
-  etcdserverpb::TxnRequest txn;
-  etcdserverpb::Compare* c = txn.add_compare();
-  c->set_key(key);
-  c->set_target(etcdserverpb::Compare::CREATE);
-  c->set_create_revision(0);
-  etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
-  put->set_key(key);
-  put->set_value(value);
-  txn.add_failure()->mutable_request_range()->set_key(key);
-  return txn;
-}
+using ::topoplace::testing::PutIfAbsent;
 
 etcdserverpb::TxnRequest DeleteKey(const std::string& key) {
   etcdserverpb::TxnRequest txn;
