@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Issue 36's placement targets from one placement_bench record: per fabric and job size,
+topoplace's p99 (and with the load-aware scorer) over the slurm-tree baseline's, measured
+in the same run. Targets: at most 1.1x, and 1.2x load-aware.
+
+  build/tests/bench/placement_bench --benchmark_filter='(Rail28k|Clos3_100k)' \\
+      --benchmark_out=p.json --benchmark_out_format=json
+  tests/bench/placement_ratios.py p.json          # or a `make bench` record folder
+
+With repetitions (make bench), the medians of the p50/p99 counters are used.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_bench import medians  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    path = sys.argv[1]
+    if os.path.isdir(path):
+        path = os.path.join(path, "placement_bench.json")
+    runs = {name.split("/min_time")[0]: v for name, v in medians(path).items()}
+    print(f"{'fabric':12} {'GPUs':>5} {'slurm-tree p99':>15} {'topoplace p99':>14} {'ratio':>6}"
+          f" {'load-aware p99':>15} {'ratio':>6}")
+    missing = False
+    for fabric in ("Rail28k", "Clos3_100k"):
+        for gpus in ("1024", "8192"):
+            try:
+                base = runs[f"BM_Place{fabric}SlurmTree/{gpus}"]["p99_us"]
+                ours = runs[f"BM_Place{fabric}/{gpus}"]["p99_us"]
+                aware = runs[f"BM_Place{fabric}LoadAware/{gpus}"]["p99_us"]
+            except KeyError as e:
+                print(f"{fabric} {gpus}: not in the record ({e})", file=sys.stderr)
+                missing = True
+                continue
+            print(f"{fabric:12} {gpus:>5} {base:13.1f}us {ours:12.1f}us {ours / base:5.2f}x"
+                  f" {aware:13.1f}us {aware / base:5.2f}x")
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
