@@ -28,6 +28,7 @@ LAYERS = [
     ["scheduler/builtin"],
     ["scheduler/placement", "scheduler/ledger"],
     ["scheduler/report"],
+    ["scheduler/load"],
     ["scheduler/sim"],
     ["telemetry/counters", "telemetry/probe"],
     ["telemetry/health"],

@@ -8,7 +8,7 @@ namespace topoplace::server {
 
 LiveUplinkLoad::LiveUplinkLoad(const Fabric& fabric)
     : fabric_(fabric),
-      model_(sched::sim::CommModel::ForFabric(fabric, {})),
+      model_(sched::CommModel::ForFabric(fabric, {})),
       shape_(fabric),
       tally_(fabric) {}
 

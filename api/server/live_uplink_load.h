@@ -20,9 +20,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "scheduler/ledger/ledger.h"
+#include "scheduler/load/comm_model.h"
+#include "scheduler/load/uplink_tally.h"
 #include "scheduler/placement/plan.h"
-#include "scheduler/sim/comm_model.h"
-#include "scheduler/sim/uplink_tally.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::server {
@@ -41,7 +41,7 @@ class LiveUplinkLoad {
 
  private:
   const Fabric& fabric_;
-  const sched::sim::CommModel model_;
+  const sched::CommModel model_;
   const sched::UplinkTally shape_;  // only its link-to-switch tables: OfferOf
   absl::Mutex mu_;
   sched::UplinkTally tally_ ABSL_GUARDED_BY(mu_);

@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "scheduler/sim/uplink_tally.h"
+#include "scheduler/load/uplink_tally.h"
 #include "scheduler/traffic/link_loads.h"
 #include "telemetry/counters/counter_rates.h"
 #include "topology/model/fabric.h"

@@ -71,7 +71,7 @@ std::string NetworkModelText(const RunInfo& info) {
       "%s; %.0f TFLOP/s per GPU, NVLink %.0f Gb/s, NIC speeds and oversubscription from the "
       "fabric, bytes per step from the Megatron-LM analysis (scheduler/traffic/traffic_model.h), "
       "DP all-reduce hidden behind up to %.0f%% of the last micro-batch's backward pass "
-      "(sources in scheduler/sim/comm_model.h)",
+      "(sources in scheduler/load/comm_model.h)",
       model, info.comm.gpu_flops / 1e12, info.comm.nvlink_gbps, 100 * info.comm.dp_overlap);
 }
 

@@ -11,9 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/builtin/builtin_plugins.h"
+#include "scheduler/load/uplink_tally.h"
 #include "scheduler/sim/cluster_state.h"
 #include "scheduler/sim/link_sharing.h"
-#include "scheduler/sim/uplink_tally.h"
 #include "scheduler/state/slurm_block_fragmentation.h"
 #include "topology/base/status_macros.h"
 

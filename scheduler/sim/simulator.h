@@ -35,8 +35,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "scheduler/load/comm_model.h"
 #include "scheduler/placement/engine.h"
-#include "scheduler/sim/comm_model.h"
 #include "scheduler/sim/sim_result.h"
 #include "scheduler/sim/trace.h"
 #include "topology/model/fabric.h"

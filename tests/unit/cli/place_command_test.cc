@@ -16,7 +16,7 @@
 #include "nlohmann/json.hpp"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/sim/uplink_tally.h"
+#include "scheduler/load/uplink_tally.h"
 #include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"

@@ -1,11 +1,11 @@
 // The comm-time model: bandwidth per tier from the fabric, step time, slowdown.
-#include "scheduler/sim/comm_model.h"
+#include "scheduler/load/comm_model.h"
 
 #include "gtest/gtest.h"
 #include "scheduler/job/job_spec.h"
 #include "tests/unit/scheduler/sim/tiny_fabric.h"
 
-namespace topoplace::sched::sim {
+namespace topoplace::sched {
 namespace {
 
 constexpr int kNv = static_cast<int>(Tier::kNvlink);
@@ -15,7 +15,7 @@ constexpr int kSpine = static_cast<int>(Tier::kSpine);
 class CommModelTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<FabricPtr> f = TinyOversubscribedFabric();
+    absl::StatusOr<FabricPtr> f = sim::TinyOversubscribedFabric();
     ASSERT_TRUE(f.ok()) << f.status();
     fabric_ = *f;
     // params=1e9, 1000 tokens per replica: 6 * 1e9 * 1000 * dp / world = 7.5e11 FLOPs per
@@ -121,4 +121,4 @@ TEST_F(CommModelTest, ReportsEachDimensionsNvlinkSecondsAndNetworkBytes) {
 }
 
 }  // namespace
-}  // namespace topoplace::sched::sim
+}  // namespace topoplace::sched

@@ -27,8 +27,8 @@
 //   double s = model.Slowdown(job, plan.traffic);
 //
 // Immutable; thread-safe.
-#ifndef TOPOPLACE_SCHEDULER_SIM_COMM_MODEL_H_
-#define TOPOPLACE_SCHEDULER_SIM_COMM_MODEL_H_
+#ifndef TOPOPLACE_SCHEDULER_LOAD_COMM_MODEL_H_
+#define TOPOPLACE_SCHEDULER_LOAD_COMM_MODEL_H_
 
 #include <array>
 
@@ -36,7 +36,7 @@
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/model/fabric.h"
 
-namespace topoplace::sched::sim {
+namespace topoplace::sched {
 
 // The model's constants, each with its source. NIC speed and oversubscription are not
 // here: they are read from the fabric.
@@ -100,6 +100,6 @@ class CommModel {
   std::array<double, kNumTiers> bytes_per_s_{};
 };
 
-}  // namespace topoplace::sched::sim
+}  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_SIM_COMM_MODEL_H_
+#endif  // TOPOPLACE_SCHEDULER_LOAD_COMM_MODEL_H_

@@ -5,8 +5,8 @@
 // live allocations both hand these shares to the engine (PlacementRequest::uplink_busy).
 //
 // Not thread-safe.
-#ifndef TOPOPLACE_SCHEDULER_SIM_UPLINK_TALLY_H_
-#define TOPOPLACE_SCHEDULER_SIM_UPLINK_TALLY_H_
+#ifndef TOPOPLACE_SCHEDULER_LOAD_UPLINK_TALLY_H_
+#define TOPOPLACE_SCHEDULER_LOAD_UPLINK_TALLY_H_
 
 #include <span>
 #include <string>
@@ -59,4 +59,4 @@ UplinkTally::Offer StoredUplinkOffer(const std::string& plan_json, const Fabric&
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_SIM_UPLINK_TALLY_H_
+#endif  // TOPOPLACE_SCHEDULER_LOAD_UPLINK_TALLY_H_

@@ -1,4 +1,4 @@
-#include "scheduler/sim/uplink_tally.h"
+#include "scheduler/load/uplink_tally.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

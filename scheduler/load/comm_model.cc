@@ -1,8 +1,8 @@
-#include "scheduler/sim/comm_model.h"
+#include "scheduler/load/comm_model.h"
 
 #include <algorithm>
 
-namespace topoplace::sched::sim {
+namespace topoplace::sched {
 namespace {
 
 constexpr int kNv = static_cast<int>(Tier::kNvlink);
@@ -108,4 +108,4 @@ double CommModel::Slowdown(const JobSpec& job, const TrafficReport& traffic) con
   return slowdown > 1.0 ? slowdown : 1.0;
 }
 
-}  // namespace topoplace::sched::sim
+}  // namespace topoplace::sched
