@@ -54,13 +54,15 @@ report: build
 
 # Medians of 5 runs of every benchmark, printed and recorded in BENCH_RECORD (one JSON
 # file per benchmark binary in that folder); tests/bench/compare_bench.py OLD NEW prints
-# the ratios between two such records.
+# the ratios between two such records, tests/bench/placement_ratios.py RECORD issue 36's
+# placement ratios (printed at the end).
 BENCH_RECORD ?= bench-results/$(shell git rev-parse --short HEAD 2>/dev/null || echo local)
 bench: build
 	@mkdir -p $(BENCH_RECORD); for b in $(BUILD)/tests/bench/*_bench; do \
 	  echo "== $$b"; $$b --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
 	    --benchmark_out=$(BENCH_RECORD)/$$(basename $$b).json --benchmark_out_format=json; done
 	@echo "recorded in $(BENCH_RECORD)"
+	@python3 tests/bench/placement_ratios.py $(BENCH_RECORD) || true
 
 # Same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
