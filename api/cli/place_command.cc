@@ -19,7 +19,7 @@
 #include "scheduler/job/job_spec.h"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/load/uplink_tally.h"
+#include "scheduler/load/held_uplink_load.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
@@ -70,11 +70,8 @@ absl::StatusOr<LedgerBackground> LoadLedgerBackground(FabricPtr fabric, const st
     return absl::Status(ledger.status().code(),
                         absl::StrCat("--ledger: ", ledger.status().message()));
   }
-  sched::UplinkTally tally(*fabric);
-  (*ledger)->ForEachLive([&](const ledger::Allocation& a) {
-    tally.Add(sched::StoredUplinkOffer(a.plan_json, *fabric));
-  });
-  return LedgerBackground{(*ledger)->Occupancy(), tally.busy()};
+  sched::HeldUplinkLoad held(*fabric);
+  return LedgerBackground{(*ledger)->Occupancy(), held.Current(**ledger)};
 }
 
 absl::StatusOr<sched::Occupancy> LoadBackground(const Fabric& fabric, const PlaceOptions& opt) {

@@ -75,7 +75,7 @@ struct ServerConfig {
   // (api/server/uplink_load_source.h). Empty: no load known.
   std::string uplink_load_file;
   // Derive the uplink load from the plans of the jobs the ledger holds GPUs for
-  // (api/server/live_uplink_load.h), so Place and Reserve steer new jobs off the uplinks
+  // (scheduler/load/held_uplink_load.h), so Place and Reserve steer new jobs off the uplinks
   // running jobs fill. Off by default: in the simulator the same model is a mixed result
   // (docs/report/FINDINGS.md), and plans then also carry their link loads (about a third
   // more placement time for the largest jobs).

@@ -16,13 +16,13 @@
 #include "api/client/rpc_status.h"
 #include "api/server/authorizer.h"
 #include "api/server/engine_holder.h"
-#include "api/server/live_uplink_load.h"
 #include "api/server/measured_uplink_load.h"
 #include "api/server/report_budget.h"
 #include "api/server/store/host_report_store.h"
 #include "api/server/store/telemetry_report_store.h"
 #include "api/server/uplink_load_source.h"
 #include "scheduler/ledger/ledger.h"
+#include "scheduler/load/held_uplink_load.h"
 #include "scheduler/placement/engine.h"
 #include "topology/model/fabric.h"
 
@@ -56,7 +56,7 @@ struct ServiceContext {
   std::unique_ptr<UplinkLoadSource> uplink_load;
   // Uplink load of the live allocations' plans (ServerConfig::uplink_load_from_allocations);
   // null: off.
-  std::unique_ptr<LiveUplinkLoad> live_load;
+  std::unique_ptr<sched::HeldUplinkLoad> live_load;
   // Uplink load measured by switch port counters (ServerConfig::uplink_load_from_counters);
   // null: off.
   std::unique_ptr<MeasuredUplinkLoad> measured_load;

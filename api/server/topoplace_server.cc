@@ -172,7 +172,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
         std::make_unique<UplinkLoadSource>(*server->context_.fabric, config.uplink_load_file);
   }
   if (config.uplink_load_from_allocations) {
-    server->context_.live_load = std::make_unique<LiveUplinkLoad>(*server->context_.fabric);
+    server->context_.live_load = std::make_unique<sched::HeldUplinkLoad>(*server->context_.fabric);
   }
   if (config.uplink_load_from_counters) {
     server->context_.measured_load = std::make_unique<MeasuredUplinkLoad>(

@@ -1,31 +1,28 @@
-#include "api/server/live_uplink_load.h"
+#include "scheduler/load/held_uplink_load.h"
 
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 
-namespace topoplace::server {
+namespace topoplace::sched {
 
-LiveUplinkLoad::LiveUplinkLoad(const Fabric& fabric)
-    : fabric_(fabric),
-      model_(sched::CommModel::ForFabric(fabric, {})),
-      shape_(fabric),
-      tally_(fabric) {}
+HeldUplinkLoad::HeldUplinkLoad(const Fabric& fabric)
+    : fabric_(fabric), model_(CommModel::ForFabric(fabric, {})), shape_(fabric), tally_(fabric) {}
 
-std::string LiveUplinkLoad::WithOffer(const sched::PlacementPlan& plan,
+std::string HeldUplinkLoad::WithOffer(const PlacementPlan& plan,
                                       const std::string& plan_json) const {
-  return sched::WithUplinkOffer(
+  return WithUplinkOffer(
       plan_json, shape_.OfferOf(plan.links, model_.ReferenceStepSeconds(plan.job, plan.traffic)),
       fabric_);
 }
 
-std::vector<double> LiveUplinkLoad::Current(ledger::Ledger& ledger) {
+std::vector<double> HeldUplinkLoad::Current(ledger::Ledger& ledger) {
   absl::MutexLock lock(&mu_);
   absl::flat_hash_set<std::string> live;
   ledger.ForEachLive([&](const ledger::Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     live.insert(a.id);
     if (counted_.contains(a.id)) return;
-    sched::UplinkTally::Offer offer = sched::StoredUplinkOffer(a.plan_json, fabric_);
+    UplinkTally::Offer offer = StoredUplinkOffer(a.plan_json, fabric_);
     tally_.Add(offer);
     counted_.emplace(a.id, std::move(offer));
   });
@@ -38,4 +35,4 @@ std::vector<double> LiveUplinkLoad::Current(ledger::Ledger& ledger) {
   return tally_.busy();
 }
 
-}  // namespace topoplace::server
+}  // namespace topoplace::sched

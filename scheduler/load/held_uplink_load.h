@@ -1,6 +1,7 @@
-// The uplink load of the jobs topoplaced holds GPUs for, from their own plans: each live
-// allocation offers its plan's bytes up per iteration over its reference step time
-// (sched::UplinkTally, the simulator's --load-aware model), and Place and Reserve hand the
+// The uplink load of the jobs a ledger holds GPUs for (topoplaced's, or a copy of its
+// database for `topoplace place --ledger`), from their own plans: each live allocation
+// offers its plan's bytes up per iteration over its reference step time
+// (UplinkTally, the simulator's --load-aware model), and Place and Reserve hand the
 // switches' busy shares to the engine, whose uplink-load scorer steers a new job off the
 // uplinks running jobs already fill. No telemetry is needed; with an uplink load file as
 // well, each switch takes the larger of the two (measured rates already include the jobs).
@@ -10,8 +11,8 @@
 // (made without this option) counts as offering nothing.
 //
 // Thread-safe.
-#ifndef TOPOPLACE_API_SERVER_LIVE_UPLINK_LOAD_H_
-#define TOPOPLACE_API_SERVER_LIVE_UPLINK_LOAD_H_
+#ifndef TOPOPLACE_SCHEDULER_LOAD_HELD_UPLINK_LOAD_H_
+#define TOPOPLACE_SCHEDULER_LOAD_HELD_UPLINK_LOAD_H_
 
 #include <string>
 #include <vector>
@@ -25,29 +26,29 @@
 #include "scheduler/placement/plan.h"
 #include "topology/model/fabric.h"
 
-namespace topoplace::server {
+namespace topoplace::sched {
 
-class LiveUplinkLoad {
+class HeldUplinkLoad {
  public:
   // `fabric` must outlive the load.
-  explicit LiveUplinkLoad(const Fabric& fabric);
+  explicit HeldUplinkLoad(const Fabric& fabric);
 
   // `plan_json` with the offer of `plan` added as "uplink_offer" (switch names and bytes
   // per second). Precondition: `plan` was placed with link loads.
-  std::string WithOffer(const sched::PlacementPlan& plan, const std::string& plan_json) const;
+  std::string WithOffer(const PlacementPlan& plan, const std::string& plan_json) const;
 
   // The busy shares per switch id of the allocations `ledger` holds now.
   std::vector<double> Current(ledger::Ledger& ledger) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const Fabric& fabric_;
-  const sched::CommModel model_;
-  const sched::UplinkTally shape_;  // only its link-to-switch tables: OfferOf
+  const CommModel model_;
+  const UplinkTally shape_;  // only its link-to-switch tables: OfferOf
   absl::Mutex mu_;
-  sched::UplinkTally tally_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, sched::UplinkTally::Offer> counted_ ABSL_GUARDED_BY(mu_);
+  UplinkTally tally_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, UplinkTally::Offer> counted_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace topoplace::server
+}  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_API_SERVER_LIVE_UPLINK_LOAD_H_
+#endif  // TOPOPLACE_SCHEDULER_LOAD_HELD_UPLINK_LOAD_H_
