@@ -1,6 +1,8 @@
 // `topoplace simulate`: replays a job trace on a fabric under one or more placement
 // policies (same trace, same seed, one after another) and prints per-policy metrics as a
-// table or stable JSON; `--report DIR` also writes the Markdown/SVG report.
+// table or stable JSON; `--report DIR` also writes the Markdown/SVG report. With --faults
+// (the published fault model or a fault trace) or --fault-sweep, links, switches and
+// hosts fail and degrade during the replay, and the output is the fault sweep's.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -15,6 +17,9 @@
 #include "api/cli/commands.h"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/report/plan_report.h"
+#include "scheduler/sim/fault_report.h"
+#include "scheduler/sim/fault_trace.h"
+#include "scheduler/sim/faults.h"
 #include "scheduler/sim/metrics.h"
 #include "scheduler/sim/metrics_json.h"
 #include "scheduler/sim/report_writer.h"
@@ -23,6 +28,8 @@
 #include "scheduler/sim/synthetic_trace.h"
 #include "scheduler/sim/trace.h"
 #include "topology/base/status_macros.h"
+#include "telemetry/health/link_verdict.h"
+#include "telemetry/probe/probe_plan.h"
 #include "topology/io/fabric_file.h"
 
 namespace topoplace::cli {
@@ -42,6 +49,12 @@ struct SimulateOptions {
   std::string ecmp = "fluid";
   bool load_aware = false;
   std::string load_sweep;  // "1,4,16": multiples of the offered load; empty: one run
+  std::string faults;      // "published" or a fault trace file; empty: none
+  double fault_scale = 1;
+  std::string fault_sweep;  // "0,1,4": multiples of the published rates
+  double checkpoint_interval_s = sim::SimFaults{}.checkpoint_interval_s;
+  double restart_s = sim::SimFaults{}.restart_s;
+  std::string write_faults;  // write the generated schedule as a fault trace
   bool json = false;
   std::string report;
   std::string command;  // as typed, for the report
@@ -84,16 +97,18 @@ absl::StatusOr<sim::Trace> LoadTrace(const SimulateOptions& opt, const Fabric& f
   return trace;
 }
 
-// The sweep's load factors ("1,4,16"), or {1} without a sweep.
-absl::StatusOr<std::vector<double>> ParseLoadSweep(const std::string& list) {
+// A sweep's factors ("1,4,16"), or {1} without a sweep; `flag` names the option, and
+// `zero_ok` lets 0 in (no faults).
+absl::StatusOr<std::vector<double>> ParseSweep(const std::string& list, absl::string_view flag,
+                                               bool zero_ok) {
   if (list.empty()) return std::vector<double>{1};
   std::vector<double> factors;
   for (absl::string_view item : absl::StrSplit(list, ',')) {
     double x = 0;
-    if (!absl::SimpleAtod(item, &x) || !(x > 0) || !std::isfinite(x)) {
+    if (!absl::SimpleAtod(item, &x) || !(x > 0 || (zero_ok && x == 0)) || !std::isfinite(x)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--load-sweep: expected positive numbers separated by commas (e.g. 1,4,16), got '", item,
-          "'"));
+          flag, ": expected ", zero_ok ? "numbers >= 0" : "positive numbers",
+          " separated by commas (e.g. ", zero_ok ? "0,1,4" : "1,4,16", "), got '", item, "'"));
     }
     factors.push_back(x);
   }
@@ -120,16 +135,127 @@ void PrintTable(CliContext& ctx, const sim::RunInfo& info,
   }
 }
 
+sim::RunInfo InfoOf(const SimulateOptions& opt, const Fabric& fabric, const sim::Trace& trace,
+                    double factor, const sim::SimOptions& sim_options) {
+  return {fabric.name(),
+          static_cast<int64_t>(fabric.gpus().size()),
+          trace.source,
+          static_cast<int64_t>(trace.jobs.size()),
+          opt.load_scale * factor,
+          opt.seed,
+          opt.backfill_window,
+          sim_options.rail_local,
+          opt.network,
+          std::string(sched::EcmpModeName(sim_options.ecmp)),
+          sim_options.comm};
+}
+
+// Where the fault model's figures come from, for the fault report.
+std::string FaultAssumptions(const sim::SimFaults& f, const sim::FaultRates& r) {
+  return absl::StrFormat(
+      "Fault model (scheduler/sim/faults.cc and simulator.h name every source): per element "
+      "and day, host failures %.3g (Llama 3, Table 5), switch failures %.3g and link failures "
+      "%.3g (Alibaba HPN), link degradations to %.0f%% capacity %.3g (assumed: as often as "
+      "failures; no public rate); repairs in %.0f h (host), %.0f h (switch), %.0f h (link), "
+      "degradations for %.0f h (assumed: no public MTTR). Checkpoints every %.0f h of work "
+      "(HPN), restarts cost %.0f min (MegaScale). topoplace learns of a link or switch fault "
+      "%.0f s after it begins (probe interval x the health model's bad samples) and of its "
+      "repair %.0f s after; the baselines learn only of faults that cut hosts off (host, NIC "
+      "cable, leaf), at once, as every policy does. A fault scale multiplies every rate.\n",
+      r.host_fail_per_day, r.switch_fail_per_day, r.link_fail_per_day,
+      100 * r.degrade_capacity, r.link_degrade_per_day, r.host_repair_s / 3600,
+      r.switch_repair_s / 3600, r.link_repair_s / 3600, r.degrade_duration_s / 3600,
+      f.checkpoint_interval_s / 3600, f.restart_s / 60, f.detect_s, f.recover_s);
+}
+
+// The fault schedule of one run: the operator's trace, or the published model at `scale`
+// over the arrivals of `trace` and as long again as all its work run one job at a time.
+absl::StatusOr<std::shared_ptr<const sim::FaultSchedule>> FaultsFor(const SimulateOptions& opt,
+                                                                    const Fabric& fabric,
+                                                                    const sim::Trace& trace,
+                                                                    double scale) {
+  if (!opt.faults.empty() && opt.faults != "published") {
+    TP_ASSIGN_OR_RETURN(sim::FaultSchedule schedule, sim::LoadFaultTraceFile(opt.faults, fabric));
+    return std::make_shared<const sim::FaultSchedule>(std::move(schedule));
+  }
+  double end = 0;
+  for (const sim::TraceJob& job : trace.jobs) end = std::max(end, job.arrival_s) + job.duration_s;
+  sim::FaultRates rates = sim::PublishedFaultRates();
+  rates.scale = scale;
+  TP_ASSIGN_OR_RETURN(sim::FaultSchedule schedule,
+                      sim::GenerateFaults(fabric, rates, 0, end, opt.seed));
+  return std::make_shared<const sim::FaultSchedule>(std::move(schedule));
+}
+
+absl::Status RunFaultSweep(CliContext& ctx, const SimulateOptions& opt, const FabricPtr& fabric,
+                           const sim::Trace& base_trace, const std::vector<std::string>& policies,
+                           const std::vector<double>& factors, sim::SimOptions sim_options) {
+  const bool from_file = !opt.faults.empty() && opt.faults != "published";
+  if (from_file && !opt.fault_sweep.empty()) {
+    return absl::InvalidArgumentError(
+        "--fault-sweep scales the published fault model; a fault trace (--faults FILE) is "
+        "replayed as written");
+  }
+  if (opt.network != "shared") {
+    return absl::InvalidArgumentError(
+        "--faults and --fault-sweep need --network shared: degraded and rerouted links slow "
+        "jobs through the link sharing");
+  }
+  if (!(opt.checkpoint_interval_s >= 0) || !(opt.restart_s >= 0)) {
+    return absl::InvalidArgumentError(
+        "--checkpoint-interval and --restart-cost: expected seconds >= 0");
+  }
+  std::vector<double> scales = {from_file ? 1 : opt.fault_scale};
+  if (!opt.fault_sweep.empty()) {
+    TP_ASSIGN_OR_RETURN(scales, ParseSweep(opt.fault_sweep, "--fault-sweep", /*zero_ok=*/true));
+  }
+  sim::SimFaults& f = sim_options.faults;
+  f.checkpoint_interval_s = opt.checkpoint_interval_s;
+  f.restart_s = opt.restart_s;
+  // Detection as the daemon's health model would: probe rounds x samples its hysteresis
+  // waits for, to worsen and to recover.
+  const double probe_s = absl::ToDoubleSeconds(telemetry::ProbePlanOptions{}.interval);
+  f.detect_s = probe_s * telemetry::HysteresisOptions{}.worsen_after;
+  f.recover_s = probe_s * telemetry::HysteresisOptions{}.recover_after;
+  std::vector<sim::FaultSweepPoint> points;
+  for (double factor : factors) {
+    sim::Trace trace = base_trace;
+    TP_RETURN_IF_ERROR(sim::ScaleLoad(trace, opt.load_scale * factor));
+    for (double scale : scales) {
+      TP_ASSIGN_OR_RETURN(f.schedule, FaultsFor(opt, *fabric, trace, scale));
+      if (!opt.write_faults.empty()) {
+        TP_RETURN_IF_ERROR(
+            sim::WriteTextFile(opt.write_faults, sim::FormatFaultTrace(*f.schedule, *fabric)));
+      }
+      const sim::Simulator simulator(fabric, sim_options);
+      sim::FaultSweepPoint& point = points.emplace_back();
+      point.fault_scale = scale;
+      point.run.factor = factor;
+      point.run.info = InfoOf(opt, *fabric, trace, factor, sim_options);
+      for (const std::string& policy : policies) {
+        TP_ASSIGN_OR_RETURN(sim::SimResult result, simulator.Run(trace, policy));
+        point.run.metrics.push_back(sim::Summarize(result));
+      }
+    }
+  }
+  if (!opt.report.empty()) {
+    TP_RETURN_IF_ERROR(sim::WriteFaultSweepReport(
+        opt.report, points, opt.command, FaultAssumptions(f, sim::PublishedFaultRates())));
+  }
+  ctx.out << (opt.json ? sim::FaultSweepToJson(points) + "\n" : sim::FaultSweepTable(points));
+  return absl::OkStatus();
+}
+
 absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
   TP_ASSIGN_OR_RETURN(std::vector<std::string> policies, ParsePolicies(opt.policies));
   if (opt.backfill_window < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--backfill-window: expected >= 0, got ", opt.backfill_window));
   }
-  TP_ASSIGN_OR_RETURN(std::vector<double> factors, ParseLoadSweep(opt.load_sweep));
+  TP_ASSIGN_OR_RETURN(std::vector<double> factors,
+                      ParseSweep(opt.load_sweep, "--load-sweep", /*zero_ok=*/false));
   TP_ASSIGN_OR_RETURN(sched::EcmpMode ecmp, sched::ParseEcmpMode(opt.ecmp));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
-  const int64_t gpus = static_cast<int64_t>(fabric->gpus().size());
   TP_ASSIGN_OR_RETURN(const sim::Trace base_trace, LoadTrace(opt, *fabric));
   sim::SimOptions sim_options;
   sim_options.seed = opt.seed;
@@ -137,6 +263,9 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
   sim_options.shared_links = opt.network == "shared";
   sim_options.ecmp = ecmp;
   sim_options.load_aware = opt.load_aware;
+  if (!opt.faults.empty() || !opt.fault_sweep.empty()) {
+    return RunFaultSweep(ctx, opt, fabric, base_trace, policies, factors, sim_options);
+  }
   const sim::Simulator simulator(fabric, sim_options);
 
   std::vector<sim::SweepPoint> points;
@@ -150,17 +279,7 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
       point.metrics.push_back(sim::Summarize(result));
       point.results.push_back(std::move(result));
     }
-    point.info = {fabric->name(),
-                  gpus,
-                  trace.source,
-                  static_cast<int64_t>(trace.jobs.size()),
-                  opt.load_scale * factor,
-                  opt.seed,
-                  opt.backfill_window,
-                  sim_options.rail_local,
-                  opt.network,
-                  std::string(sched::EcmpModeName(ecmp)),
-                  sim_options.comm};
+    point.info = InfoOf(opt, *fabric, trace, factor, sim_options);
   }
   const bool sweep = !opt.load_sweep.empty();
   if (!opt.report.empty()) {
@@ -190,6 +309,15 @@ std::string CommandLine(const SimulateOptions& opt) {
   if (opt.ecmp != "fluid") absl::StrAppend(&cmd, " --ecmp ", opt.ecmp);
   if (opt.load_aware) absl::StrAppend(&cmd, " --load-aware");
   if (!opt.load_sweep.empty()) absl::StrAppend(&cmd, " --load-sweep ", opt.load_sweep);
+  if (!opt.faults.empty()) absl::StrAppend(&cmd, " --faults ", opt.faults);
+  if (opt.fault_scale != 1) absl::StrAppend(&cmd, " --fault-scale ", opt.fault_scale);
+  if (!opt.fault_sweep.empty()) absl::StrAppend(&cmd, " --fault-sweep ", opt.fault_sweep);
+  if (opt.checkpoint_interval_s != sim::SimFaults{}.checkpoint_interval_s) {
+    absl::StrAppend(&cmd, " --checkpoint-interval ", opt.checkpoint_interval_s);
+  }
+  if (opt.restart_s != sim::SimFaults{}.restart_s) {
+    absl::StrAppend(&cmd, " --restart-cost ", opt.restart_s);
+  }
   absl::StrAppend(&cmd, " --report DIR");
   return cmd;
 }
@@ -230,6 +358,21 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--load-sweep", opt->load_sweep,
                   "Run at each of these multiples of the offered load (e.g. 1,4,16); --report "
                   "then writes the sweep with one sub-report per load");
+  cmd->add_option("--faults", opt->faults,
+                  "Links, switches and hosts fail and degrade during the replay: 'published' "
+                  "(a seeded process at the published rates, scheduler/sim/faults.cc) or a "
+                  "'#topoplace-faults v1' file. Needs --network shared");
+  cmd->add_option("--fault-scale", opt->fault_scale,
+                  "Multiply the published fault rates by X (default 1)");
+  cmd->add_option("--fault-sweep", opt->fault_sweep,
+                  "Run at each of these multiples of the published fault rates (e.g. 0,1,4; "
+                  "0 = no faults)");
+  cmd->add_option("--checkpoint-interval", opt->checkpoint_interval_s,
+                  "Seconds of work between a job's checkpoints (default 7200; 0 = no loss)");
+  cmd->add_option("--restart-cost", opt->restart_s,
+                  "Seconds an interrupted job spends restarting (default 600)");
+  cmd->add_option("--write-faults", opt->write_faults,
+                  "Write the fault schedule replayed as a '#topoplace-faults v1' file");
   cmd->add_flag("--json", opt->json, "Print stable JSON instead of a table");
   cmd->add_option("--report", opt->report, "Write report.md and SVG charts into DIR");
   cmd->callback([&ctx, opt] {

@@ -36,6 +36,9 @@ struct PlacementContext {
   // Per block, non-zero for blocks a policy should leave out of multi-block choices;
   // empty: none.
   std::span<const uint8_t> avoid_blocks = {};
+  // Per block, non-zero when a link or switch above its leaves is down or degraded
+  // (HealthView::block_bad_uplinks): traffic leaving it is at risk. Empty: none known.
+  std::span<const uint8_t> bad_uplink_blocks = {};
 };
 
 // One proposal: node_hosts[k] runs ranks [k*g, (k+1)*g).

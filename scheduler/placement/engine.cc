@@ -67,7 +67,13 @@ PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health,
       links_(*fabric_,
              std::vector<LinkId>(health.unhealthy_links.begin(), health.unhealthy_links.end()),
              std::vector<SwitchId>(health.unhealthy_switches.begin(),
-                                   health.unhealthy_switches.end())) {}
+                                   health.unhealthy_switches.end())) {
+  for (int32_t b = 0; b < static_cast<int32_t>(fabric_->blocks().size()); ++b) {
+    if (health_.block_bad_uplinks(b) == 0) continue;
+    bad_uplink_blocks_.resize(fabric_->blocks().size(), 0);
+    bad_uplink_blocks_[b] = 1;
+  }
+}
 
 absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& request,
                                                      const Occupancy& occupancy) const {
@@ -88,8 +94,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   }
   const RankLayout layout(job);
   const TrafficModel traffic = BuildTrafficModel(job);
-  const PlacementContext ctx{fabric, job,   layout,       traffic,
-                             inv,    nodes, request.seed, request.uplink_busy};
+  const PlacementContext ctx{fabric, job,   layout,       traffic,           inv,
+                             nodes,  request.seed, request.uplink_busy, {}, bad_uplink_blocks_};
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy->Propose(ctx));
 
   const Router router(tiers_, request.routing);

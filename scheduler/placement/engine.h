@@ -66,6 +66,7 @@ class PlacementEngine {
   FabricPtr fabric_;
   const PluginRegistry* plugins_;
   HealthView health_;
+  std::vector<uint8_t> bad_uplink_blocks_;  // PlacementContext::bad_uplink_blocks
   TierIndex tiers_;
   LinkIndex links_;
 };

@@ -213,23 +213,23 @@ absl::Status NoBlockFits(const PlacementContext& ctx) {
                    " nodes in one block, the freest block has ", largest));
 }
 
-// Phase 3, with the running jobs' uplink load known: the best several-block layout that
-// leaves out the blocks whose uplinks are hotter than average, if the others can hold the
-// job and it is not among `found` already. The engine's scorers weigh it against the
-// others (its spine bytes against their hot bytes).
-std::optional<Candidate> AvoidingHotBlocks(const PlacementContext& ctx, DomainLevel allowed,
-                                           const std::vector<Candidate>& found) {
-  const std::vector<uint8_t> hot = HotBlocks(ctx);
-  if (found.empty() || hot.empty()) return std::nullopt;
+// Phase 3, with the running jobs' uplink load or bad uplinks known: the best several-block
+// layout that leaves out the blocks `avoid` marks (whose uplinks are `why`), if the others
+// can hold the job and it is not among `found` already. The engine's scorers weigh it
+// against the others (its spine bytes against their hot bytes or bad links).
+std::optional<Candidate> AvoidingBlocks(const PlacementContext& ctx, DomainLevel allowed,
+                                        const std::vector<Candidate>& found,
+                                        std::span<const uint8_t> avoid, absl::string_view why) {
+  if (found.empty() || avoid.empty()) return std::nullopt;
   PlacementContext cool = ctx;
-  cool.avoid_blocks = hot;
+  cool.avoid_blocks = avoid;
   std::vector<Candidate> avoiding = MultiBlockCandidates(cool, allowed);
   if (avoiding.empty()) return std::nullopt;
   const bool known = std::any_of(found.begin(), found.end(), [&](const Candidate& c) {
     return c.node_hosts == avoiding.front().node_hosts;
   });
   if (known) return std::nullopt;
-  avoiding.front().how += ", leaving out blocks with hotter than average uplinks";
+  absl::StrAppend(&avoiding.front().how, ", leaving out blocks with ", why, " uplinks");
   return std::move(avoiding.front());
 }
 
@@ -268,7 +268,8 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
       // job, so the engine weighs them all.
       const Inventory chosen = ctx.inventory.RestrictedTo(c->node_hosts);
       PlacementContext sub = {ctx.fabric, ctx.job,  ctx.layout,      ctx.traffic,     chosen,
-                              ctx.nodes,  ctx.seed, ctx.uplink_busy, ctx.avoid_blocks};
+                              ctx.nodes,  ctx.seed, ctx.uplink_busy, ctx.avoid_blocks,
+                              ctx.bad_uplink_blocks};
       for (std::vector<Candidate> arranged : {OneBlock(sub), MultiBlockCandidates(sub, allowed)}) {
         for (Candidate& a : arranged) {
           a.how += ", over the hosts of the fewest NVLink domains";
@@ -285,8 +286,13 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
   if (allowed == DomainLevel::kBlock) return NoBlockFits(ctx);
   // Phase 2, several blocks (MultiBlockCandidates).
   std::vector<Candidate> multi = MultiBlockCandidates(ctx, allowed);
-  if (std::optional<Candidate> c = AvoidingHotBlocks(ctx, allowed, multi)) {
-    multi.push_back(*std::move(c));
+  const std::vector<uint8_t> hot = HotBlocks(ctx);
+  for (auto [avoid, why] : {std::pair<std::span<const uint8_t>, absl::string_view>(
+                                hot, "hotter than average"),
+                            {ctx.bad_uplink_blocks, "down or degraded"}}) {
+    if (std::optional<Candidate> c = AvoidingBlocks(ctx, allowed, multi, avoid, why)) {
+      multi.push_back(*std::move(c));
+    }
   }
   for (Candidate& c : multi) out.push_back(std::move(c));
   if (!out.empty()) return KeepGroupsInDomains(ctx, std::move(out));

@@ -8,14 +8,22 @@
 namespace topoplace::sched::sim {
 
 LinkSharing::LinkSharing(std::vector<double> capacity)
-    : capacity_(std::move(capacity)), users_(capacity_.size()), walked_(capacity_.size()) {}
+    : nominal_(capacity),
+      capacity_(std::move(capacity)),
+      users_(capacity_.size()),
+      walked_(capacity_.size()) {}
+
+void LinkSharing::SetShare(int32_t resource, double share) {
+  const size_t r = static_cast<size_t>(resource);
+  capacity_[r] = nominal_[r] * share;
+}
 
 void LinkSharing::Set(JobKey job, std::vector<ResourceBytes> demand) {
   Remove(job);
   std::erase_if(demand, [](const ResourceBytes& d) { return !(d.bytes > 0); });
   double slowest = 0;
   for (const ResourceBytes& d : demand) {
-    slowest = std::max(slowest, d.bytes / capacity_[static_cast<size_t>(d.resource)]);
+    slowest = std::max(slowest, d.bytes / nominal_[static_cast<size_t>(d.resource)]);
     std::vector<JobKey>& users = users_[d.resource];
     if (users.empty() || users.back() != job) users.push_back(job);
   }

@@ -44,8 +44,16 @@ class LinkSharing {
   void Set(JobKey job, std::vector<ResourceBytes> demand);
   void Remove(JobKey job);
 
-  // Seconds one iteration's communication takes for `job` alone on the fabric: the time
-  // of its most loaded resource. 0 for a job without network traffic.
+  // Lowers (or restores) a resource's capacity to `share` (in (0, 1]) of the capacity it
+  // was made with: a degraded or rerouted link. Fractions stay relative to each job's
+  // speed alone on the healthy fabric, so a job alone on a half-capacity bottleneck gets
+  // 0.5. Call FractionsAround(Users(resource)) for the fractions this moves.
+  void SetShare(int32_t resource, double share);
+  // The jobs whose demand names `resource`.
+  const std::vector<JobKey>& Users(int32_t resource) const { return users_[resource]; }
+
+  // Seconds one iteration's communication takes for `job` alone on the healthy fabric:
+  // the time of its most loaded resource. 0 for a job without network traffic.
   double AloneSeconds(JobKey job) const;
   // Every job's fraction of its speed alone, in (0, 1], by progressive filling.
   absl::flat_hash_map<JobKey, double> Fractions() const;
@@ -65,7 +73,8 @@ class LinkSharing {
   // Progressive filling over `group` (jobs with traffic, closed under sharing a resource).
   void Fill(std::vector<const Entry*> group, absl::flat_hash_map<JobKey, double>& fraction) const;
 
-  std::vector<double> capacity_;
+  std::vector<double> nominal_;   // as made: what "alone" is measured against
+  std::vector<double> capacity_;  // now: nominal_ x share
   absl::flat_hash_map<JobKey, Job> jobs_;
   // Per resource, the jobs whose demand names it.
   std::vector<std::vector<JobKey>> users_;

@@ -75,13 +75,22 @@ PolicyMetrics Summarize(const SimResult& result) {
   double last_end = first_arrival;
   int64_t cross_block = 0, cross_pod = 0;
   double spine_per_iter_sum = 0;
+  double useful_gpu_s = 0, held_gpu_s = 0, held_job_s = 0;
+  m.faults = result.faults;
+  m.faults_applied = result.faults_applied;
   for (const JobRecord& r : result.jobs) {
     first_arrival = std::min(first_arrival, r.arrival_s);
+    const double gpus = static_cast<double>(r.gpus);
+    m.interruptions += r.interruptions;
+    m.lost_gpu_hours += gpus * (r.lost_work_s + r.restart_work_s) / 3600;
+    held_gpu_s += gpus * r.held_s;
+    held_job_s += r.held_s;
     if (r.outcome == JobOutcome::kRejected) {
       ++m.rejected;
       continue;
     }
     ++m.completed;
+    useful_gpu_s += gpus * r.duration_s;
     last_end = std::max(last_end, r.end_s);
     queue.push_back(r.queue_s());
     jct.push_back(r.jct_s());
@@ -122,6 +131,11 @@ PolicyMetrics Summarize(const SimResult& result) {
   m.p95_jct_s = Percentile(jct, 95);
   m.mean_slowdown = slowdown.empty() ? 1 : Mean(slowdown);
   m.max_slowdown = slowdown.empty() ? 1 : *std::max_element(slowdown.begin(), slowdown.end());
+  if (held_gpu_s > 0) m.goodput = useful_gpu_s / held_gpu_s;
+  if (held_job_s > 0) {
+    m.interruptions_per_1000_job_hours =
+        static_cast<double>(m.interruptions) / (held_job_s / 3600) * 1000;
+  }
   m.place_mean_us = Mean(place_us);
   m.place_p95_us = Percentile(place_us, 95);
   m.makespan_s = last_end - first_arrival;

@@ -42,6 +42,15 @@ struct PolicyMetrics {
   // Share of the makespan the queue's head waited with its GPU count free (SimResult).
   double head_blocked_fraction = 0;
   double makespan_s = 0;
+  // Faults (SimResult::faults; "" and zeros without). Goodput: useful GPU-seconds (each
+  // completed job's GPUs x its trace duration) over the GPU-seconds jobs held (all their
+  // runs, restarts, lost work and slowdowns included). Lost: GPUs x (work lost since the
+  // last checkpoint + restart time). Interruptions per 1,000 job-hours of running jobs.
+  std::string faults;
+  int64_t faults_applied = 0, interruptions = 0;
+  double goodput = 1;
+  double lost_gpu_hours = 0;
+  double interruptions_per_1000_job_hours = 0;
   double place_mean_us = 0, place_p95_us = 0;  // successful Place calls
   int64_t place_calls = 0;
   double wall_seconds = 0;

@@ -51,6 +51,16 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
     p["mean_slurm_block_fragmentation"] = m.mean_slurm_block_fragmentation;
     p["head_blocked_fraction"] = m.head_blocked_fraction;
     p["makespan_s"] = m.makespan_s;
+    if (!m.faults.empty()) {
+      nlohmann::ordered_json f;
+      f["schedule"] = m.faults;
+      f["faults_applied"] = m.faults_applied;
+      f["interruptions"] = m.interruptions;
+      f["interruptions_per_1000_job_hours"] = m.interruptions_per_1000_job_hours;
+      f["lost_gpu_hours"] = m.lost_gpu_hours;
+      f["goodput"] = m.goodput;
+      p["faults"] = std::move(f);
+    }
     p["place_calls"] = m.place_calls;
     p["place_mean_us"] = m.place_mean_us;
     p["place_p95_us"] = m.place_p95_us;

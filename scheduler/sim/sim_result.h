@@ -21,7 +21,8 @@ struct JobRecord {
   int64_t gpus = 0;
   int64_t nodes = 0;
   double arrival_s = 0;
-  double start_s = -1;  // -1 if never started
+  double duration_s = 0;  // the trace's, at reference speed
+  double start_s = -1;    // -1 if never started; the first start when restarted
   double end_s = -1;
   JobOutcome outcome = JobOutcome::kCompleted;
   std::string reject_reason;
@@ -40,6 +41,13 @@ struct JobRecord {
   double dp_leaves = -1, dp_blocks = -1, pp_leaves = -1, pp_blocks = -1;
   double place_us = 0;   // wall time of the successful Place call
   bool relaxed = false;  // placed beyond its max_tier (soft, or max_wait ran out)
+  // Faults (simulator.h SimFaults): times interrupted, useful work lost since the last
+  // checkpoint and restart time spent (seconds at reference speed, summed over restarts),
+  // and the seconds it held its GPUs over all its runs.
+  int interruptions = 0;
+  double lost_work_s = 0;
+  double restart_work_s = 0;
+  double held_s = 0;
 
   double queue_s() const { return start_s - arrival_s; }
   double jct_s() const { return end_s - arrival_s; }
@@ -74,6 +82,10 @@ struct SimResult {
   int64_t place_calls = 0;         // including failed attempts
   double place_seconds_total = 0;  // wall time inside PlacementEngine::Place
   double wall_seconds = 0;         // wall time of the whole run
+  // The fault schedule replayed ("" without faults) and how many of its events began
+  // before the run ended.
+  std::string faults;
+  int64_t faults_applied = 0;
 };
 
 }  // namespace topoplace::sched::sim

@@ -12,7 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/load/uplink_tally.h"
+#include "scheduler/policies/topoplace_policy.h"
 #include "scheduler/sim/cluster_state.h"
+#include "scheduler/sim/fault_state.h"
 #include "scheduler/sim/link_sharing.h"
 #include "scheduler/state/slurm_block_fragmentation.h"
 #include "topology/base/status_macros.h"
@@ -29,16 +31,23 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
 // One replay of a trace under one policy: the mutable state of the event loop.
 class Replay {
  public:
-  Replay(const PlacementEngine& engine, const CommModel& comm, const SimOptions& options,
-         const Trace& trace, const std::string& policy)
-      : engine_(engine),
+  Replay(FabricPtr fabric, const PlacementEngine& engine, const CommModel& comm,
+         const SimOptions& options, const Trace& trace, const std::string& policy)
+      : fabric_(std::move(fabric)),
+        base_engine_(engine),
+        engine_(&engine),
         comm_(comm),
         options_(options),
         trace_(trace),
         state_(engine.fabric()),
         slurm_blocks_(SlurmBlockLayoutOf(engine.fabric())),
         allocations_(trace.jobs.size()),
-        failed_epoch_(trace.jobs.size(), -1) {
+        failed_epoch_(trace.jobs.size(), -1),
+        progress_(trace.jobs.size()),
+        job_links_(trace.jobs.size()),
+        actual_(engine.fabric()),
+        known_(engine.fabric()),
+        watches_links_(WatchesLinkHealth(policy)) {
     result_.policy = policy;
     result_.fabric = engine.fabric().name();
     result_.trace = trace.source;
@@ -51,6 +60,7 @@ class Replay {
       r.gpus = tj.spec.world_size();
       r.nodes = tj.spec.nodes();
       r.arrival_s = tj.arrival_s;
+      r.duration_s = tj.duration_s;
     }
     request_.policy = policy;
     request_.routing.rail_local = options.rail_local;
@@ -76,6 +86,7 @@ class Replay {
       sharing_.emplace(std::move(capacity));
       shared_.resize(trace.jobs.size());
     }
+    if (options.faults.schedule) PlanFaultSteps(*options.faults.schedule);
   }
 
   absl::StatusOr<SimResult> Run() {
@@ -83,13 +94,21 @@ class Replay {
     const size_t n = trace_.jobs.size();
     size_t next_arrival = 0;
     result_.busy_steps.push_back({n > 0 ? trace_.jobs[0].arrival_s : 0, 0});
-    while (next_arrival < n || !running_.empty() || !expiries_.empty()) {
+    // Faults go on while jobs wait for a repair (a waiting job that no fault holds back is
+    // waiting for a release, an arrival or an expiry).
+    while (next_arrival < n || !running_.empty() || !expiries_.empty() ||
+           (!queue_.empty() && next_fault_ < fault_steps_.size())) {
       const double t_arrival = next_arrival < n ? trace_.jobs[next_arrival].arrival_s : kInf;
       const double t_end = running_.empty() ? kInf : running_.begin()->first;
       const double t_expiry = expiries_.empty() ? kInf : expiries_.begin()->first;
-      const double now = std::min({t_arrival, t_end, t_expiry});
+      const double t_fault =
+          next_fault_ < fault_steps_.size() ? fault_steps_[next_fault_].time_s : kInf;
+      const double now = std::min({t_arrival, t_end, t_expiry, t_fault});
       AdvanceClock(now);
       while (!running_.empty() && running_.begin()->first <= now) Finish(now);
+      while (next_fault_ < fault_steps_.size() && fault_steps_[next_fault_].time_s <= now) {
+        ApplyFaultStep(fault_steps_[next_fault_++], now);
+      }
       while (next_arrival < n && trace_.jobs[next_arrival].arrival_s <= now) {
         Arrive(next_arrival++);
       }
@@ -101,7 +120,7 @@ class Replay {
       TP_RETURN_IF_ERROR(SchedulePass(now));
       fragmented_now_ = FragmentedGpus();
       slurm_fragmentation_now_ =
-          SlurmBlockFragmentation(slurm_blocks_, engine_.fabric(), state_.occupancy());
+          SlurmBlockFragmentation(slurm_blocks_, engine_->fabric(), state_.occupancy());
       head_blocked_now_ =
           !queue_.empty() && result_.jobs[queue_.front()].gpus <= state_.free_gpus();
     }
@@ -113,6 +132,14 @@ class Replay {
   }
 
  private:
+  // A change to what is broken (begin, end) or to what the policy knows of it.
+  enum class Step : uint8_t { kBegin, kEnd, kKnownBegin, kKnownEnd };
+  struct FaultStep {
+    double time_s = 0;
+    Step step = Step::kBegin;
+    size_t event = 0;
+  };
+
   // Integrates the fragmentation sample of the previous pass up to `now`.
   void AdvanceClock(double now) {
     if (clock_ >= 0 && now > clock_) {
@@ -165,21 +192,44 @@ class Replay {
 
   void Finish(double now) {
     const size_t j = running_.begin()->second;
-    running_.erase(running_.begin());
-    state_.Release(allocations_[j]);
     JobRecord& r = result_.jobs[j];
     r.end_s = now;
+    const Progress& p = progress_[j];
+    if (sharing_) r.slowdown = p.work > 0 ? std::max(1.0, (now - p.start_s) / p.work) : 1.0;
+    Stop(j, now);
+  }
+
+  // Takes running job j off the cluster at `now` (it ended or was interrupted).
+  void Stop(size_t j, double now) {
+    const bool tracked = sharing_ && shared_[j].tracked;
+    running_.erase({tracked ? shared_[j].end : result_.jobs[j].end_s, j});
+    state_.Release(allocations_[j]);
+    result_.jobs[j].held_s += now - progress_[j].start_s;
     std::vector<GpuId>().swap(allocations_[j]);
+    std::vector<LinkId>().swap(job_links_[j]);
     ++release_epoch_;
     OfferUplinks(j, -1);
     RecordBusy(now);
-    if (sharing_) {
-      const double duration = trace_.jobs[j].duration_s;
-      r.slowdown = duration > 0 ? std::max(1.0, (now - r.start_s) / duration) : 1.0;
+    if (tracked) {
+      shared_[j].tracked = false;
       const std::vector<int64_t> near = sharing_->Neighbours(static_cast<int64_t>(j));
       sharing_->Remove(static_cast<int64_t>(j));
       Rebalance(now, near);
     }
+  }
+
+  // What a job has done and is doing, for restarts: useful work saved by its last
+  // checkpoint, and its current run (from start_s: restart_s of reloading, then the work
+  // not yet saved).
+  struct Progress {
+    double checkpointed = 0;
+    double restart_s = 0;
+    double work = 0;  // restart_s + duration - checkpointed, at reference speed
+    double start_s = 0;
+  };
+  double WorkLeft(size_t j) const {
+    const double restart = result_.jobs[j].interruptions > 0 ? options_.faults.restart_s : 0;
+    return restart + trace_.jobs[j].duration_s - progress_[j].checkpointed;
   }
 
   // Whether job j still has a max_wait expiry ahead (then it may fit relaxed later even on
@@ -199,6 +249,7 @@ class Replay {
     double rate = 1;         // trace seconds done per second now
     double since = 0;        // when `remaining` was last brought up to date
     double end = 0;          // its key in running_
+    bool tracked = false;    // running with links in sharing_
   };
 
   // Brings the remaining work of every job whose share a change to `changed` can move up
@@ -240,7 +291,7 @@ class Replay {
     request_.seed = options_.seed * 1000003 + static_cast<uint64_t>(tj.id);
     request_.ecmp = {options_.ecmp, request_.seed};
     const auto t0 = std::chrono::steady_clock::now();
-    absl::StatusOr<PlacementPlan> plan = engine_.Place(request_, state_.occupancy());
+    absl::StatusOr<PlacementPlan> plan = engine_->Place(request_, state_.occupancy());
     const double seconds = SecondsSince(t0);
     ++result_.place_calls;
     result_.place_seconds_total += seconds;
@@ -257,7 +308,7 @@ class Replay {
   }
 
   double RunSeconds(size_t j, const PlacementPlan& plan) const {
-    return trace_.jobs[j].duration_s * comm_.Slowdown(plan.job, plan.traffic);
+    return WorkLeft(j) * comm_.Slowdown(plan.job, plan.traffic);
   }
 
   void Start(size_t j, const PlacementPlan& plan, double now) {
@@ -267,12 +318,17 @@ class Replay {
     gpus.reserve(plan.ranks.size());
     for (const RankSlot& slot : plan.ranks) gpus.push_back(slot.gpu);
     state_.Allocate(gpus);
-    r.start_s = now;
+    Progress& p = progress_[j];
+    p.work = WorkLeft(j);
+    p.restart_s = p.work - (tj.duration_s - p.checkpointed);
+    p.start_s = now;
+    r.restart_work_s += p.restart_s;
+    if (r.interruptions == 0) r.start_s = now;
     r.relaxed = plan.relaxed;
     if (const std::optional<double> wait = MaxWait(tj.spec))
       expiries_.erase({tj.arrival_s + *wait, j});
     r.slowdown = comm_.Slowdown(plan.job, plan.traffic);
-    r.end_s = now + tj.duration_s * r.slowdown;
+    r.end_s = now + p.work * r.slowdown;
     const double ref_step = comm_.ReferenceStepSeconds(plan.job, plan.traffic);
     r.iterations = ref_step > 0 ? tj.duration_s / ref_step : 0;
     r.spine_bytes_per_iter = plan.traffic.spine_bytes();
@@ -297,6 +353,12 @@ class Replay {
       offered_[j] = uplinks_->OfferOf(plan.links, ref_step);
       OfferUplinks(j, +1);
     }
+    if (!fault_steps_.empty()) {
+      std::vector<LinkId>& crossed = job_links_[j];
+      for (const LinkLoad& load : plan.links) crossed.push_back(load.link);
+      std::sort(crossed.begin(), crossed.end());
+      crossed.erase(std::unique(crossed.begin(), crossed.end()), crossed.end());
+    }
     if (sharing_ && !plan.links.empty()) {
       sharing_->Set(static_cast<int64_t>(j), Demand(plan.links));
       SharedJob& s = shared_[j];
@@ -306,9 +368,10 @@ class Replay {
       const double network = plan.traffic.network_bytes();
       for (double& share : s.net_share) share = network > 0 ? share / network : 0;
       s.reference_s = ref_step;
-      s.remaining = tj.duration_s;
+      s.remaining = p.work;
       s.since = now;
       s.end = r.end_s;
+      s.tracked = true;
       Rebalance(now, {static_cast<int64_t>(j)});
     }
   }
@@ -364,7 +427,7 @@ class Replay {
         queue_.pop_front();
         continue;
       }
-      if (state_.busy_gpus() == 0 && !WaitsForExpiry(head)) {
+      if (state_.busy_gpus() == 0 && !WaitsForExpiry(head) && !FitsOnceRepaired(head)) {
         // Nothing runs, so nothing will ever free up for it.
         Reject(head,
                absl::StrCat("policy ", request_.policy, " cannot place it on the idle fabric"));
@@ -381,7 +444,7 @@ class Replay {
       const size_t j = *it;
       const int64_t gpus = result_.jobs[j].gpus;
       // The comm model only slows jobs down, so the trace duration bounds the run time.
-      if (now + trace_.jobs[j].duration_s > shadow && gpus > extra) {
+      if (now + WorkLeft(j) > shadow && gpus > extra) {
         ++it;
         continue;
       }
@@ -402,6 +465,127 @@ class Replay {
     return absl::OkStatus();
   }
 
+  // Two steps per fault for what is broken (begin, end), and two for what this policy
+  // knows of it when it knows it (simulator.h SimFaults).
+  void PlanFaultSteps(const FaultSchedule& schedule) {
+    result_.faults = schedule.source;
+    const SimFaults& f = options_.faults;
+    for (size_t i = 0; i < schedule.events.size(); ++i) {
+      const FaultEvent& e = schedule.events[i];
+      const double end = e.time_s + e.duration_s;
+      fault_steps_.push_back({e.time_s, Step::kBegin, i});
+      fault_steps_.push_back({end, Step::kEnd, i});
+      if (actual_.CutsOffHosts(e)) {
+        fault_steps_.push_back({e.time_s, Step::kKnownBegin, i});
+        fault_steps_.push_back({end, Step::kKnownEnd, i});
+      } else if (watches_links_) {
+        fault_steps_.push_back({e.time_s + f.detect_s, Step::kKnownBegin, i});
+        fault_steps_.push_back({end + f.recover_s, Step::kKnownEnd, i});
+      }
+    }
+    std::stable_sort(fault_steps_.begin(), fault_steps_.end(),
+                     [](const FaultStep& a, const FaultStep& b) { return a.time_s < b.time_s; });
+  }
+
+  void ApplyFaultStep(const FaultStep& step, double now) {
+    const FaultEvent& e = options_.faults.schedule->events[step.event];
+    switch (step.step) {
+      case Step::kBegin:
+        ++result_.faults_applied;
+        if (e.kind == FaultKind::kFail) InterruptJobsOn(e.element, now);
+        actual_.Begin(e);
+        ApplyCapacity(now);
+        break;
+      case Step::kEnd:
+        actual_.End(e);
+        ApplyCapacity(now);
+        break;
+      case Step::kKnownBegin:
+      case Step::kKnownEnd:
+        step.step == Step::kKnownBegin ? known_.Begin(e) : known_.End(e);
+        faulted_engine_.reset();
+        engine_ = &base_engine_;
+        if (!known_.empty()) {
+          faulted_engine_ = std::make_unique<PlacementEngine>(fabric_, known_.Health(watches_links_),
+                                                              base_engine_.plugins());
+          engine_ = faulted_engine_.get();
+        }
+        ++release_epoch_;  // what fits may have changed
+        break;
+    }
+  }
+
+  // Interrupts every running job with a GPU on a host `element`'s failure cuts off, or
+  // traffic on a link it takes down.
+  void InterruptJobsOn(const FaultElement& element, double now) {
+    const std::vector<HostId> hosts = actual_.HostsCutOff(element);
+    const std::vector<LinkId> links = actual_.LinksDown(element);
+    std::vector<size_t> hit;
+    for (const auto& [end, j] : running_) {
+      bool crosses = false;
+      for (GpuId g : allocations_[j]) {
+        crosses = crosses || std::binary_search(hosts.begin(), hosts.end(),
+                                                fabric_->gpus()[g].host);
+      }
+      for (LinkId l : links) {
+        crosses = crosses || std::binary_search(job_links_[j].begin(), job_links_[j].end(), l);
+      }
+      if (crosses) hit.push_back(j);
+    }
+    for (size_t j : hit) Interrupt(j, now);
+  }
+
+  // Job j loses the work since its last checkpoint and goes back to the head of the queue.
+  void Interrupt(size_t j, double now) {
+    JobRecord& r = result_.jobs[j];
+    Progress& p = progress_[j];
+    const SharedJob& s = shared_[j];
+    const double done = s.tracked ? p.work - std::max(0.0, s.remaining - (now - s.since) * s.rate)
+                                  : (now - p.start_s) / r.slowdown;
+    const double useful = p.checkpointed + std::clamp(done - p.restart_s, 0.0, p.work);
+    const double interval = options_.faults.checkpoint_interval_s;
+    const double saved =
+        interval > 0 ? std::max(p.checkpointed, std::floor(useful / interval) * interval) : useful;
+    r.lost_work_s += useful - saved;
+    p.checkpointed = std::min(saved, trace_.jobs[j].duration_s);
+    ++r.interruptions;
+    Stop(j, now);
+    r.end_s = -1;
+    failed_epoch_[j] = -1;
+    queue_.push_front(j);
+  }
+
+  // Gives every link whose capacity share moved its new capacity, and the jobs on it their
+  // new rates.
+  void ApplyCapacity(double now) {
+    if (!sharing_ || actual_.changed_links().empty()) return;
+    std::vector<int64_t> users;
+    for (LinkId l : actual_.changed_links()) {
+      for (int32_t res = first_resource_[l]; res < first_resource_[l + 1]; ++res) {
+        sharing_->SetShare(res, actual_.capacity_share(l));
+        const std::vector<int64_t>& on = sharing_->Users(res);
+        users.insert(users.end(), on.begin(), on.end());
+      }
+    }
+    std::sort(users.begin(), users.end());
+    users.erase(std::unique(users.begin(), users.end()), users.end());
+    Rebalance(now, users);
+  }
+
+  // Whether a head that cannot be placed on the idle fabric now could be once every fault
+  // it knows of is repaired (then it waits for the repair instead of being rejected).
+  bool FitsOnceRepaired(size_t j) {
+    if (engine_ == &base_engine_) return false;
+    const PlacementEngine* faulted = engine_;
+    engine_ = &base_engine_;
+    const int64_t epoch = failed_epoch_[j];
+    failed_epoch_[j] = -1;
+    const absl::StatusOr<std::optional<PlacementPlan>> plan = TryPlace(j, clock_);
+    engine_ = faulted;
+    failed_epoch_[j] = epoch;
+    return plan.ok() && plan->has_value();
+  }
+
   int64_t FragmentedGpus() const {
     if (queue_.empty() || state_.free_gpus() == 0) return 0;
     int smallest = std::numeric_limits<int>::max();
@@ -417,7 +601,10 @@ class Replay {
     return state_.FreeGpusOnHostsBelow(smallest);
   }
 
-  const PlacementEngine& engine_;
+  FabricPtr fabric_;
+  const PlacementEngine& base_engine_;  // no faults
+  const PlacementEngine* engine_;       // base_engine_, or faulted_engine_ while faults are known
+  std::unique_ptr<PlacementEngine> faulted_engine_;
   const CommModel& comm_;
   const SimOptions& options_;
   const Trace& trace_;
@@ -438,6 +625,14 @@ class Replay {
   // offers where.
   std::optional<UplinkTally> uplinks_;       // --load-aware only
   std::vector<UplinkTally::Offer> offered_;  // per job
+  std::vector<Progress> progress_;          // per job
+  std::vector<std::vector<LinkId>> job_links_;  // per running job with faults: links crossed
+  // Faults: what is broken (actual_) and what this policy knows of it (known_), and the
+  // steps that change them, in time order.
+  std::vector<FaultStep> fault_steps_;
+  size_t next_fault_ = 0;
+  FaultState actual_, known_;
+  const bool watches_links_;
   int64_t release_epoch_ = 0;
   double clock_ = -1;
   int64_t fragmented_now_ = 0;
@@ -446,6 +641,8 @@ class Replay {
 };
 
 }  // namespace
+
+bool WatchesLinkHealth(const std::string& policy) { return policy == kTopoplacePolicyName; }
 
 Simulator::Simulator(FabricPtr fabric, const SimOptions& options)
     : fabric_(std::move(fabric)),
@@ -462,7 +659,13 @@ absl::StatusOr<SimResult> Simulator::Run(const Trace& trace, const std::string& 
           [](const TraceJob& a, const TraceJob& b) { return a.arrival_s < b.arrival_s; })) {
     return absl::InvalidArgumentError("trace: jobs must be sorted by arrival (SortByArrival)");
   }
-  Replay replay(engine_, comm_, options_, trace, policy);
+  if (options_.faults.schedule && !options_.faults.schedule->events.empty() &&
+      !options_.shared_links) {
+    return absl::InvalidArgumentError(
+        "faults need shared links (--network shared): degraded and rerouted links slow jobs "
+        "through the link sharing");
+  }
+  Replay replay(fabric_, engine_, comm_, options_, trace, policy);
   return replay.Run();
 }
 

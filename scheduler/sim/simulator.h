@@ -32,16 +32,54 @@
 #define TOPOPLACE_SCHEDULER_SIM_SIMULATOR_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "scheduler/load/comm_model.h"
 #include "scheduler/placement/engine.h"
+#include "scheduler/sim/faults.h"
 #include "scheduler/sim/sim_result.h"
 #include "scheduler/sim/trace.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched::sim {
+
+// Faults replayed during a run (needs shared_links: a degraded link slows the jobs on it
+// through the link sharing, a failed one lowers its switches' uplink capacity, see
+// fault_state.h):
+//  - a job whose GPUs sit on a host a failure cuts off, or whose traffic crosses a link
+//    that fails (or a link of a switch that fails), is interrupted: it loses the work done
+//    since its last checkpoint, releases its GPUs and goes back to the head of the queue;
+//    its next start first spends restart_s reloading (at the job's speed), then redoes
+//    the lost work. Degradations interrupt nothing.
+//  - who knows what: failures that cut hosts off (host, NIC cable, leaf) are known to
+//    every policy at once (the job on them fails and the node is drained, as Slurm and
+//    Kubernetes do); failures of other links and switches and every degradation are known
+//    only to policies that watch link health (WatchesLinkHealth), detect_s after they
+//    begin and recover_s after they end; blind policies place on them as if healthy.
+struct SimFaults {
+  std::shared_ptr<const FaultSchedule> schedule;  // null or empty: no faults
+  // Useful work (at reference speed) between checkpoints; 0: every instant is saved.
+  // 2 hours: Alibaba HPN (SIGCOMM 2024, section 2.3) checkpoints every 2-4 hours (Meta's
+  // reliability study, Kokolis et al. HPCA 2025, models hourly checkpoints).
+  double checkpoint_interval_s = 2 * 3600;
+  // Time a restarted job spends before it trains again. 10 minutes: ByteDance's MegaScale
+  // (NSDI 2024, section 4) detects and diagnoses a fault in under 10 minutes; Kokolis et
+  // al. model 5-20 minutes.
+  double restart_s = 600;
+  // Detection of a link or switch fault by a link-health watcher: the agents' probe
+  // interval (10 s, telemetry/probe/probe_plan.h) times the bad samples the health model's
+  // hysteresis waits for (2, telemetry/health/link_verdict.h); of a repair: times the
+  // good samples it waits for (3). The CLI derives both from those defaults.
+  double detect_s = 20;
+  double recover_s = 30;
+};
+
+// Whether `policy` learns of link and switch faults: topoplace's own policy does (the
+// daemon's health model feeds its engine); the baselines imitate schedulers that watch
+// node health only.
+bool WatchesLinkHealth(const std::string& policy);
 
 struct SimOptions {
   int backfill_window = 500;  // jobs behind the head considered per pass
@@ -62,6 +100,7 @@ struct SimOptions {
   // the bytes per second running jobs offer them at full speed, over their capacity, so
   // the uplink-load scorer can steer new jobs off hot uplinks.
   bool load_aware = false;
+  SimFaults faults;
 };
 
 class Simulator {
@@ -70,8 +109,8 @@ class Simulator {
   Simulator(FabricPtr fabric, const SimOptions& options);
 
   // Replays `trace` (sorted by arrival, see SortByArrival) under `policy`.
-  // InvalidArgument for an unknown policy or a job spec the engine rejects as malformed;
-  // Internal if the engine fails otherwise.
+  // InvalidArgument for an unknown policy, a job spec the engine rejects as malformed, or
+  // faults without shared_links; Internal if the engine fails otherwise.
   absl::StatusOr<SimResult> Run(const Trace& trace, const std::string& policy) const;
 
   const CommModel& comm_model() const { return comm_; }

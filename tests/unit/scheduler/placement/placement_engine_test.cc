@@ -171,6 +171,41 @@ TEST(Placement, AvoidsABlockWithADegradedLinkWhenAnotherFits) {
   EXPECT_NE(f.hosts()[plan->node_hosts[0]].block, 0);
 }
 
+// A job that must span blocks (80 nodes: more than one block of 32) leaves out the block
+// whose spine uplink is degraded when the other blocks can hold it; without the health
+// problem that block (block 0, first by id) is one of those it spans.
+TEST(Placement, MultiBlockJobLeavesOutABlockWithADegradedUplink) {
+  const Fabric& f = *Superpod();
+  const std::string spec = "tp=8,pp=10,dp=8";
+  absl::StatusOr<PlacementPlan> healthy = Place(PlacementEngine(Superpod()), spec, Occupancy(f));
+  ASSERT_TRUE(healthy.ok()) << healthy.status();
+  const auto blocks_of = [&](const PlacementPlan& plan) {
+    std::set<int32_t> blocks;
+    for (HostId h : plan.node_hosts) blocks.insert(f.hosts()[h].block);
+    return blocks;
+  };
+  ASSERT_TRUE(blocks_of(*healthy).contains(0));
+  FabricHealth health;
+  const SwitchId leaf = *f.FindSwitch("leaf-b00-r0");
+  for (LinkId l = 0; l < static_cast<LinkId>(f.links().size()); ++l) {
+    const Link& link = f.links()[l];
+    const Endpoint end{Endpoint::Kind::kSwitch, leaf};
+    const bool uplink = link.a.kind == Endpoint::Kind::kSwitch &&
+                        link.b.kind == Endpoint::Kind::kSwitch;
+    if (uplink && (link.a == end || link.b == end)) {
+      health.degraded_links.insert(l);
+      break;
+    }
+  }
+  ASSERT_EQ(health.degraded_links.size(), 1u);
+  absl::StatusOr<PlacementPlan> plan = Place(PlacementEngine(Superpod(), health), spec,
+                                             Occupancy(f));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(blocks_of(*plan).contains(0));
+  EXPECT_THAT(plan->how, HasSubstr("leaving out blocks with down or degraded uplinks"));
+  EXPECT_EQ(plan->traffic.spine_bytes(), healthy->traffic.spine_bytes());
+}
+
 TEST(Placement, PrefersThePartlyUsedBlock) {
   PlacementEngine engine(Superpod());
   Occupancy occ(*Superpod());

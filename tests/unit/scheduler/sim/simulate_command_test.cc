@@ -116,5 +116,68 @@ TEST(SimulateCommand, BadLoadSweepOrEcmpIsExitTwoNamingTheFlag) {
   EXPECT_THAT(r.err, HasSubstr("--ecmp"));
 }
 
+TEST(SimulateCommand, MalformedFaultTraceIsExitTwoWithFileAndLine) {
+  auto r = RunCommand(Cli("simulate --fabric preset:superpod-4su --trace " +
+                          ShellQuote(kFixtures + "tiny-hand.trace") +
+                          " --policy first-fit --network shared --faults " +
+                          ShellQuote(TOPOPLACE_FIXTURES_DIR "/faults/unknown-host.faults")));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("unknown-host.faults:3: field 'element': no host 'no-such-host'"));
+}
+
+TEST(SimulateCommand, FaultsNeedSharedLinksAndASweepNeedsTheModel) {
+  const std::string base = "simulate --fabric preset:superpod-4su --trace " +
+                           ShellQuote(kFixtures + "tiny-hand.trace") + " --policy first-fit ";
+  auto r = RunCommand(Cli(base + "--faults published"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--network shared"));
+  r = RunCommand(Cli(base + "--network shared --fault-sweep 0,x"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--fault-sweep"));
+  r = RunCommand(Cli(base + "--network shared --fault-sweep 0,1 --faults " +
+                     ShellQuote(TOPOPLACE_FIXTURES_DIR "/faults/unknown-host.faults")));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("replayed as written"));
+}
+
+// A fault sweep on the large mix: at scale 0 nothing is interrupted; at 20x the published
+// rates jobs are, and what the model replayed can be written out and replayed again with
+// the same figures.
+TEST(SimulateCommand, FaultSweepReportsGoodputPerPolicyAndScaleAndReplaysItsSchedule) {
+  const std::string dir = ::testing::TempDir() + "/simulate-faults";
+  const std::string schedule = ::testing::TempDir() + "/simulate-faults.faults";
+  const std::string base =
+      "simulate --json --fabric preset:superpod-4su --trace synthetic:large-mix --jobs 60 "
+      "--policy topoplace,first-fit --network shared ";
+  auto r = RunCommand(Cli(base + "--fault-sweep 0,20 --report " + ShellQuote(dir)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "topoplace.fault-sweep/v1");
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_EQ(j["runs"][0]["fault_scale"], 0);
+  const nlohmann::json& calm = j["runs"][0]["simulation"]["policies"][0]["faults"];
+  const nlohmann::json& stormy = j["runs"][1]["simulation"]["policies"][1]["faults"];
+  EXPECT_EQ(calm["faults_applied"], 0);
+  EXPECT_EQ(calm["interruptions"], 0);
+  EXPECT_GT(stormy["faults_applied"], 0);
+  EXPECT_GT(stormy["interruptions"], 0);
+  EXPECT_GT(stormy["lost_gpu_hours"], 0);
+  EXPECT_LT(stormy["goodput"], 1);
+  std::ifstream in(dir + "/report.md");
+  const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(md, HasSubstr("| policy | fault scale |"));
+  EXPECT_THAT(md, HasSubstr("Llama 3"));
+  EXPECT_THAT(md, HasSubstr("over best"));
+  // Write the 20x schedule out and replay it: the same interruptions.
+  r = RunCommand(Cli(base + "--faults published --fault-scale 20 --write-faults " +
+                     ShellQuote(schedule)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunCommand(Cli(base + "--faults " + ShellQuote(schedule)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json replay = nlohmann::json::parse(r.out);
+  EXPECT_EQ(replay["runs"][0]["simulation"]["policies"][1]["faults"]["interruptions"],
+            stormy["interruptions"]);
+}
+
 }  // namespace
 }  // namespace topoplace
