@@ -1,15 +1,19 @@
 // `topoplace health [--link L | --switch S | --job J] [--json]` against a running
 // topoplaced (global --server): link health as telemetry judges it, the links and switches
 // an allocation's traffic crosses, or the live allocations a link or switch touches.
+// Without a target it lists the unhealthy links and the live allocations at risk: those
+// whose GPUs' paths cross one of them, each with the links it crosses.
 // Credentials come from the environment like every --server command.
 //
 //   topoplace --server 127.0.0.1:7469 health                       # unhealthy links
 //   topoplace --server 127.0.0.1:7469 health --link h0/eth0 --json # allocations it touches
 //   topoplace --server 127.0.0.1:7469 health --job alloc-3         # the job's path
 #include <chrono>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -73,30 +77,77 @@ std::string AllocationRows(const google::protobuf::RepeatedPtrField<v1::Allocati
   return out;
 }
 
+// A live allocation whose path crosses unhealthy links, and those links.
+struct AtRisk {
+  v1::Allocation allocation;
+  std::vector<const v1::LinkHealth*> links;
+};
+
+// The allocations every unhealthy link in `bad` touches, in allocation id order.
+absl::StatusOr<std::vector<AtRisk>> AllocationsAtRisk(
+    client::TopoplaceClient& daemon, const std::vector<const v1::LinkHealth*>& bad) {
+  std::map<std::string, AtRisk> by_id;
+  for (const v1::LinkHealth* link : bad) {
+    v1::GetAffectedAllocationsRequest request;
+    request.set_link(link->name());
+    TP_ASSIGN_OR_RETURN(v1::GetAffectedAllocationsResponse r,
+                        daemon.GetAffectedAllocations(request));
+    for (const v1::Allocation& a : r.allocations()) {
+      AtRisk& entry = by_id[a.allocation_id()];
+      entry.allocation = a;
+      entry.links.push_back(link);
+    }
+  }
+  std::vector<AtRisk> out;
+  for (auto& [id, entry] : by_id) out.push_back(std::move(entry));
+  return out;
+}
+
 absl::Status RunLinks(CliContext& ctx, client::TopoplaceClient& daemon, const HealthOptions& opt) {
   TP_ASSIGN_OR_RETURN(v1::GetLinkHealthResponse r,
                       daemon.GetLinkHealth(v1::GetLinkHealthRequest()));
   int counts[3] = {0, 0, 0};
-  nlohmann::json unhealthy = nlohmann::json::array();
-  std::string rows;
+  std::vector<const v1::LinkHealth*> bad;
   for (const v1::LinkHealth& l : r.links()) {
     const int k = l.health() == "down" ? 2 : l.health() == "degraded" ? 1 : 0;
     ++counts[k];
-    if (k == 0) continue;
-    unhealthy.push_back(LinkJson(l));
-    rows += LinkRow(l);
+    if (k > 0) bad.push_back(&l);
   }
+  TP_ASSIGN_OR_RETURN(std::vector<AtRisk> at_risk, AllocationsAtRisk(daemon, bad));
   if (opt.json) {
+    nlohmann::json unhealthy = nlohmann::json::array();
+    for (const v1::LinkHealth* l : bad) unhealthy.push_back(LinkJson(*l));
+    nlohmann::json risk = nlohmann::json::array();
+    for (const AtRisk& a : at_risk) {
+      nlohmann::json j = AllocationJson(a.allocation);
+      j["links"] = nlohmann::json::array();
+      for (const v1::LinkHealth* l : a.links) j["links"].push_back(LinkJson(*l));
+      risk.push_back(std::move(j));
+    }
     nlohmann::json j = {{"healthy", counts[0]},
                         {"degraded", counts[1]},
                         {"down", counts[2]},
-                        {"unhealthy_links", unhealthy}};
+                        {"unhealthy_links", unhealthy},
+                        {"at_risk", risk}};
     ctx.out << j.dump(2) << "\n";
     return absl::OkStatus();
   }
   ctx.out << "links: " << counts[0] << " healthy, " << counts[1] << " degraded, " << counts[2]
-          << " down\n"
-          << rows;
+          << " down\n";
+  for (const v1::LinkHealth* l : bad) ctx.out << LinkRow(*l);
+  if (at_risk.empty()) return absl::OkStatus();
+  ctx.out << "at risk: " << at_risk.size() << " live allocation(s) crossing them\n"
+          << absl::StrFormat("%-12s %-20s %-9s %s\n", "ALLOCATION", "EXTERNAL ID", "HEALTH",
+                             "LINK");
+  for (const AtRisk& a : at_risk) {
+    for (const v1::LinkHealth* l : a.links) {
+      const std::string& ext = a.allocation.external_id();
+      ctx.out << absl::StrFormat("%-12s %-20s %-9s %s\n",
+                                 TerminalSafe(a.allocation.allocation_id()),
+                                 ext.empty() ? "-" : TerminalSafe(ext), TerminalSafe(l->health()),
+                                 TerminalSafe(l->name()));
+    }
+  }
   return absl::OkStatus();
 }
 

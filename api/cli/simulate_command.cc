@@ -168,23 +168,39 @@ std::string FaultAssumptions(const sim::SimFaults& f, const sim::FaultRates& r) 
       f.checkpoint_interval_s / 3600, f.restart_s / 60, f.detect_s, f.recover_s);
 }
 
+// How far the published model's schedule must reach at first: the last arrival, plus the
+// longest job, plus all the work run on the whole fabric at once. A run that outlasts it
+// is run again with the horizon doubled (the longer schedule starts with the same events).
+double FirstHorizon(const Fabric& fabric, const sim::Trace& trace) {
+  double last_arrival = 0, longest = 0, gpu_seconds = 0;
+  for (const sim::TraceJob& job : trace.jobs) {
+    last_arrival = std::max(last_arrival, job.arrival_s);
+    longest = std::max(longest, job.duration_s);
+    gpu_seconds += job.duration_s * static_cast<double>(job.spec.world_size());
+  }
+  return last_arrival + longest + gpu_seconds / static_cast<double>(fabric.gpus().size());
+}
+
 // The fault schedule of one run: the operator's trace, or the published model at `scale`
-// over the arrivals of `trace` and as long again as all its work run one job at a time.
+// over [0, horizon_s).
 absl::StatusOr<std::shared_ptr<const sim::FaultSchedule>> FaultsFor(const SimulateOptions& opt,
                                                                     const Fabric& fabric,
-                                                                    const sim::Trace& trace,
-                                                                    double scale) {
+                                                                    double scale,
+                                                                    double horizon_s) {
   if (!opt.faults.empty() && opt.faults != "published") {
     TP_ASSIGN_OR_RETURN(sim::FaultSchedule schedule, sim::LoadFaultTraceFile(opt.faults, fabric));
     return std::make_shared<const sim::FaultSchedule>(std::move(schedule));
   }
-  double end = 0;
-  for (const sim::TraceJob& job : trace.jobs) end = std::max(end, job.arrival_s) + job.duration_s;
   sim::FaultRates rates = sim::PublishedFaultRates();
   rates.scale = scale;
   TP_ASSIGN_OR_RETURN(sim::FaultSchedule schedule,
-                      sim::GenerateFaults(fabric, rates, 0, end, opt.seed));
+                      sim::GenerateFaults(fabric, rates, 0, horizon_s, opt.seed));
   return std::make_shared<const sim::FaultSchedule>(std::move(schedule));
+}
+
+// When the last job of `result` ended.
+double LastEnd(const sim::SimResult& result) {
+  return result.busy_steps.empty() ? 0 : result.busy_steps.back().time_s;
 }
 
 absl::Status RunFaultSweep(CliContext& ctx, const SimulateOptions& opt, const FabricPtr& fabric,
@@ -222,19 +238,25 @@ absl::Status RunFaultSweep(CliContext& ctx, const SimulateOptions& opt, const Fa
     sim::Trace trace = base_trace;
     TP_RETURN_IF_ERROR(sim::ScaleLoad(trace, opt.load_scale * factor));
     for (double scale : scales) {
-      TP_ASSIGN_OR_RETURN(f.schedule, FaultsFor(opt, *fabric, trace, scale));
-      if (!opt.write_faults.empty()) {
-        TP_RETURN_IF_ERROR(
-            sim::WriteTextFile(opt.write_faults, sim::FormatFaultTrace(*f.schedule, *fabric)));
-      }
-      const sim::Simulator simulator(fabric, sim_options);
       sim::FaultSweepPoint& point = points.emplace_back();
       point.fault_scale = scale;
       point.run.factor = factor;
       point.run.info = InfoOf(opt, *fabric, trace, factor, sim_options);
-      for (const std::string& policy : policies) {
-        TP_ASSIGN_OR_RETURN(sim::SimResult result, simulator.Run(trace, policy));
-        point.run.metrics.push_back(sim::Summarize(result));
+      for (double horizon = FirstHorizon(*fabric, trace);; horizon *= 2) {
+        TP_ASSIGN_OR_RETURN(f.schedule, FaultsFor(opt, *fabric, scale, horizon));
+        const sim::Simulator simulator(fabric, sim_options);
+        point.run.metrics.clear();
+        double last_end = 0;
+        for (const std::string& policy : policies) {
+          TP_ASSIGN_OR_RETURN(sim::SimResult result, simulator.Run(trace, policy));
+          last_end = std::max(last_end, LastEnd(result));
+          point.run.metrics.push_back(sim::Summarize(result));
+        }
+        if (from_file || last_end <= horizon) break;
+      }
+      if (!opt.write_faults.empty()) {
+        TP_RETURN_IF_ERROR(
+            sim::WriteTextFile(opt.write_faults, sim::FormatFaultTrace(*f.schedule, *fabric)));
       }
     }
   }

@@ -60,10 +60,19 @@ struct Evaluated {
 
 PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health,
                                  const PluginRegistry& plugins)
+    : PlacementEngine(fabric, health, plugins, std::make_shared<const TierIndex>(*fabric)) {}
+
+std::unique_ptr<PlacementEngine> PlacementEngine::WithHealth(const FabricHealth& health) const {
+  return std::unique_ptr<PlacementEngine>(new PlacementEngine(fabric_, health, *plugins_, tiers_));
+}
+
+PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health,
+                                 const PluginRegistry& plugins,
+                                 std::shared_ptr<const TierIndex> tiers)
     : fabric_(std::move(fabric)),
       plugins_(&plugins),
       health_(*fabric_, health),
-      tiers_(*fabric_),
+      tiers_(std::move(tiers)),
       links_(*fabric_,
              std::vector<LinkId>(health.unhealthy_links.begin(), health.unhealthy_links.end()),
              std::vector<SwitchId>(health.unhealthy_switches.begin(),
@@ -98,7 +107,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
                              nodes,  request.seed, request.uplink_busy, {}, bad_uplink_blocks_};
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy->Propose(ctx));
 
-  const Router router(tiers_, request.routing);
+  const Router router(*tiers_, request.routing);
   std::optional<Evaluated> best;
   std::vector<std::string> rejections;
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -125,7 +134,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
     Evaluated ev;
     ev.index = i;
     ev.slots = *std::move(slots);
-    ev.attachments = tiers_.Attach(ev.slots);
+    ev.attachments = tiers_->Attach(ev.slots);
     const std::span<const Attachment> attachments(ev.attachments.get(), ev.slots.size());
     ev.traffic = EvaluateTraffic(layout, traffic, ev.slots, attachments, router, job.gpus_per_node);
     if (ev.traffic.unreachable_bytes > 0) {

@@ -13,6 +13,7 @@
 #define TOPOPLACE_SCHEDULER_PLACEMENT_ENGINE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -58,16 +59,23 @@ class PlacementEngine {
   absl::StatusOr<PlacementPlan> Place(const PlacementRequest& request,
                                       const Occupancy& occupancy) const;
 
+  // This engine with other health (a health change in the daemon or the simulator): the
+  // fabric's tier index, which health does not change, is shared instead of built again.
+  std::unique_ptr<PlacementEngine> WithHealth(const FabricHealth& health) const;
+
   const Fabric& fabric() const { return *fabric_; }
   const HealthView& health() const { return health_; }
   const PluginRegistry& plugins() const { return *plugins_; }
 
  private:
+  PlacementEngine(FabricPtr fabric, const FabricHealth& health, const PluginRegistry& plugins,
+                  std::shared_ptr<const TierIndex> tiers);
+
   FabricPtr fabric_;
   const PluginRegistry* plugins_;
   HealthView health_;
   std::vector<uint8_t> bad_uplink_blocks_;  // PlacementContext::bad_uplink_blocks
-  TierIndex tiers_;
+  std::shared_ptr<const TierIndex> tiers_;  // immutable, shared by WithHealth
   LinkIndex links_;
 };
 

@@ -120,7 +120,7 @@ class Replay {
       TP_RETURN_IF_ERROR(SchedulePass(now));
       fragmented_now_ = FragmentedGpus();
       slurm_fragmentation_now_ =
-          SlurmBlockFragmentation(slurm_blocks_, engine_->fabric(), state_.occupancy());
+          SlurmBlockFragmentation(slurm_blocks_, base_engine_.fabric(), state_.occupancy());
       head_blocked_now_ =
           !queue_.empty() && result_.jobs[queue_.front()].gpus <= state_.free_gpus();
     }
@@ -291,7 +291,7 @@ class Replay {
     request_.seed = options_.seed * 1000003 + static_cast<uint64_t>(tj.id);
     request_.ecmp = {options_.ecmp, request_.seed};
     const auto t0 = std::chrono::steady_clock::now();
-    absl::StatusOr<PlacementPlan> plan = engine_->Place(request_, state_.occupancy());
+    absl::StatusOr<PlacementPlan> plan = Engine().Place(request_, state_.occupancy());
     const double seconds = SecondsSince(t0);
     ++result_.place_calls;
     result_.place_seconds_total += seconds;
@@ -503,16 +503,25 @@ class Replay {
       case Step::kKnownBegin:
       case Step::kKnownEnd:
         step.step == Step::kKnownBegin ? known_.Begin(e) : known_.End(e);
-        faulted_engine_.reset();
-        engine_ = &base_engine_;
-        if (!known_.empty()) {
-          faulted_engine_ = std::make_unique<PlacementEngine>(fabric_, known_.Health(watches_links_),
-                                                              base_engine_.plugins());
-          engine_ = faulted_engine_.get();
-        }
+        engine_stale_ = true;
         ++release_epoch_;  // what fits may have changed
         break;
     }
+  }
+
+  // The engine for what the policy knows now, built when first needed after a change (a
+  // repair and a new fault at one instant, or changes while nothing waits, cost nothing).
+  const PlacementEngine& Engine() {
+    if (engine_stale_) {
+      engine_stale_ = false;
+      faulted_engine_.reset();
+      engine_ = &base_engine_;
+      if (!known_.empty()) {
+        faulted_engine_ = base_engine_.WithHealth(known_.Health(watches_links_));
+        engine_ = faulted_engine_.get();
+      }
+    }
+    return *engine_;
   }
 
   // Interrupts every running job with a GPU on a host `element`'s failure cuts off, or
@@ -575,7 +584,7 @@ class Replay {
   // Whether a head that cannot be placed on the idle fabric now could be once every fault
   // it knows of is repaired (then it waits for the repair instead of being rejected).
   bool FitsOnceRepaired(size_t j) {
-    if (engine_ == &base_engine_) return false;
+    if (&Engine() == &base_engine_) return false;
     const PlacementEngine* faulted = engine_;
     engine_ = &base_engine_;
     const int64_t epoch = failed_epoch_[j];
@@ -605,6 +614,7 @@ class Replay {
   const PlacementEngine& base_engine_;  // no faults
   const PlacementEngine* engine_;       // base_engine_, or faulted_engine_ while faults are known
   std::unique_ptr<PlacementEngine> faulted_engine_;
+  bool engine_stale_ = false;  // known_ changed since engine_ was built
   const CommModel& comm_;
   const SimOptions& options_;
   const Trace& trace_;

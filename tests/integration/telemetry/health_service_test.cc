@@ -1,7 +1,8 @@
 // Link health through the real service (in-process TopoplaceServer, loopback gRPC, SQLite):
 // bad reports are rejected and change nothing; unreachable probes take a NIC cable down
 // after the hysteresis; WatchFabric streams the change; placement avoids the host; the
-// reverse lookup lists the allocation the link touches; the state survives a restart.
+// reverse lookup lists the allocation the link touches; the state survives a restart;
+// `topoplace health` lists a job whose host's cable turned degraded as at risk.
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
 
@@ -12,8 +13,10 @@
 #include "api/server/topoplace_server.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/run_command.h"
 #include "topology/discovery/agent_report.h"
 #include "topology/store/sqlite_db.h"
 #include "topoplace/v1/telemetry.grpc.pb.h"
@@ -164,6 +167,48 @@ TEST_F(HealthServiceTest, DownLinkIsStreamedAvoidedListedAndRemembered) {
   server_.reset();
   Start();
   EXPECT_EQ(Health(nic), "down");
+}
+
+// A job holds b00-n000 (or whichever host it got). Its first NIC's probes, 5 us at first,
+// take 10 ms twice: the cable is judged degraded, and `topoplace health` (the real CLI
+// over loopback gRPC) lists the job as at risk with that link, in JSON and in the table.
+TEST_F(HealthServiceTest, AJobOnAHostWhoseCableDegradedIsListedAtRiskWithTheLink) {
+  Start();
+  absl::StatusOr<v1::ReserveResponse> held = client_->Reserve("tp=8,pp=1,dp=1", "", 600);
+  ASSERT_TRUE(held.ok()) << held.status();
+  const std::string id = held->allocation().allocation_id();
+  const std::string host = held->allocation().gpus(0).host();
+  const std::string nic = host + "/mlx5_0";
+  const std::string peer = host == "b00-n001" ? "b00-n000/mlx5_0" : "b00-n001/mlx5_0";
+  const std::string cli = absl::StrCat(TOPOPLACE_CLI, " --server 127.0.0.1:", server_->port(),
+                                       " health");
+  ASSERT_TRUE(Report(nic, peer, true, 5).ok());
+  ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  testing::CommandResult before = testing::RunCommand(cli + " --json");
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_TRUE(nlohmann::json::parse(before.out)["at_risk"].empty());
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(Report(nic, peer, true, 10000).ok());
+    ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  }
+  ASSERT_EQ(Health(nic), "degraded");
+  testing::CommandResult json = testing::RunCommand(cli + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["at_risk"].size(), 1u) << json.out;
+  EXPECT_EQ(j["at_risk"][0]["allocation_id"], id);
+  ASSERT_EQ(j["at_risk"][0]["links"].size(), 1u);
+  EXPECT_EQ(j["at_risk"][0]["links"][0]["health"], "degraded");
+  EXPECT_THAT(j["at_risk"][0]["links"][0]["link"].get<std::string>(), HasSubstr(nic));
+  testing::CommandResult table = testing::RunCommand(cli);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("at risk: 1 live allocation(s) crossing them"));
+  EXPECT_THAT(table.out, HasSubstr(id));
+  // Released, it is at risk no more.
+  ASSERT_TRUE(client_->Release(id).ok());
+  testing::CommandResult after = testing::RunCommand(cli + " --json");
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_TRUE(nlohmann::json::parse(after.out)["at_risk"].empty());
 }
 
 // b00-n000's agent report; LLDP shows each NIC's leaf except those in `lost`.
