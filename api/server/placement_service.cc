@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
+#include "api/server/restart_exclusions.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/state/uplink_load.h"
 #include "topology/base/status_macros.h"
@@ -77,6 +78,8 @@ absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
   placement.link_loads = true;  // the plan's JSON lists bytes per link
+  TP_RETURN_IF_ERROR(
+      ExcludeWhatFailed(*context_.fabric, *context_.ledger, context_.health, placement.job));
   AddUplinkLoad(placement);
   TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
                       context_.engine->Place(placement, context_.ledger->Occupancy()));
@@ -108,6 +111,8 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
     // Not knowing whether the key was used (the store cannot be read) must not hold twice.
     if (!absl::IsNotFound(earlier.status())) return earlier.status();
   }
+  TP_RETURN_IF_ERROR(
+      ExcludeWhatFailed(*context_.fabric, *context_.ledger, context_.health, placement.job));
   absl::Status last;
   for (int attempt = 0; attempt < kReserveAttempts; ++attempt) {
     TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,

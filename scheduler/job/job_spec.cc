@@ -1,5 +1,6 @@
 #include "scheduler/job/job_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -250,6 +251,13 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       TP_ASSIGN_OR_RETURN(job.max_wait_s, ParseSeconds(key, value));
     } else if (key == "segment") {
       TP_ASSIGN_OR_RETURN(job.segment, ParseInt(key, value, 1, 1 << 24));
+    } else if (key == "replace_on_restart") {
+      const absl::string_view digits = absl::StripPrefix(value, "alloc-");
+      if (digits.size() == value.size() || digits.empty() || digits.size() > 18 ||
+          !std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit)) {
+        return FieldError(key, "an allocation id like alloc-42", value);
+      }
+      job.replace_on_restart = std::string(value);
     } else if (key == "exclude" || key == "hosts") {
       host_list = key == "exclude" ? &job.exclude : &job.hosts;
       TP_RETURN_IF_ERROR(CheckHostName(HostListField(*host_list, job), value));
@@ -258,7 +266,7 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       return FieldError(key,
                         "a known key (tp, pp, dp, cp, ep, gpus, gpus_per_node, model, h, "
                         "s, b, layers, params, mb, dtype, *_bytes, order, max_tier, mode, "
-                        "max_wait, segment, exclude, hosts)",
+                        "max_wait, segment, replace_on_restart, exclude, hosts)",
                         token);
     }
   }
@@ -388,6 +396,9 @@ std::string FormatJobSpec(const JobSpec& job) {
                   ",mode=", job.mode == ConstraintMode::kHard ? "hard" : "soft");
   if (job.max_wait_s) absl::StrAppend(&out, absl::StrFormat(",max_wait=%.17g", *job.max_wait_s));
   if (job.segment != 0) absl::StrAppend(&out, ",segment=", job.segment);
+  if (!job.replace_on_restart.empty()) {
+    absl::StrAppend(&out, ",replace_on_restart=", job.replace_on_restart);
+  }
   if (!job.exclude.empty()) absl::StrAppend(&out, ",exclude=", absl::StrJoin(job.exclude, ","));
   if (!job.hosts.empty()) absl::StrAppend(&out, ",hosts=", absl::StrJoin(job.hosts, ","));
   return out;

@@ -10,7 +10,9 @@
 // max_tier=leaf|block|pod|cluster, mode=hard|soft, max_wait=30m (seconds, or with an s, m
 // or h suffix: how long a scheduler keeps a hard max_tier before relaxing it, as Slurm's
 // --switches=N@max-time), segment=N (Slurm's --segment: the job's nodes in segments of N,
-// each inside one block; only slurm-block reads it), exclude=host[,host...], hosts=host[,host...]
+// each inside one block; only slurm-block reads it), replace_on_restart=alloc-N (the allocation of
+// the run this job restarts: a daemon keeps it off the hosts whose cables failed under that
+// run, api/server/restart_exclusions.h), exclude=host[,host...], hosts=host[,host...]
 // (place only on these hosts: a scheduler that already chose the nodes asks for the ranks' map on
 // them) (every comma-separated token without '=' after `exclude` or `hosts` is another host of that
 // list). Every error is InvalidArgument naming the field and what was expected.
@@ -69,6 +71,10 @@ struct JobSpec {
   // own; 0 = none. A divisor of nodes(), or larger than the job (Slurm then ignores it).
   // Only the slurm-block baseline reads it: no other scheduler has segments.
   int segment = 0;
+  // The allocation id ("alloc-N") of the interrupted run this job restarts; empty: none.
+  // Only a daemon acts on it (it has the ledger and the link history); the engine and
+  // the offline CLI place as if it were absent.
+  std::string replace_on_restart;
   std::vector<std::string> exclude;  // host names
   std::vector<std::string> hosts;    // if not empty, the only hosts the job may use
 

@@ -22,7 +22,8 @@ HealthMonitor::HealthMonitor(FabricPtr fabric, HealthHistory* history, HealthSin
       on_health_(std::move(on_health)),
       metrics_(metrics),
       options_(options),
-      model_(std::move(fabric), options.model) {
+      model_(std::move(fabric), options.model),
+      turned_bad_at_(fabric_->links().size(), absl::InfinitePast()) {
   if (metrics_ != nullptr) {
     metrics_->SetLinkCounts(static_cast<int>(fabric_->links().size()), 0, 0);
   }
@@ -41,7 +42,8 @@ absl::Status HealthMonitor::Restore() {
       if (!link.ok() || !state) continue;  // a link of an older fabric: nothing to restore
       model_.Restore(*link, *state, e.reason);
       if (*state != LinkVerdict::kHealthy) {
-        restored.push_back({*link, e.link, LinkVerdict::kHealthy, *state, e.reason, absl::Now()});
+        restored.push_back({*link, e.link, LinkVerdict::kHealthy, *state, e.reason,
+                            absl::FromUnixMillis(e.at_unix_ms)});
       }
     }
   }
@@ -176,6 +178,11 @@ void HealthMonitor::Publish(const std::vector<HealthChange>& changes, absl::Time
     absl::MutexLock lock(&mu_);
     health = model_.ToFabricHealth();
     ++version_;
+    for (const HealthChange& c : changes) {
+      if (c.from == LinkVerdict::kHealthy && c.to != LinkVerdict::kHealthy) {
+        turned_bad_at_[c.link] = c.at;
+      }
+    }
     degraded_ = static_cast<int>(health.degraded_links.size());
     down_ = static_cast<int>(health.unhealthy_links.size());
   }
@@ -198,6 +205,11 @@ void HealthMonitor::Publish(const std::vector<HealthChange>& changes, absl::Time
 LinkHealthView HealthMonitor::Link(LinkId link) const {
   absl::MutexLock lock(&mu_);
   return {model_.state(link), model_.reason(link)};
+}
+
+absl::Time HealthMonitor::LastTurnedBad(LinkId link) const {
+  absl::MutexLock lock(&mu_);
+  return turned_bad_at_[link];
 }
 
 uint64_t HealthMonitor::health_version() const {

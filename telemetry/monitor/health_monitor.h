@@ -75,6 +75,9 @@ class HealthMonitor {
   absl::Status Tick(absl::Time now);
 
   LinkHealthView Link(LinkId link) const;
+  // When the link last turned from healthy to degraded or down (restored across restarts
+  // from the persisted events); InfinitePast if never since the daemon's history began.
+  absl::Time LastTurnedBad(LinkId link) const;
   uint64_t health_version() const;
   // Number of links telemetry judges degraded and down.
   std::pair<int, int> UnhealthyCounts() const;
@@ -99,6 +102,7 @@ class HealthMonitor {
   uint64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   int degraded_ ABSL_GUARDED_BY(mu_) = 0;
   int down_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<absl::Time> turned_bad_at_ ABSL_GUARDED_BY(mu_);  // per link
   absl::Time last_prune_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 
   absl::Mutex subscribers_mu_;

@@ -2,7 +2,8 @@
 // bad reports are rejected and change nothing; unreachable probes take a NIC cable down
 // after the hysteresis; WatchFabric streams the change; placement avoids the host; the
 // reverse lookup lists the allocation the link touches; the state survives a restart;
-// `topoplace health` lists a job whose host's cable turned degraded as at risk.
+// `topoplace health` lists a job whose host's cable turned degraded as at risk; a restart
+// naming the interrupted allocation (replace_on_restart) avoids the host whose cable failed.
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
 
@@ -209,6 +210,43 @@ TEST_F(HealthServiceTest, AJobOnAHostWhoseCableDegradedIsListedAtRiskWithTheLink
   testing::CommandResult after = testing::RunCommand(cli + " --json");
   ASSERT_EQ(after.exit_code, 0) << after.err;
   EXPECT_TRUE(nlohmann::json::parse(after.out)["at_risk"].empty());
+}
+
+// A one-host job runs on host H; H's cable goes down (the job is interrupted and released)
+// and comes back. A plain restart lands on H again (first host with room); one that names
+// the interrupted allocation in replace_on_restart does not. An unknown allocation there
+// is InvalidArgument naming the field.
+TEST_F(HealthServiceTest, ReplaceOnRestartKeepsTheRestartOffTheHostWhoseCableFailed) {
+  Start();
+  absl::StatusOr<v1::ReserveResponse> run = client_->Reserve("tp=8,pp=1,dp=1", "", 600);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::string id = run->allocation().allocation_id();
+  const std::string host = run->allocation().gpus(0).host();
+  const std::string nic = host + "/mlx5_0";
+  const std::string peer = host == "b00-n001" ? "b00-n000/mlx5_0" : "b00-n001/mlx5_0";
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(Report(nic, peer, false).ok());
+    ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  }
+  ASSERT_EQ(Health(nic), "down");
+  ASSERT_TRUE(client_->Release(id).ok());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(Report(nic, peer, true).ok());
+    ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  }
+  ASSERT_EQ(Health(nic), "healthy");
+  absl::StatusOr<v1::ReserveResponse> plain = client_->Reserve("tp=8,pp=1,dp=1", "", 600);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->allocation().gpus(0).host(), host);
+  ASSERT_TRUE(client_->Release(plain->allocation().allocation_id()).ok());
+  absl::StatusOr<v1::ReserveResponse> restart =
+      client_->Reserve("tp=8,pp=1,dp=1,replace_on_restart=" + id, "", 600);
+  ASSERT_TRUE(restart.ok()) << restart.status();
+  EXPECT_NE(restart->allocation().gpus(0).host(), host);
+  absl::StatusOr<v1::ReserveResponse> unknown =
+      client_->Reserve("tp=8,pp=1,dp=1,replace_on_restart=alloc-999", "", 600);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("replace_on_restart"));
 }
 
 // b00-n000's agent report; LLDP shows each NIC's leaf except those in `lost`.

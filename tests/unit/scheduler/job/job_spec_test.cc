@@ -107,7 +107,12 @@ INSTANTIATE_TEST_SUITE_P(
                       BadSpec{"tp=1,pp=1,dp=3,gpus_per_node=8", "gpus_per_node"},  // 3 % 8
                       BadSpec{"tp=8,pp=1,dp=1,params=0", "params"},
                       BadSpec{"tp=8,pp=1,dp=5,segment=2", "segment"},  // 5 nodes % 2
-                      BadSpec{"tp=8,pp=1,dp=4,segment=0", "segment"}, BadSpec{"", "spec"}));
+                      BadSpec{"tp=8,pp=1,dp=4,segment=0", "segment"},
+                      BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=42", "replace_on_restart"},
+                      BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=alloc-", "replace_on_restart"},
+                      BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=alloc-4x",
+                              "replace_on_restart"},
+                      BadSpec{"", "spec"}));
 
 // TP of whole nodes parses (the engine then keeps it inside one NVLink domain of the
 // fabric); TP that would split a node's GPUs unevenly needs tp_across_nodes.
@@ -145,14 +150,15 @@ TEST(JobSpec, SegmentDividesTheNodesOrExceedsThem) {
 
 TEST(JobSpec, FormatParsesBackToTheSameJob) {
   absl::StatusOr<JobSpec> job = ParseJobSpec(
-      "tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,segment=2,exclude=a,b,"
-      "hosts=c,d,e,f");
+      "tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,segment=2,"
+      "replace_on_restart=alloc-17,exclude=a,b,hosts=c,d,e,f");
   ASSERT_TRUE(job.ok()) << job.status();
   absl::StatusOr<JobSpec> again = ParseJobSpec(FormatJobSpec(*job));
   ASSERT_TRUE(again.ok()) << again.status() << " for " << FormatJobSpec(*job);
   EXPECT_EQ(FormatJobSpec(*again), FormatJobSpec(*job));
   EXPECT_EQ(again->cp, 2);
   EXPECT_EQ(again->segment, 2);
+  EXPECT_EQ(again->replace_on_restart, "alloc-17");
   EXPECT_EQ(again->exclude, job->exclude);
   EXPECT_EQ(again->hosts, job->hosts);
 }
