@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
 #include "scheduler/builtin/builtin_plugins.h"
+#include "scheduler/policies/topoplace_policy.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/sim/fault_report.h"
 #include "scheduler/sim/fault_trace.h"
@@ -27,9 +28,9 @@
 #include "scheduler/sim/sweep_report.h"
 #include "scheduler/sim/synthetic_trace.h"
 #include "scheduler/sim/trace.h"
-#include "topology/base/status_macros.h"
 #include "telemetry/health/link_verdict.h"
 #include "telemetry/probe/probe_plan.h"
+#include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
 namespace topoplace::cli {
@@ -51,6 +52,7 @@ struct SimulateOptions {
   std::string load_sweep;  // "1,4,16": multiples of the offered load; empty: one run
   std::string faults;      // "published" or a fault trace file; empty: none
   double fault_scale = 1;
+  uint64_t fault_seed = 0;  // 0: --seed
   std::string fault_sweep;  // "0,1,4": multiples of the published rates
   double checkpoint_interval_s = sim::SimFaults{}.checkpoint_interval_s;
   double restart_s = sim::SimFaults{}.restart_s;
@@ -162,10 +164,10 @@ std::string FaultAssumptions(const sim::SimFaults& f, const sim::FaultRates& r) 
       "%.0f s after it begins (probe interval x the health model's bad samples) and of its "
       "repair %.0f s after; the baselines learn only of faults that cut hosts off (host, NIC "
       "cable, leaf), at once, as every policy does. A fault scale multiplies every rate.\n",
-      r.host_fail_per_day, r.switch_fail_per_day, r.link_fail_per_day,
-      100 * r.degrade_capacity, r.link_degrade_per_day, r.host_repair_s / 3600,
-      r.switch_repair_s / 3600, r.link_repair_s / 3600, r.degrade_duration_s / 3600,
-      f.checkpoint_interval_s / 3600, f.restart_s / 60, f.detect_s, f.recover_s);
+      r.host_fail_per_day, r.switch_fail_per_day, r.link_fail_per_day, 100 * r.degrade_capacity,
+      r.link_degrade_per_day, r.host_repair_s / 3600, r.switch_repair_s / 3600,
+      r.link_repair_s / 3600, r.degrade_duration_s / 3600, f.checkpoint_interval_s / 3600,
+      f.restart_s / 60, f.detect_s, f.recover_s);
 }
 
 // How far the published model's schedule must reach at first: the last arrival, plus the
@@ -194,7 +196,8 @@ absl::StatusOr<std::shared_ptr<const sim::FaultSchedule>> FaultsFor(const Simula
   sim::FaultRates rates = sim::PublishedFaultRates();
   rates.scale = scale;
   TP_ASSIGN_OR_RETURN(sim::FaultSchedule schedule,
-                      sim::GenerateFaults(fabric, rates, 0, horizon_s, opt.seed));
+                      sim::GenerateFaults(fabric, rates, 0, horizon_s,
+                                          opt.fault_seed != 0 ? opt.fault_seed : opt.seed));
   return std::make_shared<const sim::FaultSchedule>(std::move(schedule));
 }
 
@@ -252,6 +255,18 @@ absl::Status RunFaultSweep(CliContext& ctx, const SimulateOptions& opt, const Fa
           last_end = std::max(last_end, LastEnd(result));
           point.run.metrics.push_back(sim::Summarize(result));
         }
+        // The control run: topoplace blind to link faults, to measure what seeing them is
+        // worth.
+        if (std::find(policies.begin(), policies.end(), sched::kTopoplacePolicyName) !=
+            policies.end()) {
+          sim::SimOptions blind = sim_options;
+          blind.faults.ignore_link_health = true;
+          TP_ASSIGN_OR_RETURN(sim::SimResult result,
+                              sim::Simulator(fabric, blind).Run(trace, "topoplace"));
+          last_end = std::max(last_end, LastEnd(result));
+          point.run.metrics.push_back(sim::Summarize(result));
+          point.run.metrics.back().policy = std::string(sim::kBlindTopoplaceLabel);
+        }
         if (from_file || last_end <= horizon) break;
       }
       if (!opt.write_faults.empty()) {
@@ -261,8 +276,8 @@ absl::Status RunFaultSweep(CliContext& ctx, const SimulateOptions& opt, const Fa
     }
   }
   if (!opt.report.empty()) {
-    TP_RETURN_IF_ERROR(sim::WriteFaultSweepReport(
-        opt.report, points, opt.command, FaultAssumptions(f, sim::PublishedFaultRates())));
+    TP_RETURN_IF_ERROR(sim::WriteFaultSweepReport(opt.report, points, opt.command,
+                                                  FaultAssumptions(f, sim::PublishedFaultRates())));
   }
   ctx.out << (opt.json ? sim::FaultSweepToJson(points) + "\n" : sim::FaultSweepTable(points));
   return absl::OkStatus();
@@ -333,6 +348,7 @@ std::string CommandLine(const SimulateOptions& opt) {
   if (!opt.load_sweep.empty()) absl::StrAppend(&cmd, " --load-sweep ", opt.load_sweep);
   if (!opt.faults.empty()) absl::StrAppend(&cmd, " --faults ", opt.faults);
   if (opt.fault_scale != 1) absl::StrAppend(&cmd, " --fault-scale ", opt.fault_scale);
+  if (opt.fault_seed != 0) absl::StrAppend(&cmd, " --fault-seed ", opt.fault_seed);
   if (!opt.fault_sweep.empty()) absl::StrAppend(&cmd, " --fault-sweep ", opt.fault_sweep);
   if (opt.checkpoint_interval_s != sim::SimFaults{}.checkpoint_interval_s) {
     absl::StrAppend(&cmd, " --checkpoint-interval ", opt.checkpoint_interval_s);
@@ -386,6 +402,9 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
                   "'#topoplace-faults v1' file. Needs --network shared");
   cmd->add_option("--fault-scale", opt->fault_scale,
                   "Multiply the published fault rates by X (default 1)");
+  cmd->add_option("--fault-seed", opt->fault_seed,
+                  "Seed of the fault model alone (default: --seed), to repeat a sweep over "
+                  "other fault draws with the same jobs");
   cmd->add_option("--fault-sweep", opt->fault_sweep,
                   "Run at each of these multiples of the published fault rates (e.g. 0,1,4; "
                   "0 = no faults)");

@@ -66,6 +66,10 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
       inv.eligible_[h] = 0;
       continue;
     }
+    if (health.host_degraded(h)) {
+      inv.degraded_.resize(num_hosts, 0);
+      inv.degraded_[h] = 1;
+    }
     if (occupancy.free_gpus(h) < job.gpus_per_node) {
       ++inv.busy_;
       inv.eligible_[h] = 0;
@@ -117,14 +121,18 @@ Inventory Inventory::RestrictedTo(std::span<const HostId> hosts) const {
 }
 
 int Inventory::TakeHosts(int32_t block, int count, std::vector<uint8_t>& taken,
-                         std::vector<HostId>& out) const {
+                         std::vector<HostId>& out, Take order) const {
   int got = 0;
-  for (HostId h : fabric_->blocks()[block].hosts) {
-    if (got == count) break;
-    if (!eligible_[h] || taken[h]) continue;
-    taken[h] = 1;
-    out.push_back(h);
-    ++got;
+  // With kHealthyFirst and degraded hosts known: a pass without them, then one with them.
+  const bool two_passes = order == Take::kHealthyFirst && !degraded_.empty();
+  for (int pass = two_passes ? 0 : 1; pass < 2; ++pass) {
+    for (HostId h : fabric_->blocks()[block].hosts) {
+      if (got == count) break;
+      if (!eligible_[h] || taken[h] || (pass == 0 && degraded_[h])) continue;
+      taken[h] = 1;
+      out.push_back(h);
+      ++got;
+    }
   }
   return got;
 }

@@ -56,11 +56,15 @@ class Inventory {
   int unhealthy_hosts() const { return unhealthy_; }
   int busy_hosts() const { return busy_; }
 
-  // Appends the first `count` eligible hosts of `block`, in host order, skipping hosts
-  // already in `taken` (a per-host flag array the caller owns, updated here).
-  // Returns how many it appended.
-  int TakeHosts(int32_t block, int count, std::vector<uint8_t>& taken,
-                std::vector<HostId>& out) const;
+  // Which eligible hosts TakeHosts takes first: in host order, or (kHealthyFirst) those
+  // whose NIC cables are all healthy before those with a degraded one (HealthView::
+  // host_degraded), each in host order: the same hosts when none is degraded.
+  enum class Take : uint8_t { kHostOrder, kHealthyFirst };
+  // Appends the first `count` eligible hosts of `block` in `order`, skipping hosts already
+  // in `taken` (a per-host flag array the caller owns, updated here). Returns how many it
+  // appended.
+  int TakeHosts(int32_t block, int count, std::vector<uint8_t>& taken, std::vector<HostId>& out,
+                Take order = Take::kHostOrder) const;
   // Appends the first `count` eligible hosts of NVLink domain `d`, in host order. Returns
   // how many it appended.
   int TakeFromDomain(int32_t d, int count, std::vector<HostId>& out) const;
@@ -70,6 +74,7 @@ class Inventory {
   const Fabric* fabric_ = nullptr;
   const Occupancy* occupancy_ = nullptr;
   std::vector<uint8_t> eligible_;
+  std::vector<uint8_t> degraded_;  // per host, only when some host is degraded
   std::vector<int> block_free_, pod_free_, block_free_gpus_, block_total_gpus_;
   std::vector<int> nvlink_free_, nvlink_free_gpus_, nvlink_total_gpus_;
   int total_free_ = 0, excluded_ = 0, unhealthy_ = 0, busy_ = 0;

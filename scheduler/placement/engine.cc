@@ -103,8 +103,11 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   }
   const RankLayout layout(job);
   const TrafficModel traffic = BuildTrafficModel(job);
-  const PlacementContext ctx{fabric, job,   layout,       traffic,           inv,
-                             nodes,  request.seed, request.uplink_busy, {}, bad_uplink_blocks_};
+  const PlacementContext ctx{fabric,       job,
+                             layout,       traffic,
+                             inv,          nodes,
+                             request.seed, request.uplink_busy,
+                             {},           bad_uplink_blocks_};
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy->Propose(ctx));
 
   const Router router(*tiers_, request.routing);

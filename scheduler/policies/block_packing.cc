@@ -167,7 +167,9 @@ Candidate Materialize(const PlacementContext& ctx, const BlockSequence& seq, con
   std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
   std::vector<HostId> hosts;
   hosts.reserve(ctx.nodes);
-  for (const auto& [block, count] : seq) ctx.inventory.TakeHosts(block, count, taken, hosts);
+  for (const auto& [block, count] : seq) {
+    ctx.inventory.TakeHosts(block, count, taken, hosts, Inventory::Take::kHealthyFirst);
+  }
   Candidate c;
   c.node_hosts.assign(ctx.nodes, -1);
   for (int i = 0; i < ctx.nodes; ++i) c.node_hosts[cut.node_order[i]] = hosts[i];

@@ -196,7 +196,7 @@ std::vector<Candidate> OneBlock(const PlacementContext& ctx) {
   for (size_t i = 0; i < blocks.size() && i < kBlockCandidates; ++i) {
     Candidate c;
     std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
-    inv.TakeHosts(blocks[i].id, ctx.nodes, taken, c.node_hosts);
+    inv.TakeHosts(blocks[i].id, ctx.nodes, taken, c.node_hosts, Inventory::Take::kHealthyFirst);
     c.how = absl::StrCat("best fit in block ", blocks[i].id, " (", blocks[i].free, " free nodes)");
     out.push_back(std::move(c));
   }
@@ -267,9 +267,9 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
       // block boundaries): which order sends the fewest bytes off NVLink depends on the
       // job, so the engine weighs them all.
       const Inventory chosen = ctx.inventory.RestrictedTo(c->node_hosts);
-      PlacementContext sub = {ctx.fabric, ctx.job,  ctx.layout,      ctx.traffic,     chosen,
-                              ctx.nodes,  ctx.seed, ctx.uplink_busy, ctx.avoid_blocks,
-                              ctx.bad_uplink_blocks};
+      PlacementContext sub = {
+          ctx.fabric, ctx.job,  ctx.layout,      ctx.traffic,      chosen,
+          ctx.nodes,  ctx.seed, ctx.uplink_busy, ctx.avoid_blocks, ctx.bad_uplink_blocks};
       for (std::vector<Candidate> arranged : {OneBlock(sub), MultiBlockCandidates(sub, allowed)}) {
         for (Candidate& a : arranged) {
           a.how += ", over the hosts of the fewest NVLink domains";
@@ -287,9 +287,9 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
   // Phase 2, several blocks (MultiBlockCandidates).
   std::vector<Candidate> multi = MultiBlockCandidates(ctx, allowed);
   const std::vector<uint8_t> hot = HotBlocks(ctx);
-  for (auto [avoid, why] : {std::pair<std::span<const uint8_t>, absl::string_view>(
-                                hot, "hotter than average"),
-                            {ctx.bad_uplink_blocks, "down or degraded"}}) {
+  for (auto [avoid, why] :
+       {std::pair<std::span<const uint8_t>, absl::string_view>(hot, "hotter than average"),
+        {ctx.bad_uplink_blocks, "down or degraded"}}) {
     if (std::optional<Candidate> c = AvoidingBlocks(ctx, allowed, multi, avoid, why)) {
       multi.push_back(*std::move(c));
     }

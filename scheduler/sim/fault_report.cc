@@ -14,10 +14,12 @@
 namespace topoplace::sched::sim {
 namespace {
 
-// Goodput of topoplace and of the best and median baseline at one point; nullopt fields
-// when the point has no topoplace or no baseline.
+// At one point: topoplace, its control run blind to link health, and the best and median
+// baseline goodput; null where the point lacks them.
 struct Gain {
-  double topoplace = -1, best = -1, median = -1;
+  const PolicyMetrics* topoplace = nullptr;
+  const PolicyMetrics* blind = nullptr;
+  double best = -1, median = -1;
 };
 
 Gain GainAt(const FaultSweepPoint& point) {
@@ -25,7 +27,9 @@ Gain GainAt(const FaultSweepPoint& point) {
   std::vector<double> baselines;
   for (const PolicyMetrics& m : point.run.metrics) {
     if (WatchesLinkHealth(m.policy)) {
-      g.topoplace = m.goodput;
+      g.topoplace = &m;
+    } else if (m.policy == kBlindTopoplaceLabel) {
+      g.blind = &m;
     } else {
       baselines.push_back(m.goodput);
     }
@@ -43,21 +47,20 @@ std::string FaultSweepTable(const std::vector<FaultSweepPoint>& points) {
   std::string out;
   if (points.empty()) return out;
   const RunInfo& info = points.front().run.info;
-  absl::StrAppendFormat(&out, "%s on %s (%d GPUs), %d jobs, seed %d, faults %s\n", info.trace,
-                        info.fabric, info.fabric_gpus, info.jobs, info.seed,
-                        points.front().run.metrics.empty()
-                            ? ""
-                            : points.front().run.metrics.front().faults);
+  absl::StrAppendFormat(
+      &out, "%s on %s (%d GPUs), %d jobs, seed %d, faults %s\n", info.trace, info.fabric,
+      info.fabric_gpus, info.jobs, info.seed,
+      points.front().run.metrics.empty() ? "" : points.front().run.metrics.front().faults);
   absl::StrAppendFormat(&out, "%-6s %-6s %-14s %7s %7s %9s %9s %8s %8s %8s\n", "load", "faults",
-                        "policy", "events", "interr", "per 1k h", "lost GPUh", "goodput",
-                        "JCT h", "p95 JCT");
+                        "policy", "events", "interr", "per 1k h", "lost GPUh", "goodput", "JCT h",
+                        "p95 JCT");
   for (const FaultSweepPoint& p : points) {
     for (const PolicyMetrics& m : p.run.metrics) {
       absl::StrAppendFormat(&out, "%-6s %-6s %-14s %7d %7d %9.2f %9.0f %7.2f%% %8.2f %8.2f\n",
                             absl::StrCat(p.run.factor, "x"), absl::StrCat(p.fault_scale, "x"),
                             m.policy, m.faults_applied, m.interruptions,
-                            m.interruptions_per_1000_job_hours, m.lost_gpu_hours,
-                            100 * m.goodput, m.mean_jct_s / 3600, m.p95_jct_s / 3600);
+                            m.interruptions_per_1000_job_hours, m.lost_gpu_hours, 100 * m.goodput,
+                            m.mean_jct_s / 3600, m.p95_jct_s / 3600);
     }
   }
   return out;
@@ -83,8 +86,7 @@ std::string RenderFaultSweepMarkdown(const std::vector<FaultSweepPoint>& points,
   std::string md = "# Faults: what link-health-aware placement is worth\n\n";
   if (points.empty()) return md;
   const RunInfo& info = points.front().run.info;
-  absl::StrAppendFormat(&md,
-                        "%s on %s (%d GPUs), %d jobs, seed %d, FIFO + EASY backfill, %s.\n\n",
+  absl::StrAppendFormat(&md, "%s on %s (%d GPUs), %d jobs, seed %d, FIFO + EASY backfill, %s.\n\n",
                         info.trace, info.fabric, info.fabric_gpus, info.jobs, info.seed,
                         NetworkModelText(info));
   absl::StrAppend(&md, "Regenerate: `", command, "`\n\n", assumptions, "\n");
@@ -100,21 +102,28 @@ std::string RenderFaultSweepMarkdown(const std::vector<FaultSweepPoint>& points,
       for (const PolicyMetrics& m : p->run.metrics) {
         absl::StrAppendFormat(&md, "| %s | %gx | %d | %d | %.2f | %.0f | %.2f%% | %s | %s |\n",
                               m.policy, p->fault_scale, m.faults_applied, m.interruptions,
-                              m.interruptions_per_1000_job_hours, m.lost_gpu_hours,
-                              100 * m.goodput, FormatHours(m.mean_jct_s),
-                              FormatHours(m.p95_jct_s));
+                              m.interruptions_per_1000_job_hours, m.lost_gpu_hours, 100 * m.goodput,
+                              FormatHours(m.mean_jct_s), FormatHours(m.p95_jct_s));
       }
     }
     md +=
-        "\nGoodput of topoplace (watches link health) against the baselines (node health "
-        "only), in percentage points:\n\n| fault scale | topoplace | best baseline | median "
-        "baseline | over best | over median |\n|---|---|---|---|---|---|\n";
+        "\nWhat watching link health is worth: topoplace against the same policy blind to "
+        "link and switch faults (topoplace-blind, which like the baselines learns only of "
+        "faults that cut hosts off), and against the baselines. Goodput in %, differences "
+        "in percentage points, lost GPU-hours to interruptions:\n\n| fault scale | "
+        "topoplace | topoplace-blind | link health gains | lost GPU-h | lost GPU-h blind | "
+        "best baseline | median baseline |\n|---|---|---|---|---|---|---|---|\n";
     for (const FaultSweepPoint* p : group) {
       const Gain g = GainAt(*p);
-      if (g.topoplace < 0 || g.best < 0) continue;
-      absl::StrAppendFormat(&md, "| %gx | %.2f%% | %.2f%% | %.2f%% | %+.2f | %+.2f |\n",
-                            p->fault_scale, 100 * g.topoplace, 100 * g.best, 100 * g.median,
-                            100 * (g.topoplace - g.best), 100 * (g.topoplace - g.median));
+      if (g.topoplace == nullptr || g.blind == nullptr) continue;
+      const auto percent = [](double x) {
+        return x < 0 ? std::string("-") : absl::StrFormat("%.2f%%", 100 * x);
+      };
+      absl::StrAppendFormat(&md, "| %gx | %.2f%% | %.2f%% | %+.2f | %.0f | %.0f | %s | %s |\n",
+                            p->fault_scale, 100 * g.topoplace->goodput, 100 * g.blind->goodput,
+                            100 * (g.topoplace->goodput - g.blind->goodput),
+                            g.topoplace->lost_gpu_hours, g.blind->lost_gpu_hours, percent(g.best),
+                            percent(g.median));
     }
     md += "\n";
   }

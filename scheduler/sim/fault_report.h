@@ -1,8 +1,9 @@
 // A fault sweep: the same comparison (one trace, one fabric, every policy) at several
 // multiples of the published fault rates (0 = no faults) and offered loads, as a table,
 // stable JSON and one Markdown page: per load, goodput, GPU-hours lost to interruptions,
-// interruptions per 1,000 job-hours and JCT per policy and fault scale, then the gain of
-// link-health-aware placement (topoplace) over the best and the median baseline.
+// interruptions per 1,000 job-hours and JCT per policy and fault scale, then what watching
+// link health is worth: topoplace against its control run blind to link faults
+// (kBlindTopoplaceLabel), beside the best and the median baseline.
 //
 //   std::vector<FaultSweepPoint> points = ...;  // policies in the same order in each
 //   TP_RETURN_IF_ERROR(WriteFaultSweepReport(dir, points, command, assumptions));

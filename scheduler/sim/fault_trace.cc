@@ -66,8 +66,7 @@ absl::StatusOr<FaultEvent> ParseFaultLine(LineRef where, absl::string_view line,
 
 }  // namespace
 
-absl::StatusOr<FaultSchedule> ParseFaultTrace(absl::string_view text,
-                                              absl::string_view source_name,
+absl::StatusOr<FaultSchedule> ParseFaultTrace(absl::string_view text, absl::string_view source_name,
                                               const Fabric& fabric) {
   FaultSchedule schedule;
   schedule.source = std::string(source_name);
@@ -83,22 +82,19 @@ absl::StatusOr<FaultSchedule> ParseFaultTrace(absl::string_view text,
       continue;
     }
     if (line.empty() || line[0] == '#') continue;
-    TP_ASSIGN_OR_RETURN(FaultEvent event,
-                        ParseFaultLine({source_name, line_no}, line, fabric));
+    TP_ASSIGN_OR_RETURN(FaultEvent event, ParseFaultLine({source_name, line_no}, line, fabric));
     schedule.events.push_back(event);
   }
-  std::stable_sort(
-      schedule.events.begin(), schedule.events.end(),
-      [](const FaultEvent& a, const FaultEvent& b) { return a.time_s < b.time_s; });
+  std::stable_sort(schedule.events.begin(), schedule.events.end(),
+                   [](const FaultEvent& a, const FaultEvent& b) { return a.time_s < b.time_s; });
   return schedule;
 }
 
 absl::StatusOr<FaultSchedule> LoadFaultTraceFile(const std::string& path, const Fabric& fabric) {
   absl::StatusOr<std::string> text = discovery::ReadWholeFile(path);
   if (!text.ok()) {
-    return absl::Status(text.status().code(),
-                        absl::StrCat("cannot read fault trace '", path, "': ",
-                                     text.status().message()));
+    return absl::Status(text.status().code(), absl::StrCat("cannot read fault trace '", path,
+                                                           "': ", text.status().message()));
   }
   return ParseFaultTrace(*text, path, fabric);
 }

@@ -28,8 +28,7 @@ inline constexpr absl::string_view kFaultTraceHeader = "#topoplace-faults v1";
 // Parses `text` (which must start with the header line) against `fabric`. InvalidArgument
 // "SOURCE:LINE: ..." naming the field and what was expected, for the first bad line; a
 // name the fabric lacks is an error of that line too. Events come sorted by time.
-absl::StatusOr<FaultSchedule> ParseFaultTrace(absl::string_view text,
-                                              absl::string_view source_name,
+absl::StatusOr<FaultSchedule> ParseFaultTrace(absl::string_view text, absl::string_view source_name,
                                               const Fabric& fabric);
 // Reads and parses `path`; NotFound if it cannot be read.
 absl::StatusOr<FaultSchedule> LoadFaultTraceFile(const std::string& path, const Fabric& fabric);

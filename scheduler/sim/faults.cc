@@ -88,8 +88,8 @@ FaultRates PublishedFaultRates() {
 
 absl::StatusOr<FaultSchedule> GenerateFaults(const Fabric& fabric, const FaultRates& rates,
                                              double start_s, double end_s, uint64_t seed) {
-  for (double rate : {rates.host_fail_per_day, rates.switch_fail_per_day,
-                      rates.link_fail_per_day, rates.link_degrade_per_day, rates.scale}) {
+  for (double rate : {rates.host_fail_per_day, rates.switch_fail_per_day, rates.link_fail_per_day,
+                      rates.link_degrade_per_day, rates.scale}) {
     if (!(rate >= 0) || !std::isfinite(rate)) {
       return absl::InvalidArgumentError(
           absl::StrCat("fault model: rates and scale must be finite and >= 0, got ", rate));
@@ -128,18 +128,16 @@ absl::StatusOr<FaultSchedule> GenerateFaults(const Fabric& fabric, const FaultRa
       {T::kHost, &hosts, FaultKind::kFail, rates.host_fail_per_day, rates.host_repair_s},
       {T::kSwitch, &switches, FaultKind::kFail, rates.switch_fail_per_day, rates.switch_repair_s},
       {T::kLink, &links, FaultKind::kFail, rates.link_fail_per_day, rates.link_repair_s},
-      {T::kLink, &links, FaultKind::kDegrade, rates.link_degrade_per_day,
-       rates.degrade_duration_s},
+      {T::kLink, &links, FaultKind::kDegrade, rates.link_degrade_per_day, rates.degrade_duration_s},
   };
   for (size_t i = 0; i < std::size(processes); ++i) {
     const Process& p = processes[i];
     std::mt19937_64 rng(seed * 1000003 + i);
-    Draw(rng, p.type, *p.ids, p.kind, p.per_day * rates.scale, p.duration,
-         rates.degrade_capacity, start_s, end_s, schedule.events);
+    Draw(rng, p.type, *p.ids, p.kind, p.per_day * rates.scale, p.duration, rates.degrade_capacity,
+         start_s, end_s, schedule.events);
   }
-  std::stable_sort(
-      schedule.events.begin(), schedule.events.end(),
-      [](const FaultEvent& a, const FaultEvent& b) { return a.time_s < b.time_s; });
+  std::stable_sort(schedule.events.begin(), schedule.events.end(),
+                   [](const FaultEvent& a, const FaultEvent& b) { return a.time_s < b.time_s; });
   return schedule;
 }
 
@@ -174,8 +172,7 @@ absl::StatusOr<FaultElement> ParseFaultElement(const Fabric& fabric, absl::strin
   if (absl::ConsumePrefix(&rest, "link:")) {
     const size_t dash = rest.find("--");
     if (dash == absl::string_view::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("link '", rest, "': expected link:END--END"));
+      return absl::InvalidArgumentError(absl::StrCat("link '", rest, "': expected link:END--END"));
     }
     const absl::string_view a = rest.substr(0, dash), b = rest.substr(dash + 2);
     const std::vector<Link>& links = fabric.links();
@@ -189,8 +186,8 @@ absl::StatusOr<FaultElement> ParseFaultElement(const Fabric& fabric, absl::strin
     return absl::NotFoundError(
         absl::StrCat("no link between '", a, "' and '", b, "' in fabric ", fabric.name()));
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "element '", name, "': expected host:NAME, switch:NAME or link:END--END"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("element '", name, "': expected host:NAME, switch:NAME or link:END--END"));
 }
 
 absl::string_view FaultKindName(FaultKind kind) {

@@ -47,7 +47,7 @@ class Replay {
         job_links_(trace.jobs.size()),
         actual_(engine.fabric()),
         known_(engine.fabric()),
-        watches_links_(WatchesLinkHealth(policy)) {
+        watches_links_(WatchesLinkHealth(policy) && !options.faults.ignore_link_health) {
     result_.policy = policy;
     result_.fabric = engine.fabric().name();
     result_.trace = trace.source;
@@ -533,8 +533,8 @@ class Replay {
     for (const auto& [end, j] : running_) {
       bool crosses = false;
       for (GpuId g : allocations_[j]) {
-        crosses = crosses || std::binary_search(hosts.begin(), hosts.end(),
-                                                fabric_->gpus()[g].host);
+        crosses =
+            crosses || std::binary_search(hosts.begin(), hosts.end(), fabric_->gpus()[g].host);
       }
       for (LinkId l : links) {
         crosses = crosses || std::binary_search(job_links_[j].begin(), job_links_[j].end(), l);
@@ -633,9 +633,9 @@ class Replay {
   // With load_aware: per link its lower switch (-1 for NIC cables and same-tier links),
   // per switch its uplink capacity and the bytes/s running jobs offer it, per job what it
   // offers where.
-  std::optional<UplinkTally> uplinks_;       // --load-aware only
-  std::vector<UplinkTally::Offer> offered_;  // per job
-  std::vector<Progress> progress_;          // per job
+  std::optional<UplinkTally> uplinks_;          // --load-aware only
+  std::vector<UplinkTally::Offer> offered_;     // per job
+  std::vector<Progress> progress_;              // per job
   std::vector<std::vector<LinkId>> job_links_;  // per running job with faults: links crossed
   // Faults: what is broken (actual_) and what this policy knows of it (known_), and the
   // steps that change them, in time order.

@@ -74,7 +74,13 @@ struct SimFaults {
   // good samples it waits for (3). The CLI derives both from those defaults.
   double detect_s = 20;
   double recover_s = 30;
+  // The control run that measures what watching link health is worth: the policy learns
+  // only of faults that cut hosts off, as the baselines do, even if it watches links.
+  bool ignore_link_health = false;
 };
+
+// The name a fault sweep gives topoplace's control run (SimFaults::ignore_link_health).
+inline constexpr absl::string_view kBlindTopoplaceLabel = "topoplace-blind";
 
 // Whether `policy` learns of link and switch faults: topoplace's own policy does (the
 // daemon's health model feeds its engine); the baselines imitate schedulers that watch

@@ -181,8 +181,8 @@ TEST_F(HealthServiceTest, AJobOnAHostWhoseCableDegradedIsListedAtRiskWithTheLink
   const std::string host = held->allocation().gpus(0).host();
   const std::string nic = host + "/mlx5_0";
   const std::string peer = host == "b00-n001" ? "b00-n000/mlx5_0" : "b00-n001/mlx5_0";
-  const std::string cli = absl::StrCat(TOPOPLACE_CLI, " --server 127.0.0.1:", server_->port(),
-                                       " health");
+  const std::string cli =
+      absl::StrCat(TOPOPLACE_CLI, " --server 127.0.0.1:", server_->port(), " health");
   ASSERT_TRUE(Report(nic, peer, true, 5).ok());
   ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
   testing::CommandResult before = testing::RunCommand(cli + " --json");

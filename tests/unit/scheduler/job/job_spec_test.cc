@@ -110,8 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadSpec{"tp=8,pp=1,dp=4,segment=0", "segment"},
                       BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=42", "replace_on_restart"},
                       BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=alloc-", "replace_on_restart"},
-                      BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=alloc-4x",
-                              "replace_on_restart"},
+                      BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=alloc-4x", "replace_on_restart"},
                       BadSpec{"", "spec"}));
 
 // TP of whole nodes parses (the engine then keeps it inside one NVLink domain of the

@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -171,6 +172,35 @@ TEST(Placement, AvoidsABlockWithADegradedLinkWhenAnotherFits) {
   EXPECT_NE(f.hosts()[plan->node_hosts[0]].block, 0);
 }
 
+// Inside the block it chooses, topoplace takes hosts whose NIC cables are all healthy
+// before one with a degraded cable; the first-fit baseline takes hosts in order.
+TEST(Placement, TopoplaceTakesHostsWithHealthyCablesFirstInsideTheBlock) {
+  const Fabric& f = *Superpod();
+  FabricHealth health;
+  const NicId nic = *f.FindNic("b00-n001/mlx5_3");
+  for (LinkId l = 0; l < static_cast<LinkId>(f.links().size()); ++l) {
+    if (f.links()[l].a == NicEnd(nic) || f.links()[l].b == NicEnd(nic)) {
+      health.degraded_links.insert(l);
+    }
+  }
+  const PlacementEngine engine(Superpod(), health);
+  const auto names = [&](const PlacementPlan& plan) {
+    std::vector<std::string> out;
+    for (HostId h : plan.node_hosts) out.push_back(f.hosts()[h].name);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=8,pp=1,dp=4,model=7b", Occupancy(f));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_THAT(names(*plan), ::testing::ElementsAre("b00-n000", "b00-n002", "b00-n003", "b00-n004"));
+  EXPECT_EQ(plan->footprint.degraded_hosts, 0);
+  absl::StatusOr<PlacementPlan> healthy =
+      Place(PlacementEngine(Superpod()), "tp=8,pp=1,dp=4,model=7b", Occupancy(f));
+  ASSERT_TRUE(healthy.ok()) << healthy.status();
+  EXPECT_THAT(names(*healthy),
+              ::testing::ElementsAre("b00-n000", "b00-n001", "b00-n002", "b00-n003"));
+}
+
 // A job that must span blocks (80 nodes: more than one block of 32) leaves out the block
 // whose spine uplink is degraded when the other blocks can hold it; without the health
 // problem that block (block 0, first by id) is one of those it spans.
@@ -190,16 +220,16 @@ TEST(Placement, MultiBlockJobLeavesOutABlockWithADegradedUplink) {
   for (LinkId l = 0; l < static_cast<LinkId>(f.links().size()); ++l) {
     const Link& link = f.links()[l];
     const Endpoint end{Endpoint::Kind::kSwitch, leaf};
-    const bool uplink = link.a.kind == Endpoint::Kind::kSwitch &&
-                        link.b.kind == Endpoint::Kind::kSwitch;
+    const bool uplink =
+        link.a.kind == Endpoint::Kind::kSwitch && link.b.kind == Endpoint::Kind::kSwitch;
     if (uplink && (link.a == end || link.b == end)) {
       health.degraded_links.insert(l);
       break;
     }
   }
   ASSERT_EQ(health.degraded_links.size(), 1u);
-  absl::StatusOr<PlacementPlan> plan = Place(PlacementEngine(Superpod(), health), spec,
-                                             Occupancy(f));
+  absl::StatusOr<PlacementPlan> plan =
+      Place(PlacementEngine(Superpod(), health), spec, Occupancy(f));
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_FALSE(blocks_of(*plan).contains(0));
   EXPECT_THAT(plan->how, HasSubstr("leaving out blocks with down or degraded uplinks"));

@@ -28,8 +28,7 @@ FabricPtr Tiny() {
 LinkId FirstLink(const Fabric& fabric, bool nic_end) {
   for (LinkId l = 0; l < static_cast<LinkId>(fabric.links().size()); ++l) {
     const Link& link = fabric.links()[l];
-    const bool has_nic =
-        link.a.kind == Endpoint::Kind::kNic || link.b.kind == Endpoint::Kind::kNic;
+    const bool has_nic = link.a.kind == Endpoint::Kind::kNic || link.b.kind == Endpoint::Kind::kNic;
     if (has_nic == nic_end) return l;
   }
   return -1;
@@ -55,10 +54,9 @@ TEST(FaultModel, PublishedRatesGiveTheExpectedCountOnALargeFabric) {
   EXPECT_NEAR(hosts, host_mean, 5 * std::sqrt(host_mean));
   const double degrade_mean = rates.link_degrade_per_day * (*fabric)->links().size() * days;
   EXPECT_NEAR(degrades, degrade_mean, 5 * std::sqrt(degrade_mean));
-  EXPECT_TRUE(std::is_sorted(s->events.begin(), s->events.end(),
-                             [](const FaultEvent& a, const FaultEvent& b) {
-                               return a.time_s < b.time_s;
-                             }));
+  EXPECT_TRUE(
+      std::is_sorted(s->events.begin(), s->events.end(),
+                     [](const FaultEvent& a, const FaultEvent& b) { return a.time_s < b.time_s; }));
 }
 
 TEST(FaultModel, ScaleMultipliesTheRatesAndZeroGivesNoFaults) {
@@ -183,8 +181,10 @@ TEST(FaultState, AFailedNicCableTakesItsHostDownAndFlagsTheLinkOnlyForWatchers) 
   const Link& link = fabric->links()[nic];
   const HostId host =
       fabric->nics()[link.a.kind == Endpoint::Kind::kNic ? link.a.id : link.b.id].host;
-  const FaultEvent fail{.time_s = 0, .element = {FaultElement::Type::kLink, nic},
-                        .kind = FaultKind::kFail, .duration_s = 10};
+  const FaultEvent fail{.time_s = 0,
+                        .element = {FaultElement::Type::kLink, nic},
+                        .kind = FaultKind::kFail,
+                        .duration_s = 10};
   EXPECT_TRUE(state.CutsOffHosts(fail));
   state.Begin(fail);
   EXPECT_TRUE(state.host_down(host));
@@ -209,24 +209,29 @@ TEST(FaultState, AFailedUplinkHalvesItsLeafsUplinksAndADegradationMultiplies) {
   const LinkId up = FirstLink(f, /*nic_end=*/false);
   const Link& link = f.links()[up];
   const SwitchId leaf = f.switches()[link.a.id].tier == 1 ? link.a.id : link.b.id;
-  const FaultEvent fail{.time_s = 0, .element = {FaultElement::Type::kLink, up},
-                        .kind = FaultKind::kFail, .duration_s = 10};
+  const FaultEvent fail{.time_s = 0,
+                        .element = {FaultElement::Type::kLink, up},
+                        .kind = FaultKind::kFail,
+                        .duration_s = 10};
   EXPECT_FALSE(state.CutsOffHosts(fail));
   state.Begin(fail);
   for (LinkId l = 0; l < static_cast<LinkId>(f.links().size()); ++l) {
     const Link& other = f.links()[l];
     const bool of_leaf = (other.a.kind == Endpoint::Kind::kSwitch && other.a.id == leaf) ||
                          (other.b.kind == Endpoint::Kind::kSwitch && other.b.id == leaf);
-    const bool uplink = other.a.kind == Endpoint::Kind::kSwitch &&
-                        other.b.kind == Endpoint::Kind::kSwitch;
+    const bool uplink =
+        other.a.kind == Endpoint::Kind::kSwitch && other.b.kind == Endpoint::Kind::kSwitch;
     if (of_leaf && uplink) {
       EXPECT_DOUBLE_EQ(state.capacity_share(l), 0.5) << l;
     } else if (!uplink) {
       EXPECT_DOUBLE_EQ(state.capacity_share(l), 1) << l;
     }
   }
-  const FaultEvent degrade{.time_s = 0, .element = {FaultElement::Type::kLink, up},
-                           .kind = FaultKind::kDegrade, .duration_s = 10, .capacity = 0.5};
+  const FaultEvent degrade{.time_s = 0,
+                           .element = {FaultElement::Type::kLink, up},
+                           .kind = FaultKind::kDegrade,
+                           .duration_s = 10,
+                           .capacity = 0.5};
   state.Begin(degrade);
   EXPECT_DOUBLE_EQ(state.capacity_share(up), 0.25);
   EXPECT_THAT(state.changed_links(), ::testing::ElementsAre(up));
@@ -241,8 +246,10 @@ TEST(FaultState, AFailedLeafCutsOffEveryHostCabledToIt) {
   const FabricPtr fabric = Tiny();
   FaultState state(*fabric);
   const SwitchId leaf = fabric->nics()[0].leaf;
-  const FaultEvent fail{.time_s = 0, .element = {FaultElement::Type::kSwitch, leaf},
-                        .kind = FaultKind::kFail, .duration_s = 10};
+  const FaultEvent fail{.time_s = 0,
+                        .element = {FaultElement::Type::kSwitch, leaf},
+                        .kind = FaultKind::kFail,
+                        .duration_s = 10};
   EXPECT_TRUE(state.CutsOffHosts(fail));
   EXPECT_EQ(state.HostsCutOff(fail.element).size(), 4u);  // the 4 hosts of its block
   state.Begin(fail);

@@ -62,8 +62,10 @@ TEST(SimulatorFaults, InterruptedJobRestartsFromItsCheckpointAndEndsLostWorkPlus
   absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
   ASSERT_TRUE(fabric.ok()) << fabric.status();
   const LinkId cable = NicCable(**fabric, 0);
-  SimOptions o = WithFaults({{.time_s = 500, .element = {FaultElement::Type::kLink, cable},
-                              .kind = FaultKind::kFail, .duration_s = 5000}});
+  SimOptions o = WithFaults({{.time_s = 500,
+                              .element = {FaultElement::Type::kLink, cable},
+                              .kind = FaultKind::kFail,
+                              .duration_s = 5000}});
   o.faults.checkpoint_interval_s = 300;
   o.faults.restart_s = 60;
   absl::StatusOr<Trace> trace = Parse(Job(1, 0, 1000, 2, "25e9"));
@@ -95,8 +97,10 @@ TEST(SimulatorFaults, AFailureElsewhereInterruptsNothing) {
   absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
   ASSERT_TRUE(fabric.ok());
   const LinkId cable = NicCable(**fabric, 7);  // B3: first-fit uses A0, A1
-  SimOptions o = WithFaults({{.time_s = 500, .element = {FaultElement::Type::kLink, cable},
-                              .kind = FaultKind::kFail, .duration_s = 5000}});
+  SimOptions o = WithFaults({{.time_s = 500,
+                              .element = {FaultElement::Type::kLink, cable},
+                              .kind = FaultKind::kFail,
+                              .duration_s = 5000}});
   absl::StatusOr<Trace> trace = Parse(Job(1, 0, 1000, 2, "25e9"));
   ASSERT_TRUE(trace.ok());
   absl::StatusOr<SimResult> r = Simulator(*fabric, o).Run(*trace, "first-fit");
@@ -127,16 +131,21 @@ TEST(SimulatorFaults, HalfCapacityCoreLinkSlowsTheRingByTheModelsRatio) {
   ASSERT_GE(core, 0);
   absl::StatusOr<Trace> trace = Parse(Job(1, 0, 150, 2, "25e9"));
   ASSERT_TRUE(trace.ok());
-  SimOptions o = WithFaults({{.time_s = 150, .element = {FaultElement::Type::kLink, core},
-                              .kind = FaultKind::kDegrade, .duration_s = 1e6,
+  SimOptions o = WithFaults({{.time_s = 150,
+                              .element = {FaultElement::Type::kLink, core},
+                              .kind = FaultKind::kDegrade,
+                              .duration_s = 1e6,
                               .capacity = 0.5}});
   absl::StatusOr<SimResult> r = Simulator(*fabric, o).Run(*trace, "first-fit");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->jobs[0].interruptions, 0);
   EXPECT_NEAR(r->jobs[0].end_s, 400, 1e-6);
   // Restored before the job needs it again: the degradation costs only its own span.
-  o = WithFaults({{.time_s = 150, .element = {FaultElement::Type::kLink, core},
-                   .kind = FaultKind::kDegrade, .duration_s = 50, .capacity = 0.5}});
+  o = WithFaults({{.time_s = 150,
+                   .element = {FaultElement::Type::kLink, core},
+                   .kind = FaultKind::kDegrade,
+                   .duration_s = 50,
+                   .capacity = 0.5}});
   r = Simulator(*fabric, o).Run(*trace, "first-fit");
   ASSERT_TRUE(r.ok()) << r.status();
   // 150-200 at rate 0.3: 15 s of work; the other 60 at rate 0.5: 120 s. End 320.
@@ -160,8 +169,11 @@ TEST(SimulatorFaults, AfterTheDetectionDelayTopoplaceAvoidsADegradedBlockAndFirs
     if (link.a.kind != Endpoint::Kind::kSwitch || link.b.kind != Endpoint::Kind::kSwitch) continue;
     for (const Endpoint& e : {link.a, link.b}) {
       if (f.switches()[e.id].tier == 1 && f.switches()[e.id].block == 0) {
-        events.push_back({.time_s = 0, .element = {FaultElement::Type::kLink, l},
-                          .kind = FaultKind::kDegrade, .duration_s = 1e6, .capacity = 0.5});
+        events.push_back({.time_s = 0,
+                          .element = {FaultElement::Type::kLink, l},
+                          .kind = FaultKind::kDegrade,
+                          .duration_s = 1e6,
+                          .capacity = 0.5});
       }
     }
   }
@@ -191,8 +203,10 @@ TEST(SimulatorFaults, AfterTheDetectionDelayTopoplaceAvoidsADegradedBlockAndFirs
 TEST(SimulatorFaults, FaultsWithoutSharedLinksAreInvalidArgument) {
   absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
   ASSERT_TRUE(fabric.ok());
-  SimOptions o = WithFaults({{.time_s = 1, .element = {FaultElement::Type::kHost, 0},
-                              .kind = FaultKind::kFail, .duration_s = 5}});
+  SimOptions o = WithFaults({{.time_s = 1,
+                              .element = {FaultElement::Type::kHost, 0},
+                              .kind = FaultKind::kFail,
+                              .duration_s = 5}});
   o.shared_links = false;
   absl::StatusOr<Trace> trace = Parse(Job(1, 0, 10, 1, "0"));
   ASSERT_TRUE(trace.ok());
@@ -205,8 +219,10 @@ TEST(SimulatorFaults, FaultsWithoutSharedLinksAreInvalidArgument) {
 TEST(SimulatorFaults, AJobThatFitsOnlyOnceRepairedWaitsForTheRepair) {
   absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
   ASSERT_TRUE(fabric.ok());
-  const SimOptions o = WithFaults({{.time_s = 0, .element = {FaultElement::Type::kHost, 5},
-                                    .kind = FaultKind::kFail, .duration_s = 300}});
+  const SimOptions o = WithFaults({{.time_s = 0,
+                                    .element = {FaultElement::Type::kHost, 5},
+                                    .kind = FaultKind::kFail,
+                                    .duration_s = 300}});
   absl::StatusOr<Trace> trace = Parse(Job(1, 10, 100, 8, "0"));
   ASSERT_TRUE(trace.ok());
   for (const char* policy : {"topoplace", "first-fit"}) {
