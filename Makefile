@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 TOPOPLACE := $(BUILD)/api/cli/topoplace
 DEMO_DIR ?= topoplace-data
 
-.PHONY: all deps configure build build-demo demo test fuzz bench report asan package image clean
+.PHONY: all deps configure build build-demo demo test fuzz bench report fault-report asan package image clean
 
 all: build
 
@@ -51,6 +51,10 @@ fuzz: deps
 # Regenerates the simulator's evaluation report in docs/report/.
 report: build
 	bash deploy/make-report.sh $(TOPOPLACE)
+
+# Regenerates the fault evaluation in docs/report/faults/.
+fault-report: build
+	bash deploy/make-fault-report.sh $(TOPOPLACE)
 
 # Medians of 5 runs of every benchmark, printed and recorded in BENCH_RECORD (one JSON
 # file per benchmark binary in that folder); tests/bench/compare_bench.py OLD NEW prints

@@ -8,7 +8,9 @@
 #   deploy/make-fault-report.sh [path/to/topoplace]
 #
 # Environment: TOPOPLACE, PHILLY_TRACE, OUT (default docs/report/faults), LOADS (default
-# 1,4), SCALES (default 0,1,4), ECMP (default hash), as deploy/make-report.sh.
+# 1,4), SCALES (default 0,1,4), ECMP (default hash), as deploy/make-report.sh; SEEDS
+# (default 5): fault draws for the large mixes' repeat of topoplace against its blind
+# control run (seeds.md), since one draw's difference is mostly chance.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,6 +20,7 @@ out=${OUT:-$root/docs/report/faults}
 loads=${LOADS:-1,4}
 scales=${SCALES:-0,1,4}
 ecmp=${ECMP:-hash}
+seeds=${SEEDS:-5}
 
 if [[ ! -x "$bin" ]]; then
   echo "make-fault-report: no topoplace binary at $bin (build it, or pass its path)" >&2
@@ -51,6 +54,45 @@ scenario gb200-nvl72-large-mix --fabric preset:gb200-nvl72 --trace synthetic:lar
   --jobs 1000
 scenario gb200-nvl72-moe-mix --fabric preset:gb200-nvl72 --trace synthetic:moe-mix --jobs 1000
 
+# repeat NAME ARGS...: topoplace and its blind control run over $seeds fault draws at 1x
+# load and the published and 4x rates; seeds.md gets one row per draw and the mean.
+repeat() {
+  local name=$1 seed
+  shift
+  echo "== $name, $seeds fault draws" >&2
+  mkdir -p "$out/$name"
+  for seed in $(seq 1 "$seeds"); do
+    "$bin" simulate "$@" --policy topoplace --network shared --ecmp "$ecmp" --fault-sweep 1,4 \
+      --fault-seed "$seed" --json >"$out/$name/seed-$seed.json"
+  done
+  python3 - "$out/$name" "$seeds" >"$out/$name/seeds.md" <<'PY'
+import json, statistics, sys
+folder, n = sys.argv[1], int(sys.argv[2])
+rows = {}
+for seed in range(1, n + 1):
+    with open(f"{folder}/seed-{seed}.json") as f:
+        for run in json.load(f)["runs"]:
+            p = {x["policy"]: x for x in run["simulation"]["policies"]}
+            gain = 100 * (p["topoplace"]["faults"]["goodput"] - p["topoplace-blind"]["faults"]["goodput"])
+            lost = p["topoplace-blind"]["faults"]["lost_gpu_hours"] - p["topoplace"]["faults"]["lost_gpu_hours"]
+            rows.setdefault(run["fault_scale"], []).append((seed, gain, lost))
+print(f"# What watching link health is worth, over {n} fault draws\n")
+print("Goodput of topoplace minus its control run blind to link faults (percentage points),")
+print("and GPU-hours lost to interruptions that watching saved, per fault draw (--fault-seed).\n")
+print("| fault scale | " + " | ".join(f"draw {s}" for s in range(1, n + 1)) + " | mean | GPU-h saved, mean |")
+print("|---|" + "---|" * (n + 2))
+for scale, r in sorted(rows.items()):
+    gains = " | ".join(f"{g:+.2f}" for _, g, _ in r)
+    print(f"| {scale:g}x | {gains} | {statistics.mean(g for _, g, _ in r):+.2f} | "
+          f"{statistics.mean(l for _, _, l in r):+.0f} |")
+PY
+  rm -f "$out/$name"/seed-*.json
+}
+repeat rail-28k-large-mix --fabric preset:rail-28k --trace synthetic:large-mix --jobs 1000
+repeat superpod-4su-large-mix --fabric preset:superpod-4su --trace synthetic:large-mix \
+  --jobs 1000
+repeat gb200-nvl72-large-mix --fabric preset:gb200-nvl72 --trace synthetic:large-mix --jobs 1000
+
 # The index: the model once, then every scenario's goodput table.
 {
   echo "# Faults: goodput per policy when links, switches and hosts fail"
@@ -65,6 +107,11 @@ scenario gb200-nvl72-moe-mix --fabric preset:gb200-nvl72 --trace synthetic:moe-m
   first=$(ls -d "$out"/*/load-*x | head -1)
   sed -n '/^Fault model/p' "$first/report.md"
   echo
+  for seeds_md in "$out"/*/seeds.md; do
+    echo "## ${seeds_md#"$out"/}"
+    sed -n '3,$p' "$seeds_md"
+    echo
+  done
   for dir in "$out"/*/load-*x/; do
     rel=${dir#"$out"/}
     rel=${rel%/}

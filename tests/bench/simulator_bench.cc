@@ -2,7 +2,10 @@
 //  - the Philly trace (first 100,000 jobs) replayed on rail-28k under one policy, each job
 //    alone and with shared links (target: under 60 s per run);
 //  - 2,500 jobs of the synthetic large-job mix on 7,168 GPUs (rail-28k's design with 8
-//    blocks) with shared links, fluid and hashed ECMP (target: a few seconds).
+//    blocks) with shared links, fluid and hashed ECMP (target: a few seconds);
+//  - the fault sweep of the report (docs/report/faults/): 1,000 jobs of the large mix on
+//    rail-28k, shared links, hashed ECMP, every policy at 0, 1 and 4 times the published
+//    fault rates, one iteration the whole sweep (target: under 60 s).
 //
 //   build/tests/bench/simulator_bench --benchmark_repetitions=3
 //
@@ -10,10 +13,15 @@
 // next to the repository (where the shared sample lives).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "scheduler/builtin/builtin_plugins.h"
+#include "scheduler/sim/faults.h"
 #include "scheduler/sim/metrics.h"
 #include "scheduler/sim/simulator.h"
 #include "scheduler/sim/synthetic_trace.h"
@@ -100,6 +108,61 @@ void BM_SimulateLargeMix2500On7k(benchmark::State& state, EcmpMode ecmp) {
   options.ecmp = ecmp;
   Replay(state, *fabric, *trace, "topoplace", options);
 }
+
+void BM_FaultSweepLargeMix1000OnRail28k(benchmark::State& state) {
+  absl::StatusOr<FabricPtr> fabric = GeneratePreset("rail-28k");
+  absl::StatusOr<Trace> trace =
+      fabric.ok() ? GenerateLargeJobMix(static_cast<int64_t>((*fabric)->gpus().size()),
+                                        LargeMixOptions{.jobs = 1000})
+                  : absl::StatusOr<Trace>(fabric.status());
+  if (!trace.ok()) {
+    state.SkipWithError(std::string(trace.status().message()).c_str());
+    return;
+  }
+  // The CLI's first horizon (simulate_command.cc): last arrival + longest job + all work
+  // on the whole fabric.
+  double horizon = 0, longest = 0, gpu_seconds = 0;
+  for (const TraceJob& job : trace->jobs) {
+    horizon = std::max(horizon, job.arrival_s);
+    longest = std::max(longest, job.duration_s);
+    gpu_seconds += job.duration_s * static_cast<double>(job.spec.world_size());
+  }
+  horizon += longest + gpu_seconds / static_cast<double>((*fabric)->gpus().size());
+  const std::vector<std::string> policies = BuiltinPlugins().PolicyNames();
+  int64_t interruptions = 0;
+  for (auto _ : state) {
+    interruptions = 0;
+    for (double scale : {0.0, 1.0, 4.0}) {
+      FaultRates rates = PublishedFaultRates();
+      rates.scale = scale;
+      absl::StatusOr<FaultSchedule> faults = GenerateFaults(**fabric, rates, 0, horizon, 1);
+      if (!faults.ok()) {
+        state.SkipWithError(std::string(faults.status().message()).c_str());
+        return;
+      }
+      SimOptions options;
+      options.shared_links = true;
+      options.ecmp = EcmpMode::kHash;
+      options.faults.schedule = std::make_shared<const FaultSchedule>(*std::move(faults));
+      const Simulator sim(*fabric, options);
+      for (const std::string& policy : policies) {
+        absl::StatusOr<SimResult> result = sim.Run(*trace, policy);
+        if (!result.ok()) {
+          state.SkipWithError(std::string(result.status().message()).c_str());
+          return;
+        }
+        interruptions += Summarize(*result).interruptions;
+      }
+    }
+  }
+  state.counters["runs"] = static_cast<double>(3 * policies.size());
+  state.counters["interruptions"] = static_cast<double>(interruptions);
+}
+
+BENCHMARK(BM_FaultSweepLargeMix1000OnRail28k)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 
 BENCHMARK_CAPTURE(BM_SimulatePhilly100kOnRail28k, topoplace, std::string("topoplace"), false)
     ->Iterations(1)

@@ -62,6 +62,14 @@ class HealthServiceTest : public ::testing::Test {
     v1::ReportResponse response;
     return telemetry_->ReportProbeResults(&ctx, request, &response);
   }
+  // `times` reports of one probe, each judged by a tick.
+  void ReportAndTick(int times, const std::string& source, const std::string& target,
+                     bool reachable, double latency_us = 5) {
+    for (int i = 0; i < times; ++i) {
+      ASSERT_TRUE(Report(source, target, reachable, latency_us).ok());
+      ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+    }
+  }
   std::string Health(const std::string& link) {
     v1::GetAffectedAllocationsRequest request;
     request.set_link(link);
@@ -183,15 +191,11 @@ TEST_F(HealthServiceTest, AJobOnAHostWhoseCableDegradedIsListedAtRiskWithTheLink
   const std::string peer = host == "b00-n001" ? "b00-n000/mlx5_0" : "b00-n001/mlx5_0";
   const std::string cli =
       absl::StrCat(TOPOPLACE_CLI, " --server 127.0.0.1:", server_->port(), " health");
-  ASSERT_TRUE(Report(nic, peer, true, 5).ok());
-  ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
+  ReportAndTick(1, nic, peer, true, 5);
   testing::CommandResult before = testing::RunCommand(cli + " --json");
   ASSERT_EQ(before.exit_code, 0) << before.err;
   EXPECT_TRUE(nlohmann::json::parse(before.out)["at_risk"].empty());
-  for (int i = 0; i < 2; ++i) {
-    ASSERT_TRUE(Report(nic, peer, true, 10000).ok());
-    ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
-  }
+  ReportAndTick(2, nic, peer, true, 10000);
   ASSERT_EQ(Health(nic), "degraded");
   testing::CommandResult json = testing::RunCommand(cli + " --json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
@@ -224,16 +228,10 @@ TEST_F(HealthServiceTest, ReplaceOnRestartKeepsTheRestartOffTheHostWhoseCableFai
   const std::string host = run->allocation().gpus(0).host();
   const std::string nic = host + "/mlx5_0";
   const std::string peer = host == "b00-n001" ? "b00-n000/mlx5_0" : "b00-n001/mlx5_0";
-  for (int i = 0; i < 2; ++i) {
-    ASSERT_TRUE(Report(nic, peer, false).ok());
-    ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
-  }
+  ReportAndTick(2, nic, peer, false);
   ASSERT_EQ(Health(nic), "down");
   ASSERT_TRUE(client_->Release(id).ok());
-  for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(Report(nic, peer, true).ok());
-    ASSERT_TRUE(server_->health().Tick(absl::Now()).ok());
-  }
+  ReportAndTick(3, nic, peer, true);
   ASSERT_EQ(Health(nic), "healthy");
   absl::StatusOr<v1::ReserveResponse> plain = client_->Reserve("tp=8,pp=1,dp=1", "", 600);
   ASSERT_TRUE(plain.ok()) << plain.status();

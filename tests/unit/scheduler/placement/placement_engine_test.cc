@@ -29,6 +29,18 @@ const FabricPtr& Superpod() {
   return *fabric;
 }
 
+// Health with the cable of `nic_name` ("host/nic") degraded.
+FabricHealth DegradedCable(const Fabric& f, const char* nic_name) {
+  FabricHealth health;
+  const NicId nic = *f.FindNic(nic_name);
+  for (LinkId l = 0; l < static_cast<LinkId>(f.links().size()); ++l) {
+    if (f.links()[l].a == NicEnd(nic) || f.links()[l].b == NicEnd(nic)) {
+      health.degraded_links.insert(l);
+    }
+  }
+  return health;
+}
+
 JobSpec Job(const std::string& spec) {
   absl::StatusOr<JobSpec> job = ParseJobSpec(spec);
   EXPECT_TRUE(job.ok()) << job.status();
@@ -158,14 +170,7 @@ TEST(Placement, UnhealthyHostsSwitchesAndLinksAreNeverChosen) {
 
 TEST(Placement, AvoidsABlockWithADegradedLinkWhenAnotherFits) {
   const Fabric& f = *Superpod();
-  FabricHealth health;
-  const NicId nic = *f.FindNic("b00-n004/mlx5_2");
-  for (LinkId l = 0; l < static_cast<LinkId>(f.links().size()); ++l) {
-    if (f.links()[l].a == NicEnd(nic) || f.links()[l].b == NicEnd(nic)) {
-      health.degraded_links.insert(l);
-    }
-  }
-  PlacementEngine engine(Superpod(), health);
+  PlacementEngine engine(Superpod(), DegradedCable(f, "b00-n004/mlx5_2"));
   absl::StatusOr<PlacementPlan> plan = Place(engine, "tp=8,pp=4,dp=8", Occupancy(f));
   ASSERT_TRUE(plan.ok()) << plan.status();
   // Block 0 would be first by id; its degraded host costs link-health 5 * 1/32.
@@ -173,17 +178,10 @@ TEST(Placement, AvoidsABlockWithADegradedLinkWhenAnotherFits) {
 }
 
 // Inside the block it chooses, topoplace takes hosts whose NIC cables are all healthy
-// before one with a degraded cable; the first-fit baseline takes hosts in order.
+// before one with a degraded cable; with every cable healthy it takes them in host order.
 TEST(Placement, TopoplaceTakesHostsWithHealthyCablesFirstInsideTheBlock) {
   const Fabric& f = *Superpod();
-  FabricHealth health;
-  const NicId nic = *f.FindNic("b00-n001/mlx5_3");
-  for (LinkId l = 0; l < static_cast<LinkId>(f.links().size()); ++l) {
-    if (f.links()[l].a == NicEnd(nic) || f.links()[l].b == NicEnd(nic)) {
-      health.degraded_links.insert(l);
-    }
-  }
-  const PlacementEngine engine(Superpod(), health);
+  const PlacementEngine engine(Superpod(), DegradedCable(f, "b00-n001/mlx5_3"));
   const auto names = [&](const PlacementPlan& plan) {
     std::vector<std::string> out;
     for (HostId h : plan.node_hosts) out.push_back(f.hosts()[h].name);
