@@ -192,6 +192,7 @@ class Replay {
 
   void Finish(double now) {
     const size_t j = running_.begin()->second;
+    running_.erase(running_.begin());
     JobRecord& r = result_.jobs[j];
     r.end_s = now;
     const Progress& p = progress_[j];
@@ -199,10 +200,10 @@ class Replay {
     Stop(j, now);
   }
 
-  // Takes running job j off the cluster at `now` (it ended or was interrupted).
+  // Takes job j, already out of running_, off the cluster at `now` (it ended or was
+  // interrupted).
   void Stop(size_t j, double now) {
     const bool tracked = sharing_ && shared_[j].tracked;
-    running_.erase({tracked ? shared_[j].end : result_.jobs[j].end_s, j});
     state_.Release(allocations_[j]);
     result_.jobs[j].held_s += now - progress_[j].start_s;
     std::vector<GpuId>().swap(allocations_[j]);
@@ -558,6 +559,7 @@ class Replay {
     r.lost_work_s += useful - saved;
     p.checkpointed = std::min(saved, trace_.jobs[j].duration_s);
     ++r.interruptions;
+    running_.erase({s.tracked ? s.end : r.end_s, j});
     Stop(j, now);
     r.end_s = -1;
     failed_epoch_[j] = -1;
