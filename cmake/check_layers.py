@@ -36,8 +36,7 @@ LAYERS = [
     ["telemetry/monitor"],
     ["api/client", "api/etcd"],
     ["plugins/common"],
-    ["plugins/slurm"],
-    ["plugins/k8s"],
+    ["plugins/slurm", "plugins/k8s"],
     ["api/server", "api/agent"],
     ["api/cli"],
 ]

@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "plugins/common/domain_tree.h"
-#include "plugins/slurm/node_name_map.h"
+#include "plugins/common/node_name_map.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::slurm {

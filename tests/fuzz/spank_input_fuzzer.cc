@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "plugins/slurm/node_name_map.h"
+#include "plugins/common/node_name_map.h"
 #include "plugins/slurm/spank/plan_view.h"
 #include "plugins/slurm/spank/spank_config.h"
 

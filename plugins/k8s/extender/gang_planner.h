@@ -41,10 +41,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "plugins/common/node_name_map.h"
 #include "plugins/k8s/extender/extender_wire.h"
 #include "plugins/k8s/extender/placement_backend.h"
 #include "plugins/k8s/extender/pod_group.h"
-#include "plugins/slurm/node_name_map.h"
 
 namespace topoplace::k8s {
 

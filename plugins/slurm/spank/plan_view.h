@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "plugins/slurm/node_name_map.h"
+#include "plugins/common/node_name_map.h"
 
 namespace topoplace::slurm {
 

@@ -44,7 +44,7 @@ extern "C" {
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "plugins/slurm/node_name_map.h"
+#include "plugins/common/node_name_map.h"
 #include "plugins/slurm/spank/deferred_placement.h"
 #include "plugins/slurm/spank/placement_session.h"
 #include "plugins/slurm/spank/plan_view.h"

@@ -1,4 +1,4 @@
-#include "plugins/slurm/node_name_map.h"
+#include "plugins/common/node_name_map.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

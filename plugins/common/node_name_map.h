@@ -1,9 +1,11 @@
-// Maps fabric host names to Slurm node names and back, for clusters where the two differ.
+// Maps fabric host names to scheduler node names and back, for clusters where the two
+// differ: Slurm's nodes (the SPANK plugin, the exports) and the kubelets' node names (the
+// Kubernetes extender). In namespace slurm, where it began; both adapters use it.
 //
 // File format: one "FABRIC_HOST SLURM_NODE" pair per line; blank lines and text after
 // '#' are ignored. Hosts not listed keep their fabric name.
-#ifndef TOPOPLACE_PLUGINS_SLURM_NODE_NAME_MAP_H_
-#define TOPOPLACE_PLUGINS_SLURM_NODE_NAME_MAP_H_
+#ifndef TOPOPLACE_PLUGINS_COMMON_NODE_NAME_MAP_H_
+#define TOPOPLACE_PLUGINS_COMMON_NODE_NAME_MAP_H_
 
 #include <string>
 
@@ -35,4 +37,4 @@ class NodeNameMap {
 
 }  // namespace topoplace::slurm
 
-#endif  // TOPOPLACE_PLUGINS_SLURM_NODE_NAME_MAP_H_
+#endif  // TOPOPLACE_PLUGINS_COMMON_NODE_NAME_MAP_H_
