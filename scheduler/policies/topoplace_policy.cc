@@ -45,16 +45,33 @@ HybridSelections SelectForHybrids(const PlacementContext& ctx, const Domain& dom
   return out;
 }
 
+// A multi-block layout before its hosts are taken: blocks in packing order along a cut,
+// and the node graph's cross-block bytes. Candidates are ranked on these and only the
+// kept ones are materialized (Materialize takes exactly each block's amount, so a
+// candidate's node slots sit in the blocks NodeBlocks gives: the bytes do not change).
+struct Layout {
+  BlockSequence seq;
+  const Cut* cut = nullptr;
+  double bytes = 0;
+  std::string how;
+};
+
+double LayoutBytes(const PlacementContext& ctx, const NodeGraph& graph, const BlockSequence& seq,
+                   const Cut& cut, std::vector<int32_t>& scratch) {
+  NodeBlocks(ctx, seq, cut, scratch);
+  return CrossBlockBytes(graph, scratch);
+}
+
 // The layout of `cut` over `domain` with the fewest cross-block bytes among the amount
 // and order variants, or nullopt if the domain cannot hold the job. Variants that come
 // out identical to an earlier one are not re-scored (they cannot be strictly better).
-std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const NodeGraph& graph,
-                                    const Domain& domain, const Cut& cut,
-                                    const HybridSelections& selections) {
+std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& graph,
+                                 const Domain& domain, const Cut& cut,
+                                 const HybridSelections& selections,
+                                 std::vector<int32_t>& scratch) {
   std::vector<BlockSequence> seen;
   size_t best = 0;
   double best_bytes = 0;
-  std::vector<int32_t> scratch;
   for (bool by_pod : {true, false}) {
     if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
     const std::optional<BlockSelection>& selection = by_pod ? selections.by_pod : selections.flat;
@@ -63,8 +80,7 @@ std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const NodeGraph
       for (Order order : {Order::kSelection, Order::kBlockId, Order::kResidueChain}) {
         BlockSequence seq = Arrange(*selection, 1, cut.unit, amounts, order);
         if (std::find(seen.begin(), seen.end(), seq) != seen.end()) continue;
-        NodeBlocks(ctx, seq, cut, scratch);
-        const double bytes = CrossBlockBytes(graph, scratch);
+        const double bytes = LayoutBytes(ctx, graph, seq, cut, scratch);
         if (seen.empty() || bytes < best_bytes) {
           best = seen.size();
           best_bytes = bytes;
@@ -73,8 +89,8 @@ std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const NodeGraph
       }
     }
   }
-  return Materialize(ctx, seen[best], cut,
-                     absl::StrCat(cut.name, " packing across blocks of ", DomainName(domain)));
+  return Layout{std::move(seen[best]), &cut, best_bytes,
+                absl::StrCat(cut.name, " packing across blocks of ", DomainName(domain))};
 }
 
 // Several blocks of one pod, else of the whole cluster. In the smallest domain that fits
@@ -87,12 +103,12 @@ std::optional<Candidate> BestHybrid(const PlacementContext& ctx, const NodeGraph
 // cheapest candidates by cross-block bytes (see kMultiBlockCandidates), or none.
 std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed) {
   const Inventory& inv = ctx.inventory;
-  std::vector<Candidate> out;
   const NodeGraph graph = BuildNodeGraph(ctx.layout, ctx.traffic, ctx.job.gpus_per_node, ctx.nodes);
   std::vector<Cut> cuts;
   for (Dim dim : {Dim::kPp, Dim::kDp}) {
     if (std::optional<Cut> cut = MakeCut(ctx, dim)) cuts.push_back(std::move(*cut));
   }
+  const Cut plain = PlainCut(ctx);
   std::vector<Domain> domains;
   std::vector<Domain> pods = FittingDomains(inv, DomainLevel::kPod, ctx.nodes);
   for (size_t i = 0; i < pods.size() && i < kPodCandidates; ++i) domains.push_back(pods[i]);
@@ -101,6 +117,8 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
       domains.push_back(d);
     }
   }
+  std::vector<Layout> layouts;
+  std::vector<int32_t> scratch;
   bool aligned_found = false;
   for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
     const Domain& domain = domains[i];
@@ -110,39 +128,34 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
         std::optional<BlockSequence> seq = ChooseBlocks(ctx, domain, cut.unit, cut.unit, by_pod,
                                                         Amounts::kGreedy, Order::kSelection);
         if (!seq) continue;
-        out.push_back(Materialize(
-            ctx, *seq, cut,
-            absl::StrCat(cut.name, " packing, whole units per block, in ", DomainName(domain),
-                         by_pod && MultiPod(ctx.fabric, domain) ? ", pods first" : "")));
+        const double bytes = LayoutBytes(ctx, graph, *seq, cut, scratch);
+        layouts.push_back(
+            {*std::move(seq), &cut, bytes,
+             absl::StrCat(cut.name, " packing, whole units per block, in ", DomainName(domain),
+                          by_pod && MultiPod(ctx.fabric, domain) ? ", pods first" : "")});
         aligned_found = true;
       }
     }
     if (i > 0) continue;  // hybrids: the smallest fitting domain only (see above)
     const HybridSelections selections = SelectForHybrids(ctx, domain);
     for (const Cut& cut : cuts) {
-      if (std::optional<Candidate> c = BestHybrid(ctx, graph, domain, cut, selections)) {
-        out.push_back(*std::move(c));
+      if (std::optional<Layout> l = BestHybrid(ctx, graph, domain, cut, selections, scratch)) {
+        layouts.push_back(*std::move(l));
       }
     }
-    if (std::optional<Candidate> c = BestHybrid(ctx, graph, domain, PlainCut(ctx), selections)) {
-      out.push_back(*std::move(c));
+    if (std::optional<Layout> l = BestHybrid(ctx, graph, domain, plain, selections, scratch)) {
+      layouts.push_back(*std::move(l));
     }
   }
-  if (out.size() <= 1) return out;
-  std::vector<std::pair<double, size_t>> ranked;
-  std::vector<int32_t> node_block(ctx.nodes);
-  for (size_t i = 0; i < out.size(); ++i) {
-    for (int k = 0; k < ctx.nodes; ++k) {
-      node_block[k] = ctx.fabric.hosts()[out[i].node_hosts[k]].block;
-    }
-    ranked.emplace_back(CrossBlockBytes(graph, node_block), i);
-  }
+  std::vector<size_t> ranked(layouts.size());
+  std::iota(ranked.begin(), ranked.end(), 0);
   std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+                   [&](size_t a, size_t b) { return layouts[a].bytes < layouts[b].bytes; });
   std::vector<Candidate> kept;
-  const double limit = ranked[0].first * (1 + kNearTieFraction);
-  for (size_t i = 0; i < kMultiBlockCandidates && (i == 0 || ranked[i].first <= limit); ++i) {
-    kept.push_back(std::move(out[ranked[i].second]));
+  for (size_t i = 0; i < ranked.size() && i < kMultiBlockCandidates; ++i) {
+    const Layout& l = layouts[ranked[i]];
+    if (i > 0 && l.bytes > layouts[ranked[0]].bytes * (1 + kNearTieFraction)) break;
+    kept.push_back(Materialize(ctx, l.seq, *l.cut, l.how));
   }
   return kept;
 }

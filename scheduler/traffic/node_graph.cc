@@ -1,45 +1,17 @@
 #include "scheduler/traffic/node_graph.h"
 
+#include <cstddef>
+
 #include "scheduler/traffic/repeated_add.h"
 
 namespace topoplace::sched {
-
 namespace {
 
-// Appends one segment: the node edges of dimension d in `pattern`, `pair` bytes each way.
-void AddSegment(const RankLayout& layout, Dim d, Pattern pattern, double pair, int g, int nodes,
-                NodeGraph& graph) {
-  const int size = layout.size(d);
-  const size_t per_node = pattern == Pattern::kAllToAll ? size - 1 : 1;
-  graph.from.reserve(graph.from.size() + per_node * nodes);
-  graph.to.reserve(graph.to.size() + per_node * nodes);
-  const auto add = [&](int a, int b) {
-    graph.from.push_back(a);
-    graph.to.push_back(b);
-  };
-  // Node k's partner at coordinate c is k + (c - coord) * step (stride is node-aligned).
-  const int step = layout.stride(d) / g;
-  const std::vector<int> coords = layout.NodeCoords(d, g, nodes);
-  for (int k = 0; k < nodes; ++k) {
-    const int coord = coords[k];
-    const int next = coord + 1 < size ? k + step : k - coord * step;  // ring successor
-    switch (pattern) {
-      case Pattern::kRing:
-        add(k, next);
-        break;
-      case Pattern::kChain:
-        if (coord + 1 < size) add(k, next);
-        break;
-      case Pattern::kAllToAll:
-        for (int c = 0; c < size; ++c) {
-          if (c != coord) add(k, k + (c - coord) * step);
-        }
-        break;
-    }
-  }
-  // A chain edge stands for both directions.
-  const double weight = (pattern == Pattern::kChain ? 2 : 1) * g * pair;
-  graph.segments.push_back({graph.from.size(), weight});
+// Positions i in [0, n) where a[i] and b[i] differ.
+int64_t Differing(const int32_t* a, const int32_t* b, size_t n) {
+  int64_t count = 0;
+  for (size_t i = 0; i < n; ++i) count += a[i] != b[i];
+  return count;
 }
 
 }  // namespace
@@ -47,26 +19,52 @@ void AddSegment(const RankLayout& layout, Dim d, Pattern pattern, double pair, i
 NodeGraph BuildNodeGraph(const RankLayout& layout, const TrafficModel& traffic, int gpus_per_node,
                          int nodes) {
   NodeGraph graph;
+  graph.nodes = nodes;
   const int g = gpus_per_node;
   for (Dim d : kAllDims) {
     if (layout.size(d) <= 1 || layout.stride(d) % g != 0) continue;
-    if (traffic.pair(d) > 0) AddSegment(layout, d, PatternOf(d), traffic.pair(d), g, nodes, graph);
-    if (traffic.ring_pair(d) > 0) {
-      AddSegment(layout, d, Pattern::kRing, traffic.ring_pair(d), g, nodes, graph);
-    }
+    const int step = layout.stride(d) / g;
+    // A chain edge stands for both directions.
+    const auto add = [&](Pattern pattern, double pair) {
+      const double weight = (pattern == Pattern::kChain ? 2 : 1) * g * pair;
+      graph.segments.push_back({pattern, step, layout.size(d), weight});
+    };
+    if (traffic.pair(d) > 0) add(PatternOf(d), traffic.pair(d));
+    if (traffic.ring_pair(d) > 0) add(Pattern::kRing, traffic.ring_pair(d));
   }
   return graph;
 }
 
+int64_t CrossingEdges(const NodeGraph::Segment& segment, std::span<const int32_t> node_block) {
+  const size_t step = segment.step;
+  const size_t size = segment.size;
+  const size_t period = step * size;  // slots of one group: every coordinate once
+  int64_t crossing = 0;
+  for (size_t base = 0; base + period <= node_block.size(); base += period) {
+    const int32_t* group = node_block.data() + base;
+    switch (segment.pattern) {
+      case Pattern::kRing:  // the last coordinate's run back to the first
+        crossing += Differing(group + (size - 1) * step, group, step);
+        [[fallthrough]];
+      case Pattern::kChain:  // each coordinate's run to the next one's
+        crossing += Differing(group, group + step, (size - 1) * step);
+        break;
+      case Pattern::kAllToAll:  // every ordered pair of runs: twice each unordered pair
+        for (size_t a = 0; a < size; ++a) {
+          for (size_t b = a + 1; b < size; ++b) {
+            crossing += 2 * Differing(group + a * step, group + b * step, step);
+          }
+        }
+        break;
+    }
+  }
+  return crossing;
+}
+
 double CrossBlockBytes(const NodeGraph& graph, std::span<const int32_t> node_block) {
   double bytes = 0;
-  size_t e = 0;
   for (const NodeGraph::Segment& segment : graph.segments) {
-    int64_t crossing = 0;
-    for (; e < segment.end; ++e) {
-      crossing += node_block[graph.from[e]] != node_block[graph.to[e]];
-    }
-    bytes = AddRepeated(bytes, segment.weight, crossing);
+    bytes = AddRepeated(bytes, segment.weight, CrossingEdges(segment, node_block));
   }
   return bytes;
 }

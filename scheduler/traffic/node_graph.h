@@ -7,10 +7,14 @@
 //
 //   const NodeGraph graph = BuildNodeGraph(layout, traffic, job.gpus_per_node, nodes);
 //   double bytes = CrossBlockBytes(graph, node_block);   // node_block[k]: block of slot k
+//
+// The edges are not listed: a node-aligned dimension puts node slot k at coordinate
+// (k / step) % size, so its edges join runs of `step` consecutive slots to the runs one
+// or more coordinates away, and crossings are counted by comparing those runs (a loop the
+// compiler vectorises).
 #ifndef TOPOPLACE_SCHEDULER_TRAFFIC_NODE_GRAPH_H_
 #define TOPOPLACE_SCHEDULER_TRAFFIC_NODE_GRAPH_H_
 
-#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -20,13 +24,15 @@
 
 namespace topoplace::sched {
 
-// Edges come in segments of one dimension, whose edges all weigh the same.
+// The edges of one dimension's pattern, all of one weight.
 struct NodeGraph {
   struct Segment {
-    size_t end;     // edges [end of the previous segment, end)
-    double weight;  // bytes per iteration of each of its edges
+    Pattern pattern;
+    int step = 1;       // node slots between consecutive coordinates of the dimension
+    int size = 1;       // coordinates of the dimension
+    double weight = 0;  // bytes per iteration of each edge
   };
-  std::vector<int32_t> from, to;
+  int nodes = 0;
   std::vector<Segment> segments;
 };
 
@@ -34,9 +40,14 @@ struct NodeGraph {
 NodeGraph BuildNodeGraph(const RankLayout& layout, const TrafficModel& traffic, int gpus_per_node,
                          int nodes);
 
-// Bytes per iteration of `graph` that cross blocks when node slot k sits in
-// node_block[k]. Counts crossing edges per segment and books them with AddRepeated: bit
-// for bit the sum of adding each crossing edge's bytes in edge order.
+// Edges of `segment` whose two node slots sit in different blocks (node_block[k]: block of
+// slot k). A ring has an edge from every slot to its successor (the last coordinate wraps
+// to the first), a chain the same without the wrap, an all-to-all one from every slot to
+// every other coordinate of its group: the edges the rank-level pattern induces.
+int64_t CrossingEdges(const NodeGraph::Segment& segment, std::span<const int32_t> node_block);
+
+// Bytes per iteration of `graph` that cross blocks. Books each segment's crossing edges
+// with AddRepeated: bit for bit the sum of adding each crossing edge's bytes in edge order.
 double CrossBlockBytes(const NodeGraph& graph, std::span<const int32_t> node_block);
 
 }  // namespace topoplace::sched

@@ -1,9 +1,47 @@
 #include "scheduler/traffic/repeated_add.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace topoplace::sched {
+namespace {
+
+// v = odd * 2^exp for a finite v > 0.
+void OddScaled(double v, uint64_t& odd, int& exp) {
+  int e = 0;
+  const double f = std::frexp(v, &e);  // v = f * 2^e, f in [0.5, 1)
+  const auto mantissa = static_cast<uint64_t>(std::ldexp(f, 53));
+  const int zeros = __builtin_ctzll(mantissa);
+  odd = mantissa >> zeros;
+  exp = e - 53 + zeros;
+}
+
+// The common case of byte counts, in one step: when acc and x are multiples of one power
+// of two 2^low and acc + n*x stays below 2^53 of them, every partial sum is such a
+// multiple below 2^53 * 2^low, hence a double, so each addition is exact and the loop's
+// result is acc + n*x itself. nullopt otherwise.
+std::optional<double> SumOnOneGrid(double acc, double x, int64_t n) {
+  uint64_t x_odd = 0, acc_odd = 0;
+  int x_exp = 0, acc_exp = 0;
+  OddScaled(x, x_odd, x_exp);
+  if (acc != 0) OddScaled(acc, acc_odd, acc_exp);
+  const int low = acc == 0 ? x_exp : std::min(x_exp, acc_exp);
+  constexpr uint64_t kLimit = uint64_t{1} << 53;
+  if (x_exp - low >= 53 || (acc != 0 && acc_exp - low >= 53)) return std::nullopt;
+  // Both in units of 2^low, each below 2^53 (checked before shifting).
+  if (x_odd >= (kLimit >> (x_exp - low))) return std::nullopt;
+  if (acc != 0 && acc_odd >= (kLimit >> (acc_exp - low))) return std::nullopt;
+  const uint64_t units_x = x_odd << (x_exp - low);
+  const uint64_t units_acc = acc == 0 ? 0 : acc_odd << (acc_exp - low);
+  if (static_cast<uint64_t>(n) > (kLimit - 1 - units_acc) / units_x) return std::nullopt;
+  const uint64_t total = units_acc + static_cast<uint64_t>(n) * units_x;
+  return std::ldexp(static_cast<double>(total), low);
+}
+
+}  // namespace
 
 // Why the jump is exact. Let acc lie in the binade [2^(e-1), 2^e) = [top/2, top), where
 // doubles are the multiples of ulp = 2^(e-53). While acc' + x < top, the two doubles
@@ -14,6 +52,9 @@ namespace topoplace::sched {
 // equal acc + k*step computed exactly. Steps that leave the binade are taken one by one.
 double AddRepeated(double acc, double x, int64_t n) {
   const bool fast = x > 0 && acc >= 0 && std::isfinite(x) && std::isfinite(acc);
+  if (fast && n > 1) {
+    if (std::optional<double> sum = SumOnOneGrid(acc, x, n)) return *sum;
+  }
   while (n > 0) {
     const double next = acc + x;
     if (!fast || acc == 0 || n == 1) {

@@ -46,6 +46,31 @@ TEST(AddRepeated, MatchesTheLoopOnShortMantissasAndTies) {
   }
 }
 
+TEST(AddRepeated, MatchesTheLoopOnShortRandomMantissas) {
+  // Integers of up to 40 bits scaled by powers of two: the one-grid path, and its edge
+  // where the total needs more than 53 bits.
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int64_t> mantissa(1, int64_t{1} << 40);
+  std::uniform_int_distribution<int> exponent(-30, 10);
+  std::uniform_int_distribution<int64_t> count(0, 40000);
+  for (int i = 0; i < 2000; ++i) {
+    const double x = std::ldexp(static_cast<double>(mantissa(rng)), exponent(rng));
+    const double acc =
+        i % 4 == 0 ? 0.0 : std::ldexp(static_cast<double>(mantissa(rng)), exponent(rng));
+    const int64_t n = count(rng);
+    ExpectSameBits(AddRepeated(acc, x, n), Loop(acc, x, n), acc, x, n);
+  }
+}
+
+TEST(AddRepeated, SumsThatStayOnOneGridAreExactWhateverTheCount) {
+  // 0.75 = 3 * 2^-2 and acc = 5 * 2^-2: every partial sum below 2^53 quarters is a double.
+  EXPECT_EQ(AddRepeated(1.25, 0.75, int64_t{1} << 40), 1.25 + 0.75 * 0x1p40);
+  // One step past the grid's 2^53 units: the loop's rounding takes over (here, nothing
+  // to round: still exact), and the answer matches the loop on a count it can run.
+  ExpectSameBits(AddRepeated(0x1p53 - 4, 1.0, 9), Loop(0x1p53 - 4, 1.0, 9), 0x1p53 - 4, 1.0, 9);
+  ExpectSameBits(AddRepeated(0x1p52 + 1, 0.5, 9), Loop(0x1p52 + 1, 0.5, 9), 0x1p52 + 1, 0.5, 9);
+}
+
 TEST(AddRepeated, StepsSmallerThanHalfASpacingVanish) {
   const double acc = 0x1p60;
   EXPECT_EQ(AddRepeated(acc, 1.0, 1000000), acc);
