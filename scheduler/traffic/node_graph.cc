@@ -7,10 +7,18 @@
 namespace topoplace::sched {
 namespace {
 
-// Positions i in [0, n) where a[i] and b[i] differ.
+// Positions i in [0, n) where a[i] and b[i] differ. Chunks of a fixed 16 positions, so
+// that -O2's cheap vectoriser takes the inner loop (it leaves loops of unknown count).
 int64_t Differing(const int32_t* a, const int32_t* b, size_t n) {
+  constexpr size_t kChunk = 16;
   int64_t count = 0;
-  for (size_t i = 0; i < n; ++i) count += a[i] != b[i];
+  size_t i = 0;
+  for (; i + kChunk <= n; i += kChunk) {
+    int32_t chunk = 0;
+    for (size_t j = 0; j < kChunk; ++j) chunk += a[i + j] != b[i + j];
+    count += chunk;
+  }
+  for (; i < n; ++i) count += a[i] != b[i];
   return count;
 }
 
