@@ -26,7 +26,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
-#include "topology/model/fabric_graph.h"
 
 namespace topoplace {
 
@@ -204,15 +203,6 @@ class Fabric {
   // switch group. Precondition: `leaf` is a tier-1 switch.
   int32_t LeafDomain(SwitchId leaf, int tier) const;
 
-  // The graph behind the tables; vertex ids via VertexOf*.
-  const FabricGraph& graph() const { return graph_; }
-  FabricVertex VertexOfHost(HostId id) const { return static_cast<FabricVertex>(id); }
-  FabricVertex VertexOfGpu(GpuId id) const { return gpu_base_ + static_cast<FabricVertex>(id); }
-  FabricVertex VertexOfNic(NicId id) const { return nic_base_ + static_cast<FabricVertex>(id); }
-  FabricVertex VertexOfSwitch(SwitchId id) const {
-    return switch_base_ + static_cast<FabricVertex>(id);
-  }
-
  private:
   friend class FabricBuilder;
   friend class HierarchyInference;
@@ -243,11 +233,6 @@ class Fabric {
 
   // leaf_domain_[k-1][leaf] for tiers k = 1..max_tier; -1 for non-leaves.
   std::vector<std::vector<int32_t>> leaf_domain_;
-
-  FabricGraph graph_;
-  FabricVertex gpu_base_ = 0;
-  FabricVertex nic_base_ = 0;
-  FabricVertex switch_base_ = 0;
 };
 
 }  // namespace topoplace

@@ -198,34 +198,6 @@ absl::StatusOr<FabricPtr> FabricBuilder::Build() && {
               [&f](GpuId a, GpuId b) { return f.gpus_[a].index < f.gpus_[b].index; });
   }
 
-  // Vertices: hosts, GPUs, NICs, switches, each block contiguous (see fabric_graph.h).
-  f.gpu_base_ = f.hosts_.size();
-  f.nic_base_ = f.gpu_base_ + f.gpus_.size();
-  f.switch_base_ = f.nic_base_ + f.nics_.size();
-  f.graph_ = FabricGraph(f.switch_base_ + f.switches_.size());
-  auto set_vertex = [&f](FabricVertex v, VertexKind kind, size_t id) {
-    f.graph_[v] = FabricVertexProps{kind, static_cast<int32_t>(id)};
-  };
-  for (size_t i = 0; i < f.hosts_.size(); ++i) set_vertex(f.VertexOfHost(i), VertexKind::kHost, i);
-  for (size_t i = 0; i < f.gpus_.size(); ++i) {
-    set_vertex(f.VertexOfGpu(i), VertexKind::kGpu, i);
-    boost::add_edge(f.VertexOfHost(f.gpus_[i].host), f.VertexOfGpu(i), FabricEdgeProps{}, f.graph_);
-  }
-  for (size_t i = 0; i < f.nics_.size(); ++i) {
-    set_vertex(f.VertexOfNic(i), VertexKind::kNic, i);
-    boost::add_edge(f.VertexOfHost(f.nics_[i].host), f.VertexOfNic(i), FabricEdgeProps{}, f.graph_);
-  }
-  for (size_t i = 0; i < f.switches_.size(); ++i) {
-    set_vertex(f.VertexOfSwitch(i), VertexKind::kSwitch, i);
-  }
-  auto vertex_of = [&f](Endpoint e) {
-    return e.kind == Endpoint::Kind::kNic ? f.VertexOfNic(e.id) : f.VertexOfSwitch(e.id);
-  };
-  for (size_t i = 0; i < f.links_.size(); ++i) {
-    boost::add_edge(vertex_of(f.links_[i].a), vertex_of(f.links_[i].b),
-                    FabricEdgeProps{static_cast<int32_t>(i)}, f.graph_);
-  }
-
   HierarchyInference::Run(f);
   return FabricPtr(std::move(fabric_));
 }

@@ -60,7 +60,7 @@ TEST(FabricBuilder, AddLink_RejectsSelfLoopsNicPairsAndBadAttributes) {
   EXPECT_TRUE(b.AddLink(NicEnd(n0), SwitchEnd(s), {.speed_gbps = 400}).ok());
 }
 
-TEST(FabricBuilder, Build_SortsGpusByIndexAndBuildsTheGraph) {
+TEST(FabricBuilder, Build_SortsGpusByIndex) {
   FabricBuilder b("t", 7);
   HostId h = *b.AddHost("n1");
   NicId nic = *b.AddNic(h, "mlx5_0", 400);
@@ -74,10 +74,6 @@ TEST(FabricBuilder, Build_SortsGpusByIndexAndBuildsTheGraph) {
   EXPECT_EQ(fabric.version(), 7u);
   ASSERT_EQ(fabric.hosts()[0].gpus.size(), 2u);
   EXPECT_EQ(fabric.gpus()[fabric.hosts()[0].gpus[0]].index, 0);
-  // host + 2 GPUs + 1 NIC + 1 switch; 2 GPU and 1 NIC attachment edges + 1 link.
-  EXPECT_EQ(boost::num_vertices(fabric.graph()), 5u);
-  EXPECT_EQ(boost::num_edges(fabric.graph()), 4u);
-  EXPECT_EQ(fabric.graph()[fabric.VertexOfSwitch(s)].kind, VertexKind::kSwitch);
   EXPECT_EQ(fabric.GpuName(fabric.hosts()[0].gpus[1]), "n1/gpu1");
 }
 
