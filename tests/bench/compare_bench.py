@@ -11,7 +11,9 @@ import json
 import os
 import sys
 
-COUNTERS = ("p50_us", "p99_us")
+COUNTERS = ("p50_us", "p99_us")  # compared, one column each
+# Read too, for scripts built on medians() (placement_ratios.py).
+READ_COUNTERS = COUNTERS + ("p50_cpu_us", "p99_cpu_us", "candidates")
 
 
 def medians(path):
@@ -25,7 +27,7 @@ def medians(path):
                 continue
             name = b.get("run_name", b["name"]).removesuffix("_median")
             values = {"time": b["real_time"], "unit": b.get("time_unit", "ns")}
-            for c in COUNTERS:
+            for c in READ_COUNTERS:
                 if c in b:
                     values[c] = b[c]
             out[name] = values
