@@ -45,6 +45,7 @@ Json ToJson(const v1::Allocation& a) {
               {"external_id", a.external_id()},
               {"request_id", a.request_id()},
               {"job", a.job_spec()},
+              {"priority", a.priority()},
               {"policy", a.policy()},
               {"fabric_version", a.fabric_version()},
               {"gpus", std::move(gpus)},

@@ -92,6 +92,11 @@ v1::Allocation AllocationToProto(const ledger::Allocation& a) {
   out.set_external_id(a.external_id);
   out.set_request_id(a.request_id);
   out.set_job_spec(a.job_spec);
+  // The ledger stores the canonical spec, so it parses; a record that somehow does not
+  // keeps the default priority rather than failing the whole listing.
+  if (absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(a.job_spec); job.ok()) {
+    out.set_priority(job->priority);
+  }
   out.set_policy(a.policy);
   out.set_fabric_version(a.fabric_version);
   for (const ledger::GpuRef& g : a.gpus) {

@@ -251,6 +251,8 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       TP_ASSIGN_OR_RETURN(job.max_wait_s, ParseSeconds(key, value));
     } else if (key == "segment") {
       TP_ASSIGN_OR_RETURN(job.segment, ParseInt(key, value, 1, 1 << 24));
+    } else if (key == "priority") {
+      TP_ASSIGN_OR_RETURN(job.priority, ParseInt(key, value, kMinPriority, kMaxPriority));
     } else if (key == "replace_on_restart") {
       const absl::string_view digits = absl::StripPrefix(value, "alloc-");
       if (digits.size() == value.size() || digits.empty() || digits.size() > 18 ||
@@ -266,7 +268,7 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
       return FieldError(key,
                         "a known key (tp, pp, dp, cp, ep, gpus, gpus_per_node, model, h, "
                         "s, b, layers, params, mb, dtype, *_bytes, order, max_tier, mode, "
-                        "max_wait, segment, replace_on_restart, exclude, hosts)",
+                        "max_wait, segment, priority, replace_on_restart, exclude, hosts)",
                         token);
     }
   }
@@ -338,6 +340,11 @@ absl::Status ValidateJobSpec(const JobSpec& job) {
         absl::StrCat(job.gpus_per_node));
   }
   if (job.segment < 0) return FieldError("segment", "an integer >= 1", absl::StrCat(job.segment));
+  if (job.priority < kMinPriority || job.priority > kMaxPriority) {
+    return FieldError("priority",
+                      absl::StrCat("an integer in [", kMinPriority, ", ", kMaxPriority, "]"),
+                      absl::StrCat(job.priority));
+  }
   if (job.segment > 0 && job.segment < job.nodes() && job.nodes() % job.segment != 0) {
     return FieldError("segment",
                       absl::StrCat("a divisor of the job's ", job.nodes(),
@@ -396,6 +403,7 @@ std::string FormatJobSpec(const JobSpec& job) {
                   ",mode=", job.mode == ConstraintMode::kHard ? "hard" : "soft");
   if (job.max_wait_s) absl::StrAppend(&out, absl::StrFormat(",max_wait=%.17g", *job.max_wait_s));
   if (job.segment != 0) absl::StrAppend(&out, ",segment=", job.segment);
+  if (job.priority != 0) absl::StrAppend(&out, ",priority=", job.priority);
   if (!job.replace_on_restart.empty()) {
     absl::StrAppend(&out, ",replace_on_restart=", job.replace_on_restart);
   }

@@ -10,7 +10,9 @@
 // max_tier=leaf|block|pod|cluster, mode=hard|soft, max_wait=30m (seconds, or with an s, m
 // or h suffix: how long a scheduler keeps a hard max_tier before relaxing it, as Slurm's
 // --switches=N@max-time), segment=N (Slurm's --segment: the job's nodes in segments of N,
-// each inside one block; only slurm-block reads it), replace_on_restart=alloc-N (the allocation of
+// each inside one block; only slurm-block reads it), priority=N (higher is more important;
+// Kubernetes' PriorityClass values and Slurm's job priorities both fit; stored with the
+// allocation, for preemption), replace_on_restart=alloc-N (the allocation of
 // the run this job restarts: a daemon keeps it off the hosts whose cables failed under that
 // run, api/server/restart_exclusions.h), exclude=host[,host...], hosts=host[,host...]
 // (place only on these hosts: a scheduler that already chose the nodes asks for the ranks' map on
@@ -71,6 +73,10 @@ struct JobSpec {
   // own; 0 = none. A divisor of nodes(), or larger than the job (Slurm then ignores it).
   // Only the slurm-block baseline reads it: no other scheduler has segments.
   int segment = 0;
+  // Higher is more important; 0 by default, as a Kubernetes pod without a PriorityClass.
+  // The range holds Kubernetes' priorities (int32) and Slurm's (uint32). Placement does
+  // not read it; it is stored with the allocation for whoever chooses what to preempt.
+  int64_t priority = 0;
   // The allocation id ("alloc-N") of the interrupted run this job restarts; empty: none.
   // Only a daemon acts on it (it has the ledger and the link history); the engine and
   // the offline CLI place as if it were absent.
@@ -83,6 +89,11 @@ struct JobSpec {
   // Number of nodes (hosts) the job occupies: world_size / gpus_per_node.
   int64_t nodes() const { return world_size() / gpus_per_node; }
 };
+
+// The range of `priority`: Kubernetes' int32 PriorityClass values (system classes reach
+// 2,000,001,000) and Slurm's uint32 job priorities.
+inline constexpr int64_t kMinPriority = -(int64_t{1} << 31);
+inline constexpr int64_t kMaxPriority = (int64_t{1} << 32) - 1;
 
 // Parses and validates `spec`. InvalidArgument names the field, e.g.
 // "job spec field 'tp': expected an integer >= 1, got 'x'".

@@ -56,6 +56,12 @@ absl::StatusOr<PodInfo> ParsePod(const json& pod) {
       }
     }
   }
+  if (auto spec = pod.find("spec"); spec != pod.end() && spec->is_object()) {
+    if (auto it = spec->find("priority"); it != spec->end() && !it->is_null()) {
+      if (!it->is_number_integer()) return WireError("Pod.spec.priority must be an integer");
+      info.priority = it->get<int64_t>();
+    }
+  }
   return info;
 }
 

@@ -21,8 +21,10 @@
 #ifndef TOPOPLACE_PLUGINS_K8S_EXTENDER_EXTENDER_WIRE_H_
 #define TOPOPLACE_PLUGINS_K8S_EXTENDER_EXTENDER_WIRE_H_
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,8 @@ struct PodInfo {
   std::map<std::string, std::string> labels;
   // uid of the owner reference marked `controller: true` (the Job); empty if none.
   std::string controller_uid;
+  // spec.priority, which admission sets from the pod's PriorityClass; nullopt if absent.
+  std::optional<int64_t> priority;
 };
 
 struct ExtenderArgs {

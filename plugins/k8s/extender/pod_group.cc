@@ -3,8 +3,10 @@
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace topoplace::k8s {
 namespace {
@@ -13,6 +15,14 @@ const std::string* Find(const std::map<std::string, std::string>& map, const cha
   auto it = map.find(key);
   if (it == map.end()) return nullptr;
   return &it->second;
+}
+
+// True if `spec` has a priority= key (keys are the comma-separated tokens' left sides).
+bool NamesPriority(absl::string_view spec) {
+  for (absl::string_view token : absl::StrSplit(spec, ',')) {
+    if (absl::StartsWith(absl::StripAsciiWhitespace(token), "priority=")) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -24,6 +34,10 @@ absl::StatusOr<std::optional<GroupMember>> ReadGroupMember(const PodInfo& pod) {
   member.job_spec = std::string(absl::StripAsciiWhitespace(*spec));
   if (member.job_spec.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("annotation ", kJobSpecAnnotation, " is empty"));
+  }
+  // The pod's own priority (from its PriorityClass) unless the job spec names one.
+  if (pod.priority.has_value() && *pod.priority != 0 && !NamesPriority(member.job_spec)) {
+    absl::StrAppend(&member.job_spec, ",priority=", *pod.priority);
   }
   const std::string* group = Find(pod.annotations, kGroupAnnotation);
   if (group == nullptr) group = Find(pod.labels, kJobNameLabel);

@@ -523,6 +523,7 @@ TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
   const v1::Allocation& a = reserved->allocation();
   EXPECT_EQ(a.state(), v1::ALLOCATION_STATE_RESERVED);
   EXPECT_EQ(a.gpus_size(), 16);
+  EXPECT_EQ(a.priority(), 0) << "a spec without priority=";
   EXPECT_EQ(a.expires_unix_ms(), absl::ToUnixMillis(clock_.Now() + absl::Seconds(30)));
 
   // A second job never gets the reserved GPUs.
@@ -688,8 +689,9 @@ TEST_F(ServiceTest, Service_RestartRebuildsAllocationsFromTheDatabase) {
   std::set<std::string> gpus;
   {
     auto client = Client();
-    auto reserved = client->Reserve("tp=8,pp=1,dp=4", "", 0);
+    auto reserved = client->Reserve("tp=8,pp=1,dp=4,priority=900", "", 0);
     ASSERT_TRUE(reserved.ok()) << reserved.status();
+    EXPECT_EQ(reserved->allocation().priority(), 900);
     id = reserved->allocation().allocation_id();
     gpus = GpuNames(reserved->allocation());
     ASSERT_TRUE(client->Commit(id, "pg/train-7").ok());
@@ -703,6 +705,8 @@ TEST_F(ServiceTest, Service_RestartRebuildsAllocationsFromTheDatabase) {
   EXPECT_EQ(a->state(), v1::ALLOCATION_STATE_COMMITTED);
   EXPECT_EQ(a->external_id(), "pg/train-7");
   EXPECT_EQ(GpuNames(*a), gpus);
+  EXPECT_EQ(a->priority(), 900) << "the priority is stored with the allocation";
+  EXPECT_EQ(client->ListAllocations()->allocations(0).priority(), 900);
   // The rebuilt ledger still keeps those GPUs out of new plans.
   auto next = client->Reserve("tp=8,pp=1,dp=4", "", 0);
   ASSERT_TRUE(next.ok()) << next.status();

@@ -30,6 +30,7 @@ TEST(ExtenderWire, RecordedKubeScheduler120RequestsParseIntoPodAndCandidateNames
     EXPECT_EQ(args->pod.namespace_name, "default");
     EXPECT_EQ(args->pod.uid, "e192cd33-69a9-4ec2-a100-c1bda5a5235b");
     EXPECT_FALSE(args->has_node_objects) << "recorded with nodeCacheCapable: true";
+    EXPECT_EQ(args->pod.priority, 0) << "admission set spec.priority (no PriorityClass: 0)";
     names.push_back(args->node_names);
   }
   EXPECT_EQ(requests[0].path, "/topo/filter");
@@ -107,6 +108,8 @@ TEST(ExtenderWire, MalformedRequestsAreInvalidArgumentNamingTheProblem) {
       {R"({"Pod": {"metadata": {}}, "Nodes": {"items": {}}})", "Nodes.items must be an array"},
       {R"({"Pod": {"metadata": {}}, "Nodes": {"items": [{"metadata": {}}]}})",
        "needs metadata.name"},
+      {R"({"Pod": {"metadata": {}, "spec": {"priority": "high"}}})",
+       "Pod.spec.priority must be an integer"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(c.body);
@@ -129,6 +132,15 @@ TEST(ExtenderWire, AnnotationsLabelsAndControllerUidAreRead) {
   EXPECT_FALSE(args->pod.annotations.contains("odd")) << "non-string values are skipped";
   EXPECT_EQ(args->pod.labels.at("job-name"), "w");
   EXPECT_EQ(args->pod.controller_uid, "job-uid");
+  EXPECT_FALSE(args->pod.priority.has_value()) << "no spec.priority";
+}
+
+TEST(ExtenderWire, ThePodsPriorityIsRead) {
+  absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(
+      R"({"Pod": {"metadata": {"name": "w"}, "spec": {"priorityClassName": "train-high",
+          "priority": 2000001000}}})");
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->pod.priority, 2000001000);
 }
 
 TEST(ExtenderWire, FailuresForNodesThatWereNotCandidatesAreLeftOut) {

@@ -78,6 +78,24 @@ TEST(PodGroup, MissingAnnotationsAreInvalidArgumentNamingThem) {
   }
 }
 
+// The pod's priority (from its PriorityClass) goes into the job spec topoplaced stores
+// with the allocation, unless the annotation names one itself; 0 (no class) adds nothing.
+TEST(PodGroup, ThePodsPriorityJoinsTheJobSpecUnlessTheSpecNamesOne) {
+  const auto spec_of = [](const char* annotation, std::optional<int64_t> priority) {
+    PodInfo pod = Pod(
+        {{kJobSpecAnnotation, annotation}, {kGroupAnnotation, "llama"}, {kRankAnnotation, "0"}});
+    pod.priority = priority;
+    auto member = ReadGroupMember(pod);
+    EXPECT_TRUE(member.ok() && member->has_value()) << member.status();
+    return member.ok() && member->has_value() ? (*member)->job_spec : std::string();
+  };
+  EXPECT_EQ(spec_of("tp=8,dp=4", 1000), "tp=8,dp=4,priority=1000");
+  EXPECT_EQ(spec_of("tp=8,dp=4", -20), "tp=8,dp=4,priority=-20");
+  EXPECT_EQ(spec_of("tp=8,priority=5,dp=4", 1000), "tp=8,priority=5,dp=4");
+  EXPECT_EQ(spec_of("tp=8,dp=4", 0), "tp=8,dp=4");
+  EXPECT_EQ(spec_of("tp=8,dp=4", std::nullopt), "tp=8,dp=4");
+}
+
 TEST(PodGroup, ExternalIdIsK8sNamespaceSlashGroup) {
   EXPECT_EQ(GroupExternalId("ml/llama"), "k8s:ml/llama");
 }

@@ -108,6 +108,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadSpec{"tp=8,pp=1,dp=1,params=0", "params"},
                       BadSpec{"tp=8,pp=1,dp=5,segment=2", "segment"},  // 5 nodes % 2
                       BadSpec{"tp=8,pp=1,dp=4,segment=0", "segment"},
+                      BadSpec{"tp=8,pp=1,dp=1,priority=high", "priority"},
+                      BadSpec{"tp=8,pp=1,dp=1,priority=4294967296", "priority"},   // 2^32
+                      BadSpec{"tp=8,pp=1,dp=1,priority=-2147483649", "priority"},  // -2^31-1
                       BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=42", "replace_on_restart"},
                       BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=alloc-", "replace_on_restart"},
                       BadSpec{"tp=8,pp=1,dp=1,replace_on_restart=alloc-4x", "replace_on_restart"},
@@ -147,9 +150,26 @@ TEST(JobSpec, SegmentDividesTheNodesOrExceedsThem) {
   EXPECT_FALSE(ParseJobSpec("tp=8,pp=1,dp=4,segment=3").ok());
 }
 
+// Kubernetes' PriorityClass values (int32: system-node-critical is 2,000,001,000, user
+// classes may be negative) and Slurm's job priorities (uint32) all parse; none is 0.
+TEST(JobSpec, PriorityHoldsKubernetesAndSlurmPriorities) {
+  EXPECT_EQ(ParseJobSpec("tp=8,pp=1,dp=4")->priority, 0);
+  for (int64_t p : {int64_t{2000001000}, int64_t{-5}, kMinPriority, kMaxPriority}) {
+    absl::StatusOr<JobSpec> job = ParseJobSpec(absl::StrCat("tp=8,pp=1,dp=4,priority=", p));
+    ASSERT_TRUE(job.ok()) << job.status();
+    EXPECT_EQ(job->priority, p);
+    EXPECT_EQ(ParseJobSpec(FormatJobSpec(*job))->priority, p);
+  }
+  // The default leaves the canonical form as it was before priorities existed.
+  EXPECT_EQ(FormatJobSpec(*ParseJobSpec("tp=8,pp=1,dp=4")).find("priority"), std::string::npos);
+  JobSpec by_hand = *ParseJobSpec("tp=8,pp=1,dp=4");
+  by_hand.priority = kMaxPriority + 1;
+  EXPECT_FALSE(ValidateJobSpec(by_hand).ok());
+}
+
 TEST(JobSpec, FormatParsesBackToTheSameJob) {
   absl::StatusOr<JobSpec> job = ParseJobSpec(
-      "tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,segment=2,"
+      "tp=4,pp=2,dp=4,cp=2,model=7b,mb=4,max_tier=block,mode=soft,segment=2,priority=1000,"
       "replace_on_restart=alloc-17,exclude=a,b,hosts=c,d,e,f");
   ASSERT_TRUE(job.ok()) << job.status();
   absl::StatusOr<JobSpec> again = ParseJobSpec(FormatJobSpec(*job));
@@ -157,6 +177,7 @@ TEST(JobSpec, FormatParsesBackToTheSameJob) {
   EXPECT_EQ(FormatJobSpec(*again), FormatJobSpec(*job));
   EXPECT_EQ(again->cp, 2);
   EXPECT_EQ(again->segment, 2);
+  EXPECT_EQ(again->priority, 1000);
   EXPECT_EQ(again->replace_on_restart, "alloc-17");
   EXPECT_EQ(again->exclude, job->exclude);
   EXPECT_EQ(again->hosts, job->hosts);
