@@ -3,6 +3,7 @@
 // `--compare` places it with every policy on the same background and prints one row each.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,7 +21,9 @@
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
 #include "scheduler/load/held_uplink_load.h"
+#include "scheduler/load/running_jobs.h"
 #include "scheduler/placement/engine.h"
+#include "scheduler/placement/preemption.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
 #include "scheduler/state/occupancy.h"
@@ -45,6 +48,7 @@ struct PlaceOptions {
   bool json = false;
   bool rail_local = true;  // NCCL's PXN default; --no-rail-local for fabrics without it
   bool compare = false;
+  bool may_preempt = false;
   std::string weights;
   std::string unhealthy;
   std::string render;
@@ -57,6 +61,8 @@ struct PlaceOptions {
 struct LedgerBackground {
   sched::Occupancy occupancy;
   std::vector<double> uplink_busy;
+  std::vector<sched::RunningJob> running;           // for --may-preempt
+  std::map<std::string, std::string> external_ids;  // allocation id -> external id
 };
 
 absl::StatusOr<LedgerBackground> LoadLedgerBackground(FabricPtr fabric, const std::string& path) {
@@ -71,7 +77,11 @@ absl::StatusOr<LedgerBackground> LoadLedgerBackground(FabricPtr fabric, const st
                         absl::StrCat("--ledger: ", ledger.status().message()));
   }
   sched::HeldUplinkLoad held(*fabric);
-  return LedgerBackground{(*ledger)->Occupancy(), held.Current(**ledger)};
+  LedgerBackground out{
+      (*ledger)->Occupancy(), held.Current(**ledger), sched::RunningJobs(*fabric, **ledger), {}};
+  (*ledger)->ForEachLive(
+      [&out](const ledger::Allocation& a) { out.external_ids[a.id] = a.external_id; });
+  return out;
 }
 
 absl::StatusOr<sched::Occupancy> LoadBackground(const Fabric& fabric, const PlaceOptions& opt) {
@@ -138,6 +148,45 @@ void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
   }
 }
 
+// One victim of a preemption plan, as both paths print it.
+struct VictimRow {
+  std::string id, external_id;
+  int64_t priority = 0;
+  std::string reason;
+};
+
+// The victims of `place --may-preempt` above the plan (table), or around it (JSON).
+void PrintPreemption(CliContext& ctx, const std::string& domain,
+                     const std::vector<VictimRow>& victims, bool json,
+                     const std::string& plan_json) {
+  if (json) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const VictimRow& v : victims) {
+      rows.push_back({{"allocation_id", v.id},
+                      {"external_id", v.external_id},
+                      {"priority", v.priority},
+                      {"reason", v.reason}});
+    }
+    ctx.out << nlohmann::ordered_json{{"schema", "topoplace.preemption/v1"},
+                                      {"domain", domain},
+                                      {"victims", std::move(rows)},
+                                      {"plan", nlohmann::ordered_json::parse(plan_json)}}
+                   .dump(2)
+            << "\n";
+    return;
+  }
+  if (victims.empty()) {
+    ctx.out << "preemption: none needed, the job fits as things are\n\n";
+    return;
+  }
+  ctx.out << "preemption: stop " << victims.size() << " allocation(s) to fit in " << domain << "\n";
+  for (const VictimRow& v : victims) {
+    ctx.out << absl::StrFormat("  %-12s %-20s priority %-6d %s\n", v.id,
+                               v.external_id.empty() ? "-" : v.external_id, v.priority, v.reason);
+  }
+  ctx.out << "\n";
+}
+
 // `place --server`: the daemon places around its own fabric, ledger and health, so the
 // options that describe a local background, health or scoring are refused, not ignored.
 absl::Status RunRemotePlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& opt) {
@@ -151,7 +200,15 @@ absl::Status RunRemotePlace(CliContext& ctx, const CLI::App& cmd, const PlaceOpt
     }
   }
   TP_ASSIGN_OR_RETURN(client::v1::PlaceResponse response,
-                      client::RemotePlace(ctx.server, opt.job, opt.policy));
+                      client::RemotePlace(ctx.server, opt.job, opt.policy, opt.may_preempt));
+  if (opt.may_preempt) {
+    std::vector<VictimRow> victims;
+    for (const client::v1::Victim& v : response.victims()) {
+      victims.push_back({v.allocation_id(), v.external_id(), v.priority(), v.reason()});
+    }
+    PrintPreemption(ctx, response.preemption_domain(), victims, opt.json, response.plan().json());
+    if (opt.json) return absl::OkStatus();
+  }
   ctx.out << (opt.json ? response.plan().json() + "\n" : response.plan().table());
   return absl::OkStatus();
 }
@@ -202,7 +259,25 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
     return plans.front().status();
   }
   request.policy = opt.policy;
-  TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan, engine.Place(request, background));
+  if (opt.may_preempt && !held) {
+    return absl::InvalidArgumentError(
+        "--may-preempt needs the running jobs and their priorities: --ledger DB, or --server");
+  }
+  sched::PlacementPlan plan;
+  if (opt.may_preempt) {
+    TP_ASSIGN_OR_RETURN(sched::PreemptionPlan preemption,
+                        sched::PlanPreemption(engine, request, background, held->running));
+    std::vector<VictimRow> victims;
+    for (const sched::Victim& v : preemption.victims) {
+      victims.push_back({v.id, held->external_ids[v.id], v.priority, v.reason});
+    }
+    PrintPreemption(ctx, preemption.domain, victims, opt.json,
+                    sched::PlanToJson(*fabric, preemption.plan));
+    if (opt.json) return absl::OkStatus();
+    plan = std::move(preemption.plan);
+  } else {
+    TP_ASSIGN_OR_RETURN(plan, engine.Place(request, background));
+  }
   if (!opt.render.empty()) {
     std::ofstream svg(opt.render, std::ios::trunc);
     svg << sched::PlanToSvg(*fabric, plan, background);
@@ -248,6 +323,10 @@ void RegisterPlaceCommand(CLI::App& app, CliContext& ctx) {
                   "Rail-local (PXN) forwarding, on by default as in NCCL: cross-rail traffic "
                   "hops over NVLink first. --no-rail-local models hosts without it");
   place->add_flag("--compare", opt->compare, "Place with every policy and compare");
+  place->add_flag("--may-preempt", opt->may_preempt,
+                  "If the job does not fit inside its max_tier, also name the live allocations "
+                  "of lower priority (job spec priority=) to stop so that it fits in one "
+                  "domain (needs --ledger or --server; nothing is stopped)");
   place->add_option("--weights", opt->weights, "Scorer weights, e.g. spine-bytes=10,spread=0");
   place->add_option("--unhealthy", opt->unhealthy, "Comma-separated unhealthy hosts");
   place->add_option("--rank-rows", opt->rank_rows, "Rank-map rows in the table");

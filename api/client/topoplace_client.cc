@@ -250,10 +250,12 @@ absl::StatusOr<Response> TopoplaceClient::Invoke(std::unique_ptr<Stub> Endpoint:
 }
 
 absl::StatusOr<v1::PlaceResponse> TopoplaceClient::Place(const std::string& job_spec,
-                                                         const std::string& policy) {
+                                                         const std::string& policy,
+                                                         bool may_preempt) {
   v1::PlaceRequest request;
   request.set_job_spec(job_spec);
   request.set_policy(policy);
+  request.set_may_preempt(may_preempt);
   return Invoke(&Endpoint::placement, &v1::Placement::Stub::Place, request);
 }
 
@@ -398,10 +400,10 @@ absl::StatusOr<v1::ListHostReportsResponse> TopoplaceClient::ListHostReports() {
 
 absl::StatusOr<v1::PlaceResponse> RemotePlace(const std::string& server,
                                               const std::string& job_spec,
-                                              const std::string& policy) {
+                                              const std::string& policy, bool may_preempt) {
   TP_ASSIGN_OR_RETURN(ClientOptions options, ClientOptionsFromEnv(server));
   TP_ASSIGN_OR_RETURN(std::unique_ptr<TopoplaceClient> client, TopoplaceClient::Connect(options));
-  return client->Place(job_spec, policy);
+  return client->Place(job_spec, policy, may_preempt);
 }
 
 absl::StatusOr<v1::FabricSummary> RemoteFabricSummary(const std::string& server) {

@@ -70,7 +70,9 @@ class TopoplaceClient {
   // on the first call). NotFound if a PEM file cannot be read.
   static absl::StatusOr<std::unique_ptr<TopoplaceClient>> Connect(const ClientOptions& options);
 
-  absl::StatusOr<v1::PlaceResponse> Place(const std::string& job_spec, const std::string& policy);
+  // may_preempt: also the live allocations of lower priority to stop (PlaceRequest).
+  absl::StatusOr<v1::PlaceResponse> Place(const std::string& job_spec, const std::string& policy,
+                                          bool may_preempt = false);
   // `ttl_seconds` 0 means the daemon's default.
   absl::StatusOr<v1::ReserveResponse> Reserve(const std::string& job_spec,
                                               const std::string& policy, int64_t ttl_seconds);
@@ -159,7 +161,7 @@ std::vector<DialTarget> ResolveDaemon(const std::string& address);
 // text in their `json` and `table` fields.
 absl::StatusOr<v1::PlaceResponse> RemotePlace(const std::string& server,
                                               const std::string& job_spec,
-                                              const std::string& policy);
+                                              const std::string& policy, bool may_preempt = false);
 absl::StatusOr<v1::FabricSummary> RemoteFabricSummary(const std::string& server);
 
 }  // namespace topoplace::client

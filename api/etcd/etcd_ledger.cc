@@ -139,12 +139,7 @@ absl::Status EtcdLedger::Fits(const etcdserverpb::TxnRequest& txn, absl::string_
 }
 
 std::optional<GpuId> EtcdLedger::ResolveGpu(const ledger::GpuRef& ref) const {
-  std::optional<HostId> host = fabric_->FindHost(ref.host);
-  if (!host) return std::nullopt;
-  for (GpuId g : fabric_->hosts()[*host].gpus) {
-    if (fabric_->gpus()[g].index == ref.index) return g;
-  }
-  return std::nullopt;
+  return fabric_->FindGpu(ref.host, ref.index);
 }
 
 absl::Status EtcdLedger::LoadLocked() {

@@ -1,5 +1,6 @@
 #include "api/server/placement_service.h"
 
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +8,8 @@
 #include "api/server/request_limits.h"
 #include "api/server/restart_exclusions.h"
 #include "scheduler/job/job_spec.h"
+#include "scheduler/load/running_jobs.h"
+#include "scheduler/placement/preemption.h"
 #include "scheduler/state/uplink_load.h"
 #include "topology/base/status_macros.h"
 
@@ -81,10 +84,36 @@ absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
   TP_RETURN_IF_ERROR(
       ExcludeWhatFailed(*context_.fabric, *context_.ledger, context_.health, placement.job));
   AddUplinkLoad(placement);
+  if (request.may_preempt()) return DoPlaceWithPreemption(placement, response);
   TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
                       context_.engine->Place(placement, context_.ledger->Occupancy()));
   *response.mutable_plan() = PlanToProto(*context_.fabric, plan);
   response.set_fabric_version(context_.fabric_version);
+  return absl::OkStatus();
+}
+
+absl::Status PlacementService::DoPlaceWithPreemption(const sched::PlacementRequest& placement,
+                                                     v1::PlaceResponse& response) {
+  // Read one after the other: a change in between makes this dry run's answer stale, as
+  // it would any Place's; the Reserve after the victims stop places afresh.
+  const sched::Occupancy occupancy = context_.ledger->Occupancy();
+  const std::vector<sched::RunningJob> running =
+      sched::RunningJobs(*context_.fabric, *context_.ledger);
+  const std::shared_ptr<const sched::PlacementEngine> engine = context_.engine->Current();
+  TP_ASSIGN_OR_RETURN(sched::PreemptionPlan preemption,
+                      sched::PlanPreemption(*engine, placement, occupancy, running));
+  *response.mutable_plan() = PlanToProto(*context_.fabric, preemption.plan);
+  response.set_fabric_version(context_.fabric_version);
+  response.set_preemption_domain(preemption.domain);
+  for (const sched::Victim& v : preemption.victims) {
+    v1::Victim* out = response.add_victims();
+    out->set_allocation_id(v.id);
+    if (absl::StatusOr<ledger::Allocation> a = context_.ledger->Get(v.id); a.ok()) {
+      out->set_external_id(a->external_id);
+    }
+    out->set_priority(v.priority);
+    out->set_reason(v.reason);
+  }
   return absl::OkStatus();
 }
 

@@ -45,6 +45,9 @@ class PlacementService final : public v1::Placement::CallbackService {
   // Hands the engine the uplink load the daemon knows of (ServiceContext::uplink_load).
   void AddUplinkLoad(sched::PlacementRequest& placement) const;
   absl::Status DoPlace(const v1::PlaceRequest& request, v1::PlaceResponse& response);
+  // Place with may_preempt: the plan and the live allocations of lower priority to stop.
+  absl::Status DoPlaceWithPreemption(const sched::PlacementRequest& placement,
+                                     v1::PlaceResponse& response);
   // For a Slurm user (MUNGE), OK only if `allocation_id` is a reservation of its own.
   absl::Status CheckMayChange(const Caller& caller, const std::string& allocation_id) const;
   absl::Status DoReserve(const v1::ReserveRequest& request, v1::ReserveResponse& response);

@@ -48,11 +48,7 @@ v1::SwitchHealth SwitchHealthOf(const Fabric& fabric, SwitchId s, const HealthMo
 std::vector<GpuId> GpusOfAllocation(const Fabric& fabric, const ledger::Allocation& allocation) {
   std::vector<GpuId> gpus;
   for (const ledger::GpuRef& ref : allocation.gpus) {
-    std::optional<HostId> host = fabric.FindHost(ref.host);
-    if (!host) continue;
-    for (GpuId g : fabric.hosts()[*host].gpus) {
-      if (fabric.gpus()[g].index == ref.index) gpus.push_back(g);
-    }
+    if (std::optional<GpuId> g = fabric.FindGpu(ref.host, ref.index)) gpus.push_back(*g);
   }
   return gpus;
 }

@@ -32,9 +32,7 @@ absl::StatusOr<GpuId> ParseGpuName(const Fabric& fabric, absl::string_view field
     return absl::NotFoundError(
         absl::StrCat(field, ": no host '", name.substr(0, slash), "' in the fabric"));
   }
-  for (GpuId g : fabric.hosts()[*host].gpus) {
-    if (fabric.gpus()[g].index == index) return g;
-  }
+  if (std::optional<GpuId> g = fabric.FindGpu(name.substr(0, slash), index)) return *g;
   return absl::NotFoundError(absl::StrCat(field, ": host has no GPU ", index));
 }
 

@@ -325,12 +325,7 @@ absl::Status AllocationLedger::ProbeWrites() {
 }
 
 std::optional<GpuId> AllocationLedger::ResolveGpu(const GpuRef& ref) const {
-  std::optional<HostId> host = fabric_->FindHost(ref.host);
-  if (!host) return std::nullopt;
-  for (GpuId g : fabric_->hosts()[*host].gpus) {
-    if (fabric_->gpus()[g].index == ref.index) return g;
-  }
-  return std::nullopt;
+  return fabric_->FindGpu(ref.host, ref.index);
 }
 
 absl::Status AllocationLedger::Rebuild() {

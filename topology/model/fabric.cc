@@ -62,6 +62,14 @@ std::optional<SwitchId> Fabric::FindSwitch(absl::string_view name) const {
 std::optional<NicId> Fabric::FindNic(absl::string_view host_slash_nic) const {
   return Lookup(nic_by_name_, host_slash_nic);
 }
+std::optional<GpuId> Fabric::FindGpu(absl::string_view host, int32_t index) const {
+  const std::optional<HostId> h = FindHost(host);
+  if (!h) return std::nullopt;
+  for (GpuId g : hosts_[*h].gpus) {
+    if (gpus_[g].index == index) return g;
+  }
+  return std::nullopt;
+}
 
 std::string Fabric::EndpointName(Endpoint e) const {
   if (e.kind == Endpoint::Kind::kSwitch) return switches_[e.id].name;

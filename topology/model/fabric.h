@@ -187,6 +187,8 @@ class Fabric {
   std::optional<HostId> FindHost(absl::string_view name) const;
   std::optional<SwitchId> FindSwitch(absl::string_view name) const;
   std::optional<NicId> FindNic(absl::string_view host_slash_nic) const;
+  // The GPU of local index `index` (CUDA device order) on host `host`.
+  std::optional<GpuId> FindGpu(absl::string_view host, int32_t index) const;
   // "host/nic" for NICs, the switch name for switches.
   std::string EndpointName(Endpoint e) const;
   // "host/gpuN".

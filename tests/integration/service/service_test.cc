@@ -713,6 +713,43 @@ TEST_F(ServiceTest, Service_RestartRebuildsAllocationsFromTheDatabase) {
   for (const std::string& gpu : GpuNames(next->allocation())) EXPECT_EQ(gpus.count(gpu), 0u);
 }
 
+// Place with may_preempt over loopback gRPC: two blocks of four 2-GPU hosts, a 3-host job
+// of priority 1 in one and a 3-host job of priority 50 in the other. A 4-host job that
+// must stay in one block fits nowhere; at priority 10 the daemon names the priority-1
+// allocation (and its Slurm job) as the one to stop and plans the job into its block; at
+// priority 1 nothing may go. Nothing is released by asking.
+TEST_F(ServiceTest, Service_PlaceMayPreemptNamesTheLowerPriorityAllocationToStop) {
+  config_.fabric = dir_.File("tiny.json");
+  ASSERT_TRUE(
+      SaveFabricFile(**GenerateClos(::topoplace::testing::TinyClos(2, 4)), config_.fabric).ok());
+  StartServer();
+  auto client = Client();
+  auto low = client->Reserve("tp=2,pp=1,dp=3,gpus_per_node=2,priority=1", "", 0);
+  ASSERT_TRUE(low.ok()) << low.status();
+  ASSERT_TRUE(client->Commit(low->allocation().allocation_id(), "slurm:41").ok());
+  auto high = client->Reserve("tp=2,pp=1,dp=3,gpus_per_node=2,priority=50", "", 0);
+  ASSERT_TRUE(high.ok()) << high.status();
+  const std::vector<int32_t> low_blocks = PlanBlocks(server_->fabric(), low->plan());
+  ASSERT_EQ(low_blocks.size(), 1u);
+  ASSERT_NE(PlanBlocks(server_->fabric(), high->plan()), low_blocks);
+
+  const std::string job = "tp=2,pp=1,dp=4,gpus_per_node=2,max_tier=block,priority=10";
+  EXPECT_EQ(client->Place(job, "").status().code(), absl::StatusCode::kResourceExhausted);
+  auto preempting = client->Place(job, "", /*may_preempt=*/true);
+  ASSERT_TRUE(preempting.ok()) << preempting.status();
+  ASSERT_EQ(preempting->victims_size(), 1);
+  EXPECT_EQ(preempting->victims(0).allocation_id(), low->allocation().allocation_id());
+  EXPECT_EQ(preempting->victims(0).external_id(), "slurm:41");
+  EXPECT_EQ(preempting->victims(0).priority(), 1);
+  EXPECT_THAT(preempting->victims(0).reason(), HasSubstr("priority 1 < 10"));
+  EXPECT_EQ(preempting->preemption_domain(), absl::StrCat("block ", low_blocks[0]));
+  EXPECT_EQ(PlanBlocks(server_->fabric(), preempting->plan()), low_blocks);
+  EXPECT_EQ(client->ListAllocations()->allocations_size(), 2) << "asking stops nothing";
+
+  auto equal = client->Place("tp=2,pp=1,dp=4,gpus_per_node=2,max_tier=block,priority=1", "", true);
+  EXPECT_EQ(equal.status().code(), absl::StatusCode::kResourceExhausted) << equal.status();
+}
+
 // Hardening finding 8: a started Slurm job of ~460 nodes sent its nodes inline as the
 // spec's hosts=, past the 4 KiB spec limit, and ran without a plan. The nodes now travel in
 // the request's hosts field: a 460-node job reserves on exactly the hosts it names.

@@ -276,5 +276,59 @@ TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlan
   std::filesystem::remove_all(dir);
 }
 
+// `place --ledger DB --may-preempt`: two blocks of four 2-GPU hosts; a database copy whose
+// live allocations are a 3-host job of priority 1 (block 0) and a 3-host job of priority 50
+// (block 1). A 4-host job that must stay in one block is told to stop the first, in table
+// and JSON; without the ledger the flag is refused (no running jobs to choose from).
+TEST(PlaceCommand, MayPreemptNamesTheLowerPriorityAllocationFromALedgerCopy) {
+  FabricPtr fabric = *GenerateClos(::topoplace::testing::TinyClos(/*blocks=*/2, /*nodes=*/4));
+  const std::string dir = ::testing::TempDir() + "/place-preempt-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string fabric_file = dir + "/tiny.json";
+  ASSERT_TRUE(SaveFabricFile(*fabric, fabric_file).ok());
+  const std::string db = dir + "/copy.db";
+  std::string low_id;
+  {
+    auto ledger = ledger::AllocationLedger::Open(db, fabric, ledger::RealClock());
+    ASSERT_TRUE(ledger.ok()) << ledger.status();
+    for (int b : {0, 1}) {
+      ledger::ReserveRequest reserve;
+      for (int i = 0; i < 3; ++i) {
+        for (GpuId g : fabric->hosts()[fabric->blocks()[b].hosts[i]].gpus)
+          reserve.gpus.push_back(g);
+      }
+      reserve.job_spec = b == 0 ? "tp=2,pp=1,dp=3,gpus_per_node=2,priority=1"
+                                : "tp=2,pp=1,dp=3,gpus_per_node=2,priority=50";
+      reserve.policy = "topoplace";
+      reserve.ttl = ledger::kMaxReservationTtl;
+      auto allocation = (*ledger)->Reserve(reserve);
+      ASSERT_TRUE(allocation.ok()) << allocation.status();
+      if (b == 0) low_id = allocation->id;
+    }
+  }
+  const std::string job = "tp=2,pp=1,dp=4,gpus_per_node=2,max_tier=block,priority=10";
+  Result table =
+      RunCli({"place", "--fabric", fabric_file, "--ledger", db, "--job", job, "--may-preempt"});
+  ASSERT_EQ(table.exit_code, kExitOk) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("preemption: stop 1 allocation(s) to fit in block 0"));
+  EXPECT_THAT(table.out, HasSubstr(low_id));
+  Result json = RunCli(
+      {"place", "--fabric", fabric_file, "--ledger", db, "--job", job, "--may-preempt", "--json"});
+  ASSERT_EQ(json.exit_code, kExitOk) << json.err;
+  const nlohmann::json parsed = nlohmann::json::parse(json.out);
+  EXPECT_EQ(parsed["schema"], "topoplace.preemption/v1");
+  ASSERT_EQ(parsed["victims"].size(), 1u);
+  EXPECT_EQ(parsed["victims"][0]["allocation_id"], low_id);
+  EXPECT_EQ(parsed["victims"][0]["priority"], 1);
+  EXPECT_EQ(parsed["plan"]["schema"], "topoplace.plan/v1");
+
+  Result no_ledger =
+      RunCli({"place", "--fabric", fabric_file, "--load", "0.5", "--job", job, "--may-preempt"});
+  EXPECT_NE(no_ledger.exit_code, kExitOk);
+  EXPECT_THAT(no_ledger.err, HasSubstr("--may-preempt needs the running jobs"));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace topoplace::cli

@@ -75,6 +75,11 @@ TEST(FabricBuilder, Build_SortsGpusByIndex) {
   ASSERT_EQ(fabric.hosts()[0].gpus.size(), 2u);
   EXPECT_EQ(fabric.gpus()[fabric.hosts()[0].gpus[0]].index, 0);
   EXPECT_EQ(fabric.GpuName(fabric.hosts()[0].gpus[1]), "n1/gpu1");
+  // Looked up by host name and local index, whatever order they were added in.
+  EXPECT_EQ(fabric.FindGpu("n1", 1), fabric.hosts()[0].gpus[1]);
+  EXPECT_EQ(fabric.FindGpu("n1", 0), fabric.hosts()[0].gpus[0]);
+  EXPECT_FALSE(fabric.FindGpu("n1", 2).has_value());
+  EXPECT_FALSE(fabric.FindGpu("n2", 0).has_value());
 }
 
 }  // namespace

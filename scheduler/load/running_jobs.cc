@@ -1,0 +1,23 @@
+#include "scheduler/load/running_jobs.h"
+
+#include "scheduler/job/job_spec.h"
+
+namespace topoplace::sched {
+
+std::vector<RunningJob> RunningJobs(const Fabric& fabric, ledger::Ledger& ledger) {
+  std::vector<RunningJob> running;
+  ledger.ForEachLive([&](const ledger::Allocation& a) {
+    RunningJob job;
+    job.id = a.id;
+    if (absl::StatusOr<JobSpec> spec = ParseJobSpec(a.job_spec); spec.ok()) {
+      job.priority = spec->priority;
+    }
+    for (const ledger::GpuRef& ref : a.gpus) {
+      if (std::optional<GpuId> g = fabric.FindGpu(ref.host, ref.index)) job.gpus.push_back(*g);
+    }
+    running.push_back(std::move(job));
+  });
+  return running;
+}
+
+}  // namespace topoplace::sched
