@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "scheduler/framework/domain_select.h"
@@ -185,8 +186,14 @@ absl::StatusOr<PreemptionPlan> PlanPreemption(const PlacementEngine& engine,
       }
       PlacementRequest inside = request;
       if (level.hosts[d].size() < fabric.hosts().size()) {
+        // The domain's hosts, and of those only the ones the job itself names, if any.
+        const absl::flat_hash_set<std::string> named(job.hosts.begin(), job.hosts.end());
         inside.job.hosts.clear();
-        for (HostId h : level.hosts[d]) inside.job.hosts.push_back(fabric.hosts()[h].name);
+        for (HostId h : level.hosts[d]) {
+          const std::string& name = fabric.hosts()[h].name;
+          if (named.empty() || named.contains(name)) inside.job.hosts.push_back(name);
+        }
+        if (inside.job.hosts.empty()) continue;
       }
       absl::StatusOr<PlacementPlan> plan = engine.Place(inside, freed);
       if (!plan.ok() || plan->relaxed) continue;

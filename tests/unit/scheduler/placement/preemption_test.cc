@@ -142,6 +142,22 @@ TEST_F(PreemptionTest, KnownLossDecidesBeforeTheNumberOfVictims) {
   EXPECT_THAT(plan->victims[0].reason, HasSubstr("loses 0.13 GPU-hours"));
 }
 
+TEST_F(PreemptionTest, HostsTheJobNamesStayItsOnlyHosts) {
+  // The job names block 0's hosts only: block 1 (one cheap victim) is out of reach, so the
+  // six priority-1 jobs there go.
+  std::string hosts;
+  for (HostId h : fabric_->blocks()[0].hosts) {
+    absl::StrAppend(&hosts, hosts.empty() ? "" : ",", fabric_->hosts()[h].name);
+  }
+  absl::StatusOr<PreemptionPlan> plan =
+      PlanPreemption(engine_, Request("tp=8,pp=2,dp=3,max_tier=block,priority=10,hosts=" + hosts),
+                     Holding(*fabric_, running_), running_);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->domain, "block 0");
+  EXPECT_EQ(plan->victims.size(), 6u);
+  EXPECT_THAT(PlanBlocks(*fabric_, plan->plan), ElementsAre(0));
+}
+
 TEST_F(PreemptionTest, AJobThatFitsStopsNothing) {
   absl::StatusOr<PreemptionPlan> plan =
       PlanPreemption(engine_, Request("tp=8,pp=1,dp=2,max_tier=block,priority=10"),
