@@ -65,7 +65,10 @@ struct LedgerBackground {
   std::map<std::string, std::string> external_ids;  // allocation id -> external id
 };
 
-absl::StatusOr<LedgerBackground> LoadLedgerBackground(FabricPtr fabric, const std::string& path) {
+// `with_running`: also the running jobs and their external ids (--may-preempt only: it
+// parses every live allocation's job spec).
+absl::StatusOr<LedgerBackground> LoadLedgerBackground(FabricPtr fabric, const std::string& path,
+                                                      bool with_running) {
   // Opening a ledger creates a missing database; a typo must not look like an idle cluster.
   if (std::error_code ec; !std::filesystem::is_regular_file(path, ec)) {
     return absl::NotFoundError(absl::StrCat("--ledger: no database file at '", path, "'"));
@@ -77,8 +80,9 @@ absl::StatusOr<LedgerBackground> LoadLedgerBackground(FabricPtr fabric, const st
                         absl::StrCat("--ledger: ", ledger.status().message()));
   }
   sched::HeldUplinkLoad held(*fabric);
-  LedgerBackground out{
-      (*ledger)->Occupancy(), held.Current(**ledger), sched::RunningJobs(*fabric, **ledger), {}};
+  LedgerBackground out{(*ledger)->Occupancy(), held.Current(**ledger), {}, {}};
+  if (!with_running) return out;
+  out.running = sched::RunningJobs(*fabric, **ledger);
   (*ledger)->ForEachLive(
       [&out](const ledger::Allocation& a) { out.external_ids[a.id] = a.external_id; });
   return out;
@@ -226,7 +230,7 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
   std::optional<LedgerBackground> held;
   if (!opt.ledger.empty()) {
-    TP_ASSIGN_OR_RETURN(held, LoadLedgerBackground(fabric, opt.ledger));
+    TP_ASSIGN_OR_RETURN(held, LoadLedgerBackground(fabric, opt.ledger, opt.may_preempt));
   }
   TP_ASSIGN_OR_RETURN(
       sched::Occupancy background,

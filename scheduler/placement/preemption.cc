@@ -88,6 +88,7 @@ int UsableHosts(const Occupancy& occupancy, const std::vector<HostId>& hosts, co
 // One domain's greedy choice: victims (indices into running) and its cost.
 struct Choice {
   std::vector<size_t> victims;
+  absl::flat_hash_map<size_t, int> gpus_here;  // per victim, the GPUs it frees in the domain
   double lost = 0;
   int64_t top_priority = 0;
   auto Key() const { return std::make_tuple(lost, victims.size(), top_priority); }
@@ -99,8 +100,7 @@ std::optional<Choice> ChooseInDomain(const std::vector<HostId>& hosts, const Job
                                      const std::vector<HostGpus>& by_host) {
   const int need = job.gpus_per_node;
   const int nodes = static_cast<int>(job.nodes());
-  absl::flat_hash_map<HostId, bool> in_domain;
-  for (HostId h : hosts) in_domain[h] = true;
+  const absl::flat_hash_set<HostId> in_domain(hosts.begin(), hosts.end());
   // Lower-priority jobs with GPUs here, and how many GPUs they free here.
   std::vector<std::pair<size_t, int>> candidates;
   for (size_t j = 0; j < running.size(); ++j) {
@@ -124,6 +124,7 @@ std::optional<Choice> ChooseInDomain(const std::vector<HostId>& hosts, const Job
     if (UsableHosts(occupancy, hosts, freed, need) >= nodes) break;
     release(j, +1);
     choice.victims.push_back(j);
+    choice.gpus_here[j] = here;
   }
   if (UsableHosts(occupancy, hosts, freed, need) < nodes) return std::nullopt;
   // Drop victims the others made unnecessary, the most expensive first.
@@ -200,13 +201,9 @@ absl::StatusOr<PreemptionPlan> PlanPreemption(const PlacementEngine& engine,
       plan->job = job;  // as asked, without the domain's host list
       PreemptionPlan out{{}, *std::move(plan), level.names[d], choice.lost};
       for (size_t j : choice.victims) {
-        int there = 0;
-        for (HostId h : level.hosts[d]) {
-          auto it = by_host[j].find(h);
-          there += it == by_host[j].end() ? 0 : it->second;
-        }
-        out.victims.push_back({running[j].id, running[j].priority, running[j].lost_gpu_hours,
-                               VictimReason(running[j], job, level.names[d], there)});
+        out.victims.push_back(
+            {running[j].id, running[j].priority, running[j].lost_gpu_hours,
+             VictimReason(running[j], job, level.names[d], choice.gpus_here.at(j))});
       }
       return out;
     }
