@@ -34,7 +34,7 @@ LAYERS = [
     ["telemetry/health"],
     ["telemetry/metrics"],
     ["telemetry/monitor"],
-    ["api/client", "api/etcd"],
+    ["api/client", "api/etcd", "api/http"],
     ["plugins/common"],
     ["plugins/slurm", "plugins/k8s"],
     ["api/server", "api/agent"],

@@ -51,6 +51,7 @@ const std::vector<std::pair<std::string, std::string>>& FlagKeys() {
       {"--tls-key", "tls_key_file"},
       {"--tls-client-ca", "tls_client_ca_file"},
       {"--metrics-listen", "metrics_listen"},
+      {"--console-listen", "console_listen"},
       {"--telemetry-retention-hours", "telemetry_retention_hours"},
       {"--uplink-load-file", "uplink_load_file"},
       {"--uplink-load-from-allocations", "uplink_load_from_allocations"},

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/server/current_uplink_load.h"
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
 #include "api/server/restart_exclusions.h"
@@ -67,13 +68,9 @@ absl::StatusOr<sched::PlacementRequest> ParsePlacement(
 }  // namespace
 
 void PlacementService::AddUplinkLoad(sched::PlacementRequest& placement) const {
-  if (context_.uplink_load) placement.uplink_busy = context_.uplink_load->Current();
-  if (context_.measured_load) {
-    sched::KeepLargerShares(placement.uplink_busy, context_.measured_load->Current(absl::Now()));
-  }
-  if (!context_.live_load) return;
-  placement.link_loads = true;  // the reservation stores its own offer
-  sched::KeepLargerShares(placement.uplink_busy, context_.live_load->Current(*context_.ledger));
+  placement.uplink_busy = CurrentUplinkLoad(context_, absl::Now());
+  // With the live allocations' plans as a source, the reservation stores its own offer.
+  if (context_.live_load) placement.link_loads = true;
 }
 
 absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,

@@ -91,6 +91,11 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
       return BadValue(key, "host:port or empty", value);
     }
     config.metrics_listen = std::string(value);
+  } else if (key == "console_listen") {
+    if (!value.empty() && value.find(':') == absl::string_view::npos) {
+      return BadValue(key, "host:port or empty", value);
+    }
+    config.console_listen = std::string(value);
   } else if (key == "telemetry_retention_hours") {
     double hours = 0;
     if (!absl::SimpleAtod(value, &hours) || hours <= 0 || hours > 24 * 3650) {
@@ -147,7 +152,8 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         "host_tokens_file, accept_unknown_hosts,"
         " accept_ledger_loss,"
         " munge_socket, munge_admin_uids, read_access, tls_cert_file, tls_key_file,"
-        " tls_client_ca_file, metrics_listen, telemetry_retention_hours, uplink_load_file,"
+        " tls_client_ca_file, metrics_listen, console_listen, telemetry_retention_hours, "
+        "uplink_load_file,"
         " uplink_load_from_allocations, uplink_load_from_counters,"
         " uplink_counter_max_age_seconds, store, etcd_prefix, etcd_ca_file, etcd_cert_file,"
         " etcd_key_file, etcd_user, etcd_password_file, etcd_max_request_bytes, advertise, "

@@ -68,6 +68,9 @@ struct ServerConfig {
   absl::Duration reclaim_interval = absl::Seconds(1);
   // host:port serving Prometheus /metrics (port 0 picks one); empty: no /metrics.
   std::string metrics_listen;
+  // host:port serving the read-only web console (api/server/console/console_server.h),
+  // with the listener's TLS and the read rules above; port 0 picks one; empty: no console.
+  std::string console_listen;
   // Probe results, port counters and counter rates older than this are pruned.
   absl::Duration telemetry_retention = absl::Hours(24 * 7);
   // A file of `SWITCH SHARE` lines (the share of each switch's uplink capacity in use)

@@ -160,7 +160,11 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     gauges.expired_reservations = ledger->expired_reservations();
     return gauges;
   });
-  server->context_.ledger = server->ledger_;
+  // Every ledger writer (handlers, sweeper) goes through the observed ledger, so the
+  // console's event stream sees each change.
+  server->observed_ledger_ = std::make_unique<ObservedLedger>(
+      *server->ledger_, [feed = &server->changes_] { feed->Publish(ChangeFeed::kAllocations); });
+  server->context_.ledger = server->observed_ledger_.get();
   server->context_.telemetry = server->telemetry_.get();
   server->context_.authorizer = std::move(authorizer);
   server->context_.default_ttl = config.reservation_ttl;
@@ -234,6 +238,24 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     }
     server->metrics_server_ = *std::move(metrics);
   }
+  if (!config.console_listen.empty()) {
+    server->health_subscription_ = server->health_->Subscribe(
+        [feed = &server->changes_] { feed->Publish(ChangeFeed::kHealth); });
+    ConsoleOptions console;
+    console.listener.listen = config.console_listen;
+    console.listener.tls_cert_file = config.tls_cert_file;
+    console.listener.tls_key_file = config.tls_key_file;
+    console.listener.tls_client_ca_file = config.tls_client_ca_file;
+    console.authenticated_reads = config.read_access == "authenticated";
+    absl::StatusOr<std::unique_ptr<ConsoleServer>> started =
+        ConsoleServer::Start(console, server->context_, server->changes_);
+    if (!started.ok()) {
+      server->Shutdown();
+      return absl::Status(started.status().code(),
+                          absl::StrCat("console_listen: ", started.status().message()));
+    }
+    server->console_ = *std::move(started);
+  }
   server->sweeper_ = std::thread(
       [raw = server.get(), interval = config.reclaim_interval] { raw->SweepExpired(interval); });
   return server;
@@ -242,7 +264,7 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
 void TopoplaceServer::SweepExpired(absl::Duration interval) {
   while (!stop_.WaitForNotificationWithTimeout(interval)) {
     // A failed sweep is retried on the next tick; reads and writes reclaim lazily too.
-    (void)ledger_->ReclaimExpired();
+    (void)context_.ledger->ReclaimExpired();
     (void)ledger_->ProbeWrites();
     UpdateServingStatus();
   }
@@ -279,8 +301,14 @@ void TopoplaceServer::Shutdown() {
   if (relay_ != nullptr) relay_->Stop();
   stop_.Notify();
   if (sweeper_.joinable()) sweeper_.join();
-  if (health_ != nullptr) health_->Stop();
+  if (health_ != nullptr) {
+    if (health_subscription_ >= 0) health_->Unsubscribe(health_subscription_);
+    health_->Stop();
+  }
   metrics_server_.reset();
+  // Open event streams end at once, then the console stops.
+  changes_.Close();
+  if (console_ != nullptr) console_->Shutdown();
   // A leader hands over at once instead of holding writes up for its lease.
   if (backend_.election != nullptr) backend_.election->Resign();
 }

@@ -21,7 +21,10 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "api/server/connection_relay.h"
+#include "api/server/console/change_feed.h"
+#include "api/server/console/console_server.h"
 #include "api/server/ledger_backend.h"
+#include "api/server/observed_ledger.h"
 #include "api/server/server_config.h"
 #include "api/server/service_context.h"
 #include "scheduler/ledger/clock.h"
@@ -50,6 +53,8 @@ class TopoplaceServer {
   uint64_t fabric_version() const { return context_.fabric_version; }
   // The bound /metrics port; 0 when metrics_listen is empty.
   int metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
+  // The bound web console port; 0 when console_listen is empty.
+  int console_port() const { return console_ ? console_->port() : 0; }
   HealthMonitor& health() { return *health_; }
   // Stops accepting calls, cancels calls still running after a short grace period, stops
   // the sweeper. Everything acknowledged is already durable.
@@ -67,6 +72,10 @@ class TopoplaceServer {
   std::unique_ptr<store::ExclusiveLock> db_lock_;  // one daemon per db_path
   LedgerBackend backend_;
   ledger::Ledger* ledger_ = nullptr;  // backend_.ledger
+  // Ledger changes and health changes, for the console's event stream.
+  ChangeFeed changes_;
+  std::unique_ptr<ObservedLedger> observed_ledger_;  // backend_.ledger, publishing to changes_
+  int health_subscription_ = -1;
   std::unique_ptr<TelemetryReportStore> telemetry_;
   std::unique_ptr<telemetry::DaemonMetrics> metrics_;
   std::unique_ptr<HealthMonitor> health_;  // stopped in Shutdown, before the store goes
@@ -76,6 +85,7 @@ class TopoplaceServer {
   std::unique_ptr<TelemetryService> telemetry_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<telemetry::MetricsServer> metrics_server_;
+  std::unique_ptr<ConsoleServer> console_;
   std::unique_ptr<ConnectionRelay> relay_;  // with max_connections only
   int port_ = 0;
   absl::Notification stop_;

@@ -165,6 +165,66 @@ absl::Status TelemetryReportStore::AddCounterRates(const std::vector<CounterRate
                    });
 }
 
+absl::StatusOr<std::vector<TelemetryReportStore::HealthEvent>>
+TelemetryReportStore::RecentHealthEvents(int limit) {
+  absl::MutexLock lock(&mu_);
+  TP_ASSIGN_OR_RETURN(SqliteStatement query,
+                      db_->Prepare("SELECT link, from_state, to_state, reason, at_unix_ms"
+                                   " FROM health_events ORDER BY id DESC LIMIT ?1"));
+  query.BindInt(1, limit);
+  std::vector<HealthEvent> events;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return events;
+    events.push_back({query.ColumnText(0), query.ColumnText(1), query.ColumnText(2),
+                      query.ColumnText(3), query.ColumnInt(4)});
+  }
+}
+
+absl::StatusOr<std::vector<TelemetryReportStore::CounterRateRow>>
+TelemetryReportStore::LatestCounterRates(int limit) {
+  absl::MutexLock lock(&mu_);
+  // SQLite takes the other columns of a MAX() aggregate from the row holding the maximum.
+  TP_ASSIGN_OR_RETURN(
+      SqliteStatement query,
+      db_->Prepare("SELECT endpoint, counter, per_second, MAX(measured_unix_ms) FROM counter_rates"
+                   " GROUP BY endpoint, counter ORDER BY per_second DESC, endpoint LIMIT ?1"));
+  query.BindInt(1, limit);
+  std::vector<CounterRateRow> rates;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return rates;
+    rates.push_back(
+        {query.ColumnText(0), query.ColumnText(1), query.ColumnDouble(2), query.ColumnInt(3)});
+  }
+}
+
+absl::StatusOr<std::vector<v1::PortCounters>> TelemetryReportStore::LatestPortCounters(int limit) {
+  absl::MutexLock lock(&mu_);
+  TP_ASSIGN_OR_RETURN(
+      SqliteStatement query,
+      db_->Prepare("SELECT endpoint, port, rx_errors, tx_discards, ecn_marked, cnp_sent,"
+                   " link_downs, tx_bytes, peer, MAX(measured_unix_ms) FROM port_counters"
+                   " GROUP BY endpoint, port ORDER BY endpoint, port LIMIT ?1"));
+  query.BindInt(1, limit);
+  std::vector<v1::PortCounters> readings;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return readings;
+    v1::PortCounters& c = readings.emplace_back();
+    c.set_endpoint(query.ColumnText(0));
+    c.set_port(static_cast<int32_t>(query.ColumnInt(1)));
+    c.set_rx_errors(static_cast<uint64_t>(query.ColumnInt(2)));
+    c.set_tx_discards(static_cast<uint64_t>(query.ColumnInt(3)));
+    c.set_ecn_marked(static_cast<uint64_t>(query.ColumnInt(4)));
+    c.set_cnp_sent(static_cast<uint64_t>(query.ColumnInt(5)));
+    c.set_link_downs(static_cast<uint64_t>(query.ColumnInt(6)));
+    c.set_tx_bytes(static_cast<uint64_t>(query.ColumnInt(7)));
+    c.set_peer(query.ColumnText(8));
+    c.set_measured_unix_ms(query.ColumnInt(9));
+  }
+}
+
 absl::StatusOr<int64_t> TelemetryReportStore::Prune(int64_t cutoff_unix_ms) {
   absl::MutexLock lock(&mu_);
   int64_t removed = 0;

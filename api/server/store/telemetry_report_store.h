@@ -40,6 +40,13 @@ class TelemetryReportStore final : public telemetry::HealthHistory {
   // The newest event of every link that has one, by link name.
   absl::StatusOr<std::vector<HealthEvent>> LatestHealthEvents() override;
   absl::Status AddCounterRates(const std::vector<CounterRateRow>& rows) override;
+  // The newest `limit` health events of any link, newest first (the console's timeline).
+  absl::StatusOr<std::vector<HealthEvent>> RecentHealthEvents(int limit);
+  // The newest counter rate of each (endpoint, counter), at most `limit` of them, highest
+  // rate first.
+  absl::StatusOr<std::vector<CounterRateRow>> LatestCounterRates(int limit);
+  // The newest reading of each (endpoint, port), at most `limit`, by endpoint and port.
+  absl::StatusOr<std::vector<v1::PortCounters>> LatestPortCounters(int limit);
   // Deletes probe results, port counters and counter rates measured before `cutoff_ms`.
   // Returns how many rows went.
   absl::StatusOr<int64_t> Prune(int64_t cutoff_unix_ms) override;

@@ -22,14 +22,10 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
+#include "api/http/http_listener.h"
 #include "plugins/k8s/extender/extender_handlers.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace topoplace::k8s {
 
@@ -60,16 +56,14 @@ class ExtenderServer {
                                                                ExtenderHandlers& handlers);
   ~ExtenderServer();  // shuts down
 
-  int port() const { return port_; }
+  int port() const;
   // Stops accepting and waits for the serving thread; idempotent.
   void Shutdown();
 
  private:
-  ExtenderServer(std::unique_ptr<httplib::Server> server, int port);
+  explicit ExtenderServer(std::unique_ptr<http::HttpListener> listener);
 
-  std::unique_ptr<httplib::Server> server_;
-  int port_;
-  std::thread thread_;
+  std::unique_ptr<http::HttpListener> listener_;
 };
 
 }  // namespace topoplace::k8s

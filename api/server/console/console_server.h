@@ -1,0 +1,57 @@
+// The daemon's read-only web console: pages compiled into the binary (console_assets.h),
+// the versioned JSON documents behind them (console_views.h) under /api/v1/, and
+// /api/v1/events, a server-sent event stream of the daemon's changes (change_feed.h) so
+// pages update within a second of a reservation, release or health change.
+//
+// Reads follow the gRPC reads' rules: with read_access "open" anyone may look; with
+// "authenticated" a request needs the admin or a host token (HTTP basic auth, any user
+// name and the token as password, which browsers ask for; or "Authorization: Bearer")
+// or, on a listener with a TLS client CA, a verified client certificate. Every response
+// carries a Content-Security-Policy that allows only the console's own scripts.
+//
+//   TP_ASSIGN_OR_RETURN(auto console, ConsoleServer::Start(options, context, feed));
+//   std::cout << console->port();
+//
+// `context` and `feed` must outlive the server. Thread-safe; Shutdown is idempotent and
+// ends open event streams (call feed.Close() first, or they end at their next heartbeat).
+#ifndef TOPOPLACE_API_SERVER_CONSOLE_CONSOLE_SERVER_H_
+#define TOPOPLACE_API_SERVER_CONSOLE_CONSOLE_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "api/http/http_listener.h"
+#include "api/server/console/change_feed.h"
+#include "api/server/service_context.h"
+
+namespace topoplace::server {
+
+struct ConsoleOptions {
+  http::HttpListenerOptions listener;  // address, TLS (and client CA for mTLS)
+  bool authenticated_reads = false;    // ServerConfig::read_access == "authenticated"
+  // An idle event stream sends a comment this often, so proxies keep it and a closed
+  // browser tab frees its worker.
+  absl::Duration heartbeat = absl::Seconds(10);
+};
+
+class ConsoleServer {
+ public:
+  // Binds and serves. InvalidArgument / NotFound / Unavailable as HttpListener::Create and
+  // Start say.
+  static absl::StatusOr<std::unique_ptr<ConsoleServer>> Start(const ConsoleOptions& options,
+                                                              const ServiceContext& context,
+                                                              ChangeFeed& feed);
+  int port() const { return listener_->port(); }
+  void Shutdown() { listener_->Shutdown(); }
+
+ private:
+  explicit ConsoleServer(std::unique_ptr<http::HttpListener> listener)
+      : listener_(std::move(listener)) {}
+  std::unique_ptr<http::HttpListener> listener_;
+};
+
+}  // namespace topoplace::server
+
+#endif  // TOPOPLACE_API_SERVER_CONSOLE_CONSOLE_SERVER_H_
