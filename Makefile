@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 TOPOPLACE := $(BUILD)/api/cli/topoplace
 DEMO_DIR ?= topoplace-data
 
-.PHONY: all deps configure build build-demo demo test fuzz bench report fault-report asan package image clean
+.PHONY: all deps configure build build-demo demo console test fuzz bench report fault-report asan package image clean
 
 all: build
 
@@ -33,6 +33,10 @@ demo: build-demo
 	$(TOPOPLACE) place --fabric preset:rail-28k --job tp=8,pp=8,dp=32,model=175b --load 0.6 --seed 7 --render $(DEMO_DIR)/plan.svg > /dev/null
 	@echo "demo: the plan is drawn in $(DEMO_DIR)/plan.svg"
 	BUILD=$(BUILD) DEMO_DIR=$(DEMO_DIR) bash deploy/demo.sh
+
+# The web console on the demo's database, until Ctrl-C (CONSOLE_LISTEN picks the address).
+console: build-demo
+	BUILD=$(BUILD) DEMO_DIR=$(DEMO_DIR) bash deploy/console.sh
 
 # Every test: a short run of each libFuzzer target (its own clang build), then the whole
 # ctest suite (unit, integration with real lldpd/Slurm/topoplaced, CLI), whose summary

@@ -79,3 +79,6 @@ if ! wait "$daemon"; then
 fi
 echo
 echo "demo: topoplaced stopped cleanly; the ledger is in $DEMO_DIR/demo.db"
+console_command="make console"
+[[ "$DEMO_DIR" == topoplace-data ]] || console_command="make console DEMO_DIR=$DEMO_DIR"
+echo "demo: to look at it in a browser, run '$console_command' and open http://127.0.0.1:8470/"

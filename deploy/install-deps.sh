@@ -17,6 +17,7 @@ packages=(
   prometheus-cpp-dev prometheus
   golang-1.19-go etcd-server rsync golang-github-modern-go-reflect2-dev jq curl
   libcpp-httplib-dev
+  chromium chromium-driver fonts-dejavu-core
   dpkg-dev file systemd python3 python3-yaml
 )
 

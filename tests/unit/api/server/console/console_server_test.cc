@@ -1,0 +1,223 @@
+// The console's documents and HTTP surface on a daemon's parts (a SQLite ledger behind the
+// observed ledger, the telemetry store, a small fabric), without a browser: what each
+// document says about the fabric and the allocations, the errors as JSON, the headers that
+// keep names from running as script, the event stream's change after a ledger change, and
+// the token rule of authenticated reads. The browser end to end is
+// tests/integration/console/console_browser_test.cc.
+#include "api/server/console/console_server.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "api/server/console/console_views.h"
+#include "api/server/observed_ledger.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/ledger/allocation_ledger.h"
+#include "scheduler/ledger/clock.h"
+#include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/fabrics.h"
+#include "topology/generate/reference_fabrics.h"
+
+namespace topoplace::server {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+class ConsoleServerTest : public ::testing::Test {
+ protected:
+  ConsoleServerTest() : clock_(absl::FromUnixSeconds(1'700'000'000)) {
+    // Two blocks of two hosts with 8 GPUs each.
+    fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2, /*gpus=*/8, /*rails=*/8));
+    inner_ = *ledger::AllocationLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
+    ledger_ = std::make_unique<ObservedLedger>(*inner_,
+                                               [this] { feed_.Publish(ChangeFeed::kAllocations); });
+    telemetry_ = *TelemetryReportStore::Open(dir_.File("telemetry.db"), store::Durability::kNormal);
+    context_.fabric = fabric_;
+    context_.ledger = ledger_.get();
+    context_.telemetry = telemetry_.get();
+  }
+  ~ConsoleServerTest() override { feed_.Close(); }
+
+  // Holds the GPUs of `hosts` (all 8 each), with a plan naming their ranks.
+  ledger::Allocation Hold(const std::vector<std::string>& hosts, absl::Duration ttl) {
+    ledger::ReserveRequest request;
+    json ranks = json::array();
+    for (const std::string& host : hosts) {
+      for (int i = 0; i < 8; ++i) {
+        request.gpus.push_back(*fabric_->FindGpu(host, i));
+        ranks.push_back({{"rank", ranks.size()}, {"host", host}, {"gpu", i}, {"nic", "n"}});
+      }
+    }
+    request.job_spec = "tp=8,pp=1,dp=2,priority=5";
+    request.plan_json = json{{"ranks", ranks}, {"bytes_per_tier", {{"leaf", 1e9}}}}.dump();
+    request.ttl = ttl;
+    absl::StatusOr<ledger::Allocation> held = ledger_->Reserve(request);
+    EXPECT_TRUE(held.ok()) << held.status();
+    return *held;
+  }
+  std::unique_ptr<ConsoleServer> Serve(bool authenticated = false) {
+    ConsoleOptions options;
+    options.authenticated_reads = authenticated;
+    options.heartbeat = absl::Milliseconds(200);
+    absl::StatusOr<std::unique_ptr<ConsoleServer>> server =
+        ConsoleServer::Start(options, context_, feed_);
+    EXPECT_TRUE(server.ok()) << server.status();
+    return server.ok() ? *std::move(server) : nullptr;
+  }
+  static json Parse(const absl::StatusOr<std::string>& body) {
+    EXPECT_TRUE(body.ok()) << body.status();
+    return body.ok() ? json::parse(*body) : json();
+  }
+
+  testing::TempDir dir_;
+  ledger::FakeClock clock_;
+  FabricPtr fabric_;
+  std::unique_ptr<ledger::AllocationLedger> inner_;
+  ChangeFeed feed_;
+  std::unique_ptr<ObservedLedger> ledger_;
+  std::unique_ptr<TelemetryReportStore> telemetry_;
+  ServiceContext context_;
+};
+
+TEST_F(ConsoleServerTest, SnapshotNamesTheHolderOfEveryGpuAndTheFabricsShape) {
+  const std::string h0 = fabric_->hosts()[0].name, h3 = fabric_->hosts()[3].name;
+  const ledger::Allocation a = Hold({h0}, absl::Seconds(60));
+  const ledger::Allocation b = Hold({h3}, absl::Seconds(60));
+  const json s = Parse(SnapshotJson(context_, clock_.Now()));
+  EXPECT_EQ(s["schema"], "topoplace.console.snapshot/v1");
+  EXPECT_EQ(s["fabric"]["hosts"], 4);
+  EXPECT_EQ(s["fabric"]["gpus"], 32);
+  EXPECT_EQ(s["hosts"]["name"].size(), 4u);
+  ASSERT_EQ(s["blocks"].size(), 2u);
+  EXPECT_EQ(s["blocks"][0]["hosts"], json({0, 1}));
+  ASSERT_EQ(s["allocations"].size(), 2u);
+  // gpu_owner: host by host, GPU by GPU; the index of the allocation in "allocations".
+  const std::vector<int> owner = s["gpu_owner"].get<std::vector<int>>();
+  ASSERT_EQ(owner.size(), 32u);
+  const int ia = s["allocations"][0]["id"] == a.id ? 0 : 1;
+  EXPECT_EQ(std::count(owner.begin(), owner.begin() + 8, ia), 8);
+  EXPECT_EQ(std::count(owner.begin() + 24, owner.end(), 1 - ia), 8);
+  EXPECT_EQ(std::count(owner.begin() + 8, owner.begin() + 24, -1), 16);
+  EXPECT_EQ(s["links"], json({{"degraded", 0}, {"down", 0}}));
+  (void)b;
+}
+
+TEST_F(ConsoleServerTest, AllocationsCarryAgeAndTheTimeLeftOnlyWhileReserved) {
+  const ledger::Allocation a = Hold({fabric_->hosts()[0].name}, absl::Seconds(60));
+  clock_.Advance(absl::Seconds(15));
+  json list = Parse(AllocationsJson(context_, clock_.Now()))["allocations"];
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["state"], "reserved");
+  EXPECT_EQ(list[0]["age_seconds"], 15);
+  EXPECT_EQ(list[0]["ttl_seconds"], 45);
+  EXPECT_EQ(list[0]["priority"], 5);
+  EXPECT_EQ(list[0]["gpus"], 8);
+  ASSERT_TRUE(ledger_->Commit(a.id, "slurm:9").ok());
+  list = Parse(AllocationsJson(context_, clock_.Now()))["allocations"];
+  EXPECT_EQ(list[0]["state"], "committed");
+  EXPECT_EQ(list[0]["external_id"], "slurm:9");
+  EXPECT_TRUE(list[0]["ttl_seconds"].is_null());
+}
+
+TEST_F(ConsoleServerTest, JobNamesItsHostsRanksBytesAndPath) {
+  const std::string h0 = fabric_->hosts()[0].name, h2 = fabric_->hosts()[2].name;
+  const ledger::Allocation a = Hold({h0, h2}, absl::Seconds(60));  // two blocks
+  const json job = Parse(JobJson(context_, a.id, clock_.Now()));
+  EXPECT_EQ(job["schema"], "topoplace.console.job/v1");
+  ASSERT_EQ(job["hosts"].size(), 2u);
+  EXPECT_EQ(job["hosts"][0]["name"], h0);
+  EXPECT_EQ(job["hosts"][1]["gpus"].size(), 8u);
+  EXPECT_EQ(job["ranks"].size(), 16u);
+  EXPECT_EQ(job["bytes_per_tier"]["leaf"], 1e9);
+  // Across blocks the path climbs above the leaves: a tier-2 switch is on it.
+  bool spine = false;
+  for (const json& s : job["switches"]) spine = spine || s["tier"] == 2;
+  EXPECT_TRUE(spine) << job["switches"].dump();
+  EXPECT_GE(job["links"].size(), 16u);  // 8 cables per host at least
+  for (const json& l : job["links"]) EXPECT_EQ(l["health"], "healthy");
+}
+
+TEST_F(ConsoleServerTest, UnknownJobIsNotFoundAndAPlanThatIsNotJsonShowsNoRanks) {
+  EXPECT_EQ(JobJson(context_, "alloc-99", clock_.Now()).status().code(),
+            absl::StatusCode::kNotFound);
+  ledger::ReserveRequest request;
+  request.gpus = {0};
+  request.plan_json = "{not json";
+  const ledger::Allocation a = *ledger_->Reserve(request);
+  const json job = Parse(JobJson(context_, a.id, clock_.Now()));
+  EXPECT_TRUE(job["ranks"].empty());
+  EXPECT_EQ(job["hosts"].size(), 1u);
+}
+
+TEST_F(ConsoleServerTest, HttpServesPagesDocumentsAndErrorsWithHeadersThatForbidInlineScript) {
+  std::unique_ptr<ConsoleServer> server = Serve();
+  ASSERT_NE(server, nullptr);
+  httplib::Client http("127.0.0.1", server->port());
+  httplib::Result page = http.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_THAT(page->body, HasSubstr("<script src=\"/console.js\"></script>"));
+  EXPECT_THAT(page->get_header_value("Content-Security-Policy"), HasSubstr("default-src 'self'"));
+  EXPECT_EQ(page->get_header_value("X-Content-Type-Options"), "nosniff");
+  EXPECT_EQ(http.Get("/console.js")->get_header_value("Content-Type"),
+            "text/javascript; charset=utf-8");
+  httplib::Result missing = http.Get("/api/v1/jobs/alloc-404");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_THAT(json::parse(missing->body)["error"].get<std::string>(), HasSubstr("alloc-404"));
+  EXPECT_EQ(http.Get("/no/such/page")->status, 404);
+  EXPECT_EQ(json::parse(http.Get("/api/v1/links")->body)["schema"], "topoplace.console.links/v1");
+}
+
+TEST_F(ConsoleServerTest, EventStreamSaysHelloThenNamesEachLedgerChange) {
+  std::unique_ptr<ConsoleServer> server = Serve();
+  ASSERT_NE(server, nullptr);
+  httplib::Client http("127.0.0.1", server->port());
+  std::string received;
+  std::thread reader([&] {
+    http.Get("/api/v1/events", [&](const char* data, size_t size) {
+      received.append(data, size);
+      return received.find("event: allocations") == std::string::npos;  // stop after it
+    });
+  });
+  // The hello comes first; change the ledger once the stream is open.
+  for (int i = 0; i < 200 && feed_.last() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (i == 20) Hold({fabric_->hosts()[1].name}, absl::Seconds(60));
+  }
+  reader.join();
+  EXPECT_THAT(received, HasSubstr("event: hello\ndata: {\"seq\":"));
+  EXPECT_THAT(received, HasSubstr("event: allocations\ndata: {\"seq\":1}"));
+}
+
+TEST_F(ConsoleServerTest, AuthenticatedReadsNeedTheTokenAsBasicPasswordOrBearer) {
+  const std::string token_file = dir_.File("token");
+  std::ofstream(token_file) << "console-t0ken-0123456789\n";
+  std::filesystem::permissions(token_file, std::filesystem::perms::owner_read);
+  ServerConfig config;
+  config.token_file = token_file;
+  config.read_access = "authenticated";
+  context_.authorizer = *Authorizer::FromConfig(config, [](absl::string_view) { return false; });
+  std::unique_ptr<ConsoleServer> server = Serve(/*authenticated=*/true);
+  ASSERT_NE(server, nullptr);
+  httplib::Client http("127.0.0.1", server->port());
+  EXPECT_EQ(http.Get("/api/v1/snapshot")->status, 401);
+  EXPECT_EQ(http.Get("/api/v1/snapshot", {{"Authorization", "Bearer nope"}})->status, 401);
+  EXPECT_EQ(
+      http.Get("/api/v1/snapshot", {{"Authorization", "Bearer console-t0ken-0123456789"}})->status,
+      200);
+  http.set_basic_auth("anyone", "console-t0ken-0123456789");
+  EXPECT_EQ(http.Get("/")->status, 200);
+  http.set_basic_auth("anyone", "wrong");
+  EXPECT_EQ(http.Get("/")->status, 401);
+}
+
+}  // namespace
+}  // namespace topoplace::server
