@@ -1,4 +1,4 @@
-// `topoplace fabric generate|show`, run as a user runs them.
+// `topoplace fabric generate|show|render`, run as a user runs them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -78,6 +78,38 @@ TEST(Cli, UsageErrors_ExitTwo) {
   EXPECT_EQ(RunCommand(Cli("fabric show")).exit_code, 2);  // --fabric is required
   EXPECT_EQ(RunCommand(Cli("no-such-command")).exit_code, 2);
   EXPECT_EQ(RunCommand(Cli("--help")).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace topoplace
+
+namespace topoplace {
+namespace {
+
+TEST(FabricRender, LargestPresetIsAggregatedIntoOnePictureOfItsPods) {
+  const std::string path = TempPath("clos3.svg");
+  auto r = RunCommand(Cli("fabric render --fabric preset:clos3-100k --out " + ShellQuote(path)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("wrote " + path));
+  std::ifstream in(path);
+  const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(svg.rfind("<svg ", 0), 0u);
+  EXPECT_THAT(svg, HasSubstr(">pod 15<"));
+  EXPECT_LT(std::filesystem::file_size(path), 100'000u);
+  std::filesystem::remove(path);
+}
+
+TEST(FabricRender, DrillOptionsAreCheckedAndAnAbsentBlockIsNamed) {
+  const std::string path = TempPath("x.svg");
+  auto absent = RunCommand(
+      Cli("fabric render --fabric preset:superpod-4su --block 9 --out " + ShellQuote(path)));
+  EXPECT_EQ(absent.exit_code, 2);
+  EXPECT_THAT(absent.err, HasSubstr("block: 9 is not a block of 'superpod-4su' (0 to 3)"));
+  auto mixed = RunCommand(Cli(
+      "fabric render --fabric preset:superpod-4su --detail --block 1 --out " + ShellQuote(path)));
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_THAT(mixed.err, HasSubstr("leave out --detail"));
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace
