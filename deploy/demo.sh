@@ -19,6 +19,7 @@ mkdir -p "$DEMO_DIR"
 rm -f "$DEMO_DIR"/demo.db "$DEMO_DIR"/demo.db-wal "$DEMO_DIR"/demo.db-shm "$DEMO_DIR"/demo.db.ledger-watermark "$DEMO_DIR"/port
 
 "$TOPOPLACED" --listen "$DEMO_LISTEN" --db "$DEMO_DIR/demo.db" --port-file "$DEMO_DIR/port" \
+  --console-listen 127.0.0.1:0 \
   2> "$DEMO_DIR/topoplaced.log" &
 daemon=$!
 stop_daemon() {
@@ -69,6 +70,15 @@ echo
 tp release "$third"
 echo
 tp allocations
+
+# The web console served what the CLI shows (docs/console.md).
+console=$(sed -n 's/^topoplaced: web console on \(http[^ ]*\)$/\1/p' "$DEMO_DIR/topoplaced.log")
+if [[ -n "$console" ]] && command -v curl > /dev/null; then
+  echo
+  echo "\$ curl -s ${console}api/v1/allocations"
+  curl -s "${console}api/v1/allocations" | head -c 300
+  echo " ..."
+fi
 
 trap - EXIT
 kill -TERM "$daemon"

@@ -106,6 +106,12 @@ absl::Status Run(const std::string& config_file, const std::vector<std::string>&
             << config.listen.substr(0, config.listen.rfind(':')) << ":" << server->port()
             << ", database " << config.db_path
             << (config.store == "sqlite" ? "" : ", ledger on " + config.store) << std::endl;
+  if (server->console_port() != 0) {
+    std::cerr << "topoplaced: web console on "
+              << (config.tls_cert_file.empty() ? "http://" : "https://")
+              << config.console_listen.substr(0, config.console_listen.rfind(':')) << ":"
+              << server->console_port() << "/" << std::endl;
+  }
   if (!port_file.empty()) TP_RETURN_IF_ERROR(topoplace::WritePortFile(port_file, server->port()));
   // Under systemd (Type=notify, WatchdogSec=): ready now, and fed while the listener answers.
   const SystemdNotifier notifier = SystemdNotifier::FromEnvironment();

@@ -21,6 +21,7 @@
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/temp_dir.h"
+#include "tests/integration/service/support/test_certificates.h"
 #include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 
@@ -217,6 +218,30 @@ TEST_F(ConsoleServerTest, AuthenticatedReadsNeedTheTokenAsBasicPasswordOrBearer)
   EXPECT_EQ(http.Get("/")->status, 200);
   http.set_basic_auth("anyone", "wrong");
   EXPECT_EQ(http.Get("/")->status, 401);
+}
+
+TEST_F(ConsoleServerTest, WithAClientCaOnlyCallersWithASignedCertificateGetIn) {
+  absl::StatusOr<testing::TestCertificates> pki = testing::MakeTestCertificates(dir_.path());
+  ASSERT_TRUE(pki.ok()) << pki.status();
+  ConsoleOptions options;
+  options.listener.tls_cert_file = pki->server_cert;
+  options.listener.tls_key_file = pki->server_key;
+  options.listener.tls_client_ca_file = pki->ca_cert;
+  options.authenticated_reads = true;  // the certificate is the credential
+  absl::StatusOr<std::unique_ptr<ConsoleServer>> server =
+      ConsoleServer::Start(options, context_, feed_);
+  ASSERT_TRUE(server.ok()) << server.status();
+  {
+    httplib::SSLClient anonymous("127.0.0.1", (*server)->port());
+    anonymous.set_ca_cert_path(pki->ca_cert.c_str());
+    EXPECT_FALSE(anonymous.Get("/api/v1/snapshot")) << "the TLS handshake must fail";
+  }
+  httplib::SSLClient client("127.0.0.1", (*server)->port(), pki->client_cert, pki->client_key);
+  client.set_ca_cert_path(pki->ca_cert.c_str());
+  httplib::Result r = client.Get("/api/v1/snapshot");
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(json::parse(r->body)["schema"], "topoplace.console.snapshot/v1");
 }
 
 }  // namespace
