@@ -21,7 +21,7 @@ void RegisterImportCommand(CLI::App& fabric, CliContext& ctx);
 void RegisterRenderCommand(CLI::App& fabric, CliContext& ctx);
 // `simulate` (api/cli/simulate_command.cc).
 void RegisterSimulateCommand(CLI::App& app, CliContext& ctx);
-// `reserve`, `commit`, `release`, `allocations`, `explain` against --server
+// `reserve`, `renew`, `commit`, `release`, `allocations`, `explain`, `preempt` against --server
 // (api/cli/service_commands.cc).
 void RegisterServiceCommands(CLI::App& app, CliContext& ctx);
 // `export slurm-tree|slurm-block|slurm-yaml` (api/cli/export_command.cc).

@@ -1,6 +1,6 @@
 // The ledger commands that talk to a running topoplaced (global `--server ADDR`):
-// `reserve`, `renew`, `commit`, `release`, `allocations`, `explain`. Credentials come from the
-// environment (TOPOPLACE_TOKEN_FILE, TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE,
+// `reserve`, `renew`, `commit`, `release`, `allocations`, `explain`, `preempt`. Credentials come
+// from the environment (TOPOPLACE_TOKEN_FILE, TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE,
 // TOPOPLACE_KEY_FILE; see api/client/topoplace_client.h). Every command prints a table by
 // default and stable JSON with --json.
 #include <cstdint>
@@ -8,10 +8,13 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "api/cli/commands.h"
 #include "api/client/allocation_report.h"
 #include "api/client/topoplace_client.h"
+#include "nlohmann/json.hpp"
 #include "plugins/slurm/spank/job_binding.h"
 #include "topology/base/status_macros.h"
 
@@ -32,6 +35,15 @@ struct ServiceOptions {
   uint32_t slurm_uid = 0;
   bool json = false;
 };
+
+// "slurm:1234" (the SPANK plugin's external ids) -> "1234"; nullopt for anything else.
+std::optional<std::string> SlurmJobId(const std::string& external_id) {
+  constexpr absl::string_view kPrefix = "slurm:";
+  if (!absl::StartsWith(external_id, kPrefix) || external_id.size() == kPrefix.size()) {
+    return std::nullopt;
+  }
+  return external_id.substr(kPrefix.size());
+}
 
 absl::StatusOr<std::unique_ptr<TopoplaceClient>> ConnectTo(const CliContext& ctx) {
   if (ctx.server.empty()) {
@@ -103,6 +115,46 @@ absl::Status RunExplain(CliContext& ctx, const ServiceOptions& opt) {
   return absl::OkStatus();
 }
 
+// `preempt --for SPEC`: the Slurm jobs to requeue so the job fits in one domain, one id a
+// line on stdout (for `xargs scontrol requeue`); what and why on stderr. Victims that are
+// not Slurm jobs (Kubernetes pod groups, reservations not yet committed) are named on
+// stderr for the operator: requeueing the listed ones alone may not make room then.
+absl::Status RunPreempt(CliContext& ctx, const ServiceOptions& opt) {
+  TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
+  TP_ASSIGN_OR_RETURN(v1::PlaceResponse response, client->Place(opt.job, opt.policy, true));
+  if (opt.json) {
+    nlohmann::ordered_json victims = nlohmann::ordered_json::array();
+    nlohmann::ordered_json slurm = nlohmann::ordered_json::array();
+    for (const v1::Victim& v : response.victims()) {
+      victims.push_back({{"allocation_id", v.allocation_id()},
+                         {"external_id", v.external_id()},
+                         {"priority", v.priority()},
+                         {"reason", v.reason()}});
+      if (std::optional<std::string> id = SlurmJobId(v.external_id())) slurm.push_back(*id);
+    }
+    ctx.out << nlohmann::ordered_json{{"schema", "topoplace.slurm-preempt/v1"},
+                                      {"domain", response.preemption_domain()},
+                                      {"slurm_job_ids", std::move(slurm)},
+                                      {"victims", std::move(victims)}}
+                   .dump(2)
+            << "\n";
+    return absl::OkStatus();
+  }
+  if (response.victims().empty()) {
+    ctx.err << "preempt: nothing to requeue, the job fits as things are\n";
+    return absl::OkStatus();
+  }
+  ctx.err << "preempt: requeue to fit in " << response.preemption_domain() << ":\n";
+  for (const v1::Victim& v : response.victims()) {
+    const std::optional<std::string> slurm = SlurmJobId(v.external_id());
+    if (slurm) ctx.out << *slurm << "\n";
+    ctx.err << absl::StrFormat("  %-12s %-22s %s%s\n", v.allocation_id(),
+                               v.external_id().empty() ? "-" : v.external_id(), v.reason(),
+                               slurm ? "" : "  (not a Slurm job: stop it yourself)");
+  }
+  return absl::OkStatus();
+}
+
 using Runner = absl::Status (*)(CliContext&, const ServiceOptions&);
 
 void OnRun(CLI::App* command, CliContext& ctx, std::shared_ptr<ServiceOptions> opt, Runner run) {
@@ -148,6 +200,13 @@ void RegisterServiceCommands(CLI::App& app, CliContext& ctx) {
 
   CLI::App* allocations = app.add_subcommand("allocations", "List live allocations (--server)");
   OnRun(allocations, ctx, opt, RunAllocations);
+
+  CLI::App* preempt = app.add_subcommand(
+      "preempt", "Name the Slurm jobs of lower priority to requeue so a job fits (--server)");
+  preempt->add_option("--for", opt->job, "Job spec of the waiting job, with its priority=")
+      ->required();
+  preempt->add_option("--policy", opt->policy, "Placement policy; default topoplace");
+  OnRun(preempt, ctx, opt, RunPreempt);
 
   CLI::App* explain = app.add_subcommand("explain", "Show why an allocation was placed (--server)");
   explain->add_option("allocation", opt->allocation_id, "Allocation id")->required();

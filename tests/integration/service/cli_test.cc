@@ -70,6 +70,66 @@ TEST_F(CliTest, Cli_ReserveRetriedWithARequestIdAndRenewed) {
   EXPECT_NE(bad_ttl.err.find("ttl_seconds"), std::string::npos) << bad_ttl.err;
 }
 
+// superpod-4su: 4 blocks of 32 hosts x 8 GPUs. Blocks 0-2 each hold one 256-GPU Slurm job
+// of priority 0; block 3 holds two 128-GPU jobs, a Slurm job of priority 5 and a pod group
+// of priority 0. A 256-GPU job of priority 10 that must stay in one block needs one block
+// cleared: the cheapest is one of blocks 0-2 (one victim), named by its Slurm job id alone.
+TEST_F(CliTest, Cli_PreemptNamesTheSlurmJobsToRequeueForOneBlock) {
+  const std::string block_job = "tp=8,pp=4,dp=8";
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(Cli("reserve --job " + block_job + " --ttl 600").exit_code, 0);
+    ASSERT_EQ(Cli("commit alloc-" + std::to_string(i + 1) + " --external-id slurm:10" +
+                  std::to_string(i + 1))
+                  .exit_code,
+              0);
+  }
+  ASSERT_EQ(Cli("reserve --job tp=8,pp=4,dp=4,priority=5 --ttl 600").exit_code, 0);
+  ASSERT_EQ(Cli("commit alloc-4 --external-id slurm:104").exit_code, 0);
+  ASSERT_EQ(Cli("reserve --job tp=8,pp=4,dp=4 --ttl 600").exit_code, 0);
+  ASSERT_EQ(Cli("commit alloc-5 --external-id k8s:team/pg").exit_code, 0);
+
+  CommandResult r = Cli("preempt --for " + block_job + ",max_tier=block,priority=10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out == "101\n" || r.out == "102\n" || r.out == "103\n") << r.out;
+  EXPECT_NE(r.err.find("requeue to fit in block"), std::string::npos) << r.err;
+
+  CommandResult json = Cli("preempt --for " + block_job + ",max_tier=block,priority=10 --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"schema\": \"topoplace.slurm-preempt/v1\""), std::string::npos);
+  EXPECT_NE(json.out.find("\"slurm_job_ids\": [\n    \"" + r.out.substr(0, 3) + "\""),
+            std::string::npos)
+      << json.out;
+
+  // Nothing of lower priority: nothing to name, exit 3 (cannot place) saying why.
+  CommandResult equal = Cli("preempt --for " + block_job + ",max_tier=block");
+  EXPECT_EQ(equal.exit_code, 3) << equal.err;
+  EXPECT_TRUE(equal.out.empty()) << equal.out;
+
+  // A job that fits as things are: nothing to requeue.
+  ASSERT_EQ(Cli("release alloc-1").exit_code, 0);
+  CommandResult fits = Cli("preempt --for " + block_job + ",max_tier=block,priority=10");
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_TRUE(fits.out.empty()) << fits.out;
+  EXPECT_NE(fits.err.find("nothing to requeue"), std::string::npos) << fits.err;
+}
+
+// Only the pod group of block 3 and the Slurm job beside it can make room there when the
+// other blocks hold jobs of higher priority: the pod group is named as not a Slurm job.
+TEST_F(CliTest, Cli_PreemptNamesVictimsThatAreNotSlurmJobsOnStderr) {
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(Cli("reserve --job tp=8,pp=4,dp=8,priority=50 --ttl 600").exit_code, 0);
+  }
+  ASSERT_EQ(Cli("reserve --job tp=8,pp=4,dp=4 --ttl 600").exit_code, 0);
+  ASSERT_EQ(Cli("commit alloc-4 --external-id slurm:104").exit_code, 0);
+  ASSERT_EQ(Cli("reserve --job tp=8,pp=4,dp=4 --ttl 600").exit_code, 0);
+  ASSERT_EQ(Cli("commit alloc-5 --external-id k8s:team/pg").exit_code, 0);
+  CommandResult r = Cli("preempt --for tp=8,pp=4,dp=8,max_tier=block,priority=10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "104\n");
+  EXPECT_NE(r.err.find("k8s:team/pg"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not a Slurm job"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, Cli_LedgerCommandsWithoutServerAreBadInput) {
   CommandResult r = RunCommand(ShellQuote(TopoplaceCliPath()) + " allocations");
   EXPECT_EQ(r.exit_code, 2);
