@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/report/plan_report.h"
-#include "scheduler/report/xml_escape.h"
+#include "topology/base/xml_escape.h"
 
 namespace topoplace::sched {
 namespace {

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "topology/base/xml_escape.h"
 
 namespace topoplace::render {
 namespace {
@@ -21,32 +22,6 @@ constexpr int kMaxTileColumns = 8;
 constexpr int kLeafW = 150, kLeafH = 58, kLeafColumns = 12;
 constexpr int kHostW = 112, kHostH = 32, kHostGap = 6, kHostColumns = 16;
 constexpr int kMaxHostLabel = 15;  // characters of a host name shown in its cell
-
-std::string Escape(absl::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string Bandwidth(double gbps) {
   if (gbps >= 1000) return absl::StrFormat("%.1f Tb/s", gbps / 1000);
@@ -166,8 +141,8 @@ class Svg {
  public:
   void Text(int x, int y, absl::string_view text, absl::string_view style = "") {
     absl::StrAppend(&body_, "<text x=\"", x, "\" y=\"", y, "\"",
-                    style.empty() ? "" : absl::StrCat(" class=\"", style, "\""), ">", Escape(text),
-                    "</text>\n");
+                    style.empty() ? "" : absl::StrCat(" class=\"", style, "\""), ">",
+                    XmlEscape(text), "</text>\n");
   }
   void Rect(int x, int y, int w, int h, absl::string_view style) {
     absl::StrAppend(&body_, "<rect x=\"", x, "\" y=\"", y, "\" width=\"", w, "\" height=\"", h,
@@ -187,7 +162,7 @@ class Svg {
     return absl::StrCat(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", std::max(width_, 640), "\" height=\"",
         height_, "\" viewBox=\"0 0 ", std::max(width_, 640), " ", height_,
-        "\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"12\">\n<title>", Escape(title),
+        "\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"12\">\n<title>", XmlEscape(title),
         "</title>\n<style>.tile{fill:#f3f5fa;stroke:#9aa3b8}.bad{fill:#fdf0ef;stroke:#d3302f;"
         "stroke-width:2}.host{fill:#e6eaf3;stroke:#9aa3b8}.leaf{fill:#dde7fb;stroke:#2b5fd9}"
         ".rack{fill:none;stroke:#7a5cc2;stroke-dasharray:4 3}.b{font-weight:bold}"

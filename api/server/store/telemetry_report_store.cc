@@ -7,6 +7,18 @@
 namespace topoplace::server {
 namespace {
 
+// The rows of a query selecting link, from_state, to_state, reason, at_unix_ms.
+absl::StatusOr<std::vector<telemetry::HealthEvent>> ReadHealthEvents(
+    store::SqliteStatement& query) {
+  std::vector<telemetry::HealthEvent> events;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return events;
+    events.push_back({query.ColumnText(0), query.ColumnText(1), query.ColumnText(2),
+                      query.ColumnText(3), query.ColumnInt(4)});
+  }
+}
+
 using store::SqliteStatement;
 
 constexpr store::Migration kMigrations[] = {
@@ -145,13 +157,7 @@ TelemetryReportStore::LatestHealthEvents() {
       SqliteStatement query,
       db_->Prepare("SELECT link, from_state, to_state, reason, at_unix_ms FROM health_events"
                    " WHERE id IN (SELECT MAX(id) FROM health_events GROUP BY link) ORDER BY id"));
-  std::vector<HealthEvent> events;
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool row, query.Step());
-    if (!row) return events;
-    events.push_back({query.ColumnText(0), query.ColumnText(1), query.ColumnText(2),
-                      query.ColumnText(3), query.ColumnInt(4)});
-  }
+  return ReadHealthEvents(query);
 }
 
 absl::Status TelemetryReportStore::AddCounterRates(const std::vector<CounterRateRow>& rows) {
@@ -172,13 +178,7 @@ TelemetryReportStore::RecentHealthEvents(int limit) {
                       db_->Prepare("SELECT link, from_state, to_state, reason, at_unix_ms"
                                    " FROM health_events ORDER BY id DESC LIMIT ?1"));
   query.BindInt(1, limit);
-  std::vector<HealthEvent> events;
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool row, query.Step());
-    if (!row) return events;
-    events.push_back({query.ColumnText(0), query.ColumnText(1), query.ColumnText(2),
-                      query.ColumnText(3), query.ColumnInt(4)});
-  }
+  return ReadHealthEvents(query);
 }
 
 absl::StatusOr<std::vector<TelemetryReportStore::CounterRateRow>>

@@ -111,6 +111,16 @@ class ConsoleBrowserTest : public ::testing::Test {
                                absl::Seconds(20), "page " + fragment + " rendered")
                     .ok());
   }
+  // Opens the cluster map and waits until it drew `hosts` hosts.
+  void OpenMapAndWaitForEveryHost(int hosts) {
+    Open("#/map");
+    ASSERT_TRUE(browser_
+                    .WaitUntil(absl::StrCat("const m = topoplaceConsole.map;"
+                                            " return !!m && m.hostsDrawn === ",
+                                            hosts, ";"),
+                               absl::Seconds(60), "every host drawn")
+                    .ok());
+  }
   json Run(const std::string& script) {
     absl::StatusOr<json> value = browser_.Run(script);
     EXPECT_TRUE(value.ok()) << value.status();
@@ -172,13 +182,8 @@ TEST_F(ConsoleBrowserTest, PagesShowTheFabricJobsTheirPathsAndALinkGoingDownLive
   ASSERT_TRUE(second.ok()) << second.status();
 
   // Cluster map: every host of the fabric drawn; the markup host found by search, as text.
-  Open("#/map");
-  ASSERT_TRUE(browser_
-                  .WaitUntil(absl::StrCat("const m = topoplaceConsole.map;"
-                                          " return !!m && m.hostsDrawn === ",
-                                          hosts, ";"),
-                             absl::Seconds(10), "every host drawn")
-                  .ok());
+  OpenMapAndWaitForEveryHost(hosts);
+  if (HasFatalFailure()) return;
   EXPECT_EQ(Run("return topoplaceConsole.snapshot.hosts.name.length;"), hosts);
   EXPECT_EQ(Run("return topoplaceConsole.snapshot.allocations.length;"), 2);
   Run(absl::StrCat("const f = document.getElementById('map-search'); f.value = ",
@@ -311,13 +316,8 @@ TEST_F(ConsoleBrowserTest, MapDrawsEveryHostOfTheLargestFabrics) {
       held += r->allocation().gpus_size();
       ++jobs;
     }
-    Open("#/map");
-    ASSERT_TRUE(browser_
-                    .WaitUntil(absl::StrCat("const m = topoplaceConsole.map;"
-                                            " return !!m && m.hostsDrawn === ",
-                                            hosts, ";"),
-                               absl::Seconds(60), "every host drawn")
-                    .ok());
+    OpenMapAndWaitForEveryHost(hosts);
+    if (HasFatalFailure()) return;
     EXPECT_EQ(Run("return topoplaceConsole.snapshot.allocations.length;"), jobs);
     EXPECT_EQ(Run("return topoplaceConsole.snapshot.gpu_owner.filter(o => o >= 0).length;"), held);
     const json first_draw = Run("return topoplaceConsole.map.firstDrawMs;");

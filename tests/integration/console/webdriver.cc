@@ -1,9 +1,7 @@
 #include "tests/integration/console/webdriver.h"
 
 #include <httplib.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +11,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "tests/testing/free_port.h"
 
 namespace topoplace::testing {
 namespace {
@@ -21,22 +20,6 @@ using nlohmann::json;
 
 constexpr char kChromium[] = "/usr/bin/chromium";
 constexpr char kDriver[] = "/usr/bin/chromedriver";
-
-// A port nothing listens on now (the driver binds it a moment later).
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
-}
 
 }  // namespace
 

@@ -1,6 +1,6 @@
-#include "scheduler/report/xml_escape.h"
+#include "topology/base/xml_escape.h"
 
-namespace topoplace::sched {
+namespace topoplace {
 
 std::string XmlEscape(absl::string_view text) {
   std::string out;
@@ -26,4 +26,4 @@ std::string XmlEscape(absl::string_view text) {
   return out;
 }
 
-}  // namespace topoplace::sched
+}  // namespace topoplace

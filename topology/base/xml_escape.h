@@ -1,0 +1,17 @@
+// Escaping for text placed in SVG/XML documents (fabric and plan drawings, simulator
+// charts).
+#ifndef TOPOPLACE_TOPOLOGY_BASE_XML_ESCAPE_H_
+#define TOPOPLACE_TOPOLOGY_BASE_XML_ESCAPE_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace topoplace {
+
+// Returns `text` with &, <, > and " replaced by their XML entities.
+std::string XmlEscape(absl::string_view text);
+
+}  // namespace topoplace
+
+#endif  // TOPOPLACE_TOPOLOGY_BASE_XML_ESCAPE_H_
