@@ -1,12 +1,13 @@
 // The ledger commands that talk to a running topoplaced (global `--server ADDR`):
-// `reserve`, `renew`, `commit`, `release`, `allocations`, `explain`, `preempt`. Credentials come
-// from the environment (TOPOPLACE_TOKEN_FILE, TOPOPLACE_CA_FILE, TOPOPLACE_CERT_FILE,
-// TOPOPLACE_KEY_FILE; see api/client/topoplace_client.h). Every command prints a table by
-// default and stable JSON with --json.
+// `reserve`, `renew`, `commit`, `release`, `allocations`, `explain`, `preempt`, `defrag`.
+// Credentials come from the environment (TOPOPLACE_TOKEN_FILE, TOPOPLACE_CA_FILE,
+// TOPOPLACE_CERT_FILE, TOPOPLACE_KEY_FILE; see api/client/topoplace_client.h). Every
+// command prints a table by default and stable JSON with --json.
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -33,6 +34,8 @@ struct ServiceOptions {
   // release --slurm-job: only if the allocation is that Slurm job's (of user slurm_uid).
   std::optional<uint32_t> slurm_job;
   uint32_t slurm_uid = 0;
+  std::vector<std::string> waiting;  // defrag --for
+  int64_t restart_cost_seconds = 0;
   bool json = false;
 };
 
@@ -155,6 +158,49 @@ absl::Status RunPreempt(CliContext& ctx, const ServiceOptions& opt) {
   return absl::OkStatus();
 }
 
+// `defrag --for SPEC...`: the allocations to restart elsewhere so the waiting jobs fit.
+absl::Status RunDefrag(CliContext& ctx, const ServiceOptions& opt) {
+  TP_ASSIGN_OR_RETURN(auto client, ConnectTo(ctx));
+  TP_ASSIGN_OR_RETURN(v1::DefragResponse response,
+                      client->Defrag(opt.waiting, opt.restart_cost_seconds));
+  if (opt.json) {
+    nlohmann::ordered_json moves = nlohmann::ordered_json::array();
+    for (const v1::DefragMove& m : response.moves()) {
+      moves.push_back(
+          {{"allocation_id", m.allocation_id()},
+           {"external_id", m.external_id()},
+           {"gpus", m.gpus()},
+           {"for_job", m.for_job()},
+           {"domain", m.domain()},
+           {"to_hosts", std::vector<std::string>(m.to_hosts().begin(), m.to_hosts().end())},
+           {"gpu_hours", m.gpu_hours()}});
+    }
+    ctx.out << nlohmann::ordered_json{{"schema", "topoplace.defrag/v1"},
+                                      {"moves", std::move(moves)},
+                                      {"freed", std::vector<std::string>(response.freed().begin(),
+                                                                         response.freed().end())},
+                                      {"notes", std::vector<std::string>(response.notes().begin(),
+                                                                         response.notes().end())},
+                                      {"gpu_hours", response.gpu_hours()}}
+                   .dump(2)
+            << "\n";
+    return absl::OkStatus();
+  }
+  ctx.out << absl::StrFormat("defrag: %d move(s) costing %.2f GPU-hours\n", response.moves_size(),
+                             response.gpu_hours());
+  for (const v1::DefragMove& m : response.moves()) {
+    ctx.out << absl::StrFormat(
+        "  restart %-12s %-22s %5d GPUs on %s%s (%.2f GPU-hours), for %s in %s\n",
+        m.allocation_id(), m.external_id().empty() ? "-" : m.external_id(), m.gpus(),
+        m.to_hosts_size() > 0 ? m.to_hosts(0) : "-",
+        m.to_hosts_size() > 1 ? absl::StrCat(" +", m.to_hosts_size() - 1) : "", m.gpu_hours(),
+        m.for_job(), m.domain());
+  }
+  for (const std::string& f : response.freed()) ctx.out << "  room: " << f << "\n";
+  for (const std::string& n : response.notes()) ctx.out << "  note: " << n << "\n";
+  return absl::OkStatus();
+}
+
 using Runner = absl::Status (*)(CliContext&, const ServiceOptions&);
 
 void OnRun(CLI::App* command, CliContext& ctx, std::shared_ptr<ServiceOptions> opt, Runner run) {
@@ -207,6 +253,16 @@ void RegisterServiceCommands(CLI::App& app, CliContext& ctx) {
       ->required();
   preempt->add_option("--policy", opt->policy, "Placement policy; default topoplace");
   OnRun(preempt, ctx, opt, RunPreempt);
+
+  CLI::App* defrag = app.add_subcommand(
+      "defrag", "Name the allocations to restart elsewhere so waiting jobs fit (--server)");
+  defrag->add_option("--for", opt->waiting, "Job spec of a waiting job (repeat for several)")
+      ->required();
+  defrag
+      ->add_option("--restart-cost", opt->restart_cost_seconds,
+                   "Seconds a moved job spends restarting; 0 = the daemon's default (600)")
+      ->check(CLI::Range(0, 86400));
+  OnRun(defrag, ctx, opt, RunDefrag);
 
   CLI::App* explain = app.add_subcommand("explain", "Show why an allocation was placed (--server)");
   explain->add_option("allocation", opt->allocation_id, "Allocation id")->required();

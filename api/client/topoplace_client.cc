@@ -319,6 +319,14 @@ absl::StatusOr<v1::ListAllocationsResponse> TopoplaceClient::ListAllocations() {
                 v1::ListAllocationsRequest());
 }
 
+absl::StatusOr<v1::DefragResponse> TopoplaceClient::Defrag(
+    const std::vector<std::string>& waiting_job_specs, int64_t restart_cost_seconds) {
+  v1::DefragRequest request;
+  for (const std::string& spec : waiting_job_specs) request.add_waiting_job_specs(spec);
+  request.set_restart_cost_seconds(restart_cost_seconds);
+  return Invoke(&Endpoint::placement, &v1::Placement::Stub::Defrag, request);
+}
+
 absl::StatusOr<v1::ExplainResponse> TopoplaceClient::Explain(const std::string& allocation_id) {
   v1::ExplainRequest request;
   request.set_allocation_id(allocation_id);

@@ -89,6 +89,10 @@ class TopoplaceClient {
   absl::StatusOr<v1::Allocation> GetAllocationByExternalId(const std::string& external_id);
   absl::StatusOr<v1::ListAllocationsResponse> ListAllocations();
   absl::StatusOr<v1::ExplainResponse> Explain(const std::string& allocation_id);
+  // Defragmentation advice for `waiting_job_specs` (placement.proto, Defrag); a restart
+  // cost of 0 is the daemon's default.
+  absl::StatusOr<v1::DefragResponse> Defrag(const std::vector<std::string>& waiting_job_specs,
+                                            int64_t restart_cost_seconds);
   absl::StatusOr<v1::FabricSummary> GetFabricSummary();
   absl::StatusOr<v1::HostInfo> GetHost(const v1::GetHostRequest& request);
   absl::StatusOr<v1::GetPathResponse> GetPath(const v1::GetPathRequest& request);

@@ -10,6 +10,7 @@
 #include "api/server/restart_exclusions.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/load/running_jobs.h"
+#include "scheduler/placement/defrag.h"
 #include "scheduler/placement/preemption.h"
 #include "scheduler/state/uplink_load.h"
 #include "topology/base/status_macros.h"
@@ -309,6 +310,65 @@ grpc::ServerUnaryReactor* PlacementService::Explain(grpc::CallbackServerContext*
     }
     s = a.status();
   }
+  return FinishUnary(ctx, s);
+}
+
+// At most this many waiting jobs per Defrag: each is a placement and a preemption search.
+constexpr int kMaxDefragJobs = 64;
+
+absl::Status PlacementService::DoDefrag(const v1::DefragRequest& request,
+                                        v1::DefragResponse& response) {
+  if (request.waiting_job_specs().empty() || request.waiting_job_specs_size() > kMaxDefragJobs) {
+    return absl::InvalidArgumentError(absl::StrCat("waiting_job_specs: give 1 to ", kMaxDefragJobs,
+                                                   " job specs, got ",
+                                                   request.waiting_job_specs_size()));
+  }
+  if (request.restart_cost_seconds() < 0 || request.restart_cost_seconds() > 86400) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "restart_cost_seconds: expected 0 to 86400, got ", request.restart_cost_seconds()));
+  }
+  std::vector<sched::JobSpec> waiting;
+  for (int i = 0; i < request.waiting_job_specs_size(); ++i) {
+    const std::string field = absl::StrCat("waiting_job_specs[", i, "]");
+    TP_RETURN_IF_ERROR(CheckText(field, request.waiting_job_specs(i), kMaxJobSpecBytes, true));
+    absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(request.waiting_job_specs(i));
+    if (!job.ok())
+      return absl::InvalidArgumentError(absl::StrCat(field, ": ", job.status().message()));
+    waiting.push_back(*std::move(job));
+  }
+  sched::DefragOptions options;
+  if (request.restart_cost_seconds() > 0) {
+    options.restart_cost = absl::Seconds(request.restart_cost_seconds());
+  }
+  const Fabric& fabric = *context_.fabric;
+  const std::vector<sched::MovableJob> running = sched::MovableJobs(fabric, *context_.ledger);
+  const std::shared_ptr<const sched::PlacementEngine> engine = context_.engine->Current();
+  TP_ASSIGN_OR_RETURN(
+      sched::DefragPlan plan,
+      sched::PlanDefrag(*engine, context_.ledger->Occupancy(), running, waiting, options));
+  for (const sched::Move& m : plan.moves) {
+    v1::DefragMove* out = response.add_moves();
+    out->set_allocation_id(m.id);
+    if (absl::StatusOr<ledger::Allocation> a = context_.ledger->Get(m.id); a.ok()) {
+      out->set_external_id(a->external_id);
+    }
+    out->set_gpus(m.gpus);
+    out->set_for_job(m.for_job);
+    out->set_domain(m.domain);
+    for (const std::string& h : m.to_hosts) out->add_to_hosts(h);
+    out->set_gpu_hours(m.gpu_hours);
+  }
+  for (const std::string& f : plan.freed) response.add_freed(f);
+  for (const std::string& n : plan.notes) response.add_notes(n);
+  response.set_gpu_hours(plan.gpu_hours);
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* PlacementService::Defrag(grpc::CallbackServerContext* ctx,
+                                                   const v1::DefragRequest* request,
+                                                   v1::DefragResponse* response) {
+  absl::Status s = context_.authorizer.Check(*ctx, Access::kRead);  // advice: changes nothing
+  if (s.ok()) s = DoDefrag(*request, *response);
   return FinishUnary(ctx, s);
 }
 

@@ -1,5 +1,5 @@
 // topoplace.v1.Placement over the callback API: Place (dry run on the ledger's current
-// occupancy), Reserve, Commit, Release, Get/List allocations, Explain.
+// occupancy), Reserve, Commit, Release, Get/List allocations, Explain, Defrag.
 // Reserve places and then records in the ledger; if a concurrent reservation took one of
 // the chosen GPUs in between (ABORTED from the ledger) it places again, a few times. A
 // Reserve with a request_id seen before is answered from the ledger (idempotent retries).
@@ -40,6 +40,9 @@ class PlacementService final : public v1::Placement::CallbackService {
   grpc::ServerUnaryReactor* Explain(grpc::CallbackServerContext* ctx,
                                     const v1::ExplainRequest* request,
                                     v1::ExplainResponse* response) override;
+  grpc::ServerUnaryReactor* Defrag(grpc::CallbackServerContext* ctx,
+                                   const v1::DefragRequest* request,
+                                   v1::DefragResponse* response) override;
 
  private:
   // Hands the engine the uplink load the daemon knows of (ServiceContext::uplink_load).
@@ -50,6 +53,7 @@ class PlacementService final : public v1::Placement::CallbackService {
                                      v1::PlaceResponse& response);
   // For a Slurm user (MUNGE), OK only if `allocation_id` is a reservation of its own.
   absl::Status CheckMayChange(const Caller& caller, const std::string& allocation_id) const;
+  absl::Status DoDefrag(const v1::DefragRequest& request, v1::DefragResponse& response);
   absl::Status DoReserve(const v1::ReserveRequest& request, v1::ReserveResponse& response);
   // Answers a Reserve whose request_id was used before: the first allocation if the job
   // and policy match, ALREADY_EXISTS otherwise.

@@ -20,4 +20,19 @@ std::vector<RunningJob> RunningJobs(const Fabric& fabric, ledger::Ledger& ledger
   return running;
 }
 
+std::vector<MovableJob> MovableJobs(const Fabric& fabric, ledger::Ledger& ledger) {
+  std::vector<MovableJob> movable;
+  ledger.ForEachLive([&](const ledger::Allocation& a) {
+    absl::StatusOr<JobSpec> spec = ParseJobSpec(a.job_spec);
+    if (!spec.ok()) return;
+    MovableJob m{{a.id, spec->priority, {}, std::nullopt}, *std::move(spec)};
+    m.spec.hosts.clear();
+    for (const ledger::GpuRef& ref : a.gpus) {
+      if (std::optional<GpuId> g = fabric.FindGpu(ref.host, ref.index)) m.job.gpus.push_back(*g);
+    }
+    movable.push_back(std::move(m));
+  });
+  return movable;
+}
+
 }  // namespace topoplace::sched

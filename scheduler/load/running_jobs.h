@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "scheduler/ledger/ledger.h"
+#include "scheduler/placement/defrag.h"
 #include "scheduler/placement/preemption.h"
 #include "topology/model/fabric.h"
 
@@ -22,6 +23,12 @@ namespace topoplace::sched {
 // stored job spec that does not parse (none should: the ledger stores canonical ones)
 // counts as priority 0.
 std::vector<RunningJob> RunningJobs(const Fabric& fabric, ledger::Ledger& ledger);
+
+// The same jobs with their specs, for defragmentation (scheduler/placement/defrag.h). A
+// move restarts a job wherever there is room, so the spec's `hosts=` (the nodes a scheduler
+// chose for the run that is moved) is dropped. Allocations whose spec does not parse are
+// left out: they cannot be placed again.
+std::vector<MovableJob> MovableJobs(const Fabric& fabric, ledger::Ledger& ledger);
 
 }  // namespace topoplace::sched
 

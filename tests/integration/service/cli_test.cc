@@ -2,6 +2,7 @@
 // remote answers that print exactly what the offline commands print.
 #include "api/client/topoplace_client.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/integration/service/support/daemon_process.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/testing/run_command.h"
@@ -128,6 +129,49 @@ TEST_F(CliTest, Cli_PreemptNamesVictimsThatAreNotSlurmJobsOnStderr) {
   EXPECT_EQ(r.out, "104\n");
   EXPECT_NE(r.err.find("k8s:team/pg"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("not a Slurm job"), std::string::npos) << r.err;
+}
+
+// superpod-4su: each of the 4 blocks of 32 hosts holds a 16-host job on its first 16
+// hosts; a 24-host job that must stay in one block waits though 64 hosts are free. Moving
+// one of the 16-host jobs into another block's free hosts clears room: one move, costed
+// at its restart (128 GPUs x 10 minutes by default).
+TEST_F(CliTest, Cli_DefragNamesTheMoveThatLetsAWaitingJobFitInOneBlock) {
+  for (int b = 0; b < 4; ++b) {
+    std::string hosts;
+    for (int n = 0; n < 16; ++n) {
+      hosts += (n ? "," : "") + std::string("b0") + std::to_string(b) + "-n0" +
+               (n < 10 ? "0" : "") + std::to_string(n);
+    }
+    CommandResult r = Cli("reserve --ttl 600 --job tp=8,pp=4,dp=4,hosts=" + hosts);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const std::string waiting = "tp=8,pp=8,dp=3,max_tier=block";
+  ASSERT_EQ(Cli("place --job " + waiting).exit_code, 3) << "it must be waiting";
+
+  CommandResult json = Cli("defrag --for " + waiting + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json d = nlohmann::json::parse(json.out);
+  EXPECT_EQ(d["schema"], "topoplace.defrag/v1");
+  ASSERT_EQ(d["moves"].size(), 1u) << json.out;
+  EXPECT_EQ(d["moves"][0]["gpus"], 128);
+  EXPECT_NEAR(d["moves"][0]["gpu_hours"].get<double>(), 128.0 / 6, 1e-9);
+  EXPECT_EQ(d["moves"][0]["to_hosts"].size(), 16u);
+  ASSERT_EQ(d["freed"].size(), 1u);
+  const std::string domain = d["moves"][0]["domain"];
+  EXPECT_EQ(domain.rfind("block ", 0), 0u) << domain;
+  // The moved job restarts outside the block it clears.
+  const std::string cleared = "b0" + domain.substr(6) + "-";
+  for (const auto& host : d["moves"][0]["to_hosts"]) {
+    EXPECT_NE(host.get<std::string>().rfind(cleared, 0), 0u) << host;
+  }
+
+  CommandResult table = Cli("defrag --for " + waiting + " --restart-cost 3600");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("1 move(s) costing 128.00 GPU-hours"), std::string::npos) << table.out;
+
+  CommandResult bad = Cli("defrag --for tp=3,pp=1,dp=1");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("waiting_job_specs[0]"), std::string::npos) << bad.err;
 }
 
 TEST_F(CliTest, Cli_LedgerCommandsWithoutServerAreBadInput) {
