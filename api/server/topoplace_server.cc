@@ -103,53 +103,72 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   TP_RETURN_IF_ERROR(MakeParentDirectory(config.db_path));
 
   std::unique_ptr<TopoplaceServer> server(new TopoplaceServer());
+  TP_RETURN_IF_ERROR(server->OpenStores(config, clock, std::move(fabric), durability));
+  TP_RETURN_IF_ERROR(server->BuildServices(config, std::move(authorizer)));
+  TP_RETURN_IF_ERROR(server->StartGrpc(config, credentials));
+  server->backend_.JoinElection(config, server->port_);
+  server->UpdateServingStatus();
+  server->health_->Start();
+  if (absl::Status s = server->StartSideServers(config); !s.ok()) {
+    server->Shutdown();
+    return s;
+  }
+  server->sweeper_ = std::thread(
+      [raw = server.get(), interval = config.reclaim_interval] { raw->SweepExpired(interval); });
+  return server;
+}
+
+absl::Status TopoplaceServer::OpenStores(const ServerConfig& config, const ledger::Clock& clock,
+                                         FabricPtr fabric, store::Durability durability) {
   {
     absl::StatusOr<std::unique_ptr<store::ExclusiveLock>> lock =
         store::ExclusiveLock::Acquire(config.db_path + ".lock");
     if (!lock.ok()) {
       return absl::Status(lock.status().code(), absl::StrCat("db_path: ", lock.status().message()));
     }
-    server->db_lock_ = *std::move(lock);
+    db_lock_ = *std::move(lock);
   }
   {
     TP_ASSIGN_OR_RETURN(std::unique_ptr<store::FabricStore> snapshots,
                         store::FabricStore::Open(config.db_path, durability));
-    TP_ASSIGN_OR_RETURN(store::FabricSnapshot snapshot, snapshots->Put(fabric));
-    server->context_.fabric = snapshot.fabric;
-    server->context_.fabric_version = snapshot.version;
+    TP_ASSIGN_OR_RETURN(store::FabricSnapshot snapshot, snapshots->Put(std::move(fabric)));
+    context_.fabric = snapshot.fabric;
+    context_.fabric_version = snapshot.version;
   }
-  TP_ASSIGN_OR_RETURN(server->backend_, OpenLedgerBackend(config, server->context_.fabric, clock));
-  server->ledger_ = server->backend_.ledger.get();
-  for (const std::string& w : server->ledger_->warnings()) {
+  TP_ASSIGN_OR_RETURN(backend_, OpenLedgerBackend(config, context_.fabric, clock));
+  ledger_ = backend_.ledger.get();
+  for (const std::string& w : ledger_->warnings()) {
     std::cerr << "topoplaced: warning: " << w << std::endl;
   }
-  TP_ASSIGN_OR_RETURN(server->telemetry_, TelemetryReportStore::Open(config.db_path, durability));
-  if (server->backend_.election != nullptr) {
+  TP_ASSIGN_OR_RETURN(telemetry_, TelemetryReportStore::Open(config.db_path, durability));
+  if (backend_.election != nullptr) {
     // Replicas share the agents' reports through etcd, as they share the ledger.
-    server->context_.host_reports = std::make_unique<EtcdHostReportStore>(
-        *server->backend_.etcd, *server->backend_.election, config.etcd_prefix);
+    context_.host_reports = std::make_unique<EtcdHostReportStore>(
+        *backend_.etcd, *backend_.election, config.etcd_prefix);
   } else {
-    TP_ASSIGN_OR_RETURN(server->context_.host_reports,
-                        HostReportStore::Open(config.db_path, durability));
+    TP_ASSIGN_OR_RETURN(context_.host_reports, HostReportStore::Open(config.db_path, durability));
   }
-  server->metrics_ = std::make_unique<telemetry::DaemonMetrics>();
-  server->context_.engine = std::make_unique<EngineHolder>(
-      std::make_shared<const sched::PlacementEngine>(server->context_.fabric));
-  server->context_.engine->set_place_observer(
-      [m = server->metrics_.get()](absl::Duration d, bool ok) { m->ObservePlacement(d, ok); });
+  return absl::OkStatus();
+}
+
+absl::Status TopoplaceServer::BuildServices(const ServerConfig& config, Authorizer authorizer) {
+  metrics_ = std::make_unique<telemetry::DaemonMetrics>();
+  context_.engine = std::make_unique<EngineHolder>(
+      std::make_shared<const sched::PlacementEngine>(context_.fabric));
+  context_.engine->set_place_observer(
+      [m = metrics_.get()](absl::Duration d, bool ok) { m->ObservePlacement(d, ok); });
   telemetry::HealthMonitorOptions health_options;
   health_options.retention = config.telemetry_retention;
   // Every health change swaps in an engine built with the new link health.
-  auto swap_engine = [engines = server->context_.engine.get(),
-                      fabric = server->context_.fabric](const sched::FabricHealth& health) {
+  auto swap_engine = [engines = context_.engine.get(),
+                      fabric = context_.fabric](const sched::FabricHealth& health) {
     engines->Swap(std::make_shared<const sched::PlacementEngine>(fabric, health));
   };
-  server->health_ =
-      std::make_unique<HealthMonitor>(server->context_.fabric, server->telemetry_.get(),
-                                      swap_engine, server->metrics_.get(), health_options);
-  TP_RETURN_IF_ERROR(server->health_->Restore());
-  server->context_.health = server->health_.get();
-  server->metrics_->SetLedgerSource([ledger = server->ledger_] {
+  health_ = std::make_unique<HealthMonitor>(context_.fabric, telemetry_.get(), swap_engine,
+                                            metrics_.get(), health_options);
+  TP_RETURN_IF_ERROR(health_->Restore());
+  context_.health = health_.get();
+  metrics_->SetLedgerSource([ledger = ledger_] {
     telemetry::LedgerGauges gauges;
     gauges.allocations = {{"reserved", 0}, {"committed", 0}};
     ledger->ForEachLive([&](const ledger::Allocation& a) {
@@ -162,30 +181,35 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   });
   // Every ledger writer (handlers, sweeper) goes through the observed ledger, so the
   // console's event stream sees each change.
-  server->observed_ledger_ = std::make_unique<ObservedLedger>(
-      *server->ledger_, [feed = &server->changes_] { feed->Publish(ChangeFeed::kAllocations); });
-  server->context_.ledger = server->observed_ledger_.get();
-  server->context_.telemetry = server->telemetry_.get();
-  server->context_.authorizer = std::move(authorizer);
-  server->context_.default_ttl = config.reservation_ttl;
-  server->context_.accept_unknown_hosts = config.accept_unknown_hosts;
-  server->context_.host_report_budget = std::make_unique<ReportBudget>(kHostReportBudget);
-  server->context_.telemetry_budget = std::make_unique<ReportBudget>(kTelemetryBudget);
+  observed_ledger_ = std::make_unique<ObservedLedger>(
+      *ledger_, [feed = &changes_] { feed->Publish(ChangeFeed::kAllocations); });
+  context_.ledger = observed_ledger_.get();
+  context_.telemetry = telemetry_.get();
+  context_.authorizer = std::move(authorizer);
+  context_.default_ttl = config.reservation_ttl;
+  context_.accept_unknown_hosts = config.accept_unknown_hosts;
+  context_.host_report_budget = std::make_unique<ReportBudget>(kHostReportBudget);
+  context_.telemetry_budget = std::make_unique<ReportBudget>(kTelemetryBudget);
   if (!config.uplink_load_file.empty()) {
-    server->context_.uplink_load =
-        std::make_unique<UplinkLoadSource>(*server->context_.fabric, config.uplink_load_file);
+    context_.uplink_load =
+        std::make_unique<UplinkLoadSource>(*context_.fabric, config.uplink_load_file);
   }
   if (config.uplink_load_from_allocations) {
-    server->context_.live_load = std::make_unique<sched::HeldUplinkLoad>(*server->context_.fabric);
+    context_.live_load = std::make_unique<sched::HeldUplinkLoad>(*context_.fabric);
   }
   if (config.uplink_load_from_counters) {
-    server->context_.measured_load = std::make_unique<MeasuredUplinkLoad>(
-        *server->context_.fabric, config.uplink_counter_max_age);
+    context_.measured_load =
+        std::make_unique<MeasuredUplinkLoad>(*context_.fabric, config.uplink_counter_max_age);
   }
-  server->topology_service_ = std::make_unique<TopologyService>(server->context_);
-  server->placement_service_ = std::make_unique<PlacementService>(server->context_);
-  server->telemetry_service_ = std::make_unique<TelemetryService>(server->context_);
+  topology_service_ = std::make_unique<TopologyService>(context_);
+  placement_service_ = std::make_unique<PlacementService>(context_);
+  telemetry_service_ = std::make_unique<TelemetryService>(context_);
 
+  return absl::OkStatus();
+}
+
+absl::Status TopoplaceServer::StartGrpc(const ServerConfig& config,
+                                        std::shared_ptr<grpc::ServerCredentials> credentials) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -199,48 +223,46 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   if (config.read_access != "open") builder.SetOption(std::make_unique<WithoutReflection>());
-  builder.RegisterService(server->topology_service_.get());
-  builder.RegisterService(server->placement_service_.get());
-  builder.RegisterService(server->telemetry_service_.get());
+  builder.RegisterService(topology_service_.get());
+  builder.RegisterService(placement_service_.get());
+  builder.RegisterService(telemetry_service_.get());
   // The malformed-request answer comes first, so the metrics count the code sent.
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(MalformedRequestInterceptor());
-  for (auto& factory : RpcMetricsInterceptors(server->metrics_.get())) {
+  for (auto& factory : RpcMetricsInterceptors(metrics_.get())) {
     interceptors.push_back(std::move(factory));
   }
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  server->server_ = builder.BuildAndStart();
-  if (server->server_ == nullptr || grpc_port == 0) {
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || grpc_port == 0) {
     return absl::UnavailableError(absl::StrCat("listen: cannot serve on '", config.listen, "'"));
   }
-  server->port_ = grpc_port;
+  port_ = grpc_port;
   if (config.max_connections > 0) {
     absl::StatusOr<std::unique_ptr<ConnectionRelay>> relay = ConnectionRelay::Start(
         config.listen, grpc_port,
         {.max_total = config.max_connections, .max_per_peer = config.max_connections_per_peer});
     if (!relay.ok()) {
-      server->Shutdown();
+      Shutdown();
       return relay.status();
     }
-    server->relay_ = *std::move(relay);
-    server->port_ = server->relay_->port();
+    relay_ = *std::move(relay);
+    port_ = relay_->port();
   }
-  server->backend_.JoinElection(config, server->port_);
-  server->UpdateServingStatus();
-  server->health_->Start();
+  return absl::OkStatus();
+}
+
+absl::Status TopoplaceServer::StartSideServers(const ServerConfig& config) {
   if (!config.metrics_listen.empty()) {
     absl::StatusOr<std::unique_ptr<telemetry::MetricsServer>> metrics =
-        telemetry::MetricsServer::Start(config.metrics_listen, *server->metrics_,
-                                        MetricsAuth(config, server->context_.authorizer));
-    if (!metrics.ok()) {
-      server->Shutdown();
-      return metrics.status();
-    }
-    server->metrics_server_ = *std::move(metrics);
+        telemetry::MetricsServer::Start(config.metrics_listen, *metrics_,
+                                        MetricsAuth(config, context_.authorizer));
+    if (!metrics.ok()) return metrics.status();
+    metrics_server_ = *std::move(metrics);
   }
   if (!config.console_listen.empty()) {
-    server->health_subscription_ = server->health_->Subscribe(
-        [feed = &server->changes_] { feed->Publish(ChangeFeed::kHealth); });
+    health_subscription_ =
+        health_->Subscribe([feed = &changes_] { feed->Publish(ChangeFeed::kHealth); });
     ConsoleOptions console;
     console.listener.listen = config.console_listen;
     console.listener.tls_cert_file = config.tls_cert_file;
@@ -248,17 +270,14 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     console.listener.tls_client_ca_file = config.tls_client_ca_file;
     console.authenticated_reads = config.read_access == "authenticated";
     absl::StatusOr<std::unique_ptr<ConsoleServer>> started =
-        ConsoleServer::Start(console, server->context_, server->changes_);
+        ConsoleServer::Start(console, context_, changes_);
     if (!started.ok()) {
-      server->Shutdown();
       return absl::Status(started.status().code(),
                           absl::StrCat("console_listen: ", started.status().message()));
     }
-    server->console_ = *std::move(started);
+    console_ = *std::move(started);
   }
-  server->sweeper_ = std::thread(
-      [raw = server.get(), interval = config.reclaim_interval] { raw->SweepExpired(interval); });
-  return server;
+  return absl::OkStatus();
 }
 
 void TopoplaceServer::SweepExpired(absl::Duration interval) {

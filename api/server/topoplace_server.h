@@ -12,6 +12,7 @@
 #ifndef TOPOPLACE_API_SERVER_TOPOPLACE_SERVER_H_
 #define TOPOPLACE_API_SERVER_TOPOPLACE_SERVER_H_
 
+#include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server.h>
 
 #include <memory>
@@ -31,6 +32,7 @@
 #include "telemetry/metrics/daemon_metrics.h"
 #include "telemetry/monitor/health_monitor.h"
 #include "topology/store/exclusive_lock.h"
+#include "topology/store/sqlite_db.h"
 
 namespace topoplace::server {
 
@@ -64,6 +66,19 @@ class TopoplaceServer {
 
  private:
   TopoplaceServer() = default;
+  // The phases of Start, in order. Each leaves what it built in the members; on failure
+  // the caller drops the half-built server (StartSideServers' caller shuts it down first).
+  // The database lock, the fabric snapshot, the ledger, the telemetry and host-report
+  // stores.
+  absl::Status OpenStores(const ServerConfig& config, const ledger::Clock& clock, FabricPtr fabric,
+                          store::Durability durability);
+  // Metrics, the engine, link health (restored), the service context and the services.
+  absl::Status BuildServices(const ServerConfig& config, Authorizer authorizer);
+  // The gRPC server (and the connection relay in front of it); shuts down on a relay failure.
+  absl::Status StartGrpc(const ServerConfig& config,
+                         std::shared_ptr<grpc::ServerCredentials> credentials);
+  // /metrics and the web console, when configured.
+  absl::Status StartSideServers(const ServerConfig& config);
   void SweepExpired(absl::Duration interval);
   // Health: SERVING while the ledger can write, NOT_SERVING (with a log line on each
   // change) while it cannot.
