@@ -29,6 +29,17 @@ inline ClosParams TinyClos3(int pods, int blocks_per_pod, int nodes, int cores =
   return p;
 }
 
+// Two blocks of 8 hosts with 8 GPUs and 8 rails each, 2 spines: the shape the preemption
+// and defragmentation tests clear blocks of.
+inline ClosParams TwoBlocksOfEight() {
+  ClosParams p;
+  p.name = "two-blocks";
+  p.blocks_per_pod = 2;
+  p.nodes_per_block = 8;
+  p.spines_per_pod = 2;
+  return p;
+}
+
 }  // namespace topoplace::testing
 
 #endif  // TOPOPLACE_TESTS_TESTING_FABRICS_H_

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched {
@@ -18,15 +19,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-// Two blocks of 8 hosts of 8 GPUs on one leaf-spine fabric.
-FabricPtr TwoBlocks() {
-  ClosParams p;
-  p.name = "two-blocks";
-  p.blocks_per_pod = 2;
-  p.nodes_per_block = 8;
-  p.spines_per_pod = 2;
-  return *GenerateClos(p);
-}
+FabricPtr TwoBlocks() { return *GenerateClos(testing::TwoBlocksOfEight()); }
 
 // A running job of `hosts` whole hosts from host `first` of `block` (tp=8, pp=hosts).
 MovableJob Job(const Fabric& fabric, std::string id, int block, int first, int hosts) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched {
@@ -17,15 +18,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-// Two blocks of 8 hosts of 8 GPUs on one leaf-spine fabric.
-FabricPtr TwoBlocks() {
-  ClosParams p;
-  p.name = "two-blocks";
-  p.blocks_per_pod = 2;
-  p.nodes_per_block = 8;
-  p.spines_per_pod = 2;
-  return *GenerateClos(p);
-}
+FabricPtr TwoBlocks() { return *GenerateClos(testing::TwoBlocksOfEight()); }
 
 // A running job on hosts [first, first + count) of block `block`, all their GPUs.
 RunningJob Job(const Fabric& fabric, std::string id, int64_t priority, int block, int first,
@@ -69,7 +62,7 @@ PlacementRequest Request(const std::string& spec) {
 // in one block: a priority-only choice stops four priority-1 jobs (the cluster then has 6
 // hosts free, 4 in block 0 and 2 in block 1) and the job still cannot start in one block;
 // topoplace stops the one priority-5 job and the job gets block 1.
-class PreemptionTest : public testing::Test {
+class PreemptionTest : public ::testing::Test {
  protected:
   PreemptionTest() : fabric_(TwoBlocks()), engine_(fabric_) {
     for (int i = 0; i < 6; ++i)
