@@ -2,11 +2,12 @@
 // serves the console; Debian's headless Chromium, driven through ChromeDriver, loads its
 // pages while jobs are reserved and a link is reported down through the real gRPC API.
 // The pages must show what the daemon knows: the cluster map holds every host of the
-// fabric, a job's page lists its hosts and the switches its traffic crosses, a link that
-// goes down appears on the open links page within 2 s (the event stream, not a reload),
-// and names carrying markup (a host from the fabric file, an external id from a client)
-// render as text. The test saves a screenshot of each page (TOPOPLACE_SCREENSHOT_DIR, or
-// the build directory's console-screenshots/), which docs/console/ holds.
+// fabric and shows a reservation and a release within 2 s; a job's page lists its hosts
+// and the switches its traffic crosses; a link that goes down appears on the open links
+// page within 2 s (the event stream, not a reload); names carrying markup (a host from
+// the fabric file, an external id from a client) render as text. The test saves a
+// screenshot of each page (TOPOPLACE_SCREENSHOT_DIR, or the build directory's
+// console-screenshots/), which docs/console/ holds.
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
 #include <httplib.h>
@@ -191,6 +192,21 @@ TEST_F(ConsoleBrowserTest, PagesShowTheFabricJobsTheirPathsAndALinkGoingDownLive
   EXPECT_THAT(Run("return document.getElementById('map-info').textContent;").get<std::string>(),
               HasSubstr(kMarkupHost));
   Screenshot("map");
+
+  // A reservation and a release made while the map is open show within 2 s, no reload.
+  Run("window.mapLoadedOnce = true; return 0;");
+  absl::StatusOr<v1::ReserveResponse> third = client_->Reserve("tp=8,pp=1,dp=1", "", 600);
+  ASSERT_TRUE(third.ok()) << third.status();
+  EXPECT_TRUE(browser_
+                  .WaitUntil("return topoplaceConsole.snapshot.allocations.length === 3;",
+                             absl::Seconds(2), "a new reservation on the open map")
+                  .ok());
+  ASSERT_TRUE(client_->Release(third->allocation().allocation_id()).ok());
+  EXPECT_TRUE(browser_
+                  .WaitUntil("return topoplaceConsole.snapshot.allocations.length === 2;",
+                             absl::Seconds(2), "a release on the open map")
+                  .ok());
+  EXPECT_EQ(Run("return window.mapLoadedOnce === true;"), true) << "the map was reloaded";
 
   // Job page: its hosts and the switches its path crosses, as the gRPC API says.
   v1::GetJobPathRequest path_request;
