@@ -157,6 +157,43 @@ TEST_F(ConsoleServerTest, UnknownJobIsNotFoundAndAPlanThatIsNotJsonShowsNoRanks)
   EXPECT_EQ(job["hosts"].size(), 1u);
 }
 
+TEST_F(ConsoleServerTest, LinksShowTheNewestEventsCounterRatesAndPortReadings) {
+  const std::string leaf = fabric_->switches()[0].name;
+  ASSERT_TRUE(telemetry_
+                  ->AddHealthEvents({{"x--y", "healthy", "degraded", "first", 1000},
+                                     {"x--y", "degraded", "down", "second", 2000}})
+                  .ok());
+  ASSERT_TRUE(telemetry_
+                  ->AddCounterRates({{leaf, "rx_errors", 0.5, 1000},
+                                     {leaf, "rx_errors", 3.0, 2000},
+                                     {leaf, "link_downs", 1.0, 1500}})
+                  .ok());
+  v1::ReportPortCountersRequest batch;
+  batch.set_reporter("test");
+  for (const auto& [at, errors] : std::vector<std::pair<int64_t, uint64_t>>{{1000, 1}, {2000, 7}}) {
+    v1::PortCounters* c = batch.add_counters();
+    c->set_endpoint(leaf);
+    c->set_port(3);
+    c->set_rx_errors(errors);
+    c->set_measured_unix_ms(at);
+  }
+  ASSERT_TRUE(telemetry_->AddPortCounters(batch).ok());
+
+  const json links = Parse(LinksJson(context_, clock_.Now()));
+  EXPECT_TRUE(links["unhealthy"].empty()) << "no link health monitor: every link healthy";
+  ASSERT_EQ(links["events"].size(), 2u);
+  EXPECT_EQ(links["events"][0]["reason"], "second") << "newest first";
+  // The newest rate of each (endpoint, counter), highest first.
+  ASSERT_EQ(links["counter_rates"].size(), 2u);
+  EXPECT_EQ(links["counter_rates"][0]["counter"], "rx_errors");
+  EXPECT_EQ(links["counter_rates"][0]["per_second"], 3.0);
+  EXPECT_EQ(links["counter_rates"][1]["counter"], "link_downs");
+  // The newest reading of each (endpoint, port).
+  ASSERT_EQ(links["port_counters"].size(), 1u);
+  EXPECT_EQ(links["port_counters"][0]["rx_errors"], 7);
+  EXPECT_EQ(links["port_counters"][0]["at_unix_ms"], 2000);
+}
+
 TEST_F(ConsoleServerTest, HttpServesPagesDocumentsAndErrorsWithHeadersThatForbidInlineScript) {
   std::unique_ptr<ConsoleServer> server = Serve();
   ASSERT_NE(server, nullptr);
