@@ -12,7 +12,6 @@
 #include "scheduler/load/running_jobs.h"
 #include "scheduler/placement/defrag.h"
 #include "scheduler/placement/preemption.h"
-#include "scheduler/state/uplink_load.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
