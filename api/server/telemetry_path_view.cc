@@ -9,18 +9,22 @@ namespace topoplace::server {
 
 using telemetry::LinkVerdict;
 
+LinkState EffectiveState(const Fabric& fabric, LinkId link, const LinkHealthView& view) {
+  LinkState state = fabric.links()[link].state;
+  if (view.verdict == LinkVerdict::kDown) state = LinkState::kDown;
+  if (view.verdict == LinkVerdict::kDegraded && state == LinkState::kUp) {
+    state = LinkState::kDegraded;
+  }
+  return state;
+}
+
 void FillLinkHealth(const Fabric& fabric, LinkId link, const LinkHealthView& view,
                     v1::LinkHealth& out) {
   const Link& l = fabric.links()[link];
   out.set_a(fabric.EndpointName(l.a));
   out.set_b(fabric.EndpointName(l.b));
   out.set_name(telemetry::LinkName(fabric, link));
-  LinkState state = l.state;
-  if (view.verdict == LinkVerdict::kDown) state = LinkState::kDown;
-  if (view.verdict == LinkVerdict::kDegraded && state == LinkState::kUp) {
-    state = LinkState::kDegraded;
-  }
-  out.set_state(std::string(LinkStateName(state)));
+  out.set_state(std::string(LinkStateName(EffectiveState(fabric, link, view))));
   out.set_health(std::string(telemetry::LinkVerdictName(view.verdict)));
   out.set_reason(view.reason);
 }

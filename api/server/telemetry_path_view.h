@@ -16,6 +16,8 @@ namespace topoplace::server {
 using telemetry::HealthMonitor;
 using telemetry::LinkHealthView;
 
+// The worse of the link's declared state and telemetry's verdict.
+LinkState EffectiveState(const Fabric& fabric, LinkId link, const LinkHealthView& view);
 // a, b, name, declared-or-worse state ("up", "degraded", "down"), health and reason.
 void FillLinkHealth(const Fabric& fabric, LinkId link, const LinkHealthView& view,
                     v1::LinkHealth& out);

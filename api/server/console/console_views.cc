@@ -22,7 +22,6 @@ namespace topoplace::server {
 namespace {
 
 using nlohmann::json;
-using telemetry::LinkVerdict;
 
 // How many of the newest health events, counter rates and port readings a page shows.
 constexpr int kTimelineEvents = 200;
@@ -30,20 +29,9 @@ constexpr int kCounterRows = 500;
 
 // 0 up / healthy, 1 degraded, 2 down: the worse of the declared state and telemetry's.
 int Severity(const Fabric& fabric, LinkId link, const HealthMonitor* health) {
-  int declared = 0;
-  switch (fabric.links()[link].state) {
-    case LinkState::kUp:
-      declared = 0;
-      break;
-    case LinkState::kDegraded:
-      declared = 1;
-      break;
-    case LinkState::kDown:
-      declared = 2;
-      break;
-  }
-  const int judged = health == nullptr ? 0 : static_cast<int>(health->Link(link).verdict);
-  return std::max(declared, judged);
+  const LinkState state =
+      EffectiveState(fabric, link, health ? health->Link(link) : telemetry::LinkHealthView{});
+  return state == LinkState::kDown ? 2 : state == LinkState::kDegraded ? 1 : 0;
 }
 
 constexpr const char* kStateNames[] = {"up", "degraded", "down"};
