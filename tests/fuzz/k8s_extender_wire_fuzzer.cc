@@ -1,6 +1,6 @@
 // libFuzzer target: any bytes as a kube-scheduler extender request, through the wire
-// parser, the pod-group reader and both answer encoders (which must accept whatever the
-// parser let through, including invalid UTF-8 in names and reasons).
+// parsers (filter/prioritize and preempt), the pod-group reader and the answer encoders (which must
+// accept whatever the parser let through, including invalid UTF-8 in names and reasons).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -13,6 +13,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace topoplace::k8s;  // NOLINT(build/namespaces)
   const absl::string_view body(reinterpret_cast<const char*>(data), size);
+  if (absl::StatusOr<PreemptionArgs> preempt = ParsePreemptionArgs(body); preempt.ok()) {
+    (void)ReadGroupMember(preempt->pod);
+    (void)EncodePreemptionResult(preempt->victims);
+  }
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(body);
   if (!args.ok()) {
     (void)EncodeFilterError(args.status().message());

@@ -25,12 +25,27 @@ HttpAnswer ExtenderHandlers::Filter(absl::string_view body) {
   return {200, EncodeFilterResult(*args, verdict)};
 }
 
+namespace {
+
+HttpAnswer BadRequest(const absl::Status& status) {
+  return {400, nlohmann::json{{"Error", std::string(status.message())}}.dump(
+                   -1, ' ', false, nlohmann::json::error_handler_t::replace)};
+}
+
+}  // namespace
+
+HttpAnswer ExtenderHandlers::Preempt(absl::string_view body) {
+  absl::StatusOr<PreemptionArgs> args = ParsePreemptionArgs(body);
+  if (!args.ok()) return BadRequest(args.status());
+  absl::StatusOr<std::optional<GroupMember>> member = ReadGroupMember(args->pod);
+  if (!member.ok()) return {200, EncodePreemptionResult({})};
+  if (!member->has_value()) return {200, EncodePreemptionResult(args->victims)};
+  return {200, EncodePreemptionResult(planner_.Preempt(**member, args->victims))};
+}
+
 HttpAnswer ExtenderHandlers::Prioritize(absl::string_view body) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(body);
-  if (!args.ok()) {
-    return {400, nlohmann::json{{"Error", std::string(args.status().message())}}.dump(
-                     -1, ' ', false, nlohmann::json::error_handler_t::replace)};
-  }
+  if (!args.ok()) return BadRequest(args.status());
   absl::StatusOr<std::optional<GroupMember>> member = ReadGroupMember(args->pod);
   std::vector<HostScore> scores;
   if (!member.ok()) {

@@ -31,6 +31,12 @@ class ExtenderHandlers {
   // (unresolvable) with the reason. A malformed request is 400 with `Error` set.
   HttpAnswer Filter(absl::string_view body);
 
+  // The preempt verb. For a pod of a group: at most its planned node with the scheduler's
+  // victims there (GangPlanner::Preempt). Pods without a job spec keep the scheduler's
+  // candidates unchanged; a job-spec pod with unusable annotations gets none. A malformed
+  // request is 400 with {"Error": ...}.
+  HttpAnswer Preempt(absl::string_view body);
+
   // The planned node scores kMaxExtenderScore; pods without a job spec get the planner's
   // mild score. A malformed request is 400 with {"Error": ...}.
   HttpAnswer Prioritize(absl::string_view body);

@@ -38,6 +38,10 @@ absl::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(const Serv
                [&handlers, answer](const httplib::Request& req, httplib::Response& res) {
                  answer(res, handlers.Prioritize(req.body));
                });
+  server->Post(R"((/.*)?/preempt)",
+               [&handlers, answer](const httplib::Request& req, httplib::Response& res) {
+                 answer(res, handlers.Preempt(req.body));
+               });
   server->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });

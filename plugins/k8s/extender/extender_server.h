@@ -1,8 +1,8 @@
-// The extender's HTTP(S) listener (cpp-httplib): POST <prefix>/filter and
-// <prefix>/prioritize (any prefix, e.g. the urlPrefix "http://host:port/topoplace" of the
-// KubeSchedulerConfiguration), GET /healthz. TLS options are the daemon's (certificate
-// chain and key; with a client CA, client certificates are required). The extender
-// reserves GPUs with its own credentials for whoever calls it, so it will not start
+// The extender's HTTP(S) listener (cpp-httplib): POST <prefix>/filter,
+// <prefix>/prioritize and <prefix>/preempt (any prefix, e.g. the urlPrefix
+// "http://host:port/topoplace" of the KubeSchedulerConfiguration), GET /healthz. TLS options are
+// the daemon's (certificate chain and key; with a client CA, client certificates are required). The
+// extender reserves GPUs with its own credentials for whoever calls it, so it will not start
 // without client authentication (mTLS: kube-scheduler's extender tlsConfig) unless
 // `insecure` says so.
 //

@@ -122,19 +122,97 @@ void AppendFailedMap(std::string& out, const ExtenderArgs& args, const FilterVer
   out.push_back('}');
 }
 
-}  // namespace
+// One node's victims: {"Pods": [{"UID": u}...]} (meta) or {"Pods": [<v1.Pod>...]}.
+absl::StatusOr<NodeVictims> ParseNodeVictims(const json& victims, bool meta,
+                                             const std::string& node) {
+  const std::string where =
+      absl::StrCat(meta ? "NodeNameToMetaVictims" : "NodeNameToVictims", "[", node, "]");
+  if (!victims.is_object()) return WireError(absl::StrCat(where, " must be an object"));
+  NodeVictims out;
+  if (auto it = victims.find("NumPDBViolations"); it != victims.end() && !it->is_null()) {
+    if (!it->is_number_integer()) {
+      return WireError(absl::StrCat(where, ".NumPDBViolations must be an integer"));
+    }
+    out.pdb_violations = it->get<int64_t>();
+  }
+  auto pods = victims.find("Pods");
+  if (pods == victims.end() || pods->is_null()) return out;
+  if (!pods->is_array()) return WireError(absl::StrCat(where, ".Pods must be an array"));
+  for (const json& pod : *pods) {
+    std::string uid;
+    if (meta) {
+      uid = pod.is_object() ? StringField(pod, "UID") : "";
+    } else if (pod.is_object() && pod.contains("metadata") && pod["metadata"].is_object()) {
+      uid = StringField(pod["metadata"], "uid");
+    }
+    if (uid.empty()) {
+      return WireError(absl::StrCat(where, ".Pods entries need ", meta ? "a UID" : "metadata.uid"));
+    }
+    out.pod_uids.push_back(std::move(uid));
+  }
+  return out;
+}
 
-absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
+absl::StatusOr<PreemptionArgs> ParsePreemptionJson(const json& body) {
+  if (!body.is_object()) return WireError("body must be a JSON object");
+  auto pod_it = body.find("Pod");
+  if (pod_it == body.end() || pod_it->is_null()) return WireError("Pod missing");
+  PreemptionArgs args;
+  absl::StatusOr<PodInfo> pod = ParsePod(*pod_it);
+  if (!pod.ok()) return pod.status();
+  args.pod = *std::move(pod);
+  for (const bool meta : {true, false}) {
+    auto map_it = body.find(meta ? "NodeNameToMetaVictims" : "NodeNameToVictims");
+    if (map_it == body.end() || map_it->is_null()) continue;
+    if (!map_it->is_object()) {
+      return WireError(
+          absl::StrCat(meta ? "NodeNameToMetaVictims" : "NodeNameToVictims", " must be an object"));
+    }
+    for (const auto& [node, victims] : map_it->items()) {
+      absl::StatusOr<NodeVictims> parsed = ParseNodeVictims(victims, meta, node);
+      if (!parsed.ok()) return parsed.status();
+      args.victims[node] = *std::move(parsed);
+    }
+    break;
+  }
+  return args;
+}
+
+// Parses `body` (depth-checked) and hands it to `parse`, turning JSON errors into
+// InvalidArgument.
+template <typename Parse>
+auto ParseBody(absl::string_view body, Parse parse) -> decltype(parse(json())) {
   if (absl::Status deep = CheckJsonDepth(body, "request"); !deep.ok()) {
     return WireError(deep.message());
   }
   json parsed = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return WireError("malformed JSON");
   try {
-    return ParseArgsJson(parsed);
+    return parse(parsed);
   } catch (const json::exception& e) {  // defensive: accessors above check types first
     return WireError(e.what());
   }
+}
+
+}  // namespace
+
+absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
+  return ParseBody(body, ParseArgsJson);
+}
+
+absl::StatusOr<PreemptionArgs> ParsePreemptionArgs(absl::string_view body) {
+  return ParseBody(body, ParsePreemptionJson);
+}
+
+std::string EncodePreemptionResult(const VictimsByNode& victims) {
+  json nodes = json::object();
+  for (const auto& [node, v] : victims) {
+    json pods = json::array();
+    for (const std::string& uid : v.pod_uids) pods.push_back({{"UID", uid}});
+    nodes[node] = {{"Pods", std::move(pods)}, {"NumPDBViolations", v.pdb_violations}};
+  }
+  return json{{"NodeNameToMetaVictims", std::move(nodes)}}.dump(-1, ' ', false,
+                                                                json::error_handler_t::replace);
 }
 
 std::string EncodeFilterResult(const ExtenderArgs& args, const FilterVerdict& verdict) {

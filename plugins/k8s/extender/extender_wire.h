@@ -11,6 +11,13 @@
 // With `nodeCacheCapable: true` the scheduler sends and expects NodeNames; otherwise it
 // sends whole Node objects in Nodes.items and expects the passing ones back the same way.
 //
+//   preempt request: {"Pod": <v1.Pod>,
+//                     "NodeNameToMetaVictims": {"n": {"Pods": [{"UID": "..."}],
+//                                                     "NumPDBViolations": 0}}   (cache capable)
+//                     "NodeNameToVictims": {"n": {"Pods": [<v1.Pod>], ...}}}   (otherwise)
+//   preempt answer:  {"NodeNameToMetaVictims": {...}} always (the scheduler maps the UIDs
+//                    back to the pods on each node; a UID not on its node fails the cycle)
+//
 //   TP_ASSIGN_OR_RETURN(ExtenderArgs args, ParseExtenderArgs(body));
 //   FilterVerdict verdict;  // e.g. only "n7" passes:
 //   verdict.All(FilterVerdict::Outcome::kUnresolvable, "planned elsewhere");
@@ -95,6 +102,25 @@ struct HostScore {
 
 // The highest score an extender may give (extenderv1.MaxExtenderPriority).
 inline constexpr int kMaxExtenderScore = 10;
+
+// The victims kube-scheduler's dry run chose on one node (or the extender keeps there).
+struct NodeVictims {
+  std::vector<std::string> pod_uids;
+  int64_t pdb_violations = 0;
+};
+using VictimsByNode = std::map<std::string, NodeVictims>;
+
+struct PreemptionArgs {
+  PodInfo pod;            // the preemptor
+  VictimsByNode victims;  // the scheduler's candidates: node -> victims there
+};
+
+// Parses a preempt request, from NodeNameToMetaVictims or else NodeNameToVictims (whose
+// pods must carry metadata.uid). InvalidArgument, naming the part, for wrong shapes.
+absl::StatusOr<PreemptionArgs> ParsePreemptionArgs(absl::string_view body);
+
+// The preempt answer: NodeNameToMetaVictims for `victims` (possibly empty: no preemption).
+std::string EncodePreemptionResult(const VictimsByNode& victims);
 
 // Parses a filter or prioritize request. InvalidArgument for malformed JSON, a missing or
 // non-object Pod, and node lists of the wrong shape; a request with neither NodeNames nor

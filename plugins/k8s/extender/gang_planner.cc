@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/job/job_spec.h"
@@ -190,7 +191,8 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
     // Before any rank is steered the whole group can still move: kube-scheduler passes
     // the nodes it found feasible (all of them with percentageOfNodesToScore: 100), and the
     // pods of a group are alike, so a planned node missing here would fail its rank too.
-    if (!group->committed && group->steered_count == 0 && attempt < options_.max_replans) {
+    if (!group->committed && !group->pinned && group->steered_count == 0 &&
+        attempt < options_.max_replans) {
       const absl::flat_hash_set<std::string> feasible(candidates.begin(), candidates.end());
       std::vector<std::string> missing;
       for (size_t rank = 0; rank < group->hosts.size(); ++rank) {
@@ -226,6 +228,72 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
   ReleaseAll(to_release, "replanned");
   if (!to_commit.empty()) Commit(member.group_key, to_commit);
   return verdict;
+}
+
+absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanByPreemption(
+    const GroupMember& member, std::vector<std::string>& victims) {
+  absl::StatusOr<PreemptionChoice> choice = backend_->PlanPreemption(member.job_spec);
+  if (!choice.ok()) return choice.status();
+  if (choice->victims.empty()) {
+    return absl::FailedPreconditionError("it fits without stopping anything");
+  }
+  std::vector<std::string> released;
+  for (const PreemptionChoice::Victim& v : choice->victims) {
+    released.push_back(v.allocation_id);
+    victims.push_back(v.external_id);
+  }
+  ReleaseAll(released, absl::StrCat("preempted for ", member.group_key));
+  std::string spec = member.job_spec;
+  if (!absl::StrContains(spec, "hosts=")) {
+    absl::StrAppend(&spec, ",hosts=", absl::StrJoin(choice->hosts, ","));
+  }
+  absl::StatusOr<GroupPlan> plan = backend_->Reserve(spec, options_.reservation_ttl);
+  if (!plan.ok()) return plan.status();
+  GroupState group = MakeState(member, *std::move(plan));
+  group.pinned = true;
+  return group;
+}
+
+VictimsByNode GangPlanner::Preempt(const GroupMember& member, const VictimsByNode& candidates) {
+  std::vector<std::string> to_release;
+  VictimsByNode kept;
+  mu_.Lock();
+  const auto not_planning = [this, &member]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return !planning_.contains(member.group_key);
+  };
+  mu_.Await(absl::Condition(&not_planning));
+  const absl::Time now = clock_();
+  GroupState* group = ValidGroup(member, now, to_release);
+  if (group == nullptr) {
+    planning_.insert(member.group_key);
+    std::vector<std::string> victims;
+    mu_.Unlock();
+    ReleaseAll(to_release, "replaced");
+    absl::StatusOr<GroupState> planned = PlanByPreemption(member, victims);
+    mu_.Lock();
+    planning_.erase(member.group_key);
+    if (!planned.ok()) {
+      std::cerr << "topoplace-k8s-extender: no preemption for group " << member.group_key << ": "
+                << planned.status() << "\n";
+      mu_.Unlock();
+      return kept;
+    }
+    waiting_.erase(member.group_key);
+    // The victims' pods are being evicted; their groups' plans are void.
+    for (auto it = groups_.begin(); it != groups_.end();) {
+      auto here = it++;
+      if (Contains(victims, GroupExternalId(here->first))) groups_.erase(here);
+    }
+    group = &(groups_[member.group_key] = *std::move(planned));
+    group->last_seen = now;
+  }
+  if (member.rank < static_cast<int>(group->nodes.size())) {
+    const std::string& node = group->nodes[member.rank];
+    auto it = candidates.find(node);
+    if (it != candidates.end() && !it->second.pod_uids.empty()) kept[node] = it->second;
+  }
+  mu_.Unlock();
+  return kept;
 }
 
 std::vector<HostScore> GangPlanner::Prioritize(const GroupMember& member,

@@ -6,6 +6,7 @@
 //   GangPlanner planner(std::move(backend), options);
 //   FilterVerdict v = planner.Filter(member, candidate_node_names);
 //   std::vector<HostScore> s = planner.Prioritize(member, candidate_node_names);
+//   VictimsByNode v = planner.Preempt(member, scheduler_candidates);  // the preempt verb
 //   planner.Tick();  // about once a second: retries commits, forgets finished groups
 //
 // Lifecycle of a group (decisions, see plugins/k8s/README.md):
@@ -22,6 +23,13 @@
 //   reservation is released and the group planned again without the missing nodes (at
 //   most `max_replans` times per call); once a rank is steered, a pod whose node is
 //   missing fails on every node (resolvable: FailedNodes) and waits for its node;
+// - preemption (the preempt verb, called when no node can take a pod of the group): the
+//   group's first call asks topoplaced which lower-priority allocations to stop so the
+//   group fits its tier, releases them, reserves the group on the freed hosts and pins
+//   that plan (a pinned group is never replanned for missing nodes: they are missing
+//   because the victims are still leaving). Each rank's call keeps only its own planned
+//   node with the scheduler's victims there (kube-scheduler evicts on one node per pod).
+//   Victim groups the planner holds are forgotten;
 // - topoplaced unreachable: pods of groups already planned are still steered (the plan is
 //   cached); a new group gets `error`, so a non-ignorable extender retries the pod later.
 //
@@ -95,6 +103,12 @@ class GangPlanner {
   // a rank of a group that has not reached them yet, kUnrelatedFreeScore elsewhere.
   std::vector<HostScore> ScoreUnrelated(const std::vector<std::string>& candidates);
 
+  // The preempt verb for `member`: `candidates` are kube-scheduler's (node -> the
+  // lower-priority pods it would evict there). Returns the member's planned node with the
+  // scheduler's victims there, or nothing (no preemption for this pod now: its node needs
+  // none or is not a candidate, or no set of lower-priority jobs would make room).
+  VictimsByNode Preempt(const GroupMember& member, const VictimsByNode& candidates);
+
   // Housekeeping, about once a second: retries failed commits, renews reservations of
   // pending groups seen within the last TTL, forgets expired reservations and idle
   // committed groups.
@@ -116,6 +130,7 @@ class GangPlanner {
     int steered_count = 0;
     bool committed = false;
     bool commit_in_flight = false;
+    bool pinned = false;  // planned by preemption: kept while victims leave its nodes
     absl::Time expires = absl::InfiniteFuture();
     absl::Time last_seen;
   };
@@ -134,6 +149,12 @@ class GangPlanner {
   // --switches=N@max-time relaxes.
   std::string SpecToReserve(const GroupMember& member, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stops the lower-priority allocations topoplaced chooses for `member`'s group and
+  // reserves the group on the freed hosts (pinned). `victims` gets their external ids.
+  // FailedPrecondition when the group fits without stopping anything. Without mu_.
+  absl::StatusOr<GroupState> PlanByPreemption(const GroupMember& member,
+                                              std::vector<std::string>& victims)
+      ABSL_LOCKS_EXCLUDED(mu_);
   GroupState MakeState(const GroupMember& member, GroupPlan plan) const;
   // The allocation to commit if every rank of `group` was steered and no commit is in
   // flight (marking one in flight), else empty.

@@ -77,6 +77,17 @@ class GrpcPlacementBackend final : public PlacementBackend {
     return client_->Release(allocation_id).status();
   }
 
+  absl::StatusOr<PreemptionChoice> PlanPreemption(const std::string& job_spec) override {
+    TP_ASSIGN_OR_RETURN(v1::PlaceResponse response,
+                        client_->Place(job_spec, policy_, /*may_preempt=*/true));
+    PreemptionChoice choice;
+    choice.hosts.assign(response.plan().hosts().begin(), response.plan().hosts().end());
+    for (const v1::Victim& v : response.victims()) {
+      choice.victims.push_back({v.allocation_id(), v.external_id()});
+    }
+    return choice;
+  }
+
   absl::StatusOr<GroupPlan> FindCommitted(const std::string& external_id) override {
     TP_ASSIGN_OR_RETURN(v1::Allocation allocation, client_->GetAllocationByExternalId(external_id));
     TP_ASSIGN_OR_RETURN(v1::ExplainResponse explain, client_->Explain(allocation.allocation_id()));

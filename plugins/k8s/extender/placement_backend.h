@@ -21,6 +21,17 @@ struct GroupPlan {
   absl::Time expires = absl::InfiniteFuture();
 };
 
+// What a preemption would stop and where the job would then run (topoplaced's Place with
+// may_preempt, a dry run: nothing is stopped or held).
+struct PreemptionChoice {
+  struct Victim {
+    std::string allocation_id;
+    std::string external_id;  // "k8s:<ns>/<group>" for groups of this extender
+  };
+  std::vector<std::string> hosts;  // the job's plan once the victims are gone, rank order
+  std::vector<Victim> victims;     // empty when the job fits as things are
+};
+
 // Implementations are thread-safe.
 class PlacementBackend {
  public:
@@ -36,6 +47,9 @@ class PlacementBackend {
                                            absl::Duration ttl) = 0;
   // Frees the allocation's GPUs; idempotent.
   virtual absl::Status Release(const std::string& allocation_id) = 0;
+  // The cheapest set of lower-priority allocations whose release lets `job_spec` fit
+  // inside its tier, and the plan after it. RESOURCE_EXHAUSTED when none would.
+  virtual absl::StatusOr<PreemptionChoice> PlanPreemption(const std::string& job_spec) = 0;
   // The live committed allocation bound to `external_id`; NOT_FOUND if there is none.
   virtual absl::StatusOr<GroupPlan> FindCommitted(const std::string& external_id) = 0;
 };

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver and kube-scheduler v1.20.2 from Debian's own `kubernetes` source
 # package (the newest that builds with Debian's Go 1.19), following
-# /work/shared/recipes/REAL-PEERS.md §3. The binaries land in a cache outside the repo and
+# /work/shared/recipes/REAL-PEERS.md §3, with one upstream fix applied: 1.20.0-1.20.x
+# never hand the extenders to the scheduling framework, so an extender's preempt verb is
+# never called (kubernetes/kubernetes#102971, fixed by #103019 and cherry-picked to
+# release-1.20 as #103030); the fix passes them with frameworkruntime.WithExtenders. The binaries land in a cache outside the repo and
 # are reused when present; a fresh machine builds them in about 4 minutes on 2 cores.
 #
 #   tests/integration/k8s/build_kube.sh            # prints the bin dir on stdout
@@ -11,7 +14,7 @@
 # source archive reachable through apt. Nothing is written under /etc/apt or the repo.
 set -euo pipefail
 
-cache=${TOPOPLACE_KUBE_CACHE:-/var/cache/topoplace/kube-v1.20.2}
+cache=${TOPOPLACE_KUBE_CACHE:-/var/cache/topoplace/kube-v1.20.2-pr103019}
 bin="$cache/bin"
 binaries=(kube-apiserver kube-scheduler)
 
@@ -60,6 +63,15 @@ tree=$(ls -d "$work"/src/kubernetes-1.20.*/ | head -n 1)
 # The vendored reflect2 1.0.1 crashes under Go >= 1.18; Debian's copy works.
 rsync -a --delete /usr/share/gocode/src/github.com/modern-go/reflect2/ \
   "$tree/vendor/github.com/modern-go/reflect2/"
+
+# kubernetes#103019: the framework gets the extenders, so preemption calls them.
+factory="$tree/pkg/scheduler/factory.go"
+grep -q 'frameworkruntime.WithPodNominator(nominator),' "$factory" ||
+  { echo "build_kube: $factory is not the expected v1.20 source" >&2; exit 1; }
+sed -i 's/^\(\t*\)frameworkruntime.WithPodNominator(nominator),$/&\n\1frameworkruntime.WithExtenders(extenders),/' \
+  "$factory"
+grep -q 'frameworkruntime.WithExtenders(extenders),' "$factory" ||
+  { echo "build_kube: could not apply kubernetes#103019 to $factory" >&2; exit 1; }
 
 echo "build_kube: building ${binaries[*]} (several minutes on 2 cores)" >&2
 (cd "$tree" && PATH=/usr/lib/go-1.19/bin:$PATH GOFLAGS=-mod=vendor GOCACHE="$work/gocache" \

@@ -16,6 +16,13 @@
 #  4. A pod without annotations passes the extender untouched (the fabric is full, so it
 #     asks for nvidia.com/gpu: 0, which still makes the scheduler call the extender).
 #  5. No reservation is left over: every live allocation is committed.
+#  6. Preemption (the extender's preempt verb): g1 runs at priority 1000, g2 and g3 at 0;
+#     a 4-pod group at priority 1000 with max_tier=block does not fit. topoplace chooses
+#     g2 and g3 (they hold block b01; g1 is not of lower priority), kube-scheduler evicts
+#     exactly their four pods, one node per pod, and the new group binds on block b01 by
+#     plan. g1 and the unrelated pod keep running; the ledger holds g1 and the new group.
+#     The pods ask for no grace period, so the API server deletes an evicted pod at once
+#     (there is no kubelet to end it).
 #
 # Usage: k8s_extender_e2e_test.sh TOPOPLACE TOPOPLACED TOPOPLACE_K8S_EXTENDER
 # Exit 77 (skipped) when etcd, Go 1.19, jq, curl or openssl are missing. Every process it
@@ -159,6 +166,7 @@ extenders:
     caFile: $pki/ca.crt
   filterVerb: filter
   prioritizeVerb: prioritize
+  preemptVerb: preempt
   weight: 1
   nodeCacheCapable: $1
   ignorable: false
@@ -178,23 +186,24 @@ stop_scheduler() {
   scheduler_pid=""
 }
 
-create_group() {  # GROUP JOB_SPEC PODS: creates the pods last rank first
-  local group=$1 spec=$2 n=$3
+create_group() {  # GROUP JOB_SPEC PODS [PRIORITY_CLASS]: creates the pods last rank first
+  local group=$1 spec=$2 n=$3 class=${4:-}
   for ((r = n - 1; r >= 0; r--)); do
     kc -X POST "$api/api/v1/namespaces/default/pods" -d @- >/dev/null <<EOF
 {"apiVersion": "v1", "kind": "Pod",
  "metadata": {"name": "$group-$r", "labels": {"job-name": "$group"},
               "annotations": {"topoplace.io/job-spec": "$spec", "topoplace.io/group": "$group",
                               "batch.kubernetes.io/job-completion-index": "$r"}},
- "spec": {"containers": [{"name": "c", "image": "busybox",
+ "spec": {"priorityClassName": "$class", "terminationGracePeriodSeconds": 0,
+          "containers": [{"name": "c", "image": "busybox",
           "resources": {"limits": {"nvidia.com/gpu": "8"}, "requests": {"nvidia.com/gpu": "8"}}}]}}
 EOF
   done
 }
 node_of() { kc "$api/api/v1/namespaces/default/pods/$1" | jq -r '.spec.nodeName // ""'; }
-wait_bound() {  # GROUP PODS: prints the nodes in rank order once every pod is bound
-  local group=$1 n=$2 nodes=() start=$SECONDS bound
-  for _ in $(seq 200); do
+wait_bound() {  # GROUP PODS [TRIES]: prints the nodes in rank order once every pod is bound
+  local group=$1 n=$2 tries=${3:-200} nodes=() start=$SECONDS bound
+  for _ in $(seq "$tries"); do
     nodes=()
     bound=0
     for ((r = 0; r < n; r++)); do
@@ -209,7 +218,7 @@ wait_bound() {  # GROUP PODS: prints the nodes in rank order once every pod is b
     sleep 0.1
   done
   kc "$api/api/v1/namespaces/default/pods/$group-0" | jq '.status' >&2
-  fail "group $group did not bind within 20 s (nodes: ${nodes[*]})"
+  fail "group $group did not bind within $((tries / 10)) s (nodes: ${nodes[*]})"
 }
 planned_hosts() {  # GROUP: the committed plan's hosts in rank order
   local id
@@ -218,10 +227,10 @@ planned_hosts() {  # GROUP: the committed plan's hosts in rank order
   [[ -n $id ]] || fail "no committed allocation for k8s:default/$1"
   tp explain "$id" --json | jq -r '.plan.hosts | join(" ")'
 }
-check_group() {  # GROUP JOB_SPEC PODS: creates, waits, compares with the plan; prints nodes
-  local bound planned
-  create_group "$1" "$2" "$3"
-  bound=$(wait_bound "$1" "$3")
+check_group() {  # GROUP JOB_SPEC PODS [PRIORITY_CLASS [TRIES]]: creates, waits, compares
+  local bound planned                #   with the plan; prints the nodes
+  create_group "$1" "$2" "$3" "${4:-}"
+  bound=$(wait_bound "$1" "$3" "${5:-200}")
   for _ in $(seq 50); do  # the commit follows the last rank's filter
     planned=$(planned_hosts "$1" 2>/dev/null) && break
     sleep 0.1
@@ -232,8 +241,13 @@ check_group() {  # GROUP JOB_SPEC PODS: creates, waits, compares with the plan; 
   echo "$bound"
 }
 
+kc -X POST "$api/apis/scheduling.k8s.io/v1/priorityclasses" -d @- >/dev/null <<EOF
+{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+ "metadata": {"name": "high"}, "value": 1000}
+EOF
+
 start_scheduler true
-g1=$(check_group g1 "tp=8,pp=1,dp=4" 4)
+g1=$(check_group g1 "tp=8,pp=1,dp=4" 4 high)
 g2=$(check_group g2 "tp=8,pp=1,dp=2" 2)
 for n in $g2; do
   [[ " $g1 " != *" $n "* ]] || fail "g2 node $n is also g1's"
@@ -259,4 +273,30 @@ echo "ok: unrelated pod bound to $(node_of plain)"
 states=$(tp allocations --json | jq -r '[.allocations[].state] | sort | join(",")')
 [[ $states == "committed,committed,committed" ]] || fail "live allocations: $states"
 echo "ok: three committed allocations, no reservation left"
+
+# --- 6. preemption ---------------------------------------------------------------------
+uid_of() { kc "$api/api/v1/namespaces/default/pods/$1" | jq -r '.metadata.uid'; }
+declare -A survivor_uid
+for p in g1-0 g1-1 g1-2 g1-3 plain; do survivor_uid[$p]=$(uid_of "$p"); done
+for n in $g1; do
+  [[ $n == b00-* ]] || fail "g1 is expected on block b00 (its plan: $g1)"
+done
+g4=$(check_group g4 "tp=8,pp=1,dp=4,max_tier=block" 4 high 600)
+[[ $(tr ' ' '\n' <<<"$g4" | sort | xargs) == $(tr ' ' '\n' <<<"$g2 $g3" | sort | xargs) ]] ||
+  fail "g4 is on [$g4], not on the nodes g2 and g3 held [$g2 $g3]"
+echo "ok: g4 runs in one block, on the nodes of the two groups topoplace chose as victims"
+for p in g2-0 g2-1 g3-0 g3-1; do
+  code=$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" \
+    "$api/api/v1/namespaces/default/pods/$p")
+  [[ $code == 404 ]] || fail "victim pod $p was not evicted (HTTP $code)"
+done
+for p in "${!survivor_uid[@]}"; do
+  pod=$(kc "$api/api/v1/namespaces/default/pods/$p")
+  [[ $(jq -r '.metadata.uid' <<<"$pod") == "${survivor_uid[$p]}" ]] || fail "$p was replaced"
+  [[ $(jq -r '.metadata.deletionTimestamp // ""' <<<"$pod") == "" ]] || fail "$p is being evicted"
+done
+echo "ok: exactly the four pods of g2 and g3 were evicted; g1 and the unrelated pod run on"
+live=$(tp allocations --json | jq -r '[.allocations[] | "\(.external_id)=\(.state)"] | sort | join(",")')
+[[ $live == "k8s:default/g1=committed,k8s:default/g4=committed" ]] || fail "live allocations: $live"
+echo "ok: the ledger holds g1 and g4; the victims' allocations were released"
 echo "PASS"

@@ -11,9 +11,9 @@
 kube_binaries() {
   if [[ -z ${TOPOPLACE_KUBE_CACHE:-} ]]; then
     if mkdir -p /var/cache/topoplace 2>/dev/null && [[ -w /var/cache/topoplace ]]; then
-      export TOPOPLACE_KUBE_CACHE=/var/cache/topoplace/kube-v1.20.2
+      export TOPOPLACE_KUBE_CACHE=/var/cache/topoplace/kube-v1.20.2-pr103019
     else
-      export TOPOPLACE_KUBE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/topoplace/kube-v1.20.2
+      export TOPOPLACE_KUBE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/topoplace/kube-v1.20.2-pr103019
     fi
   fi
   "$(dirname "${BASH_SOURCE[0]}")/build_kube.sh"

@@ -121,5 +121,29 @@ TEST_F(ExtenderHandlersTest, ServiceDownAnswersFilterWithErrorForANewGroup) {
   EXPECT_THAT(answer["Error"].get<std::string>(), HasSubstr("cannot plan group default/trainer"));
 }
 
+TEST_F(ExtenderHandlersTest, PreemptLeavesTheSchedulersChoiceForPodsThatAreNotOurs) {
+  json body = json::parse(recorded_[1].body);
+  json args = {{"Pod", body["Pod"]},
+               {"NodeNameToMetaVictims",
+                {{"node-a1", {{"Pods", {{{"UID", "u1"}}}}, {"NumPDBViolations", 0}}}}}};
+  HttpAnswer a = handlers_->Preempt(args.dump());
+
+  ASSERT_EQ(a.status, 200);
+  EXPECT_EQ(json::parse(a.body)["NodeNameToMetaVictims"], args["NodeNameToMetaVictims"]);
+  EXPECT_EQ(backend_->preemption_specs.size(), 0u);
+}
+
+TEST_F(ExtenderHandlersTest, PreemptForAGroupPodAsksTopoplacedAndMalformedIs400) {
+  json body = json::parse(GroupFilterBody(0));
+  json args = {{"Pod", body["Pod"]}, {"NodeNameToMetaVictims", json::object()}};
+  HttpAnswer a = handlers_->Preempt(args.dump());
+  HttpAnswer bad = handlers_->Preempt("[");
+
+  ASSERT_EQ(a.status, 200);
+  EXPECT_EQ(json::parse(a.body)["NodeNameToMetaVictims"], json::object());
+  EXPECT_EQ(backend_->preemption_specs.size(), 1u);
+  EXPECT_EQ(bad.status, 400);
+}
+
 }  // namespace
 }  // namespace topoplace::k8s

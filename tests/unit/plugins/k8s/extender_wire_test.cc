@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "tests/unit/plugins/k8s/recorded_requests.h"
 
 namespace topoplace::k8s {
@@ -201,6 +202,63 @@ TEST(ExtenderWire, PrioritiesUseGoFieldNamesAndClampScoresToZeroToTen) {
 
   EXPECT_EQ(answer, json::parse(R"([{"Host":"a","Score":10},{"Host":"b","Score":0},
                                     {"Host":"c","Score":10},{"Host":"d","Score":0}])"));
+}
+
+// The preempt verb as kube-scheduler v1.20 sends it (extenderv1.ExtenderPreemptionArgs,
+// Go field names): with nodeCacheCapable the victims are MetaPods (UIDs), otherwise pods.
+constexpr char kPreemptPod[] =
+    R"({"metadata": {"name": "g4-3", "namespace": "default", "uid": "u-g4-3",
+                     "annotations": {"topoplace.io/job-spec": "tp=8,pp=1,dp=4"}},
+        "spec": {"priority": 1000}})";
+
+TEST(ExtenderWire, PreemptArgsWithMetaVictimsReadUidsPerNode) {
+  absl::StatusOr<PreemptionArgs> args = ParsePreemptionArgs(absl::StrCat(
+      R"({"Pod": )", kPreemptPod, R"(, "NodeNameToVictims": null, "NodeNameToMetaVictims": {
+          "n5": {"Pods": [{"UID": "u-g2-0"}], "NumPDBViolations": 0},
+          "n6": {"Pods": [{"UID": "u-g3-0"}, {"UID": "u-plain"}], "NumPDBViolations": 1}}})"));
+
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->pod.name, "g4-3");
+  EXPECT_EQ(args->pod.priority, 1000);
+  ASSERT_EQ(args->victims.size(), 2u);
+  EXPECT_THAT(args->victims.at("n5").pod_uids, ElementsAre("u-g2-0"));
+  EXPECT_THAT(args->victims.at("n6").pod_uids, ElementsAre("u-g3-0", "u-plain"));
+  EXPECT_EQ(args->victims.at("n6").pdb_violations, 1);
+}
+
+TEST(ExtenderWire, PreemptArgsWithWholePodsReadTheirMetadataUids) {
+  absl::StatusOr<PreemptionArgs> args =
+      ParsePreemptionArgs(absl::StrCat(R"({"Pod": )", kPreemptPod, R"(, "NodeNameToVictims": {
+          "n5": {"Pods": [{"metadata": {"name": "g2-0", "uid": "u-g2-0"}}],
+                 "NumPDBViolations": 0}}})"));
+
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_THAT(args->victims.at("n5").pod_uids, ElementsAre("u-g2-0"));
+}
+
+TEST(ExtenderWire, MalformedPreemptArgsNameTheirPart) {
+  const std::string pod = absl::StrCat(R"({"Pod": )", kPreemptPod);
+  EXPECT_THAT(ParsePreemptionArgs(pod + R"(, "NodeNameToMetaVictims": [1]})").status().message(),
+              HasSubstr("NodeNameToMetaVictims must be an object"));
+  EXPECT_THAT(ParsePreemptionArgs(pod + R"(, "NodeNameToMetaVictims": {"n1": {"Pods": [{}]}}})")
+                  .status()
+                  .message(),
+              HasSubstr("NodeNameToMetaVictims[n1].Pods entries need a UID"));
+  EXPECT_THAT(ParsePreemptionArgs(pod + R"(, "NodeNameToVictims": {"n1": {"Pods": [{}]}}})")
+                  .status()
+                  .message(),
+              HasSubstr("NodeNameToVictims[n1].Pods entries need metadata.uid"));
+  EXPECT_THAT(ParsePreemptionArgs(R"({"NodeNameToMetaVictims": {}})").status().message(),
+              HasSubstr("Pod missing"));
+}
+
+TEST(ExtenderWire, PreemptAnswerIsAlwaysNodeNameToMetaVictims) {
+  json answer = json::parse(EncodePreemptionResult({{"n5", {{"u-g2-0"}, 0}}}));
+  json none = json::parse(EncodePreemptionResult({}));
+
+  EXPECT_EQ(answer, json::parse(R"({"NodeNameToMetaVictims":
+      {"n5": {"Pods": [{"UID": "u-g2-0"}], "NumPDBViolations": 0}}})"));
+  EXPECT_EQ(none, json::parse(R"({"NodeNameToMetaVictims": {}})"));
 }
 
 }  // namespace

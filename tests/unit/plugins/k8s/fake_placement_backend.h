@@ -1,6 +1,7 @@
 // An in-memory PlacementBackend for tests and benchmarks. It plans the first free hosts in
 // fabric order: the job spec's `nodes=N` says how many (default 1), `exclude=a,b` (last
-// key) keeps hosts out. Reservations expire on the shared clock like the daemon's.
+// key) keeps hosts out, `hosts=a,b` (last key) keeps it on those. Reservations expire on
+// the shared clock like the daemon's. PlanPreemption answers `preemption` (set by a test).
 //
 // Thread-safe (one mutex).
 #ifndef TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_FAKE_PLACEMENT_BACKEND_H_
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,20 +53,24 @@ class FakePlacementBackend final : public PlacementBackend {
     }
     int nodes = 1;
     std::vector<std::string> exclude;
-    bool in_exclude = false;
+    std::vector<std::string> only;
+    std::vector<std::string>* list = nullptr;  // the host list being read
     for (absl::string_view token : absl::StrSplit(job_spec, ',')) {
       if (absl::ConsumePrefix(&token, "nodes=")) {
         if (!absl::SimpleAtoi(token, &nodes) || nodes <= 0) {
           return absl::InvalidArgumentError("nodes must be a positive integer");
         }
-        in_exclude = false;
+        list = nullptr;
       } else if (absl::ConsumePrefix(&token, "exclude=")) {
-        exclude.emplace_back(token);
-        in_exclude = true;
-      } else if (in_exclude && !absl::StrContains(token, '=')) {
-        exclude.emplace_back(token);
+        list = &exclude;
+        list->emplace_back(token);
+      } else if (absl::ConsumePrefix(&token, "hosts=")) {
+        list = &only;
+        list->emplace_back(token);
+      } else if (list != nullptr && !absl::StrContains(token, '=')) {
+        list->emplace_back(token);
       } else {
-        in_exclude = false;
+        list = nullptr;
       }
     }
     ReclaimExpired();
@@ -72,6 +78,7 @@ class FakePlacementBackend final : public PlacementBackend {
     for (const std::string& host : hosts_) {
       if (static_cast<int>(plan.hosts.size()) == nodes) break;
       if (Busy(host) || std::count(exclude.begin(), exclude.end(), host) > 0) continue;
+      if (!only.empty() && std::count(only.begin(), only.end(), host) == 0) continue;
       plan.hosts.push_back(host);
     }
     if (static_cast<int>(plan.hosts.size()) < nodes) {
@@ -123,6 +130,14 @@ class FakePlacementBackend final : public PlacementBackend {
     return absl::OkStatus();
   }
 
+  absl::StatusOr<PreemptionChoice> PlanPreemption(const std::string& job_spec) override {
+    absl::MutexLock lock(&mu_);
+    preemption_specs.push_back(job_spec);
+    if (unavailable) return absl::UnavailableError("fake topoplaced is down");
+    if (!preemption.has_value()) return absl::ResourceExhaustedError("nothing to preempt");
+    return *preemption;
+  }
+
   absl::StatusOr<GroupPlan> FindCommitted(const std::string& external_id) override {
     absl::MutexLock lock(&mu_);
     if (unavailable) return absl::UnavailableError("fake topoplaced is down");
@@ -152,6 +167,8 @@ class FakePlacementBackend final : public PlacementBackend {
   int release_calls = 0;
   int renew_calls = 0;
   std::vector<std::string> specs;
+  std::vector<std::string> preemption_specs;
+  std::optional<PreemptionChoice> preemption;  // what PlanPreemption answers
   std::map<std::string, Allocation> allocations;
 
  private:

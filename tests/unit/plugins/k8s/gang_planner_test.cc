@@ -377,6 +377,9 @@ class HangingBackend final : public PlacementBackend {
     return inner_->Renew(id, ttl);
   }
   absl::Status Release(const std::string& id) override { return inner_->Release(id); }
+  absl::StatusOr<PreemptionChoice> PlanPreemption(const std::string& spec) override {
+    return inner_->PlanPreemption(spec);
+  }
   absl::StatusOr<GroupPlan> FindCommitted(const std::string& ext) override {
     return inner_->FindCommitted(ext);
   }
@@ -409,6 +412,80 @@ TEST_F(GangPlannerTest, AHangingReserveDoesNotHoldUpPlannedGroups) {
   other.join();
   EXPECT_EQ(node, "h1");
   EXPECT_EQ(planner.Group("ml/new")->nodes.size(), 2u);
+}
+
+// Preemption: h0..h7 are held by four committed 2-node groups; topoplaced names the two on
+// h4..h7 as the victims of the 4-node group "urgent".
+class GangPlannerPreemptionTest : public GangPlannerTest {
+ protected:
+  GangPlannerPreemptionTest() {
+    for (const char* group : {"low-a", "low-b", "low-c", "low-d"}) {
+      for (int rank = 0; rank < 2; ++rank) planner_->Filter(Member(rank, group, 2), kHosts);
+    }
+    backend_->preemption = PreemptionChoice{
+        {"h4", "h5", "h6", "h7"}, {{"alloc-3", "k8s:ml/low-c"}, {"alloc-4", "k8s:ml/low-d"}}};
+  }
+  // The scheduler's dry run: on every node, the pod of the group holding it.
+  static VictimsByNode EveryNode() {
+    VictimsByNode v;
+    for (int i = 0; i < 8; ++i) {
+      v["h" + std::to_string(i)] = {{"pod-on-h" + std::to_string(i)}, 0};
+    }
+    return v;
+  }
+};
+
+TEST_F(GangPlannerPreemptionTest, StopsTheChosenVictimsAndKeepsOnlyTheRanksPlannedNode) {
+  VictimsByNode kept = planner_->Preempt(Member(2, "urgent", 4), EveryNode());
+
+  ASSERT_EQ(kept.size(), 1u) << "kube-scheduler evicts on one node per pod";
+  EXPECT_THAT(kept.at("h6").pod_uids, ElementsAre("pod-on-h6"));
+  EXPECT_EQ(backend_->allocations.at("alloc-3").state, FakePlacementBackend::State::kReleased);
+  EXPECT_EQ(backend_->allocations.at("alloc-4").state, FakePlacementBackend::State::kReleased);
+  EXPECT_EQ(backend_->allocations.at("alloc-1").state, FakePlacementBackend::State::kCommitted);
+  EXPECT_THAT(backend_->specs.back(), HasSubstr(",hosts=h4,h5,h6,h7"));
+  EXPECT_THAT(planner_->Group("ml/urgent")->nodes, ElementsAre("h4", "h5", "h6", "h7"));
+  EXPECT_FALSE(planner_->Group("ml/low-c").has_value()) << "a victim's plan is void";
+  EXPECT_TRUE(planner_->Group("ml/low-a").has_value());
+}
+
+TEST_F(GangPlannerPreemptionTest, LaterRanksClearTheirOwnNodeFromTheSamePlan) {
+  planner_->Preempt(Member(2, "urgent", 4), EveryNode());
+  VictimsByNode rank0 = planner_->Preempt(Member(0, "urgent", 4), EveryNode());
+
+  EXPECT_EQ(backend_->preemption_specs.size(), 1u);
+  ASSERT_EQ(rank0.size(), 1u);
+  EXPECT_THAT(rank0.at("h4").pod_uids, ElementsAre("pod-on-h4"));
+}
+
+TEST_F(GangPlannerPreemptionTest, APreemptedGroupWaitsForItsNodesInsteadOfReplanning) {
+  planner_->Preempt(Member(2, "urgent", 4), EveryNode());
+  const int reserves = backend_->reserve_calls;
+  // h6's victim is still leaving: the scheduler finds only h4 feasible for rank 0.
+  FilterVerdict rank0 = planner_->Filter(Member(0, "urgent", 4), {"h4"});
+  FilterVerdict rank2 = planner_->Filter(Member(2, "urgent", 4), {"h4"});
+
+  EXPECT_EQ(OnlyPassing(rank0, {"h4"}), "h4");
+  EXPECT_EQ(rank2.For("h4").outcome, Outcome::kFail);
+  EXPECT_THAT(rank2.For("h4").reason, HasSubstr("waits for its planned node h6"));
+  EXPECT_EQ(backend_->reserve_calls, reserves);
+}
+
+TEST_F(GangPlannerPreemptionTest, NoCandidateOnThePlannedNodeMeansNoPreemptionForThatPod) {
+  VictimsByNode elsewhere = {{"h0", {{"pod-on-h0"}, 0}}};
+  VictimsByNode kept = planner_->Preempt(Member(1, "urgent", 4), elsewhere);
+
+  EXPECT_TRUE(kept.empty());
+  EXPECT_THAT(planner_->Group("ml/urgent")->nodes, SizeIs(4)) << "the plan is kept";
+}
+
+TEST_F(GangPlannerPreemptionTest, NothingToPreemptStopsNothing) {
+  backend_->preemption.reset();
+  VictimsByNode kept = planner_->Preempt(Member(0, "urgent", 4), EveryNode());
+
+  EXPECT_TRUE(kept.empty());
+  EXPECT_EQ(backend_->release_calls, 0);
+  EXPECT_FALSE(planner_->Group("ml/urgent").has_value());
 }
 
 }  // namespace
