@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 TOPOPLACE := $(BUILD)/api/cli/topoplace
 DEMO_DIR ?= topoplace-data
 
-.PHONY: all deps configure build build-demo demo console test fuzz bench report fault-report asan package image clean
+.PHONY: all deps configure build build-demo demo console test fuzz bench report fault-report preemption-report asan package image clean
 
 all: build
 
@@ -59,6 +59,10 @@ report: build
 # Regenerates the fault evaluation in docs/report/faults/.
 fault-report: build
 	bash deploy/make-fault-report.sh $(TOPOPLACE)
+
+# Regenerates the preemption and look-ahead evaluation in docs/report/preemption/.
+preemption-report: build
+	bash deploy/make-preemption-report.sh $(TOPOPLACE)
 
 # Medians of 5 runs of every benchmark, printed and recorded in BENCH_RECORD (one JSON
 # file per benchmark binary in that folder); tests/bench/compare_bench.py OLD NEW prints

@@ -2,7 +2,9 @@
 // policies (same trace, same seed, one after another) and prints per-policy metrics as a
 // table or stable JSON; `--report DIR` also writes the Markdown/SVG report. With --faults
 // (the published fault model or a fault trace) or --fault-sweep, links, switches and
-// hosts fail and degrade during the replay, and the output is the fault sweep's.
+// hosts fail and degrade during the replay, and the output is the fault sweep's. With
+// --high-priority-share, --preemption and --look-ahead it compares how a scheduler serves
+// high-priority jobs that need a block (issue 34).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -23,6 +25,7 @@
 #include "scheduler/sim/faults.h"
 #include "scheduler/sim/metrics.h"
 #include "scheduler/sim/metrics_json.h"
+#include "scheduler/sim/priority_mix.h"
 #include "scheduler/sim/report_writer.h"
 #include "scheduler/sim/simulator.h"
 #include "scheduler/sim/sweep_report.h"
@@ -57,6 +60,10 @@ struct SimulateOptions {
   double checkpoint_interval_s = sim::SimFaults{}.checkpoint_interval_s;
   double restart_s = sim::SimFaults{}.restart_s;
   std::string write_faults;  // write the generated schedule as a fault trace
+  double high_priority_share = 0;
+  int64_t high_priority_min_gpus = sim::PriorityMix{}.min_gpus;
+  std::string preemption = "none";
+  bool look_ahead = false;
   bool json = false;
   std::string report;
   std::string command;  // as typed, for the report
@@ -96,6 +103,10 @@ absl::StatusOr<sim::Trace> LoadTrace(const SimulateOptions& opt, const Fabric& f
     }
     TP_RETURN_IF_ERROR(sim::ReshapeFor(trace, shape));
   }
+  TP_RETURN_IF_ERROR(sim::AssignPriorities(trace, fabric,
+                                           {.share = opt.high_priority_share,
+                                            .min_gpus = opt.high_priority_min_gpus,
+                                            .seed = opt.seed}));
   return trace;
 }
 
@@ -135,6 +146,29 @@ void PrintTable(CliContext& ctx, const sim::RunInfo& info,
         m.mean_queue_s / 3600, m.p95_queue_s / 3600, m.mean_jct_s / 3600, m.mean_slowdown,
         100 * m.utilisation, m.mean_fragmented_gpus, m.place_mean_us, m.wall_seconds);
   }
+  const bool priorities = std::any_of(metrics.begin(), metrics.end(), [](const auto& m) {
+    return m.high_priority_jobs > 0 || m.preemption != "none" || m.look_ahead;
+  });
+  if (!priorities) return;
+  ctx.out << absl::StrFormat("%-14s %13s %9s %9s %9s %9s %9s %8s %9s\n", "policy", "preemption",
+                             "high jobs", "high JCT", "high p95", "other JCT", "stopped", "in vain",
+                             "lost GPU-h");
+  for (const sim::PolicyMetrics& m : metrics) {
+    ctx.out << absl::StrFormat("%-14s %13s %9d %9.2f %9.2f %9.2f %9d %8d %9.0f\n", m.policy,
+                               m.preemption + (m.look_ahead ? "+la" : ""), m.high_priority_jobs,
+                               m.high_mean_jct_s / 3600, m.high_p95_jct_s / 3600,
+                               m.low_mean_jct_s / 3600, m.preemptions, m.wasted_preemption_rounds,
+                               m.preempted_gpu_hours);
+  }
+}
+
+absl::StatusOr<sim::PreemptionMode> ParsePreemptionMode(const std::string& name) {
+  for (sim::PreemptionMode mode : {sim::PreemptionMode::kNone, sim::PreemptionMode::kPriorityOnly,
+                                   sim::PreemptionMode::kTopology}) {
+    if (name == sim::PreemptionModeName(mode)) return mode;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--preemption: expected none, priority-only or topology, got '", name, "'"));
 }
 
 sim::RunInfo InfoOf(const SimulateOptions& opt, const Fabric& fabric, const sim::Trace& trace,
@@ -300,6 +334,15 @@ absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
   sim_options.shared_links = opt.network == "shared";
   sim_options.ecmp = ecmp;
   sim_options.load_aware = opt.load_aware;
+  TP_ASSIGN_OR_RETURN(sim_options.preemption.mode, ParsePreemptionMode(opt.preemption));
+  sim_options.preemption.look_ahead = opt.look_ahead;
+  if (!(opt.checkpoint_interval_s >= 0) || !(opt.restart_s >= 0)) {
+    return absl::InvalidArgumentError(
+        "--checkpoint-interval and --restart-cost: expected seconds >= 0");
+  }
+  // Preempted jobs lose work and restart as interrupted ones do.
+  sim_options.faults.checkpoint_interval_s = opt.checkpoint_interval_s;
+  sim_options.faults.restart_s = opt.restart_s;
   if (!opt.faults.empty() || !opt.fault_sweep.empty()) {
     return RunFaultSweep(ctx, opt, fabric, base_trace, policies, factors, sim_options);
   }
@@ -356,6 +399,14 @@ std::string CommandLine(const SimulateOptions& opt) {
   if (opt.restart_s != sim::SimFaults{}.restart_s) {
     absl::StrAppend(&cmd, " --restart-cost ", opt.restart_s);
   }
+  if (opt.high_priority_share != 0) {
+    absl::StrAppend(&cmd, " --high-priority-share ", opt.high_priority_share);
+  }
+  if (opt.high_priority_min_gpus != sim::PriorityMix{}.min_gpus) {
+    absl::StrAppend(&cmd, " --high-priority-min-gpus ", opt.high_priority_min_gpus);
+  }
+  if (opt.preemption != "none") absl::StrAppend(&cmd, " --preemption ", opt.preemption);
+  if (opt.look_ahead) absl::StrAppend(&cmd, " --look-ahead");
   absl::StrAppend(&cmd, " --report DIR");
   return cmd;
 }
@@ -414,6 +465,18 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
                   "Seconds an interrupted job spends restarting (default 600)");
   cmd->add_option("--write-faults", opt->write_faults,
                   "Write the fault schedule replayed as a '#topoplace-faults v1' file");
+  cmd->add_option("--high-priority-share", opt->high_priority_share,
+                  "Share (0-1) of the large jobs made high priority (priority 10) and bound to "
+                  "one block (hard max_tier=block), drawn per job from --seed");
+  cmd->add_option("--high-priority-min-gpus", opt->high_priority_min_gpus,
+                  "Smallest job (GPUs) --high-priority-share may choose (default 128)");
+  cmd->add_option("--preemption", opt->preemption,
+                  "When the queue's head cannot be placed: none (it waits, default), "
+                  "priority-only (stop the lowest-priority jobs until enough hosts are free "
+                  "anywhere) or topology (stop the jobs topoplace chooses to free one domain)")
+      ->check(CLI::IsMember({"none", "priority-only", "topology"}));
+  cmd->add_flag("--look-ahead", opt->look_ahead,
+                "Keep whole free blocks from other jobs while jobs that need a block wait");
   cmd->add_flag("--json", opt->json, "Print stable JSON instead of a table");
   cmd->add_option("--report", opt->report, "Write report.md and SVG charts into DIR");
   cmd->callback([&ctx, opt] {

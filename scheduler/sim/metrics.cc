@@ -69,7 +69,7 @@ PolicyMetrics Summarize(const SimResult& result) {
   m.jobs = static_cast<int64_t>(result.jobs.size());
   m.place_calls = result.place_calls;
   m.wall_seconds = result.wall_seconds;
-  std::vector<double> queue, jct, place_us, slowdown;
+  std::vector<double> queue, jct, place_us, slowdown, high_jct, low_jct;
   std::vector<double> dp_blocks, dp_leaves, pp_blocks, pp_leaves;
   double first_arrival = result.jobs.empty() ? 0 : result.jobs.front().arrival_s;
   double last_end = first_arrival;
@@ -78,11 +78,18 @@ PolicyMetrics Summarize(const SimResult& result) {
   double useful_gpu_s = 0, held_gpu_s = 0, held_job_s = 0;
   m.faults = result.faults;
   m.faults_applied = result.faults_applied;
+  m.preemption = result.preemption;
+  m.look_ahead = result.look_ahead;
+  m.preemption_rounds = result.preemption_rounds;
+  m.wasted_preemption_rounds = result.wasted_preemption_rounds;
   for (const JobRecord& r : result.jobs) {
     first_arrival = std::min(first_arrival, r.arrival_s);
     const double gpus = static_cast<double>(r.gpus);
     m.interruptions += r.interruptions;
     m.lost_gpu_hours += gpus * (r.lost_work_s + r.restart_work_s) / 3600;
+    m.preemptions += r.preemptions;
+    m.preempted_gpu_hours += gpus * (r.preempted_lost_work_s + r.preempted_restart_work_s) / 3600;
+    m.high_priority_jobs += r.priority > 0;
     held_gpu_s += gpus * r.held_s;
     held_job_s += r.held_s;
     if (r.outcome == JobOutcome::kRejected) {
@@ -94,6 +101,7 @@ PolicyMetrics Summarize(const SimResult& result) {
     last_end = std::max(last_end, r.end_s);
     queue.push_back(r.queue_s());
     jct.push_back(r.jct_s());
+    (r.priority > 0 ? high_jct : low_jct).push_back(r.jct_s());
     place_us.push_back(r.place_us);
     slowdown.push_back(r.slowdown);
     m.total_spine_bytes += r.spine_bytes_total();
@@ -129,6 +137,9 @@ PolicyMetrics Summarize(const SimResult& result) {
   m.p95_queue_s = Percentile(queue, 95);
   m.mean_jct_s = Mean(jct);
   m.p95_jct_s = Percentile(jct, 95);
+  m.high_mean_jct_s = Mean(high_jct);
+  m.high_p95_jct_s = Percentile(high_jct, 95);
+  m.low_mean_jct_s = Mean(low_jct);
   m.mean_slowdown = slowdown.empty() ? 1 : Mean(slowdown);
   m.max_slowdown = slowdown.empty() ? 1 : *std::max_element(slowdown.begin(), slowdown.end());
   if (held_gpu_s > 0) m.goodput = useful_gpu_s / held_gpu_s;

@@ -51,6 +51,17 @@ struct PolicyMetrics {
   double goodput = 1;
   double lost_gpu_hours = 0;
   double interruptions_per_1000_job_hours = 0;
+  // Preemption and priorities (SimResult::preemption): jobs of priority > 0 ("high") and
+  // their mean and p95 JCT, the others' mean JCT (completed jobs); jobs stopped for a
+  // higher priority, rounds that stopped some and rounds in vain (the head still could
+  // not start); GPU-hours lost to preemption (GPUs x (work since the last checkpoint +
+  // restart time)).
+  std::string preemption = "none";
+  bool look_ahead = false;
+  int64_t high_priority_jobs = 0;
+  double high_mean_jct_s = 0, high_p95_jct_s = 0, low_mean_jct_s = 0;
+  int64_t preemptions = 0, preemption_rounds = 0, wasted_preemption_rounds = 0;
+  double preempted_gpu_hours = 0;
   double place_mean_us = 0, place_p95_us = 0;  // successful Place calls
   int64_t place_calls = 0;
   double wall_seconds = 0;

@@ -61,6 +61,20 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
       f["goodput"] = m.goodput;
       p["faults"] = std::move(f);
     }
+    if (m.preemption != "none" || m.look_ahead || m.high_priority_jobs > 0) {
+      nlohmann::ordered_json q;
+      q["mode"] = m.preemption;
+      q["look_ahead"] = m.look_ahead;
+      q["high_priority_jobs"] = m.high_priority_jobs;
+      q["high_mean_jct_s"] = m.high_mean_jct_s;
+      q["high_p95_jct_s"] = m.high_p95_jct_s;
+      q["low_mean_jct_s"] = m.low_mean_jct_s;
+      q["preemptions"] = m.preemptions;
+      q["preemption_rounds"] = m.preemption_rounds;
+      q["wasted_preemption_rounds"] = m.wasted_preemption_rounds;
+      q["preempted_gpu_hours"] = m.preempted_gpu_hours;
+      p["preemption"] = std::move(q);
+    }
     p["place_calls"] = m.place_calls;
     p["place_mean_us"] = m.place_mean_us;
     p["place_p95_us"] = m.place_p95_us;

@@ -48,6 +48,13 @@ struct JobRecord {
   double lost_work_s = 0;
   double restart_work_s = 0;
   double held_s = 0;
+  // Preemption (SimPreemption): the job's priority, times it was stopped for a job of
+  // higher priority, and the work lost since its last checkpoint and restart time spent
+  // because of that (seconds at reference speed, summed).
+  int64_t priority = 0;
+  int preemptions = 0;
+  double preempted_lost_work_s = 0;
+  double preempted_restart_work_s = 0;
 
   double queue_s() const { return start_s - arrival_s; }
   double jct_s() const { return end_s - arrival_s; }
@@ -86,6 +93,12 @@ struct SimResult {
   // before the run ended.
   std::string faults;
   int64_t faults_applied = 0;
+  // Preemption (SimPreemption): the mode's name, look-ahead on or off, the rounds that
+  // stopped victims for a head, and those after which the head still could not start.
+  std::string preemption = "none";
+  bool look_ahead = false;
+  int64_t preemption_rounds = 0;
+  int64_t wasted_preemption_rounds = 0;
 };
 
 }  // namespace topoplace::sched::sim

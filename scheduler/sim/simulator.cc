@@ -9,9 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/load/uplink_tally.h"
+#include "scheduler/placement/preemption.h"
 #include "scheduler/policies/topoplace_policy.h"
 #include "scheduler/sim/cluster_state.h"
 #include "scheduler/sim/fault_state.h"
@@ -43,12 +45,16 @@ class Replay {
         slurm_blocks_(SlurmBlockLayoutOf(engine.fabric())),
         allocations_(trace.jobs.size()),
         failed_epoch_(trace.jobs.size(), -1),
+        preempt_epoch_(trace.jobs.size(), -1),
+        last_stop_(trace.jobs.size(), StopCause::kFault),
         progress_(trace.jobs.size()),
         job_links_(trace.jobs.size()),
         actual_(engine.fabric()),
         known_(engine.fabric()),
         watches_links_(WatchesLinkHealth(policy) && !options.faults.ignore_link_health) {
     result_.policy = policy;
+    result_.preemption = std::string(PreemptionModeName(options.preemption.mode));
+    result_.look_ahead = options.preemption.look_ahead;
     result_.fabric = engine.fabric().name();
     result_.trace = trace.source;
     result_.total_gpus = state_.total_gpus();
@@ -61,7 +67,9 @@ class Replay {
       r.nodes = tj.spec.nodes();
       r.arrival_s = tj.arrival_s;
       r.duration_s = tj.duration_s;
+      r.priority = tj.spec.priority;
     }
+    if (options.preemption.look_ahead) PlanLookAhead();
     request_.policy = policy;
     request_.routing.rail_local = options.rail_local;
     if (options.load_aware) {
@@ -118,6 +126,7 @@ class Replay {
         expiries_.erase(expiries_.begin());
       }
       TP_RETURN_IF_ERROR(SchedulePass(now));
+      ReleaseKeptBlocks();
       fragmented_now_ = FragmentedGpus();
       slurm_fragmentation_now_ =
           SlurmBlockFragmentation(slurm_blocks_, base_engine_.fabric(), state_.occupancy());
@@ -132,6 +141,9 @@ class Replay {
   }
 
  private:
+  // Why a running job was stopped before its end.
+  enum class StopCause : uint8_t { kFault, kPreemption };
+
   // A change to what is broken (begin, end) or to what the policy knows of it.
   enum class Step : uint8_t { kBegin, kEnd, kKnownBegin, kKnownEnd };
   struct FaultStep {
@@ -166,10 +178,29 @@ class Replay {
                              " GPUs; the fabric has fewer"));
       return;
     }
-    queue_.push_back(j);
+    Enqueue(j, /*returning=*/false);
     if (const std::optional<double> wait = MaxWait(spec)) {
       expiries_.insert({trace_.jobs[j].arrival_s + *wait, j});
     }
+  }
+
+  int64_t Priority(size_t j) const { return trace_.jobs[j].spec.priority; }
+
+  // Puts job j into the queue, higher priority first: an arriving job behind every job of
+  // its priority or higher, a returning one (interrupted or preempted) in front of its
+  // priority class, since it arrived before those. With every priority 0 this is FIFO with
+  // returning jobs at the head.
+  void Enqueue(size_t j, bool returning) {
+    const int64_t priority = Priority(j);
+    if (returning) {
+      auto it = std::find_if(queue_.begin(), queue_.end(),
+                             [&](size_t k) { return Priority(k) <= priority; });
+      queue_.insert(it, j);
+      return;
+    }
+    auto it = queue_.end();
+    while (it != queue_.begin() && Priority(*std::prev(it)) < priority) --it;
+    queue_.insert(it, j);
   }
 
   // The job's max_wait where it matters: a hard max_tier narrower than the cluster.
@@ -229,7 +260,8 @@ class Replay {
     double start_s = 0;
   };
   double WorkLeft(size_t j) const {
-    const double restart = result_.jobs[j].interruptions > 0 ? options_.faults.restart_s : 0;
+    const JobRecord& r = result_.jobs[j];
+    const double restart = r.interruptions + r.preemptions > 0 ? options_.faults.restart_s : 0;
     return restart + trace_.jobs[j].duration_s - progress_[j].checkpointed;
   }
 
@@ -280,17 +312,16 @@ class Replay {
   // the next release); an error status when the engine reports anything else.
   absl::StatusOr<std::optional<PlacementPlan>> TryPlace(size_t j, double now) {
     const TraceJob& tj = trace_.jobs[j];
+    // Look-ahead: only jobs that need a whole block may use the kept ones.
+    if (needs_block_.empty() || !needs_block_[j]) {
+      KeepBlocks();
+    } else {
+      ReleaseKeptBlocks();
+    }
     if (!state_.FitsByCount(tj.spec) || failed_epoch_[j] == release_epoch_) {
       return std::optional<PlacementPlan>();
     }
-    request_.job = tj.spec;
-    // Waited max_wait (to the second): the tier constraint is relaxed, as Slurm's
-    // --switches=N@max-time lets a job run on more switches after max-time.
-    if (const std::optional<double> wait = MaxWait(tj.spec); wait && now >= tj.arrival_s + *wait) {
-      request_.job.mode = ConstraintMode::kSoft;
-    }
-    request_.seed = options_.seed * 1000003 + static_cast<uint64_t>(tj.id);
-    request_.ecmp = {options_.ecmp, request_.seed};
+    PrepareRequest(j, now);
     const auto t0 = std::chrono::steady_clock::now();
     absl::StatusOr<PlacementPlan> plan = Engine().Place(request_, state_.occupancy());
     const double seconds = SecondsSince(t0);
@@ -308,6 +339,19 @@ class Replay {
     return std::optional<PlacementPlan>();
   }
 
+  // Sets request_ for job j at `now`.
+  void PrepareRequest(size_t j, double now) {
+    const TraceJob& tj = trace_.jobs[j];
+    request_.job = tj.spec;
+    // Waited max_wait (to the second): the tier constraint is relaxed, as Slurm's
+    // --switches=N@max-time lets a job run on more switches after max-time.
+    if (const std::optional<double> wait = MaxWait(tj.spec); wait && now >= tj.arrival_s + *wait) {
+      request_.job.mode = ConstraintMode::kSoft;
+    }
+    request_.seed = options_.seed * 1000003 + static_cast<uint64_t>(tj.id);
+    request_.ecmp = {options_.ecmp, request_.seed};
+  }
+
   double RunSeconds(size_t j, const PlacementPlan& plan) const {
     return WorkLeft(j) * comm_.Slowdown(plan.job, plan.traffic);
   }
@@ -323,8 +367,9 @@ class Replay {
     p.work = WorkLeft(j);
     p.restart_s = p.work - (tj.duration_s - p.checkpointed);
     p.start_s = now;
-    r.restart_work_s += p.restart_s;
-    if (r.interruptions == 0) r.start_s = now;
+    (last_stop_[j] == StopCause::kPreemption ? r.preempted_restart_work_s : r.restart_work_s) +=
+        p.restart_s;
+    if (r.start_s < 0) r.start_s = now;
     r.relaxed = plan.relaxed;
     if (const std::optional<double> wait = MaxWait(tj.spec))
       expiries_.erase({tj.arrival_s + *wait, j});
@@ -428,6 +473,11 @@ class Replay {
         queue_.pop_front();
         continue;
       }
+      TP_ASSIGN_OR_RETURN(const bool started, PreemptFor(head, now));
+      if (started) {
+        queue_.pop_front();  // victims of lower priority queue up behind it
+        continue;
+      }
       if (state_.busy_gpus() == 0 && !WaitsForExpiry(head) && !FitsOnceRepaired(head)) {
         // Nothing runs, so nothing will ever free up for it.
         Reject(head,
@@ -438,6 +488,7 @@ class Replay {
       break;
     }
     if (queue_.size() < 2) return absl::OkStatus();
+    KeepBlocks();  // GPUs kept for jobs that need a block are not for backfilling
     auto [shadow, extra] = Reservation(result_.jobs[queue_.front()].gpus);
     int scanned = 0;
     for (auto it = std::next(queue_.begin());
@@ -542,28 +593,170 @@ class Replay {
       }
       if (crosses) hit.push_back(j);
     }
-    for (size_t j : hit) Interrupt(j, now);
+    for (size_t j : hit) Interrupt(j, now, StopCause::kFault);
   }
 
-  // Job j loses the work since its last checkpoint and goes back to the head of the queue.
-  void Interrupt(size_t j, double now) {
-    JobRecord& r = result_.jobs[j];
-    Progress& p = progress_[j];
-    const SharedJob& s = shared_[j];
-    const double done = s.tracked ? p.work - std::max(0.0, s.remaining - (now - s.since) * s.rate)
-                                  : (now - p.start_s) / r.slowdown;
+  // Useful work of running job j by `now` and the part its last checkpoint saved (seconds
+  // at reference speed): stopping it now loses the difference.
+  std::pair<double, double> UsefulAndSaved(size_t j, double now) const {
+    const JobRecord& r = result_.jobs[j];
+    const Progress& p = progress_[j];
+    const bool tracked = sharing_ && shared_[j].tracked;
+    const double done = tracked
+                            ? p.work - std::max(0.0, shared_[j].remaining -
+                                                         (now - shared_[j].since) * shared_[j].rate)
+                            : (now - p.start_s) / r.slowdown;
     const double useful = p.checkpointed + std::clamp(done - p.restart_s, 0.0, p.work);
     const double interval = options_.faults.checkpoint_interval_s;
     const double saved =
         interval > 0 ? std::max(p.checkpointed, std::floor(useful / interval) * interval) : useful;
-    r.lost_work_s += useful - saved;
-    p.checkpointed = std::min(saved, trace_.jobs[j].duration_s);
-    ++r.interruptions;
-    running_.erase({s.tracked ? s.end : r.end_s, j});
+    return {useful, saved};
+  }
+
+  // Job j loses the work since its last checkpoint and goes back into the queue, in front
+  // of its priority class.
+  void Interrupt(size_t j, double now, StopCause cause) {
+    JobRecord& r = result_.jobs[j];
+    const auto [useful, saved] = UsefulAndSaved(j, now);
+    if (cause == StopCause::kFault) {
+      r.lost_work_s += useful - saved;
+      ++r.interruptions;
+    } else {
+      r.preempted_lost_work_s += useful - saved;
+      ++r.preemptions;
+    }
+    progress_[j].checkpointed = std::min(saved, trace_.jobs[j].duration_s);
+    last_stop_[j] = cause;
+    const bool tracked = sharing_ && shared_[j].tracked;
+    running_.erase({tracked ? shared_[j].end : r.end_s, j});
     Stop(j, now);
     r.end_s = -1;
     failed_epoch_[j] = -1;
-    queue_.push_front(j);
+    Enqueue(j, /*returning=*/true);
+  }
+
+  // Preemption for the queue's head, which cannot be placed now (SimPreemption). Tried
+  // once per release epoch. True if the head started.
+  absl::StatusOr<bool> PreemptFor(size_t head, double now) {
+    const PreemptionMode mode = options_.preemption.mode;
+    if (mode == PreemptionMode::kNone || preempt_epoch_[head] == release_epoch_) return false;
+    preempt_epoch_[head] = release_epoch_;
+    std::vector<RunningJob> running;
+    for (const auto& [end, j] : running_) {
+      if (Priority(j) >= Priority(head)) continue;
+      const auto [useful, saved] = UsefulAndSaved(j, now);
+      running.push_back({absl::StrCat(j), Priority(j), allocations_[j],
+                         static_cast<double>(result_.jobs[j].gpus) * (useful - saved) / 3600});
+    }
+    if (running.empty()) return false;
+    std::vector<std::string> victims;
+    std::optional<PlacementPlan> plan;
+    if (mode == PreemptionMode::kTopology) {
+      PrepareRequest(head, now);
+      absl::StatusOr<PreemptionPlan> chosen =
+          PlanPreemption(Engine(), request_, state_.occupancy(), running);
+      if (!chosen.ok()) {
+        if (chosen.status().code() == absl::StatusCode::kResourceExhausted) return false;
+        return absl::Status(chosen.status().code(),
+                            absl::StrCat(trace_.source, ":", trace_.jobs[head].line, ": job ",
+                                         trace_.jobs[head].id, ": ", chosen.status().message()));
+      }
+      for (const Victim& v : chosen->victims) victims.push_back(v.id);
+      plan = std::move(chosen->plan);
+    } else {
+      victims = PriorityOnlyVictims(*fabric_, trace_.jobs[head].spec, state_.occupancy(), running);
+      if (victims.empty()) return false;
+    }
+    if (!victims.empty()) ++result_.preemption_rounds;
+    for (const std::string& id : victims) {
+      size_t j = 0;
+      if (!absl::SimpleAtoi(id, &j) || j >= trace_.jobs.size()) {
+        return absl::InternalError(absl::StrCat("preemption named an unknown job '", id, "'"));
+      }
+      Interrupt(j, now, StopCause::kPreemption);
+    }
+    if (!plan) {
+      TP_ASSIGN_OR_RETURN(plan, TryPlace(head, now));
+    }
+    if (!plan) {
+      ++result_.wasted_preemption_rounds;
+      return false;
+    }
+    if (queue_.empty() || queue_.front() != head) {
+      return absl::InternalError("preemption: the head left the front of the queue");
+    }
+    Start(head, *plan, now);
+    return true;
+  }
+
+  // Look-ahead (SimPreemption::look_ahead): which jobs need a whole block, and each
+  // block's hosts.
+  void PlanLookAhead() {
+    const Fabric& fabric = base_engine_.fabric();
+    size_t smallest = std::numeric_limits<size_t>::max();
+    for (const Block& block : fabric.blocks()) smallest = std::min(smallest, block.hosts.size());
+    if (fabric.blocks().empty()) return;
+    needs_block_.assign(trace_.jobs.size(), false);
+    for (size_t j = 0; j < trace_.jobs.size(); ++j) {
+      const JobSpec& spec = trace_.jobs[j].spec;
+      needs_block_[j] = spec.mode == ConstraintMode::kHard && spec.max_tier == MaxTier::kBlock &&
+                        2 * static_cast<size_t>(spec.nodes()) >= smallest;
+    }
+  }
+
+  // Marks busy the free GPUs of the blocks kept for the waiting jobs that need one (if not
+  // already): one block per such job, those that will be whole free soonest by the
+  // running jobs' known end times (as EASY backfill reads them; then in block order), so
+  // that they drain towards a whole block instead of being filled by others. A change of
+  // the kept set counts as a release (what fits has changed).
+  void KeepBlocks() {
+    if (needs_block_.empty() || blocks_kept_) return;
+    blocks_kept_ = true;
+    std::vector<int32_t> kept;
+    const Fabric& fabric = base_engine_.fabric();
+    if (state_.busy_gpus() > 0) {
+      size_t needs = 0;
+      int scanned = 0;
+      for (auto it = queue_.begin(); it != queue_.end() && scanned <= options_.backfill_window;
+           ++it, ++scanned) {
+        needs += needs_block_[*it];
+      }
+      if (needs > 0) {
+        std::vector<double> whole_at(fabric.blocks().size(), 0);  // when each is whole free
+        for (const auto& [end, j] : running_) {
+          for (GpuId g : allocations_[j]) {
+            const int32_t b = fabric.hosts()[fabric.gpus()[g].host].block;
+            if (b >= 0) whole_at[b] = std::max(whole_at[b], end);
+          }
+        }
+        std::vector<std::pair<double, int32_t>> soonest;
+        for (int32_t b = 0; b < static_cast<int32_t>(whole_at.size()); ++b) {
+          soonest.emplace_back(whole_at[b], b);
+        }
+        std::sort(soonest.begin(), soonest.end());
+        for (size_t i = 0; i < soonest.size() && i < needs; ++i) kept.push_back(soonest[i].second);
+        std::sort(kept.begin(), kept.end());
+      }
+    }
+    kept_gpus_.clear();
+    for (int32_t b : kept) {
+      for (HostId h : fabric.blocks()[b].hosts) {
+        for (GpuId g : fabric.hosts()[h].gpus) {
+          if (!state_.occupancy().busy(g)) kept_gpus_.push_back(g);
+        }
+      }
+    }
+    state_.Allocate(kept_gpus_);
+    if (kept != kept_blocks_) ++release_epoch_;
+    kept_blocks_ = std::move(kept);
+  }
+
+  // Frees the kept blocks again (before a job that needs one is tried, and after a pass).
+  void ReleaseKeptBlocks() {
+    if (!blocks_kept_) return;
+    blocks_kept_ = false;
+    state_.Release(kept_gpus_);
+    kept_gpus_.clear();
   }
 
   // Gives every link whose capacity share moved its new capacity, and the jobs on it their
@@ -629,9 +822,17 @@ class Replay {
   std::set<std::pair<double, size_t>> expiries_;  // (arrival + max_wait, job) of waiting jobs
   std::vector<std::vector<GpuId>> allocations_;   // GPUs of each running job
   std::vector<int64_t> failed_epoch_;             // release epoch of the last failed try
-  std::optional<LinkSharing> sharing_;            // with shared_links only
-  std::vector<SharedJob> shared_;                 // per job, with shared_links
-  std::vector<int32_t> first_resource_;           // per link + 1, with shared_links
+  std::vector<int64_t> preempt_epoch_;            // release epoch of the last preemption try
+  std::vector<StopCause> last_stop_;              // per job, why it was last stopped
+  // Look-ahead: per job whether it needs a whole block (empty without look-ahead), the
+  // blocks kept last, and whether they are marked busy now.
+  std::vector<bool> needs_block_;
+  std::vector<int32_t> kept_blocks_;
+  std::vector<GpuId> kept_gpus_;  // marked busy while blocks_kept_
+  bool blocks_kept_ = false;
+  std::optional<LinkSharing> sharing_;   // with shared_links only
+  std::vector<SharedJob> shared_;        // per job, with shared_links
+  std::vector<int32_t> first_resource_;  // per link + 1, with shared_links
   // With load_aware: per link its lower switch (-1 for NIC cables and same-tier links),
   // per switch its uplink capacity and the bytes/s running jobs offer it, per job what it
   // offers where.
@@ -655,6 +856,18 @@ class Replay {
 }  // namespace
 
 bool WatchesLinkHealth(const std::string& policy) { return policy == kTopoplacePolicyName; }
+
+absl::string_view PreemptionModeName(PreemptionMode mode) {
+  switch (mode) {
+    case PreemptionMode::kNone:
+      return "none";
+    case PreemptionMode::kPriorityOnly:
+      return "priority-only";
+    case PreemptionMode::kTopology:
+      return "topology";
+  }
+  return "none";
+}
 
 Simulator::Simulator(FabricPtr fabric, const SimOptions& options)
     : fabric_(std::move(fabric)),

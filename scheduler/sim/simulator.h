@@ -1,4 +1,5 @@
-// The event-driven simulation: jobs arrive, wait in one FIFO queue, are placed by the real
+// The event-driven simulation: jobs arrive, wait in one queue (by priority, then arrival;
+// FIFO when every priority is 0), are placed by the real
 // PlacementEngine under one policy, run for their trace duration stretched by the comm
 // model's slowdown of the chosen placement (with shared_links: by their current share of
 // the links they cross, as other jobs start and end), and release their GPUs.
@@ -87,6 +88,37 @@ inline constexpr absl::string_view kBlindTopoplaceLabel = "topoplace-blind";
 // node health only.
 bool WatchesLinkHealth(const std::string& policy);
 
+// Preemption (issue 34): what the scheduler does when the queue's head cannot be placed
+// while jobs of strictly lower priority run. Victims are stopped as a fault stops a job
+// (SimFaults: they lose the work since their last checkpoint, pay restart_s at their next
+// start) and go back into the queue at the front of their priority class.
+enum class PreemptionMode : uint8_t {
+  kNone,  // the head waits
+  // Topology-blind, priority-only (Kueue's preemption without topology, as the issue
+  // names the comparison): lowest priority first until enough hosts have the head's GPUs
+  // per node free anywhere (PriorityOnlyVictims), then the head is placed if it can be;
+  // if its tier still does not let it, the victims were stopped in vain and it waits.
+  kPriorityOnly,
+  // topoplace's choice (PlanPreemption): the victims that free one domain the head's tier
+  // allows, losing the least work; the head starts on that plan.
+  kTopology,
+};
+
+// "none", "priority-only", "topology".
+absl::string_view PreemptionModeName(PreemptionMode mode);
+
+struct SimPreemption {
+  PreemptionMode mode = PreemptionMode::kNone;
+  // Look-ahead (issue 34, point 5): while jobs that need a block wait (hard
+  // max_tier=block and at least half a block's hosts), one block per such job, those that
+  // will be whole free soonest by the running jobs' expected ends (what EASY backfill
+  // reads), is kept from every other job: its free GPUs go to those jobs only, so it
+  // drains towards a whole block (as a Slurm reservation drains nodes) instead of being
+  // filled by smaller jobs. Costs utilisation while it drains. Never applied while
+  // nothing runs (a kept block must not stall an idle cluster).
+  bool look_ahead = false;
+};
+
 struct SimOptions {
   int backfill_window = 500;  // jobs behind the head considered per pass
   uint64_t seed = 1;          // job j is placed with seed (seed * 1000003 + j.id)
@@ -107,6 +139,7 @@ struct SimOptions {
   // the uplink-load scorer can steer new jobs off hot uplinks.
   bool load_aware = false;
   SimFaults faults;
+  SimPreemption preemption;
 };
 
 class Simulator {

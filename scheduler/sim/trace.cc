@@ -30,6 +30,7 @@ absl::Status ReshapeFor(Trace& trace, const NodeShape& shape) {
     spec->max_tier = job.spec.max_tier;
     spec->mode = job.spec.mode;
     spec->max_wait_s = job.spec.max_wait_s;
+    spec->priority = job.spec.priority;
     job.spec = *std::move(spec);
   }
   return absl::OkStatus();

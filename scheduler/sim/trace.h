@@ -46,7 +46,7 @@ absl::Status ScaleLoad(Trace& trace, double scale);
 
 // Derives again, for hosts of `shape`, every spec the degree rule made from a bare GPU
 // count (a trace read before the fabric was known assumes 8-GPU hosts). Keeps each job's
-// constraints (max_tier, mode, max_wait). InvalidArgument from the rule.
+// constraints (max_tier, mode, max_wait) and priority. InvalidArgument from the rule.
 absl::Status ReshapeFor(Trace& trace, const NodeShape& shape);
 
 // Sorts jobs by (arrival_s, id): the order the event loop needs.

@@ -182,5 +182,37 @@ TEST(SimulateCommand, FaultSweepReportsGoodputPerPolicyAndScaleAndReplaysItsSche
             stormy["interruptions"]);
 }
 
+TEST(SimulateCommand, PreemptionRunsReportTheHighPriorityJobsAndWhatWasStopped) {
+  auto r = RunCommand(
+      Cli("simulate --json --fabric preset:superpod-4su --trace synthetic:large-mix --jobs 300 "
+          "--policy topoplace --high-priority-share 0.3 --preemption topology --look-ahead"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json p = nlohmann::json::parse(r.out)["policies"][0]["preemption"];
+  EXPECT_EQ(p["mode"], "topology");
+  EXPECT_EQ(p["look_ahead"], true);
+  EXPECT_GT(p["high_priority_jobs"].get<int>(), 0);
+  for (const char* key : {"high_mean_jct_s", "high_p95_jct_s", "low_mean_jct_s", "preemptions",
+                          "preemption_rounds", "wasted_preemption_rounds", "preempted_gpu_hours"}) {
+    EXPECT_TRUE(p.contains(key)) << key;
+  }
+  auto table =
+      RunCommand(Cli("simulate --fabric preset:superpod-4su --trace synthetic:large-mix --jobs 300 "
+                     "--policy topoplace --high-priority-share 0.3 --preemption priority-only"));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("priority-only"));
+  EXPECT_THAT(table.out, HasSubstr("lost GPU-h"));
+}
+
+TEST(SimulateCommand, BadPreemptionOrShareIsExitTwoNamingTheFlag) {
+  const std::string base =
+      "simulate --fabric preset:superpod-4su --trace synthetic:large-mix --jobs 10 ";
+  auto mode = RunCommand(Cli(base + "--preemption sometimes"));
+  auto share = RunCommand(Cli(base + "--high-priority-share 2"));
+  EXPECT_EQ(mode.exit_code, 2);
+  EXPECT_THAT(mode.err, HasSubstr("--preemption"));
+  EXPECT_EQ(share.exit_code, 2);
+  EXPECT_THAT(share.err, HasSubstr("high-priority share"));
+}
+
 }  // namespace
 }  // namespace topoplace
