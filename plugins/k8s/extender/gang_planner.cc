@@ -134,6 +134,13 @@ void GangPlanner::Commit(const std::string& key, const std::string& allocation_i
   }
 }
 
+void GangPlanner::AwaitNotPlanning(const std::string& group_key) {
+  const auto not_planning = [this, &group_key]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return !planning_.contains(group_key);
+  };
+  mu_.Await(absl::Condition(&not_planning));
+}
+
 FilterVerdict GangPlanner::Filter(const GroupMember& member,
                                   const std::vector<std::string>& candidates) {
   FilterVerdict verdict;
@@ -142,12 +149,7 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
   std::string to_commit;
   mu_.Lock();
   for (int attempt = 0;; ++attempt) {
-    // Another pod of this group is asking topoplaced for its plan: wait for that plan
-    // rather than reserve twice. Other groups are not held up.
-    const auto not_planning = [this, &member]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-      return !planning_.contains(member.group_key);
-    };
-    mu_.Await(absl::Condition(&not_planning));
+    AwaitNotPlanning(member.group_key);
     const absl::Time now = clock_();
     GroupState* group = ValidGroup(member, now, to_release);
     if (group == nullptr) {
@@ -258,10 +260,7 @@ VictimsByNode GangPlanner::Preempt(const GroupMember& member, const VictimsByNod
   std::vector<std::string> to_release;
   VictimsByNode kept;
   mu_.Lock();
-  const auto not_planning = [this, &member]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    return !planning_.contains(member.group_key);
-  };
-  mu_.Await(absl::Condition(&not_planning));
+  AwaitNotPlanning(member.group_key);
   const absl::Time now = clock_();
   GroupState* group = ValidGroup(member, now, to_release);
   if (group == nullptr) {

@@ -139,6 +139,9 @@ class GangPlanner {
   // recreated or expired group is dropped, its allocation id added to `to_release`.
   GroupState* ValidGroup(const GroupMember& member, absl::Time now,
                          std::vector<std::string>& to_release) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Another pod of this group may be asking topoplaced for its plan: waits for that plan
+  // rather than planning twice. Other groups are not held up.
+  void AwaitNotPlanning(const std::string& group_key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Finds the group's committed plan again (after a restart) or reserves a new one.
   // Calls topoplaced; must be called without mu_.
   absl::StatusOr<GroupState> PlanGroup(const GroupMember& member, const std::string& job_spec,
