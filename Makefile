@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 TOPOPLACE := $(BUILD)/api/cli/topoplace
 DEMO_DIR ?= topoplace-data
 
-.PHONY: all deps configure build build-demo demo console test fuzz bench report fault-report preemption-report asan package image clean
+.PHONY: all deps configure build build-demo demo console test fuzz bench report fault-report preemption-report tidy asan package image clean
 
 all: build
 
@@ -59,6 +59,10 @@ report: build
 # Regenerates the fault evaluation in docs/report/faults/.
 fault-report: build
 	bash deploy/make-fault-report.sh $(TOPOPLACE)
+
+# clang-tidy with the checks of .clang-tidy over every production source (~15 min).
+tidy: build
+	bash tests/testing/run_clang_tidy.sh build
 
 # Regenerates the preemption and look-ahead evaluation in docs/report/preemption/.
 preemption-report: build

@@ -67,8 +67,8 @@ struct LedgerBackground {
 
 // `with_running`: also the running jobs and their external ids (--may-preempt only: it
 // parses every live allocation's job spec).
-absl::StatusOr<LedgerBackground> LoadLedgerBackground(FabricPtr fabric, const std::string& path,
-                                                      bool with_running) {
+absl::StatusOr<LedgerBackground> LoadLedgerBackground(const FabricPtr& fabric,
+                                                      const std::string& path, bool with_running) {
   // Opening a ledger creates a missing database; a typo must not look like an idle cluster.
   if (std::error_code ec; !std::filesystem::is_regular_file(path, ec)) {
     return absl::NotFoundError(absl::StrCat("--ledger: no database file at '", path, "'"));

@@ -203,7 +203,8 @@ absl::Status RunDefrag(CliContext& ctx, const ServiceOptions& opt) {
 
 using Runner = absl::Status (*)(CliContext&, const ServiceOptions&);
 
-void OnRun(CLI::App* command, CliContext& ctx, std::shared_ptr<ServiceOptions> opt, Runner run) {
+void OnRun(CLI::App* command, CliContext& ctx, const std::shared_ptr<ServiceOptions>& opt,
+           Runner run) {
   command->add_flag("--json", opt->json, "Print stable JSON instead of tables");
   command->callback([&ctx, opt, run] {
     if (absl::Status s = run(ctx, *opt); !s.ok()) ctx.Fail(s);

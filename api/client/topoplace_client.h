@@ -77,7 +77,7 @@ class TopoplaceClient {
   absl::StatusOr<v1::ReserveResponse> Reserve(const std::string& job_spec,
                                               const std::string& policy, int64_t ttl_seconds);
   // The full request, for callers that set an idempotency key (request_id).
-  absl::StatusOr<v1::ReserveResponse> Reserve(const v1::ReserveRequest& request);
+  absl::StatusOr<v1::ReserveResponse> Reserve(const v1::ReserveRequest& given);
   // `ttl_seconds` 0 means the daemon's default.
   absl::StatusOr<v1::Allocation> Renew(const std::string& allocation_id, int64_t ttl_seconds);
   absl::StatusOr<v1::Allocation> Commit(const std::string& allocation_id,

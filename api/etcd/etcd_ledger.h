@@ -73,7 +73,9 @@ struct EtcdLedgerOptions {
   // This replica's record of what it saw and acknowledged (see above); empty: kept in
   // memory only. Written without a disk flush: it guards against etcd losing data, not
   // against this machine losing power.
-  std::string watermark_path = "";
+  // {} and not nothing: designated initializers that leave it out would trip g++'s
+  // -Wmissing-field-initializers.
+  std::string watermark_path{};
   // Open on an etcd that fails the checks anyway: the identity and floor become etcd's,
   // numbering continues above the acknowledged allocations, and warnings() says so.
   bool accept_loss = false;

@@ -188,7 +188,7 @@ void ConnectionRelay::AcceptLoop() {
   }
 }
 
-void ConnectionRelay::Relay(int client, int backend, std::string peer) {
+void ConnectionRelay::Relay(int client, int backend, const std::string& peer) {
   std::array<char, 64 * 1024> buffer{};
   bool open = true;
   while (open) {

@@ -54,7 +54,7 @@ class ConnectionRelay {
   ConnectionRelay(int listen_fd, int port, int backend_port, ConnectionLimits limits);
   void AcceptLoop();
   // Copies both ways until either side closes, then closes both and forgets the peer.
-  void Relay(int client, int backend, std::string peer);
+  void Relay(int client, int backend, const std::string& peer);
   // The connection's peer may join (counted then) or is refused.
   bool Admit(const std::string& peer) ABSL_LOCKS_EXCLUDED(mu_);
 

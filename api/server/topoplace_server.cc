@@ -216,8 +216,8 @@ absl::Status TopoplaceServer::StartGrpc(const ServerConfig& config,
   // With a connection limit, gRPC listens on loopback behind the relay, which owns the
   // configured address (connection_relay.h).
   int grpc_port = 0;
-  builder.AddListeningPort(config.max_connections > 0 ? "127.0.0.1:0" : config.listen, credentials,
-                           &grpc_port);
+  builder.AddListeningPort(config.max_connections > 0 ? "127.0.0.1:0" : config.listen,
+                           std::move(credentials), &grpc_port);
   // gRPC sets SO_REUSEPORT by default: a second daemon on the same port would then start
   // and take every other connection. Without it, the second one fails to bind.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

@@ -58,7 +58,7 @@ struct Evaluated {
 
 }  // namespace
 
-PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health,
+PlacementEngine::PlacementEngine(const FabricPtr& fabric, const FabricHealth& health,
                                  const PluginRegistry& plugins)
     : PlacementEngine(fabric, health, plugins, std::make_shared<const TierIndex>(*fabric)) {}
 

@@ -53,7 +53,7 @@ class PlacementEngine {
   // Precomputes the health view, the tier index and the links' ECMP shares. `fabric` must
   // not be null; `plugins` (the policies and scorers a request may name) must outlive the
   // engine.
-  explicit PlacementEngine(FabricPtr fabric, const FabricHealth& health = {},
+  explicit PlacementEngine(const FabricPtr& fabric, const FabricHealth& health = {},
                            const PluginRegistry& plugins = BuiltinPlugins());
 
   absl::StatusOr<PlacementPlan> Place(const PlacementRequest& request,

@@ -71,7 +71,7 @@ class LinkSharing {
   };
   using Entry = std::pair<const JobKey, Job>;
   // Progressive filling over `group` (jobs with traffic, closed under sharing a resource).
-  void Fill(std::vector<const Entry*> group, absl::flat_hash_map<JobKey, double>& fraction) const;
+  void Fill(std::vector<const Entry*> rising, absl::flat_hash_map<JobKey, double>& fraction) const;
 
   std::vector<double> nominal_;   // as made: what "alone" is measured against
   std::vector<double> capacity_;  // now: nominal_ x share

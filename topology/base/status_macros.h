@@ -25,9 +25,12 @@
 #define TP_ASSIGN_OR_RETURN(lhs, rexpr) \
   TP_ASSIGN_OR_RETURN_IMPL(TP_STATUS_CONCAT(tp_statusor_, __LINE__), lhs, rexpr)
 
+// `statusor` is a name and `lhs` may be a declaration: neither can be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define TP_ASSIGN_OR_RETURN_IMPL(statusor, lhs, rexpr)     \
   auto statusor = (rexpr);                                 \
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = std::move(statusor).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // TOPOPLACE_TOPOLOGY_BASE_STATUS_MACROS_H_

@@ -16,7 +16,7 @@
 namespace topoplace::discovery {
 namespace {
 
-std::string ReadOr(const SysfsEnv& env, const std::string& path, std::string fallback = "") {
+std::string ReadOr(const SysfsEnv& env, const std::string& path, const std::string& fallback = "") {
   absl::StatusOr<std::string> text = env.ReadFile(path);
   return text.ok() ? *text : fallback;
 }

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 class DiskSysfsEnv final : public SysfsEnv {
  public:
-  explicit DiskSysfsEnv(std::string root) {
+  explicit DiskSysfsEnv(const std::string& root) {
     std::error_code ec;
     const fs::path canonical = fs::weakly_canonical(root.empty() ? "/" : root, ec);
     root_ = ec ? fs::path(root) : canonical;
@@ -56,8 +56,8 @@ class DiskSysfsEnv final : public SysfsEnv {
 
 }  // namespace
 
-SysfsEnvPtr NewDiskSysfsEnv(std::string root) {
-  return std::make_unique<DiskSysfsEnv>(std::move(root));
+SysfsEnvPtr NewDiskSysfsEnv(const std::string& root) {
+  return std::make_unique<DiskSysfsEnv>(root);
 }
 
 }  // namespace topoplace::discovery

@@ -28,7 +28,7 @@ class SysfsEnv {
 using SysfsEnvPtr = std::unique_ptr<SysfsEnv>;
 
 // An env reading the real file system under `root`.
-SysfsEnvPtr NewDiskSysfsEnv(std::string root);
+SysfsEnvPtr NewDiskSysfsEnv(const std::string& root);
 
 }  // namespace topoplace::discovery
 

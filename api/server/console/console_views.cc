@@ -240,8 +240,8 @@ absl::StatusOr<std::string> JobJson(const ServiceContext& context, absl::string_
           if (l.contains(key) && l[key].is_number()) bytes += l[key].get<double>();
         }
         const std::string lower = l["lower"], upper = l["upper"];
-        link_bytes[lower + "--" + upper] = bytes;
-        link_bytes[upper + "--" + lower] = bytes;
+        link_bytes[absl::StrCat(lower, "--", upper)] = bytes;
+        link_bytes[absl::StrCat(upper, "--", lower)] = bytes;
       }
     }
   }

@@ -26,9 +26,9 @@ absl::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(const Serv
   if (!listener.ok()) return listener.status();
   httplib::Server* server = &(*listener)->server();
 
-  auto answer = [](httplib::Response& res, HttpAnswer a) {
+  auto answer = [](httplib::Response& res, const HttpAnswer& a) {
     res.status = a.status;
-    res.set_content(std::move(a.body), "application/json");
+    res.set_content(a.body, "application/json");
   };
   server->Post(R"((/.*)?/filter)",
                [&handlers, answer](const httplib::Request& req, httplib::Response& res) {
