@@ -689,13 +689,13 @@ class Replay {
     return true;
   }
 
-  // Look-ahead (SimPreemption::look_ahead): which jobs need a whole block, and each
-  // block's hosts.
+  // Look-ahead (SimPreemption::look_ahead): which jobs need a block (none on a fabric
+  // without blocks, which leaves needs_block_ empty and look-ahead off).
   void PlanLookAhead() {
     const Fabric& fabric = base_engine_.fabric();
+    if (fabric.blocks().empty()) return;
     size_t smallest = std::numeric_limits<size_t>::max();
     for (const Block& block : fabric.blocks()) smallest = std::min(smallest, block.hosts.size());
-    if (fabric.blocks().empty()) return;
     needs_block_.assign(trace_.jobs.size(), false);
     for (size_t j = 0; j < trace_.jobs.size(); ++j) {
       const JobSpec& spec = trace_.jobs[j].spec;
