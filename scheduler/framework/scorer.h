@@ -37,6 +37,16 @@ class Scorer {
   // One line on what `raw` measures, for `explain`.
   virtual absl::string_view unit() const = 0;
   virtual ScoreResult Score(const ScoreInput& in) const = 0;
+  // A lower bound on Score(in).normalized for every candidate whose sketch `sketch` is:
+  // its traffic and footprint hold, field by field, either the exact values or lower
+  // bounds of them (CandidateSketch, scheduler/placement/candidate_sketch.h, says which).
+  // The engine skips a candidate whose weighted bounds cannot beat the best plan so far.
+  // 0 is always right (costs are in [0, 1]); a scorer may return Score(sketch).normalized
+  // when its cost reads only exact fields and does not fall as a bounded field grows.
+  virtual double LowerBound(const ScoreInput& sketch) const {
+    (void)sketch;
+    return 0;
+  }
 };
 using ScorerPtr = std::unique_ptr<Scorer>;
 

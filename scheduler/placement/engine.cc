@@ -1,5 +1,6 @@
 #include "scheduler/placement/engine.h"
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "scheduler/framework/inventory.h"
 #include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/mapping/rank_layout.h"
+#include "scheduler/placement/candidate_sketch.h"
 #include "scheduler/placement/lower_bound.h"
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/base/status_macros.h"
@@ -42,6 +44,21 @@ std::optional<std::string> MaxTierViolation(const JobSpec& job, const PlanFootpr
       return std::nullopt;
   }
   return std::nullopt;
+}
+
+// Lower bounds add up to a bound on the cost only when no weight is negative.
+bool NoNegativeWeights(const std::vector<WeightedScorer>& scorers) {
+  return std::all_of(scorers.begin(), scorers.end(),
+                     [](const WeightedScorer& ws) { return ws.weight >= 0; });
+}
+
+// The reasons candidates were turned down, in proposal order.
+std::string JoinRejections(const std::vector<std::optional<std::string>>& rejected) {
+  std::vector<std::string> reasons;
+  for (const std::optional<std::string>& r : rejected) {
+    if (r) reasons.push_back(*r);
+  }
+  return absl::StrJoin(reasons, "; ");
 }
 
 // The evaluated state of one candidate, kept for the winner.
@@ -76,7 +93,8 @@ PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health,
       links_(*fabric_,
              std::vector<LinkId>(health.unhealthy_links.begin(), health.unhealthy_links.end()),
              std::vector<SwitchId>(health.unhealthy_switches.begin(),
-                                   health.unhealthy_switches.end())) {
+                                   health.unhealthy_switches.end())),
+      climb_(ClimbFactsOf(*tiers_)) {
   for (int32_t b = 0; b < static_cast<int32_t>(fabric_->blocks().size()); ++b) {
     if (health_.block_bad_uplinks(b) == 0) continue;
     bad_uplink_blocks_.resize(fabric_->blocks().size(), 0);
@@ -111,8 +129,14 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy->Propose(ctx));
 
   const Router router(*tiers_, request.routing);
-  std::optional<Evaluated> best;
-  std::vector<std::string> rejections;
+  // Shape checks, in proposal order. Consecutive node slots carry the TP groups
+  // (RankOrder): where the policy's order would split one across NVLink domains, hosts of
+  // one domain are put side by side.
+  std::vector<std::optional<std::string>> rejected(candidates.size());
+  std::vector<size_t> order;
+  // same_as[i]: an earlier candidate with the very same node hosts, or -1. Its evaluation
+  // would be the same, so the later one cannot win once the earlier one has a cost.
+  std::vector<int> same_as(candidates.size(), -1);
   for (size_t i = 0; i < candidates.size(); ++i) {
     Candidate& cand = candidates[i];
     if (static_cast<int>(cand.node_hosts.size()) != nodes) {
@@ -120,15 +144,47 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
                                               cand.node_hosts.size(), " hosts for ", nodes,
                                               " nodes"));
     }
-    // Consecutive node slots carry the TP groups (RankOrder): where the policy's order
-    // would split one across NVLink domains, hosts of one domain are put side by side.
     if (inv.nvlink_level() && TpDomainViolation(fabric, inv, job, cand.node_hosts)) {
       GroupByNvlinkDomain(fabric, cand.node_hosts);
     }
     if (std::optional<std::string> split = TpDomainViolation(fabric, inv, job, cand.node_hosts)) {
-      rejections.push_back(absl::StrCat(cand.how, ": ", *split));
+      rejected[i] = absl::StrCat(cand.how, ": ", *split);
       continue;
     }
+    for (size_t k : order) {
+      if (candidates[k].node_hosts == cand.node_hosts) {
+        same_as[i] = static_cast<int>(k);
+        break;
+      }
+    }
+    order.push_back(i);
+  }
+  // With several candidates, each gets a lower bound on its cost from its sketch; they are
+  // evaluated cheapest bound first, and one whose bound reaches the best cost so far is
+  // skipped: it could not have won. The winner is the one the full evaluation of every
+  // candidate would pick (lowest cost, then lowest index).
+  std::vector<double> bound(candidates.size(), 0);
+  if (order.size() > 1 && NoNegativeWeights(scorers)) {
+    const CandidateSketcher sketcher(ctx, health_, climb_);
+    for (size_t i : order) {
+      const CandidateSketch sketch = sketcher.Sketch(candidates[i].node_hosts);
+      const ScoreInput in{ctx, sketch.traffic, sketch.footprint, request.uplink_busy};
+      for (const WeightedScorer& ws : scorers) bound[i] += ws.weight * ws.scorer->LowerBound(in);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return bound[a] < bound[b]; });
+  }
+  std::optional<Evaluated> best;
+  std::vector<uint8_t> scored(candidates.size(), 0);
+  int evaluated = 0;
+  for (size_t i : order) {
+    if (same_as[i] >= 0 && scored[same_as[i]]) continue;
+    // Each scorer's bound is at most its cost, so (rounding being monotone) the sum of
+    // the weighted bounds is at most the weighted sum: a candidate skipped here would
+    // have cost more than the best, or as much with a later index.
+    if (best && (bound[i] > best->cost || (bound[i] == best->cost && i > best->index))) continue;
+    Candidate& cand = candidates[i];
+    ++evaluated;
     absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, job, cand.node_hosts, occupancy);
     if (!slots.ok()) {
       return absl::InternalError(absl::StrCat(
@@ -141,17 +197,17 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
     const std::span<const Attachment> attachments(ev.attachments.get(), ev.slots.size());
     ev.traffic = EvaluateTraffic(layout, traffic, ev.slots, attachments, router, job.gpus_per_node);
     if (ev.traffic.unreachable_bytes > 0) {
-      rejections.push_back(absl::StrCat(
+      rejected[i] = absl::StrCat(
           cand.how, ": ", ev.traffic.unreachable_bytes,
           " bytes/iteration between GPUs with no network path (cross-rail traffic on a "
           "rail-plane fabric needs rail-local forwarding (PXN), which is off: --no-rail-local "
-          "or PlacementRequest::routing)"));
+          "or PlacementRequest::routing)");
       continue;
     }
     ev.footprint = ComputeFootprint(inv, health_, ev.slots, attachments);
     ev.relaxed = MaxTierViolation(job, ev.footprint, ev.traffic);
     if (ev.relaxed && job.mode == ConstraintMode::kHard) {
-      rejections.push_back(absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)"));
+      rejected[i] = absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)");
       continue;
     }
     const ScoreInput in{ctx, ev.traffic, ev.footprint, request.uplink_busy};
@@ -161,11 +217,14 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
     }
     // A plan that keeps max_tier always beats one that had to relax it.
     if (ev.relaxed) ev.cost += 1e6;
-    if (!best || ev.cost < best->cost) best = std::move(ev);
+    scored[i] = 1;
+    if (!best || ev.cost < best->cost || (ev.cost == best->cost && ev.index < best->index)) {
+      best = std::move(ev);
+    }
   }
   if (!best) {
-    return absl::ResourceExhaustedError(absl::StrCat("does not fit under policy ", policy->name(),
-                                                     ": ", absl::StrJoin(rejections, "; ")));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("does not fit under policy ", policy->name(), ": ", JoinRejections(rejected)));
   }
 
   PlacementPlan plan;
@@ -188,6 +247,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   plan.footprint = best->footprint;
   plan.spine_bytes_lower_bound = SpineBytesLowerBound(layout, traffic, inv, nodes);
   plan.candidates_considered = static_cast<int>(candidates.size());
+  plan.candidates_evaluated = evaluated;
   for (size_t s = 0; s < scorers.size(); ++s) {
     const ScoreResult& r = best->scores[s];
     plan.explain.push_back({std::string(scorers[s].scorer->name()),

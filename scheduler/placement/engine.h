@@ -20,6 +20,7 @@
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/job/job_spec.h"
+#include "scheduler/placement/candidate_sketch.h"
 #include "scheduler/placement/plan.h"
 #include "scheduler/state/health.h"
 #include "scheduler/state/occupancy.h"
@@ -77,6 +78,7 @@ class PlacementEngine {
   std::vector<uint8_t> bad_uplink_blocks_;  // PlacementContext::bad_uplink_blocks
   std::shared_ptr<const TierIndex> tiers_;  // immutable, shared by WithHealth
   LinkIndex links_;
+  ClimbFacts climb_;  // ClimbFactsOf(*tiers_), for candidates' lower bounds
 };
 
 }  // namespace topoplace::sched

@@ -43,7 +43,10 @@ struct PlacementPlan {
   double spine_bytes_lower_bound = 0;
   std::vector<ScorerContribution> explain;
   double cost = 0;
-  int candidates_considered = 0;
+  int candidates_considered = 0;  // proposed by the policy
+  // Of those, how many the engine evaluated in full; the others' lower bounds
+  // (CandidateSketch) showed they could not win. Not in the plan's JSON.
+  int candidates_evaluated = 0;
   std::vector<std::string> notes;  // relaxed constraints and the like
   bool relaxed = false;            // placed beyond max_tier (mode soft); notes say how
 };

@@ -15,6 +15,8 @@ class FragmentationScorer final : public Scorer {
     // -1 (every touched block completed) -> 0; +1 (every touched block newly broken) -> 1.
     return {delta, (std::clamp(per_block, -1.0, 1.0) + 1) / 2};
   }
+  // Reads only the blocks used and the partly used blocks, which the sketch has exact.
+  double LowerBound(const ScoreInput& sketch) const override { return Score(sketch).normalized; }
 };
 
 }  // namespace

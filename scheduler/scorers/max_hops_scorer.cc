@@ -12,6 +12,8 @@ class MaxHopsScorer final : public Scorer {
     const double hops = in.traffic.max_hops;
     return {hops, Ratio01(hops, SwitchHops(Tier::kCore))};
   }
+  // Rises with max_hops, which the sketch bounds from below.
+  double LowerBound(const ScoreInput& sketch) const override { return Score(sketch).normalized; }
 };
 
 }  // namespace

@@ -12,6 +12,8 @@ class SpineBytesScorer final : public Scorer {
     const double spine = in.traffic.spine_bytes();
     return {spine, Ratio01(spine, MovableBytes(in.ctx))};
   }
+  // Rises with the spine bytes, which the sketch bounds from below.
+  double LowerBound(const ScoreInput& sketch) const override { return Score(sketch).normalized; }
 };
 
 }  // namespace

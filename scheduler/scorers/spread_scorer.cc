@@ -23,6 +23,8 @@ class SpreadScorer final : public Scorer {
     if (dims == 0) return {1, 0};
     return {raw / dims, cost / dims};
   }
+  // Rises with each dimension's mean blocks, exact or bounded from below in the sketch.
+  double LowerBound(const ScoreInput& sketch) const override { return Score(sketch).normalized; }
 };
 
 }  // namespace

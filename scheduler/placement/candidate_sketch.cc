@@ -1,0 +1,156 @@
+#include "scheduler/placement/candidate_sketch.h"
+
+#include <algorithm>
+
+namespace topoplace::sched {
+
+namespace {
+
+// Bytes as the walk books them may come out a few units in the last place below the same
+// bytes added in the node graph's order; a millionth less is below both.
+constexpr double kBytesRoundingMargin = 1 - 1e-6;
+
+// True when `key_of(x)` maps every x of one `group_of(x)` to one non-negative key.
+template <typename Items, typename GroupOf, typename KeyOf>
+bool OneKeyPerGroup(const Items& items, size_t groups, GroupOf group_of, KeyOf key_of) {
+  std::vector<int32_t> seen(groups, -2);  // -2: nothing seen yet
+  for (const auto& item : items) {
+    const int32_t group = group_of(item);
+    if (group < 0) continue;
+    const int32_t key = key_of(item);
+    if (key < 0 || (seen[group] != -2 && seen[group] != key)) return false;
+    seen[group] = key;
+  }
+  return true;
+}
+
+}  // namespace
+
+ClimbFacts ClimbFactsOf(const TierIndex& tiers) {
+  const Fabric& fabric = tiers.fabric();
+  const std::vector<Host>& hosts = fabric.hosts();
+  const auto host_block = [&](const Nic& nic) { return hosts[nic.host].block; };
+  ClimbFacts facts;
+  facts.blocks_reach_spine =
+      OneKeyPerGroup(
+          fabric.nics(), fabric.switches().size(), [](const Nic& nic) { return nic.leaf; },
+          host_block) &&
+      OneKeyPerGroup(
+          hosts, fabric.nvlink_domains().size(), [](const Host& h) { return h.nvlink_domain_id; },
+          [](const Host& h) { return h.block; });
+  if (!facts.blocks_reach_spine) return facts;
+  // Tier-2 groups are numbered by TierIndex; a fabric without that tier gives every NIC
+  // its own value, which is harmless here: different values never meet at tier 2.
+  std::vector<NicId> cabled;
+  int32_t max_group = -1;
+  for (NicId n = 0; n < static_cast<NicId>(fabric.nics().size()); ++n) {
+    if (fabric.nics()[n].leaf < 0) continue;
+    cabled.push_back(n);
+    max_group = std::max(max_group, tiers.nic(n).domain[1]);
+  }
+  facts.pods_reach_core = OneKeyPerGroup(
+      cabled, static_cast<size_t>(max_group + 1), [&](NicId n) { return tiers.nic(n).domain[1]; },
+      [&](NicId n) { return hosts[fabric.nics()[n].host].pod; });
+  return facts;
+}
+
+CandidateSketcher::CandidateSketcher(const PlacementContext& ctx, const HealthView& health,
+                                     ClimbFacts climb)
+    : ctx_(ctx),
+      health_(health),
+      climb_(climb),
+      graph_(BuildNodeGraph(ctx.layout, ctx.traffic, ctx.job.gpus_per_node, ctx.nodes)),
+      block_stamp_(ctx.fabric.blocks().size(), -1),
+      node_block_(ctx.nodes),
+      gpus_in_block_(ctx.fabric.blocks().size(), 0),
+      pod_seen_(ctx.fabric.pods().size(), 0) {}
+
+CandidateSketch CandidateSketcher::Sketch(std::span<const HostId> node_hosts) const {
+  const std::vector<Host>& hosts = ctx_.fabric.hosts();
+  const int g = ctx_.job.gpus_per_node;
+  CandidateSketch out;
+  PlanFootprint& fp = out.footprint;
+
+  // The footprint's block and pod counts, as ComputeFootprint takes them from the slots:
+  // node k's g ranks sit on node_hosts[k]; consecutive equal hosts are one node.
+  std::fill(gpus_in_block_.begin(), gpus_in_block_.end(), 0);
+  std::fill(pod_seen_.begin(), pod_seen_.end(), 0);
+  node_block_.resize(node_hosts.size());
+  node_pod_.resize(node_hosts.size());
+  for (size_t k = 0; k < node_hosts.size(); ++k) {
+    const Host& host = hosts[node_hosts[k]];
+    node_block_[k] = host.block;
+    node_pod_[k] = host.pod;
+    if (host.block >= 0) gpus_in_block_[host.block] += g;
+    if (k > 0 && node_hosts[k] == node_hosts[k - 1]) continue;
+    if (host.pod >= 0 && !pod_seen_[host.pod]) {
+      pod_seen_[host.pod] = 1;
+      ++fp.pods_used;
+    }
+    ++fp.nodes;
+    if (health_.host_degraded(node_hosts[k])) ++fp.degraded_hosts;
+  }
+  const Inventory& inv = ctx_.inventory;
+  for (int32_t b = 0; b < static_cast<int32_t>(gpus_in_block_.size()); ++b) {
+    if (gpus_in_block_[b] == 0) continue;
+    ++fp.blocks_used;
+    if (health_.block_bad_uplinks(b) > 0) ++fp.blocks_with_bad_uplinks;
+    const int free_before = inv.block_free_gpus(b);
+    const int free_after = free_before - gpus_in_block_[b];
+    const int total = inv.block_total_gpus(b);
+    fp.partial_blocks_before += (free_before > 0 && free_before < total) ? 1 : 0;
+    fp.partial_blocks_after += (free_after > 0 && free_after < total) ? 1 : 0;
+  }
+
+  TrafficReport& traffic = out.traffic;
+  for (Dim d : kAllDims) {
+    const int size = ctx_.layout.size(d);
+    if (size <= 1) continue;
+    GroupSpread& spread = traffic.spread[static_cast<int>(d)];
+    const int stride = ctx_.layout.stride(d);
+    if (stride % g == 0) {
+      SpreadOf(d, node_block_, spread);
+    } else {
+      // Inside one node (exactly 1), or straddling nodes (at least 1).
+      spread.mean_blocks = spread.max_blocks = 1;
+    }
+  }
+  if (climb_.blocks_reach_spine) {
+    const double crossing = CrossBlockBytes(graph_, node_block_);
+    traffic.tier_bytes[static_cast<int>(Tier::kSpine)] = crossing * kBytesRoundingMargin;
+    if (crossing > 0) {
+      const bool core = climb_.pods_reach_core && CrossBlockBytes(graph_, node_pod_) > 0;
+      traffic.max_hops = SwitchHops(core ? Tier::kCore : Tier::kSpine);
+    }
+  }
+  return out;
+}
+
+void CandidateSketcher::SpreadOf(Dim dim, std::span<const int32_t> node_block,
+                                 GroupSpread& spread) const {
+  const int step = ctx_.layout.stride(dim) / ctx_.job.gpus_per_node;
+  const int size = ctx_.layout.size(dim);
+  const int period = step * size;
+  const int nodes = static_cast<int>(node_block.size());
+  std::fill(block_stamp_.begin(), block_stamp_.end(), -1);
+  int group = 0;
+  int64_t blocks = 0;
+  for (int base = 0; base + period <= nodes; base += period) {
+    for (int lo = 0; lo < step; ++lo, ++group) {
+      int distinct = 0;
+      for (int i = 0; i < size; ++i) {
+        const int32_t b = node_block[base + lo + i * step];
+        if (b < 0 || block_stamp_[b] == group) continue;
+        block_stamp_[b] = group;
+        ++distinct;
+      }
+      blocks += distinct;
+      spread.max_blocks = std::max(spread.max_blocks, distinct);
+    }
+  }
+  spread.groups = group;
+  // The walk's mean over rank groups: each node group stands for g of them, all alike.
+  if (group > 0) spread.mean_blocks = static_cast<double>(blocks) / group;
+}
+
+}  // namespace topoplace::sched

@@ -1,0 +1,88 @@
+// What the engine can know of a candidate from its node slots alone, before the full
+// evaluation (MapRanks, the tier attachments, the traffic walk, the footprint): which
+// blocks and pods it touches, how it changes the partly used blocks, how far the groups
+// of node-aligned dimensions spread, and from the job's node graph the bytes that must
+// cross blocks. Scorers turn a sketch into a lower bound on their cost
+// (Scorer::LowerBound), and the engine skips a candidate whose bound cannot beat the best
+// plan it has evaluated: the same plan comes out, with fewer full evaluations.
+//
+//   const CandidateSketcher sketcher(ctx, tiers_ok);
+//   const CandidateSketch s = sketcher.Sketch(candidate.node_hosts);
+//   double bound = scorer.LowerBound({ctx, s.traffic, s.footprint, uplink_busy});
+//
+// A sketch is a TrafficReport and a PlanFootprint in which every field is either exact
+// (equal to what the full evaluation computes) or a lower bound of it:
+//   exact: footprint.nodes, blocks_used, pods_used, partial_blocks_before/after,
+//          blocks_with_bad_uplinks, degraded_hosts;
+//          traffic.spread[d].mean_blocks and max_blocks of dimensions whose stride is a
+//          multiple of gpus_per_node (node-aligned) or whose groups fit in one node;
+//   lower bounds: everything else (0, or 1 for the mean blocks of the other dimensions,
+//          since every group touches at least one block), and in particular
+//          traffic.tier_bytes[kSpine] (the node graph's cross-block bytes, less a
+//          millionth for the different order of additions) and traffic.max_hops
+//          (SwitchHops(kSpine) when any bytes cross blocks, kCore when any cross pods).
+// The bounds on bytes and hops need GPUs in different blocks to meet at the spine or
+// above (or not at all), and GPUs in different pods at the core (ClimbFacts). Without
+// that, tier bytes and hops stay 0.
+#ifndef TOPOPLACE_SCHEDULER_PLACEMENT_CANDIDATE_SKETCH_H_
+#define TOPOPLACE_SCHEDULER_PLACEMENT_CANDIDATE_SKETCH_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "scheduler/framework/footprint.h"
+#include "scheduler/framework/placement_policy.h"
+#include "scheduler/state/health.h"
+#include "scheduler/traffic/node_graph.h"
+#include "scheduler/traffic/tier_index.h"
+#include "scheduler/traffic/traffic_report.h"
+
+namespace topoplace::sched {
+
+// What the fabric's shape promises about pairs of GPUs far apart. O(NICs + hosts);
+// computed once per fabric.
+struct ClimbFacts {
+  // No leaf has NICs of hosts in two blocks (or of a host outside any block) and no
+  // NVLink domain has hosts in two blocks: GPUs in different blocks meet at the spine or
+  // above, or not at all.
+  bool blocks_reach_spine = false;
+  // Besides, no tier-2 switch group serves hosts of two pods (or of a host outside any
+  // pod): GPUs in different pods meet at the core, or not at all.
+  bool pods_reach_core = false;
+};
+ClimbFacts ClimbFactsOf(const TierIndex& tiers);
+
+struct CandidateSketch {
+  TrafficReport traffic;
+  PlanFootprint footprint;
+};
+
+// Sketches candidates of one placement request. Preconditions: `ctx` outlives the
+// sketcher; node hosts are hosts of ctx.fabric with ctx.job.gpus_per_node free GPUs,
+// as the engine takes them (MapRanks: node k holds ranks [k*g, (k+1)*g)).
+class CandidateSketcher {
+ public:
+  // `climb`: ClimbFactsOf the context's fabric.
+  CandidateSketcher(const PlacementContext& ctx, const HealthView& health, ClimbFacts climb);
+
+  CandidateSketch Sketch(std::span<const HostId> node_hosts) const;
+
+ private:
+  // Distinct blocks per group of a node-aligned dimension, summed into `spread`.
+  void SpreadOf(Dim dim, std::span<const int32_t> node_block, GroupSpread& spread) const;
+
+  const PlacementContext& ctx_;
+  const HealthView& health_;
+  const ClimbFacts climb_;
+  const NodeGraph graph_;
+  // Scratch, sized once: the stamps of the blocks seen by the current group.
+  mutable std::vector<int32_t> block_stamp_;
+  mutable std::vector<int32_t> node_block_, node_pod_;
+  mutable std::vector<int32_t> gpus_in_block_;
+  mutable std::vector<uint8_t> pod_seen_;
+};
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_PLACEMENT_CANDIDATE_SKETCH_H_
