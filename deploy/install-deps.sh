@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
   lldpd iproute2 nftables iputils-ping graphviz
-  clang libclang-rt-14-dev clang-format-14
+  clang libclang-rt-14-dev clang-format-14 clang-tidy-14
   slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
   prometheus-cpp-dev prometheus
   golang-1.19-go etcd-server rsync golang-github-modern-go-reflect2-dev jq curl
