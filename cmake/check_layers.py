@@ -29,6 +29,7 @@ LAYERS = [
     ["scheduler/placement", "scheduler/ledger"],
     ["scheduler/report"],
     ["scheduler/load"],
+    ["scheduler/reserve"],
     ["scheduler/sim"],
     ["telemetry/counters", "telemetry/probe"],
     ["telemetry/health"],

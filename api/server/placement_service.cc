@@ -17,11 +17,6 @@
 namespace topoplace::server {
 namespace {
 
-// A concurrent Reserve can take a chosen GPU between placing and recording; each retry
-// places on the fresher occupancy. Five losses in a row means heavy contention: the
-// caller gets ABORTED and may retry later.
-constexpr int kReserveAttempts = 5;
-
 // Hosts a request may name in its hosts field: more than any fabric has.
 constexpr int kMaxRequestHosts = 1'000'000;
 
@@ -66,6 +61,22 @@ absl::StatusOr<sched::PlacementRequest> ParsePlacement(
 }
 
 }  // namespace
+
+sched::ReserverPorts PlacementService::ReservePorts(const ServiceContext& context) {
+  sched::ReserverPorts ports;
+  ports.ledger = context.ledger;
+  ports.fabric = context.fabric.get();
+  ports.fabric_version = context.fabric_version;
+  ports.place = [&context](const sched::PlacementRequest& request, const sched::Occupancy& occ) {
+    return context.engine->Place(request, occ);
+  };
+  ports.uplink_load = [&context] { return CurrentUplinkLoad(context, absl::Now()); };
+  ports.exclude_failed = [&context](sched::JobSpec& job) {
+    return ExcludeWhatFailed(*context.fabric, *context.ledger, context.health, job);
+  };
+  ports.live_load = context.live_load.get();
+  return ports;
+}
 
 void PlacementService::AddUplinkLoad(sched::PlacementRequest& placement) const {
   placement.uplink_busy = CurrentUplinkLoad(context_, absl::Now());
@@ -119,63 +130,19 @@ absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
   TP_ASSIGN_OR_RETURN(absl::Duration ttl, ParseTtl(request.ttl_seconds()));
   TP_RETURN_IF_ERROR(
       CheckText("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
-  // A replica that does not lead says so before placing anything.
-  TP_RETURN_IF_ERROR(context_.ledger->MayWrite());
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
-  AddUplinkLoad(placement);
-  ledger::ReserveRequest reserve;
-  reserve.job_spec = sched::FormatJobSpec(placement.job);
-  reserve.policy = placement.policy;
-  reserve.fabric_version = context_.fabric_version;
-  reserve.ttl = ttl;
-  reserve.request_id = request.request_id();
-  if (!reserve.request_id.empty()) {
-    absl::StatusOr<ledger::Allocation> earlier =
-        context_.ledger->FindByRequestId(reserve.request_id);
-    if (earlier.ok()) return Replay(reserve, response);
-    // Not knowing whether the key was used (the store cannot be read) must not hold twice.
-    if (!absl::IsNotFound(earlier.status())) return earlier.status();
+  TP_ASSIGN_OR_RETURN(
+      sched::ReserveOutcome outcome,
+      reserver_.Reserve({std::move(placement), ttl, std::string(request.request_id())}));
+  *response.mutable_allocation() = AllocationToProto(outcome.allocation);
+  if (outcome.plan) {
+    *response.mutable_plan() =
+        PlanToProto(*context_.fabric, *outcome.plan, std::move(outcome.plan_json));
+  } else {
+    response.mutable_plan()->set_json(std::move(outcome.plan_json));
   }
-  TP_RETURN_IF_ERROR(
-      ExcludeWhatFailed(*context_.fabric, *context_.ledger, context_.health, placement.job));
-  absl::Status last;
-  for (int attempt = 0; attempt < kReserveAttempts; ++attempt) {
-    TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
-                        context_.engine->Place(placement, context_.ledger->Occupancy()));
-    v1::PlacementPlan plan_proto = PlanToProto(*context_.fabric, plan);
-    reserve.gpus.clear();
-    for (const sched::RankSlot& slot : plan.ranks) reserve.gpus.push_back(slot.gpu);
-    if (context_.live_load) {
-      plan_proto.set_json(context_.live_load->WithOffer(plan, plan_proto.json()));
-    }
-    reserve.plan_json = plan_proto.json();
-    absl::StatusOr<ledger::Allocation> allocation = context_.ledger->Reserve(reserve);
-    if (allocation.ok()) {
-      *response.mutable_allocation() = AllocationToProto(*allocation);
-      *response.mutable_plan() = std::move(plan_proto);
-      return absl::OkStatus();
-    }
-    last = allocation.status();
-    // A concurrent Reserve with the same request_id won the race: answer as its replay.
-    if (last.code() == absl::StatusCode::kAlreadyExists) return Replay(reserve, response);
-    if (last.code() != absl::StatusCode::kAborted) return last;
-  }
-  return last;
-}
-
-absl::Status PlacementService::Replay(const ledger::ReserveRequest& reserve,
-                                      v1::ReserveResponse& response) {
-  TP_ASSIGN_OR_RETURN(ledger::Allocation first,
-                      context_.ledger->FindByRequestId(reserve.request_id));
-  if (first.job_spec != reserve.job_spec || first.policy != reserve.policy) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "request_id: '", reserve.request_id, "' was used by ", first.id, " for job_spec '",
-        first.job_spec, "' and policy '", first.policy, "'; use a new request_id"));
-  }
-  *response.mutable_allocation() = AllocationToProto(first);
-  response.mutable_plan()->set_json(first.plan_json);
-  response.set_replayed(true);
+  response.set_replayed(outcome.replayed);
   return absl::OkStatus();
 }
 

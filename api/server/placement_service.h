@@ -1,8 +1,7 @@
 // topoplace.v1.Placement over the callback API: Place (dry run on the ledger's current
 // occupancy), Reserve, Commit, Release, Get/List allocations, Explain, Defrag.
-// Reserve places and then records in the ledger; if a concurrent reservation took one of
-// the chosen GPUs in between (ABORTED from the ledger) it places again, a few times. A
-// Reserve with a request_id seen before is answered from the ledger (idempotent retries).
+// Reserve is the scheduler's use case (scheduler/reserve/reserver.h: replay by request_id,
+// load, placement, the ledger write and its retries); the handler checks and converts.
 // Thread-safe: RPCs run concurrently on gRPC's threads; those that change the ledger run on
 // threads of their own (blocking_calls.h), so they reach the ledger together.
 #ifndef TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_
@@ -10,13 +9,15 @@
 
 #include "api/server/blocking_calls.h"
 #include "api/server/service_context.h"
+#include "scheduler/reserve/reserver.h"
 #include "topoplace/v1/placement.grpc.pb.h"
 
 namespace topoplace::server {
 
 class PlacementService final : public v1::Placement::CallbackService {
  public:
-  explicit PlacementService(const ServiceContext& context) : context_(context) {}
+  explicit PlacementService(const ServiceContext& context)
+      : context_(context), reserver_(ReservePorts(context)) {}
 
   grpc::ServerUnaryReactor* Place(grpc::CallbackServerContext* ctx, const v1::PlaceRequest* request,
                                   v1::PlaceResponse* response) override;
@@ -55,14 +56,15 @@ class PlacementService final : public v1::Placement::CallbackService {
   absl::Status CheckMayChange(const Caller& caller, const std::string& allocation_id) const;
   absl::Status DoDefrag(const v1::DefragRequest& request, v1::DefragResponse& response);
   absl::Status DoReserve(const v1::ReserveRequest& request, v1::ReserveResponse& response);
-  // Answers a Reserve whose request_id was used before: the first allocation if the job
-  // and policy match, ALREADY_EXISTS otherwise.
-  absl::Status Replay(const ledger::ReserveRequest& reserve, v1::ReserveResponse& response);
+  // The Reserve use case's view of the daemon: its ledger, current engine, uplink load
+  // and restart exclusions.
+  static sched::ReserverPorts ReservePorts(const ServiceContext& context);
   // ttl_seconds from a request: 0 is the daemon's default; INVALID_ARGUMENT outside
   // [0, kMaxReservationTtl].
   absl::StatusOr<absl::Duration> ParseTtl(int64_t ttl_seconds) const;
 
   const ServiceContext& context_;
+  const sched::Reserver reserver_;
   BlockingCalls calls_;  // Reserve, Renew, Commit, Release
 };
 

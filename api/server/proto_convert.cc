@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "scheduler/job/job_spec.h"
 #include "scheduler/report/plan_report.h"
@@ -47,6 +48,11 @@ v1::Tier TierToProto(Tier tier) {
 }
 
 v1::PlacementPlan PlanToProto(const Fabric& fabric, const sched::PlacementPlan& plan) {
+  return PlanToProto(fabric, plan, sched::PlanToJson(fabric, plan));
+}
+
+v1::PlacementPlan PlanToProto(const Fabric& fabric, const sched::PlacementPlan& plan,
+                              std::string json) {
   v1::PlacementPlan out;
   out.set_policy(plan.policy);
   out.set_fabric(plan.fabric);
@@ -78,7 +84,7 @@ v1::PlacementPlan PlanToProto(const Fabric& fabric, const sched::PlacementPlan& 
   }
   out.set_cost(plan.cost);
   for (const std::string& note : plan.notes) out.add_notes(note);
-  out.set_json(sched::PlanToJson(fabric, plan));
+  out.set_json(std::move(json));
   std::ostringstream table;
   sched::PrintPlanTable(fabric, plan, table);
   out.set_table(table.str());

@@ -6,6 +6,7 @@
 #define TOPOPLACE_API_SERVER_PROTO_CONVERT_H_
 
 #include <cstdint>
+#include <string>
 
 #include "scheduler/ledger/allocation.h"
 #include "scheduler/placement/plan.h"
@@ -17,6 +18,9 @@ namespace topoplace::server {
 
 // `fabric` must be the fabric the plan was made on.
 v1::PlacementPlan PlanToProto(const Fabric& fabric, const sched::PlacementPlan& plan);
+// The same with the plan's JSON already made (as stored with an allocation).
+v1::PlacementPlan PlanToProto(const Fabric& fabric, const sched::PlacementPlan& plan,
+                              std::string json);
 v1::Allocation AllocationToProto(const ledger::Allocation& allocation);
 // `version` is the store's snapshot version.
 v1::FabricSummary SummaryToProto(const Fabric& fabric, uint64_t version);

@@ -51,10 +51,9 @@ class GrpcPlacementBackend final : public PlacementBackend {
 
   absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl) override {
     const int64_t ttl_seconds = TtlSeconds(ttl);
+    // The daemon retries lost races itself (scheduler/reserve/reserver.h); ABORTED here
+    // means heavy contention, and the pod is retried by kube-scheduler's own loop.
     absl::StatusOr<v1::ReserveResponse> response = client_->Reserve(job_spec, policy_, ttl_seconds);
-    if (response.status().code() == absl::StatusCode::kAborted) {
-      response = client_->Reserve(job_spec, policy_, ttl_seconds);
-    }
     if (!response.ok()) return response.status();
     GroupPlan plan;
     plan.allocation_id = response->allocation().allocation_id();

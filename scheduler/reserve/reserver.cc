@@ -1,0 +1,66 @@
+#include "scheduler/reserve/reserver.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/report/plan_report.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::sched {
+
+absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
+  ledger::Ledger& ledger = *ports_.ledger;
+  TP_RETURN_IF_ERROR(ledger.MayWrite());
+  PlacementRequest& placement = command.placement;
+  ledger::ReserveRequest reserve;
+  // The job as the client sent it: restart exclusions below are not recorded, so that a
+  // retried Reserve still replays.
+  reserve.job_spec = FormatJobSpec(placement.job);
+  reserve.policy = placement.policy;
+  reserve.fabric_version = ports_.fabric_version;
+  reserve.ttl = command.ttl;
+  reserve.request_id = std::move(command.request_id);
+  if (!reserve.request_id.empty()) {
+    absl::StatusOr<ledger::Allocation> earlier = ledger.FindByRequestId(reserve.request_id);
+    if (earlier.ok()) return Replay(reserve);
+    // Not knowing whether the key was used (the store cannot be read) must not hold twice.
+    if (!absl::IsNotFound(earlier.status())) return earlier.status();
+  }
+  if (ports_.uplink_load) placement.uplink_busy = ports_.uplink_load();
+  if (ports_.live_load != nullptr) placement.link_loads = true;  // for the stored offer
+  if (ports_.exclude_failed) TP_RETURN_IF_ERROR(ports_.exclude_failed(placement.job));
+  absl::Status last;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    TP_ASSIGN_OR_RETURN(PlacementPlan plan, ports_.place(placement, ledger.Occupancy()));
+    reserve.gpus.clear();
+    for (const RankSlot& slot : plan.ranks) reserve.gpus.push_back(slot.gpu);
+    reserve.plan_json = PlanToJson(*ports_.fabric, plan);
+    if (ports_.live_load != nullptr) {
+      reserve.plan_json = ports_.live_load->WithOffer(plan, reserve.plan_json);
+    }
+    absl::StatusOr<ledger::Allocation> allocation = ledger.Reserve(reserve);
+    if (allocation.ok()) {
+      return ReserveOutcome{*std::move(allocation), std::move(reserve.plan_json), std::move(plan),
+                            /*replayed=*/false};
+    }
+    last = allocation.status();
+    // A concurrent Reserve with the same request_id won the race: answer as its replay.
+    if (absl::IsAlreadyExists(last)) return Replay(reserve);
+    if (!absl::IsAborted(last)) return last;
+  }
+  return last;
+}
+
+absl::StatusOr<ReserveOutcome> Reserver::Replay(const ledger::ReserveRequest& request) const {
+  TP_ASSIGN_OR_RETURN(ledger::Allocation first, ports_.ledger->FindByRequestId(request.request_id));
+  if (first.job_spec != request.job_spec || first.policy != request.policy) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "request_id: '", request.request_id, "' was used by ", first.id, " for job_spec '",
+        first.job_spec, "' and policy '", first.policy, "'; use a new request_id"));
+  }
+  std::string plan_json = first.plan_json;
+  return ReserveOutcome{std::move(first), std::move(plan_json), std::nullopt, /*replayed=*/true};
+}
+
+}  // namespace topoplace::sched

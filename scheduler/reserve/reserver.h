@@ -1,0 +1,87 @@
+// The Reserve use case: place a job on the current occupancy and hold its GPUs in the
+// ledger, at most once per idempotency key. Every adapter that reserves (the daemon's
+// gRPC handler; through it the SPANK plugin, the extender and the CLI) goes through here,
+// so the rules are stated once:
+// - a replica that may not write says so before anything is placed;
+// - a request_id seen before is answered with the allocation it made (a different job
+//   spec or policy under the same key is ALREADY_EXISTS);
+// - the job is placed with the uplink load known now and the restart exclusions, and
+//   the plan (with its uplink offer, when live load is on) is stored with the allocation;
+// - a concurrent Reserve that takes a chosen GPU between placing and recording (ABORTED
+//   from the ledger) makes the next attempt place on the fresher occupancy, kAttempts in
+//   all; then the caller gets ABORTED and may retry later. Nobody else retries.
+//
+//   Reserver reserver(ports);
+//   TP_ASSIGN_OR_RETURN(ReserveOutcome out, reserver.Reserve({placement, ttl, request_id}));
+//
+// Thread-safe when its ports are.
+#ifndef TOPOPLACE_SCHEDULER_RESERVE_RESERVER_H_
+#define TOPOPLACE_SCHEDULER_RESERVE_RESERVER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "scheduler/ledger/ledger.h"
+#include "scheduler/load/held_uplink_load.h"
+#include "scheduler/placement/engine.h"
+#include "topology/model/fabric.h"
+
+namespace topoplace::sched {
+
+struct ReserveCommand {
+  PlacementRequest placement;  // the parsed job (with any request hosts), policy, routing
+  absl::Duration ttl;          // in (0, ledger::kMaxReservationTtl]
+  std::string request_id;      // idempotency key; empty: none
+};
+
+struct ReserveOutcome {
+  ledger::Allocation allocation;
+  std::string plan_json;              // the plan as stored with the allocation
+  std::optional<PlacementPlan> plan;  // the plan just made; empty when replayed
+  bool replayed = false;
+};
+
+// What the use case reads and writes through. Every member but `ledger`, `fabric` and
+// `place` may be left empty.
+struct ReserverPorts {
+  ledger::Ledger* ledger = nullptr;
+  const Fabric* fabric = nullptr;  // the served fabric (plan JSON names its hosts)
+  uint64_t fabric_version = 0;
+  // Places on the current engine (the daemon swaps engines as link health changes).
+  std::function<absl::StatusOr<PlacementPlan>(const PlacementRequest&, const Occupancy&)> place;
+  // The uplink busy shares known now, per switch id (empty: none known).
+  std::function<std::vector<double>()> uplink_load;
+  // Adds to the job's exclude list what a restart must stay away from
+  // (replace_on_restart); its errors are the Reserve's.
+  std::function<absl::Status(JobSpec&)> exclude_failed;
+  // With live load on: plans are made with link loads and stored with their offer.
+  const HeldUplinkLoad* live_load = nullptr;
+};
+
+class Reserver {
+ public:
+  // Placements tried before answering ABORTED (see above).
+  static constexpr int kAttempts = 5;
+
+  explicit Reserver(ReserverPorts ports) : ports_(std::move(ports)) {}
+
+  // Errors: the ledger's MayWrite (UNAVAILABLE on a follower), ALREADY_EXISTS for a
+  // request_id used with another job spec or policy, the placement's (INVALID_ARGUMENT,
+  // RESOURCE_EXHAUSTED), ABORTED after kAttempts lost races, the ledger's otherwise.
+  absl::StatusOr<ReserveOutcome> Reserve(ReserveCommand command) const;
+
+ private:
+  // The allocation made earlier under `request.request_id`, if it was for the same job.
+  absl::StatusOr<ReserveOutcome> Replay(const ledger::ReserveRequest& request) const;
+
+  ReserverPorts ports_;
+};
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_RESERVE_RESERVER_H_

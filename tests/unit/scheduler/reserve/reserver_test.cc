@@ -1,0 +1,168 @@
+// The Reserve use case on a real SQLite ledger and the real engine: it holds the plan's
+// GPUs and stores the plan, answers a repeated request_id from the ledger, places again
+// when a concurrent Reserve takes its GPUs first (kAttempts in all), and hands the
+// placement the load and exclusions its ports give.
+#include "scheduler/reserve/reserver.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "scheduler/job/job_spec.h"
+#include "scheduler/ledger/allocation_ledger.h"
+#include "scheduler/ledger/clock.h"
+#include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/fabrics.h"
+#include "topology/generate/reference_fabrics.h"
+
+namespace topoplace::sched {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ReserverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/4, /*gpus=*/8, /*rails=*/8));
+    engine_ = std::make_unique<PlacementEngine>(fabric_);
+    auto ledger =
+        ledger::AllocationLedger::Open(dir_.File("ledger.db"), fabric_, ledger::RealClock());
+    ASSERT_TRUE(ledger.ok()) << ledger.status();
+    ledger_ = *std::move(ledger);
+  }
+
+  // Ports on the test's ledger and engine; `place` counts the placements.
+  ReserverPorts Ports() {
+    ReserverPorts ports;
+    ports.ledger = ledger_.get();
+    ports.fabric = fabric_.get();
+    ports.fabric_version = 3;
+    ports.place = [this](const PlacementRequest& request, const Occupancy& occupancy) {
+      ++placements_;
+      last_request_ = request;
+      return engine_->Place(request, occupancy);
+    };
+    return ports;
+  }
+
+  static ReserveCommand Command(const std::string& spec, const std::string& request_id = "") {
+    ReserveCommand command;
+    command.placement.job = *ParseJobSpec(spec);
+    command.ttl = absl::Minutes(5);
+    command.request_id = request_id;
+    return command;
+  }
+
+  FabricPtr fabric_;
+  std::unique_ptr<PlacementEngine> engine_;
+  testing::TempDir dir_;
+  std::unique_ptr<ledger::AllocationLedger> ledger_;
+  int placements_ = 0;
+  PlacementRequest last_request_;
+};
+
+TEST_F(ReserverTest, HoldsThePlansGpusAndStoresThePlan) {
+  const Reserver reserver(Ports());
+  absl::StatusOr<ReserveOutcome> out = reserver.Reserve(Command("tp=8,pp=2,dp=1,model=7b"));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->replayed);
+  ASSERT_TRUE(out->plan.has_value());
+  EXPECT_EQ(out->allocation.gpus.size(), 16u);
+  EXPECT_EQ(out->allocation.job_spec, FormatJobSpec(*ParseJobSpec("tp=8,pp=2,dp=1,model=7b")));
+  EXPECT_EQ(out->allocation.fabric_version, 3u);
+  EXPECT_EQ(out->allocation.plan_json, out->plan_json);
+  EXPECT_THAT(out->plan_json, HasSubstr("\"ranks\""));
+  EXPECT_EQ(ledger_->Occupancy().busy_gpu_count(), 16);
+  EXPECT_EQ(placements_, 1);
+}
+
+TEST_F(ReserverTest, ARepeatedRequestIdIsAnsweredFromTheLedger) {
+  const Reserver reserver(Ports());
+  absl::StatusOr<ReserveOutcome> first = reserver.Reserve(Command("tp=8,pp=2,dp=1", "job-7"));
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<ReserveOutcome> again = reserver.Reserve(Command("tp=8,pp=2,dp=1", "job-7"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->replayed);
+  EXPECT_FALSE(again->plan.has_value());
+  EXPECT_EQ(again->allocation.id, first->allocation.id);
+  EXPECT_EQ(again->plan_json, first->plan_json);
+  EXPECT_EQ(placements_, 1) << "a replay places nothing";
+  EXPECT_EQ(ledger_->Occupancy().busy_gpu_count(), 16);
+
+  absl::StatusOr<ReserveOutcome> other = reserver.Reserve(Command("tp=8,pp=1,dp=1", "job-7"));
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kAlreadyExists) << other.status();
+  EXPECT_THAT(other.status().message(), HasSubstr("use a new request_id"));
+}
+
+// A concurrent Reserve that takes the chosen GPUs between placing and recording.
+ReserverPorts RacedPorts(ReserverPorts ports, ledger::Ledger* ledger, int races, int* placed) {
+  auto place = ports.place;
+  ports.place = [=](const PlacementRequest& request, const Occupancy& occupancy) {
+    absl::StatusOr<PlacementPlan> plan = place(request, occupancy);
+    if (plan.ok() && (*placed)++ < races) {
+      ledger::ReserveRequest thief;
+      for (const RankSlot& slot : plan->ranks) thief.gpus.push_back(slot.gpu);
+      thief.job_spec = "tp=1";
+      EXPECT_TRUE(ledger->Reserve(thief).ok());
+    }
+    return plan;
+  };
+  return ports;
+}
+
+TEST_F(ReserverTest, PlacesAgainWhenAConcurrentReserveTakesItsGpus) {
+  int placed = 0;
+  const Reserver reserver(RacedPorts(Ports(), ledger_.get(), /*races=*/2, &placed));
+  absl::StatusOr<ReserveOutcome> out = reserver.Reserve(Command("tp=8,pp=1,dp=1"));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(placements_, 3);
+  EXPECT_EQ(ledger_->Occupancy().busy_gpu_count(), 24) << "two thieves and the job, 8 GPUs each";
+}
+
+TEST_F(ReserverTest, GivesUpWithAbortedAfterKAttemptsLostRaces) {
+  int placed = 0;
+  const Reserver reserver(RacedPorts(Ports(), ledger_.get(), /*races=*/100, &placed));
+  absl::StatusOr<ReserveOutcome> out = reserver.Reserve(Command("tp=8,pp=1,dp=1"));
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kAborted) << out.status();
+  EXPECT_EQ(placements_, Reserver::kAttempts);
+}
+
+TEST_F(ReserverTest, PlacesWithTheLoadAndExclusionsItsPortsGiveAndRecordsTheClientsSpec) {
+  ReserverPorts ports = Ports();
+  const std::vector<double> busy(fabric_->switches().size(), 0.5);
+  ports.uplink_load = [&] { return busy; };
+  const std::string excluded = fabric_->hosts()[0].name;
+  ports.exclude_failed = [&](JobSpec& job) {
+    job.exclude.push_back(excluded);
+    return absl::OkStatus();
+  };
+  const HeldUplinkLoad live(*fabric_);
+  ports.live_load = &live;
+  const Reserver reserver(std::move(ports));
+  absl::StatusOr<ReserveOutcome> out = reserver.Reserve(Command("tp=8,pp=2,dp=2,model=7b"));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(last_request_.uplink_busy, busy);
+  EXPECT_TRUE(last_request_.link_loads) << "live load stores each plan's offer";
+  EXPECT_THAT(out->plan_json, HasSubstr("\"uplink_offer\""));
+  for (HostId h : out->plan->node_hosts) EXPECT_NE(h, 0) << "the excluded host was used";
+  EXPECT_EQ(out->allocation.job_spec, FormatJobSpec(*ParseJobSpec("tp=8,pp=2,dp=2,model=7b")))
+      << "exclusions are the placement's, not the recorded spec's";
+}
+
+TEST_F(ReserverTest, AnExclusionErrorPlacesNothing) {
+  ReserverPorts ports = Ports();
+  ports.exclude_failed = [](JobSpec&) {
+    return absl::InvalidArgumentError("replace_on_restart: no allocation alloc-9");
+  };
+  const Reserver reserver(std::move(ports));
+  absl::StatusOr<ReserveOutcome> out =
+      reserver.Reserve(Command("tp=8,pp=1,dp=1,replace_on_restart=alloc-9"));
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
+  EXPECT_EQ(placements_, 0);
+  EXPECT_EQ(ledger_->Occupancy().busy_gpu_count(), 0);
+}
+
+}  // namespace
+}  // namespace topoplace::sched
