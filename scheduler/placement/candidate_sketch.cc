@@ -51,14 +51,25 @@ ClimbFacts ClimbFactsOf(const TierIndex& tiers) {
   facts.pods_reach_core = OneKeyPerGroup(
       cabled, static_cast<size_t>(max_group + 1), [&](NicId n) { return tiers.nic(n).domain[1]; },
       [&](NicId n) { return hosts[fabric.nics()[n].host].pod; });
+  int32_t indexes = 0;
+  for (NicId n : cabled) indexes = std::max(indexes, fabric.nics()[n].index + 1);
+  facts.one_leaf_per_rail_per_block = OneKeyPerGroup(
+      cabled, fabric.blocks().size() * static_cast<size_t>(indexes),
+      [&](NicId n) {
+        const Nic& nic = fabric.nics()[n];
+        return nic.index < 0 ? -1 : hosts[nic.host].block * indexes + nic.index;
+      },
+      [&](NicId n) { return fabric.nics()[n].leaf; });
   return facts;
 }
 
 CandidateSketcher::CandidateSketcher(const PlacementContext& ctx, const HealthView& health,
-                                     ClimbFacts climb)
+                                     const TierIndex& tiers, ClimbFacts climb)
     : ctx_(ctx),
       health_(health),
+      tiers_(tiers),
       climb_(climb),
+      leaf_up_knowable_(LeafUpKnowable()),
       graph_(BuildNodeGraph(ctx.layout, ctx.traffic, ctx.job.gpus_per_node, ctx.nodes)),
       block_stamp_(ctx.fabric.blocks().size(), -1),
       node_block_(ctx.nodes),
@@ -123,7 +134,75 @@ CandidateSketch CandidateSketcher::Sketch(std::span<const HostId> node_hosts) co
       traffic.max_hops = SwitchHops(core ? Tier::kCore : Tier::kSpine);
     }
   }
+  if (leaf_up_knowable_) traffic.network.leaf_up = LeafUp(node_hosts);
   return out;
+}
+
+bool CandidateSketcher::LeafUpKnowable() const {
+  if (ctx_.uplink_busy.empty() || !climb_.blocks_reach_spine ||
+      !climb_.one_leaf_per_rail_per_block) {
+    return false;
+  }
+  const int g = ctx_.job.gpus_per_node;
+  for (Dim d : kAllDims) {
+    const int size = ctx_.layout.size(d);
+    if (size <= 1) continue;
+    const int stride = ctx_.layout.stride(d);
+    if (stride % g != 0 && g % (stride * size) != 0) return false;  // straddles nodes
+  }
+  return true;
+}
+
+std::vector<double> CandidateSketcher::LeafUp(std::span<const HostId> node_hosts) const {
+  const Fabric& fabric = ctx_.fabric;
+  const int g = ctx_.job.gpus_per_node;
+  for (HostId h : node_hosts) {
+    if (tiers_.aligned_gpus(h) != g) return {};
+  }
+  const int nodes = static_cast<int>(node_hosts.size());
+  std::vector<double> sent(nodes, 0.0);  // per node: bytes each of its GPUs sends up
+  std::vector<int32_t> crossing(nodes);
+  const auto book = [&](Pattern pattern, int step, int size, double bytes) {
+    if (bytes <= 0) return;
+    std::fill(crossing.begin(), crossing.end(), 0);
+    const int period = step * size;
+    for (int base = 0; base + period <= nodes; base += period) {
+      for (int lo = 0; lo < step; ++lo) {
+        const int first = base + lo;
+        for (int i = 0; i < size; ++i) {
+          const int a = first + i * step;
+          if (pattern == Pattern::kAllToAll) {
+            for (int j = 0; j < size; ++j) {
+              crossing[a] += j != i && node_block_[a] != node_block_[first + j * step];
+            }
+            continue;
+          }
+          if (i + 1 == size && pattern == Pattern::kChain) continue;
+          const int b = i + 1 < size ? a + step : first;  // a ring's last wraps to the first
+          if (node_block_[a] == node_block_[b]) continue;
+          ++crossing[a];
+          if (pattern == Pattern::kChain) ++crossing[b];  // a chain sends both ways
+        }
+      }
+    }
+    for (int k = 0; k < nodes; ++k) sent[k] += crossing[k] * bytes;
+  };
+  for (Dim d : kAllDims) {
+    const int size = ctx_.layout.size(d);
+    const int stride = ctx_.layout.stride(d);
+    if (size <= 1 || stride % g != 0) continue;
+    book(PatternOf(d), stride / g, size, ctx_.traffic.pair(d));
+    book(Pattern::kRing, stride / g, size, ctx_.traffic.ring_pair(d));
+  }
+  std::vector<double> up(fabric.switches().size(), 0.0);
+  for (int k = 0; k < nodes; ++k) {
+    if (sent[k] == 0) continue;
+    // GPU j's own NIC, which also forwards rail-locally (GPU j of the peer has its index).
+    for (SwitchId leaf : tiers_.gpu_leaves(node_hosts[k])) {
+      if (leaf >= 0) up[leaf] += sent[k];
+    }
+  }
+  return up;
 }
 
 void CandidateSketcher::SpreadOf(Dim dim, std::span<const int32_t> node_block,

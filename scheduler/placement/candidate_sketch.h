@@ -20,7 +20,14 @@
 //          since every group touches at least one block), and in particular
 //          traffic.tier_bytes[kSpine] (the node graph's cross-block bytes, less a
 //          millionth for the different order of additions) and traffic.max_hops
-//          (SwitchHops(kSpine) when any bytes cross blocks, kCore when any cross pods).
+//          (SwitchHops(kSpine) when any bytes cross blocks, kCore when any cross pods);
+//   exact up to rounding, or empty: traffic.network.leaf_up, the bytes leaving each leaf
+//          upwards. Filled only when the request has uplink load and every byte the
+//          job sends over the network is known at the node level: every dimension is
+//          node-aligned or inside a node, every host is aligned (GPU j on NIC j of rail j)
+//          and wholly taken, and a block has one leaf per rail (ClimbFacts); then GPU j
+//          of a node sends to GPU j of others, and only across blocks does it go up, from
+//          its own NIC's leaf. A scorer reading it allows for rounding.
 // The bounds on bytes and hops need GPUs in different blocks to meet at the spine or
 // above (or not at all), and GPUs in different pods at the core (ClimbFacts). Without
 // that, tier bytes and hops stay 0.
@@ -50,6 +57,9 @@ struct ClimbFacts {
   // Besides, no tier-2 switch group serves hosts of two pods (or of a host outside any
   // pod): GPUs in different pods meet at the core, or not at all.
   bool pods_reach_core = false;
+  // Besides, the NICs of one index in one block all land on one leaf: GPU j of two hosts
+  // of a block meet at that leaf.
+  bool one_leaf_per_rail_per_block = false;
 };
 ClimbFacts ClimbFactsOf(const TierIndex& tiers);
 
@@ -63,18 +73,27 @@ struct CandidateSketch {
 // as the engine takes them (MapRanks: node k holds ranks [k*g, (k+1)*g)).
 class CandidateSketcher {
  public:
-  // `climb`: ClimbFactsOf the context's fabric.
-  CandidateSketcher(const PlacementContext& ctx, const HealthView& health, ClimbFacts climb);
+  // `climb`: ClimbFactsOf `tiers`, the context's fabric's index.
+  CandidateSketcher(const PlacementContext& ctx, const HealthView& health, const TierIndex& tiers,
+                    ClimbFacts climb);
 
   CandidateSketch Sketch(std::span<const HostId> node_hosts) const;
 
  private:
   // Distinct blocks per group of a node-aligned dimension, summed into `spread`.
   void SpreadOf(Dim dim, std::span<const int32_t> node_block, GroupSpread& spread) const;
+  // True when LeafUp can be exact (see above) for jobs of this request.
+  bool LeafUpKnowable() const;
+  // The walk's bytes up per leaf, from the node slots: each node's directed crossing
+  // pairs of every dimension times its pair bytes, sent from each of its NICs' leaves.
+  // Empty when a node's host is not aligned and wholly taken.
+  std::vector<double> LeafUp(std::span<const HostId> node_hosts) const;
 
   const PlacementContext& ctx_;
   const HealthView& health_;
+  const TierIndex& tiers_;
   const ClimbFacts climb_;
+  const bool leaf_up_knowable_;
   const NodeGraph graph_;
   // Scratch, sized once: the stamps of the blocks seen by the current group.
   mutable std::vector<int32_t> block_stamp_;

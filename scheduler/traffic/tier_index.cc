@@ -115,6 +115,16 @@ TierIndex::TierIndex(const Fabric& fabric) : fabric_(fabric) {
     }
     nic_attachments_.push_back(a);
   }
+  gpu_leaves_.reserve(fabric.gpus().size());
+  gpu_leaves_at_.reserve(fabric.hosts().size() + 1);
+  for (const Host& host : fabric.hosts()) {
+    gpu_leaves_at_.push_back(static_cast<int32_t>(gpu_leaves_.size()));
+    for (GpuId gpu : host.gpus) {
+      const NicId n = GpuNic(fabric, host, gpu);
+      gpu_leaves_.push_back(n >= 0 ? nic_attachments_[n].leaf : -1);
+    }
+  }
+  gpu_leaves_at_.push_back(static_cast<int32_t>(gpu_leaves_.size()));
   Alignment alignment(nic_attachments_);
   aligned_gpus_.reserve(fabric.hosts().size());
   for (const Host& host : fabric.hosts()) aligned_gpus_.push_back(alignment.Accept(fabric, host));

@@ -60,6 +60,12 @@ class TierIndex {
   // them once.
   int aligned_gpus(HostId h) const { return aligned_gpus_[h]; }
   int32_t host_nvlink(HostId h) const { return host_attachments_[h].nvlink_key; }
+  // Per GPU of the host in local order, the leaf of the NIC it talks through (GpuNic),
+  // or -1.
+  std::span<const SwitchId> gpu_leaves(HostId h) const {
+    return {gpu_leaves_.data() + gpu_leaves_at_[h],
+            static_cast<size_t>(gpu_leaves_at_[h + 1] - gpu_leaves_at_[h])};
+  }
 
   // Highest network tier between two attachments; kUnreachable if either has no cable or
   // they share no switch group. Ignores NVLink (compare nvlink_key for that).
@@ -79,6 +85,8 @@ class TierIndex {
   // Per host: nvlink_key, block and pod set; no NIC (domain and leaf -1).
   std::vector<Attachment> host_attachments_;
   std::vector<int32_t> aligned_gpus_;  // per host
+  std::vector<SwitchId> gpu_leaves_;   // per host (from gpu_leaves_at_[h]), per GPU
+  std::vector<int32_t> gpu_leaves_at_;
 };
 
 }  // namespace topoplace::sched

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/placement/engine.h"
+#include "scheduler/scorers/builtin_scorers.h"
 #include "scheduler/state/occupancy.h"
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/generate/reference_fabrics.h"
@@ -22,7 +24,8 @@ namespace {
 // Every candidate every policy proposes for `job` on `preset` over a few backgrounds:
 // its sketch must equal the full evaluation on the exact fields and stay at or below it on
 // the bounded ones, and so must every scorer's LowerBound against its Score.
-void ExpectSketchesBoundEvaluations(const std::string& preset, const std::string& job_text) {
+void ExpectSketchesBoundEvaluations(const std::string& preset, const std::string& job_text,
+                                    bool expect_uplink_known = true) {
   SCOPED_TRACE(absl::StrCat(preset, " ", job_text));
   const FabricPtr fabric = *GeneratePreset(preset);
   const TierIndex tiers(*fabric);
@@ -33,13 +36,19 @@ void ExpectSketchesBoundEvaluations(const std::string& preset, const std::string
   const TrafficModel traffic = BuildTrafficModel(job);
   const Router router(tiers, RoutingOptions{.rail_local = true});
   std::vector<WeightedScorer> scorers = *BuiltinPlugins().MakeScorers({});
-  int compared = 0, crossing = 0;
+  // Running jobs' load on every switch's uplinks, for the uplink-load scorer's bound.
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> share(0.0, 1.2);
+  std::vector<double> busy(fabric->switches().size());
+  for (double& b : busy) b = share(random);
+  int compared = 0, crossing = 0, uplink_known = 0;
   for (uint64_t seed = 1; seed <= 4; ++seed) {
     const Occupancy occupancy = RandomBackgroundLoad(*fabric, 0.5, seed);
     const Inventory inv = *Inventory::Build(*fabric, occupancy, health, job);
     const PlacementContext ctx{*fabric, job, layout, traffic, inv, static_cast<int>(job.nodes()),
-                               seed};
-    const CandidateSketcher sketcher(ctx, health, climb);
+                               seed,    busy};
+    const CandidateSketcher sketcher(ctx, health, tiers, climb);
+    const ScorerPtr uplink = MakeUplinkLoadScorer();
     for (const std::string& name : BuiltinPlugins().PolicyNames()) {
       absl::StatusOr<std::vector<Candidate>> candidates =
           (*BuiltinPlugins().MakePolicy(name))->Propose(ctx);
@@ -78,11 +87,16 @@ void ExpectSketchesBoundEvaluations(const std::string& preset, const std::string
         EXPECT_LE(sketch.traffic.max_hops, full.max_hops);
         crossing += full.spine_bytes() > 0 ? 1 : 0;
 
-        const ScoreInput exact{ctx, full, fp};
-        const ScoreInput bound{ctx, sketch.traffic, sketch.footprint};
+        const ScoreInput exact{ctx, full, fp, busy};
+        const ScoreInput bound{ctx, sketch.traffic, sketch.footprint, busy};
         for (const WeightedScorer& ws : scorers) {
           EXPECT_LE(ws.scorer->LowerBound(bound), ws.scorer->Score(exact).normalized)
               << ws.scorer->name();
+        }
+        if (!sketch.traffic.network.leaf_up.empty()) {
+          // Known at the node level: the bound is the cost, but for rounding.
+          ++uplink_known;
+          EXPECT_NEAR(uplink->LowerBound(bound), uplink->Score(exact).normalized, 1e-6);
         }
         ++compared;
       }
@@ -90,6 +104,9 @@ void ExpectSketchesBoundEvaluations(const std::string& preset, const std::string
   }
   EXPECT_GT(compared, 10);
   EXPECT_GT(crossing, 0) << "no candidate crossed blocks: the byte and hop bounds went unchecked";
+  if (expect_uplink_known) {
+    EXPECT_GT(uplink_known, 0) << "the uplink load was never known at the node level";
+  }
 }
 
 TEST(CandidateSketch, MatchesTheFullEvaluationOnRailBlocks) {
