@@ -1,6 +1,10 @@
 #include "scheduler/placement/candidate_sketch.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "scheduler/mapping/rank_map.h"
+#include "scheduler/traffic/repeated_add.h"
 
 namespace topoplace::sched {
 
@@ -53,6 +57,15 @@ ClimbFacts ClimbFactsOf(const TierIndex& tiers) {
       [&](NicId n) { return hosts[fabric.nics()[n].host].pod; });
   int32_t indexes = 0;
   for (NicId n : cabled) indexes = std::max(indexes, fabric.nics()[n].index + 1);
+  const size_t pod_keys = std::max<size_t>(1, fabric.pods().size());
+  facts.index_spine_per_pod = OneKeyPerGroup(
+      cabled, pod_keys * static_cast<size_t>(indexes),
+      [&](NicId n) {
+        const Nic& nic = fabric.nics()[n];
+        const int32_t pod = std::max(0, hosts[nic.host].pod);
+        return nic.index < 0 ? -1 : pod * indexes + nic.index;
+      },
+      [&](NicId n) { return tiers.nic(n).domain[1]; });
   facts.one_leaf_per_rail_per_block = OneKeyPerGroup(
       cabled, fabric.blocks().size() * static_cast<size_t>(indexes),
       [&](NicId n) {
@@ -64,12 +77,14 @@ ClimbFacts ClimbFactsOf(const TierIndex& tiers) {
 }
 
 CandidateSketcher::CandidateSketcher(const PlacementContext& ctx, const HealthView& health,
-                                     const TierIndex& tiers, ClimbFacts climb)
+                                     const TierIndex& tiers, ClimbFacts climb,
+                                     RoutingOptions routing)
     : ctx_(ctx),
       health_(health),
       tiers_(tiers),
       climb_(climb),
       leaf_up_knowable_(LeafUpKnowable()),
+      same_index_pairs_(routing.rail_local || SnakeStageNodes(ctx.job) == 0),
       graph_(BuildNodeGraph(ctx.layout, ctx.traffic, ctx.job.gpus_per_node, ctx.nodes)),
       block_stamp_(ctx.fabric.blocks().size(), -1),
       node_block_(ctx.nodes),
@@ -126,7 +141,7 @@ CandidateSketch CandidateSketcher::Sketch(std::span<const HostId> node_hosts) co
       spread.mean_blocks = spread.max_blocks = 1;
     }
   }
-  if (climb_.blocks_reach_spine) {
+  if (climb_.blocks_reach_spine && !ExactSplit(node_hosts, traffic)) {
     const double crossing = CrossBlockBytes(graph_, node_block_);
     traffic.tier_bytes[static_cast<int>(Tier::kSpine)] = crossing * kBytesRoundingMargin;
     if (crossing > 0) {
@@ -136,6 +151,48 @@ CandidateSketch CandidateSketcher::Sketch(std::span<const HostId> node_hosts) co
   }
   if (leaf_up_knowable_) traffic.network.leaf_up = LeafUp(node_hosts);
   return out;
+}
+
+bool CandidateSketcher::ExactSplit(std::span<const HostId> node_hosts,
+                                   TrafficReport& traffic) const {
+  const bool pods = !ctx_.fabric.pods().empty();
+  if (!climb_.index_spine_per_pod || (pods && !climb_.pods_reach_core) || !same_index_pairs_) {
+    return false;
+  }
+  const int g = ctx_.job.gpus_per_node;
+  for (HostId h : node_hosts) {
+    if (tiers_.aligned_gpus(h) == 0) return false;  // NIC indexes differ between hosts
+  }
+  const int spine = static_cast<int>(Tier::kSpine), core = static_cast<int>(Tier::kCore);
+  double tier_bytes[2] = {0, 0};  // spine, core: summed over dimensions as Finish does
+  for (Dim d : kAllDims) {
+    const int size = ctx_.layout.size(d);
+    const int stride = ctx_.layout.stride(d);
+    if (size <= 1 || stride % g != 0) continue;  // inside a node, or not known: 0 <= walk
+    double dim_bytes[2] = {0, 0};
+    // The dimension's own pattern, then the ring beside it, as Evaluator::Dimension walks.
+    for (const auto& [pattern, pair] : {std::pair{PatternOf(d), ctx_.traffic.pair(d)},
+                                        std::pair{Pattern::kRing, ctx_.traffic.ring_pair(d)}}) {
+      if (pair <= 0) continue;
+      const NodeGraph::Segment segment{pattern, stride / g, size, 0};
+      // Rank pairs per crossing node edge: one per GPU, both ways for a chain's edge.
+      const int64_t per_edge = (pattern == Pattern::kChain ? 2 : 1) * static_cast<int64_t>(g);
+      const int64_t across_blocks = CrossingEdges(segment, node_block_) * per_edge;
+      const int64_t across_pods = pods ? CrossingEdges(segment, node_pod_) * per_edge : 0;
+      dim_bytes[0] = AddRepeated(dim_bytes[0], pair, across_blocks - across_pods);
+      dim_bytes[1] = AddRepeated(dim_bytes[1], pair, across_pods);
+    }
+    tier_bytes[0] += dim_bytes[0];
+    tier_bytes[1] += dim_bytes[1];
+  }
+  traffic.tier_bytes[spine] = tier_bytes[0];
+  traffic.tier_bytes[core] = tier_bytes[1];
+  if (tier_bytes[1] > 0) {
+    traffic.max_hops = SwitchHops(Tier::kCore);
+  } else if (tier_bytes[0] > 0) {
+    traffic.max_hops = SwitchHops(Tier::kSpine);
+  }
+  return true;
 }
 
 bool CandidateSketcher::LeafUpKnowable() const {

@@ -18,9 +18,13 @@
 //          multiple of gpus_per_node (node-aligned) or whose groups fit in one node;
 //   lower bounds: everything else (0, or 1 for the mean blocks of the other dimensions,
 //          since every group touches at least one block), and in particular
-//          traffic.tier_bytes[kSpine] (the node graph's cross-block bytes, less a
-//          millionth for the different order of additions) and traffic.max_hops
-//          (SwitchHops(kSpine) when any bytes cross blocks, kCore when any cross pods);
+//          traffic.tier_bytes[kSpine] and [kCore], the bytes that cross blocks and pods,
+//          and traffic.max_hops (SwitchHops(kSpine) when any bytes cross blocks, kCore
+//          when any cross pods). Where the tier of every crossing pair is known (Exact
+//          split, below) the two tiers' bytes are added as the traffic walk adds them,
+//          dimension by dimension, so each is at most the walk's bit for bit (equal when
+//          every dimension is node-aligned); otherwise all go to kSpine, a millionth less
+//          than the node graph's sum for the different order of additions.
 //   exact up to rounding, or empty: traffic.network.leaf_up, the bytes leaving each leaf
 //          upwards. Filled only when the request has uplink load and every byte the
 //          job sends over the network is known at the node level: every dimension is
@@ -42,6 +46,7 @@
 #include "scheduler/framework/placement_policy.h"
 #include "scheduler/state/health.h"
 #include "scheduler/traffic/node_graph.h"
+#include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/tier_index.h"
 #include "scheduler/traffic/traffic_report.h"
 
@@ -60,6 +65,10 @@ struct ClimbFacts {
   // Besides, the NICs of one index in one block all land on one leaf: GPU j of two hosts
   // of a block meet at that leaf.
   bool one_leaf_per_rail_per_block = false;
+  // Besides, the leaves the NICs of one index reach in one pod (the whole fabric where
+  // hosts have no pod) share a tier-2 group: two such NICs in different blocks of a pod
+  // meet at the spine, exactly.
+  bool index_spine_per_pod = false;
 };
 ClimbFacts ClimbFactsOf(const TierIndex& tiers);
 
@@ -73,15 +82,18 @@ struct CandidateSketch {
 // as the engine takes them (MapRanks: node k holds ranks [k*g, (k+1)*g)).
 class CandidateSketcher {
  public:
-  // `climb`: ClimbFactsOf `tiers`, the context's fabric's index.
+  // `climb`: ClimbFactsOf `tiers`, the context's fabric's index; `routing`: the request's.
   CandidateSketcher(const PlacementContext& ctx, const HealthView& health, const TierIndex& tiers,
-                    ClimbFacts climb);
+                    ClimbFacts climb, RoutingOptions routing);
 
   CandidateSketch Sketch(std::span<const HostId> node_hosts) const;
 
  private:
   // Distinct blocks per group of a node-aligned dimension, summed into `spread`.
   void SpreadOf(Dim dim, std::span<const int32_t> node_block, GroupSpread& spread) const;
+  // The bytes crossing blocks, by the tier they climb to, as the walk adds them; false
+  // when a pair's tier is not known from its blocks and pods (then `traffic` is as it was).
+  bool ExactSplit(std::span<const HostId> node_hosts, TrafficReport& traffic) const;
   // True when LeafUp can be exact (see above) for jobs of this request.
   bool LeafUpKnowable() const;
   // The walk's bytes up per leaf, from the node slots: each node's directed crossing
@@ -94,6 +106,9 @@ class CandidateSketcher {
   const TierIndex& tiers_;
   const ClimbFacts climb_;
   const bool leaf_up_knowable_;
+  // Every crossing pair joins NICs of one index: rail-local forwarding sends through the
+  // sender's NIC of the receiver's index, and without it no snake order swaps GPUs.
+  const bool same_index_pairs_;
   const NodeGraph graph_;
   // Scratch, sized once: the stamps of the blocks seen by the current group.
   mutable std::vector<int32_t> block_stamp_;

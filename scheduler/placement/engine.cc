@@ -165,7 +165,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   // candidate would pick (lowest cost, then lowest index).
   std::vector<double> bound(candidates.size(), 0);
   if (order.size() > 1 && NoNegativeWeights(scorers)) {
-    const CandidateSketcher sketcher(ctx, health_, *tiers_, climb_);
+    const CandidateSketcher sketcher(ctx, health_, *tiers_, climb_, request.routing);
     for (size_t i : order) {
       const CandidateSketch sketch = sketcher.Sketch(candidates[i].node_hosts);
       const ScoreInput in{ctx, sketch.traffic, sketch.footprint, request.uplink_busy};

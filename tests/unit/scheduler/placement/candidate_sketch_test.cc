@@ -47,7 +47,7 @@ void ExpectSketchesBoundEvaluations(const std::string& preset, const std::string
     const Inventory inv = *Inventory::Build(*fabric, occupancy, health, job);
     const PlacementContext ctx{*fabric, job, layout, traffic, inv, static_cast<int>(job.nodes()),
                                seed,    busy};
-    const CandidateSketcher sketcher(ctx, health, tiers, climb);
+    const CandidateSketcher sketcher(ctx, health, tiers, climb, router.options());
     const ScorerPtr uplink = MakeUplinkLoadScorer();
     for (const std::string& name : BuiltinPlugins().PolicyNames()) {
       absl::StatusOr<std::vector<Candidate>> candidates =
@@ -81,9 +81,14 @@ void ExpectSketchesBoundEvaluations(const std::string& preset, const std::string
             EXPECT_LE(s.mean_blocks, f.mean_blocks) << DimName(d);
           }
         }
-        EXPECT_LE(sketch.traffic.spine_bytes(), full.spine_bytes());
-        EXPECT_GT(sketch.traffic.spine_bytes(), 0.999 * full.spine_bytes() - 1)
-            << "all dimensions node-aligned: the bound is the spine bytes, less a millionth";
+        // Every dimension is node-aligned and every pair's tier known from its blocks and
+        // pods: the bytes are the walk's, bit for bit, tier by tier.
+        for (Tier t : {Tier::kSpine, Tier::kCore}) {
+          EXPECT_EQ(sketch.traffic.tier_bytes[static_cast<int>(t)],
+                    full.tier_bytes[static_cast<int>(t)])
+              << TierName(t);
+        }
+        EXPECT_EQ(sketch.traffic.spine_bytes(), full.spine_bytes());
         EXPECT_LE(sketch.traffic.max_hops, full.max_hops);
         crossing += full.spine_bytes() > 0 ? 1 : 0;
 
