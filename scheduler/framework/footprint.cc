@@ -4,6 +4,20 @@
 
 namespace topoplace::sched {
 
+void CountBlocks(const Inventory& inv, const HealthView& health, std::span<const int> gpus_in_block,
+                 PlanFootprint& fp) {
+  for (int32_t b = 0; b < static_cast<int32_t>(gpus_in_block.size()); ++b) {
+    if (gpus_in_block[b] == 0) continue;
+    ++fp.blocks_used;
+    if (health.block_bad_uplinks(b) > 0) ++fp.blocks_with_bad_uplinks;
+    const int free_before = inv.block_free_gpus(b);
+    const int free_after = free_before - gpus_in_block[b];
+    const int total = inv.block_total_gpus(b);
+    fp.partial_blocks_before += (free_before > 0 && free_before < total) ? 1 : 0;
+    fp.partial_blocks_after += (free_after > 0 && free_after < total) ? 1 : 0;
+  }
+}
+
 PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
                                std::span<const RankSlot> slots,
                                std::span<const Attachment> attachments) {
@@ -34,16 +48,7 @@ PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,
     if (health.host_degraded(host)) ++fp.degraded_hosts;
     r = end;
   }
-  for (int32_t b = 0; b < static_cast<int32_t>(gpus_in_block.size()); ++b) {
-    if (gpus_in_block[b] == 0) continue;
-    ++fp.blocks_used;
-    if (health.block_bad_uplinks(b) > 0) ++fp.blocks_with_bad_uplinks;
-    const int free_before = inv.block_free_gpus(b);
-    const int free_after = free_before - gpus_in_block[b];
-    const int total = inv.block_total_gpus(b);
-    fp.partial_blocks_before += (free_before > 0 && free_before < total) ? 1 : 0;
-    fp.partial_blocks_after += (free_after > 0 && free_after < total) ? 1 : 0;
-  }
+  CountBlocks(inv, health, gpus_in_block, fp);
   if (inv.nvlink_level()) {
     std::vector<int> gpus_in_domain(fabric.nvlink_domains().size(), 0);
     for (const RankSlot& slot : slots) {

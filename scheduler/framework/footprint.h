@@ -30,6 +30,11 @@ struct PlanFootprint {
   int fragmentation_delta() const { return partial_blocks_after - partial_blocks_before; }
 };
 
+// Adds to `fp` the block counts of a plan that takes gpus_in_block[b] GPUs of each block
+// b: the blocks used, those with bad uplinks, and the partly used ones before and after.
+void CountBlocks(const Inventory& inv, const HealthView& health, std::span<const int> gpus_in_block,
+                 PlanFootprint& fp);
+
 // Preconditions: `slots` come from MapRanks over hosts of `inv.fabric()`, and
 // attachments[r] is the TierIndex attachment of slots[r] (TierIndex::Attach).
 PlanFootprint ComputeFootprint(const Inventory& inv, const HealthView& health,

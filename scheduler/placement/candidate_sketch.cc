@@ -53,7 +53,8 @@ ClimbFacts ClimbFactsOf(const TierIndex& tiers) {
     max_group = std::max(max_group, tiers.nic(n).domain[1]);
   }
   facts.pods_reach_core = OneKeyPerGroup(
-      cabled, static_cast<size_t>(max_group + 1), [&](NicId n) { return tiers.nic(n).domain[1]; },
+      cabled, max_group < 0 ? 0 : static_cast<size_t>(max_group) + 1,
+      [&](NicId n) { return tiers.nic(n).domain[1]; },
       [&](NicId n) { return hosts[fabric.nics()[n].host].pod; });
   int32_t indexes = 0;
   for (NicId n : cabled) indexes = std::max(indexes, fabric.nics()[n].index + 1);
@@ -116,17 +117,7 @@ CandidateSketch CandidateSketcher::Sketch(std::span<const HostId> node_hosts) co
     ++fp.nodes;
     if (health_.host_degraded(node_hosts[k])) ++fp.degraded_hosts;
   }
-  const Inventory& inv = ctx_.inventory;
-  for (int32_t b = 0; b < static_cast<int32_t>(gpus_in_block_.size()); ++b) {
-    if (gpus_in_block_[b] == 0) continue;
-    ++fp.blocks_used;
-    if (health_.block_bad_uplinks(b) > 0) ++fp.blocks_with_bad_uplinks;
-    const int free_before = inv.block_free_gpus(b);
-    const int free_after = free_before - gpus_in_block_[b];
-    const int total = inv.block_total_gpus(b);
-    fp.partial_blocks_before += (free_before > 0 && free_before < total) ? 1 : 0;
-    fp.partial_blocks_after += (free_after > 0 && free_after < total) ? 1 : 0;
-  }
+  CountBlocks(ctx_.inventory, health_, gpus_in_block_, fp);
 
   TrafficReport& traffic = out.traffic;
   for (Dim d : kAllDims) {
