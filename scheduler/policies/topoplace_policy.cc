@@ -100,15 +100,31 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& g
 // Hybrids are built for the first domain alone, on purpose: it is the tightest fit, and a
 // hybrid in a looser domain would only spread the job further (pinned by the test
 // TopoplacePolicy.HybridLayoutsComeFromTheSmallestFittingDomainOnly). Returns the
-// cheapest candidates by cross-block bytes (see kMultiBlockCandidates), or none.
-std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed) {
-  const Inventory& inv = ctx.inventory;
-  const NodeGraph graph = BuildNodeGraph(ctx.layout, ctx.traffic, ctx.job.gpus_per_node, ctx.nodes);
-  std::vector<Cut> cuts;
-  for (Dim dim : {Dim::kPp, Dim::kDp}) {
-    if (std::optional<Cut> cut = MakeCut(ctx, dim)) cuts.push_back(std::move(*cut));
+// cheapest candidates by cross-block bytes (at most `kept`, see kMultiBlockCandidates), or
+// none.
+//
+// What depends only on the job (its node graph and cuts) is built once per proposal and
+// shared by the searches that differ in the blocks they may use.
+struct JobCuts {
+  explicit JobCuts(const PlacementContext& ctx)
+      : graph(BuildNodeGraph(ctx.layout, ctx.traffic, ctx.job.gpus_per_node, ctx.nodes)),
+        plain(PlainCut(ctx)) {
+    for (Dim dim : {Dim::kPp, Dim::kDp}) {
+      if (std::optional<Cut> cut = MakeCut(ctx, dim)) cuts.push_back(std::move(*cut));
+    }
   }
-  const Cut plain = PlainCut(ctx);
+  NodeGraph graph;
+  std::vector<Cut> cuts;
+  Cut plain;
+};
+
+std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed,
+                                            const JobCuts& job_cuts,
+                                            size_t kept_at_most = kMultiBlockCandidates) {
+  const Inventory& inv = ctx.inventory;
+  const NodeGraph& graph = job_cuts.graph;
+  const std::vector<Cut>& cuts = job_cuts.cuts;
+  const Cut& plain = job_cuts.plain;
   std::vector<Domain> domains;
   std::vector<Domain> pods = FittingDomains(inv, DomainLevel::kPod, ctx.nodes);
   for (size_t i = 0; i < pods.size() && i < kPodCandidates; ++i) domains.push_back(pods[i]);
@@ -152,7 +168,7 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](size_t a, size_t b) { return layouts[a].bytes < layouts[b].bytes; });
   std::vector<Candidate> kept;
-  for (size_t i = 0; i < ranked.size() && i < kMultiBlockCandidates; ++i) {
+  for (size_t i = 0; i < ranked.size() && i < kept_at_most; ++i) {
     const Layout& l = layouts[ranked[i]];
     if (i > 0 && l.bytes > layouts[ranked[0]].bytes * (1 + kNearTieFraction)) break;
     kept.push_back(Materialize(ctx, l.seq, *l.cut, l.how));
@@ -231,12 +247,14 @@ absl::Status NoBlockFits(const PlacementContext& ctx) {
 // can hold the job and it is not among `found` already. The engine's scorers weigh it
 // against the others (its spine bytes against their hot bytes or bad links).
 std::optional<Candidate> AvoidingBlocks(const PlacementContext& ctx, DomainLevel allowed,
+                                        const JobCuts& job_cuts,
                                         const std::vector<Candidate>& found,
                                         std::span<const uint8_t> avoid, absl::string_view why) {
   if (found.empty() || avoid.empty()) return std::nullopt;
   PlacementContext cool = ctx;
   cool.avoid_blocks = avoid;
-  std::vector<Candidate> avoiding = MultiBlockCandidates(cool, allowed);
+  std::vector<Candidate> avoiding =
+      MultiBlockCandidates(cool, allowed, job_cuts, /*kept_at_most=*/1);
   if (avoiding.empty()) return std::nullopt;
   const bool known = std::any_of(found.begin(), found.end(), [&](const Candidate& c) {
     return c.node_hosts == avoiding.front().node_hosts;
@@ -283,7 +301,8 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
       PlacementContext sub = {
           ctx.fabric, ctx.job,  ctx.layout,      ctx.traffic,      chosen,
           ctx.nodes,  ctx.seed, ctx.uplink_busy, ctx.avoid_blocks, ctx.bad_uplink_blocks};
-      for (std::vector<Candidate> arranged : {OneBlock(sub), MultiBlockCandidates(sub, allowed)}) {
+      for (std::vector<Candidate> arranged :
+           {OneBlock(sub), MultiBlockCandidates(sub, allowed, JobCuts(sub))}) {
         for (Candidate& a : arranged) {
           a.how += ", over the hosts of the fewest NVLink domains";
           out.push_back(std::move(a));
@@ -298,12 +317,13 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
   }
   if (allowed == DomainLevel::kBlock) return NoBlockFits(ctx);
   // Phase 2, several blocks (MultiBlockCandidates).
-  std::vector<Candidate> multi = MultiBlockCandidates(ctx, allowed);
+  const JobCuts job_cuts(ctx);
+  std::vector<Candidate> multi = MultiBlockCandidates(ctx, allowed, job_cuts);
   const std::vector<uint8_t> hot = HotBlocks(ctx);
   for (auto [avoid, why] :
        {std::pair<std::span<const uint8_t>, absl::string_view>(hot, "hotter than average"),
         {ctx.bad_uplink_blocks, "down or degraded"}}) {
-    if (std::optional<Candidate> c = AvoidingBlocks(ctx, allowed, multi, avoid, why)) {
+    if (std::optional<Candidate> c = AvoidingBlocks(ctx, allowed, job_cuts, multi, avoid, why)) {
       multi.push_back(*std::move(c));
     }
   }
