@@ -69,17 +69,26 @@ etcd::EtcdOptions EtcdCluster::ClientOptions(int i) const {
 std::string EtcdCluster::Log(int i) const { return absl::StrCat(work_dir_, "/etcd-", i, ".log"); }
 
 absl::Status EtcdCluster::Start() {
-  for (Member& m : members_) {
-    m.client_port = FreePort();
-    m.peer_port = FreePort();
+  // A port FreePort found free can be taken before etcd binds it (a parallel test's
+  // connection gets it as its local port; seen once in CI: a member exited at once).
+  // Start afresh on new ports a few times, returning the last failure with its log.
+  absl::Status s;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    for (Member& m : members_) {
+      m.client_port = FreePort();
+      m.peer_port = FreePort();
+    }
+    s = absl::OkStatus();
+    for (int i = 0; i < size() && s.ok(); ++i) s = Spawn(i);
+    for (int i = 0; i < size() && s.ok(); ++i) s = AwaitAnswer(i);
+    if (s.ok()) return s;
+    std::cerr << "etcd cluster start attempt " << attempt + 1 << ": " << s << "\n";
+    for (int i = 0; i < size(); ++i) {
+      Kill(i, SIGKILL);
+      std::filesystem::remove_all(absl::StrCat(work_dir_, "/etcd-", i));
+    }
   }
-  for (int i = 0; i < size(); ++i) {
-    if (absl::Status s = Spawn(i); !s.ok()) return s;
-  }
-  for (int i = 0; i < size(); ++i) {
-    if (absl::Status s = AwaitAnswer(i); !s.ok()) return s;
-  }
-  return absl::OkStatus();
+  return s;
 }
 
 absl::Status EtcdCluster::Restart(int i) {
