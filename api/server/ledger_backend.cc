@@ -5,7 +5,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "api/etcd/etcd_ledger.h"
@@ -69,7 +68,7 @@ void LedgerBackend::JoinElection(const ServerConfig& config, int port) {
 absl::StatusOr<LedgerBackend> OpenLedgerBackend(const ServerConfig& config, FabricPtr fabric,
                                                 const ledger::Clock& clock) {
   LedgerBackend backend;
-  if (!absl::StartsWith(config.store, "etcd://")) {
+  if (!config.store_is_etcd()) {
     const store::Durability durability =
         config.durability == "full" ? store::Durability::kFull : store::Durability::kNormal;
     TP_ASSIGN_OR_RETURN(backend.ledger,

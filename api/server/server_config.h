@@ -92,9 +92,12 @@ struct ServerConfig {
 
   // Where the ledger lives: "sqlite" (in db_path, the default) or
   // "etcd://HOST:PORT[,HOST:PORT...]" (an etcd cluster shared by replicas; one leads and
-  // writes, the others serve reads and name it). Fabric snapshots and telemetry stay in
+  // writes, the others serve reads and name it; host reports and each link's health
+  // state are shared there too). Fabric snapshots and the telemetry time series stay in
   // db_path either way.
   std::string store = "sqlite";
+  // Whether `store` names etcd: then the ledger, host reports and link health are shared.
+  bool store_is_etcd() const { return store.starts_with("etcd://"); }
   // Every key topoplaced writes to etcd starts with this.
   std::string etcd_prefix = "/topoplace/";
   // TLS to etcd: its CA (PEM), and a client certificate and key if etcd wants one.

@@ -17,6 +17,7 @@
 #include "api/server/malformed_request_interceptor.h"
 #include "api/server/placement_service.h"
 #include "api/server/rpc_metrics_interceptor.h"
+#include "api/server/store/etcd_health_history.h"
 #include "api/server/store/etcd_host_report_store.h"
 #include "api/server/telemetry_service.h"
 #include "api/server/topology_service.h"
@@ -141,10 +142,13 @@ absl::Status TopoplaceServer::OpenStores(const ServerConfig& config, const ledge
     std::cerr << "topoplaced: warning: " << w << std::endl;
   }
   TP_ASSIGN_OR_RETURN(telemetry_, TelemetryReportStore::Open(config.db_path, durability));
-  if (backend_.election != nullptr) {
-    // Replicas share the agents' reports through etcd, as they share the ledger.
+  if (config.store_is_etcd()) {
+    // Replicas share the agents' reports and link health through etcd, as they share the
+    // ledger.
     context_.host_reports = std::make_unique<EtcdHostReportStore>(
         *backend_.etcd, *backend_.election, config.etcd_prefix);
+    shared_health_ = std::make_unique<EtcdHealthHistory>(*backend_.etcd, *backend_.election,
+                                                         config.etcd_prefix, *telemetry_);
   } else {
     TP_ASSIGN_OR_RETURN(context_.host_reports, HostReportStore::Open(config.db_path, durability));
   }
@@ -164,8 +168,10 @@ absl::Status TopoplaceServer::BuildServices(const ServerConfig& config, Authoriz
                       fabric = context_.fabric](const sched::FabricHealth& health) {
     engines->Swap(std::make_shared<const sched::PlacementEngine>(fabric, health));
   };
-  health_ = std::make_unique<HealthMonitor>(context_.fabric, telemetry_.get(), swap_engine,
-                                            metrics_.get(), health_options);
+  telemetry::HealthHistory* history =
+      shared_health_ != nullptr ? shared_health_.get() : telemetry_.get();
+  health_ = std::make_unique<HealthMonitor>(context_.fabric, history, swap_engine, metrics_.get(),
+                                            health_options);
   TP_RETURN_IF_ERROR(health_->Restore());
   context_.health = health_.get();
   metrics_->SetLedgerSource([ledger = ledger_] {
@@ -286,7 +292,17 @@ void TopoplaceServer::SweepExpired(absl::Duration interval) {
     (void)context_.ledger->ReclaimExpired();
     (void)ledger_->ProbeWrites();
     UpdateServingStatus();
+    if (shared_health_ != nullptr) FollowSharedHealth();
   }
+}
+
+void TopoplaceServer::FollowSharedHealth() {
+  const bool leading = ledger_->MayWrite().ok();
+  // A follower takes the leader's verdicts as the leader persists them; a replica that has
+  // just won the election takes them once more, then judges on its own. A failed read is
+  // retried on the next sweep.
+  if (!leading || !was_leading_) (void)health_->Restore();
+  was_leading_ = leading;
 }
 
 void TopoplaceServer::UpdateServingStatus() {

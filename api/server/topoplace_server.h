@@ -80,6 +80,9 @@ class TopoplaceServer {
   // /metrics and the web console, when configured.
   absl::Status StartSideServers(const ServerConfig& config);
   void SweepExpired(absl::Duration interval);
+  // With etcd: restores link health from the shared history while this replica follows,
+  // and once when it starts leading. Sweeper thread only.
+  void FollowSharedHealth();
   // Health: SERVING while the ledger can write, NOT_SERVING (with a log line on each
   // change) while it cannot.
   void UpdateServingStatus();
@@ -92,6 +95,9 @@ class TopoplaceServer {
   std::unique_ptr<ObservedLedger> observed_ledger_;  // backend_.ledger, publishing to changes_
   int health_subscription_ = -1;
   std::unique_ptr<TelemetryReportStore> telemetry_;
+  // With etcd: link health shared by the replicas (over telemetry_ for the time series).
+  std::unique_ptr<telemetry::HealthHistory> shared_health_;
+  bool was_leading_ = false;  // sweeper thread only
   std::unique_ptr<telemetry::DaemonMetrics> metrics_;
   std::unique_ptr<HealthMonitor> health_;  // stopped in Shutdown, before the store goes
   ServiceContext context_;

@@ -40,10 +40,12 @@ absl::Status HealthMonitor::Restore() {
       absl::StatusOr<LinkId> link = FindLink(*fabric_, e.link);
       std::optional<LinkVerdict> state = ParseLinkVerdict(e.to);
       if (!link.ok() || !state) continue;  // a link of an older fabric: nothing to restore
+      const LinkVerdict was = model_.state(*link);
+      if (was == *state && model_.reason(*link) == e.reason) continue;
       model_.Restore(*link, *state, e.reason);
-      if (*state != LinkVerdict::kHealthy) {
-        restored.push_back({*link, e.link, LinkVerdict::kHealthy, *state, e.reason,
-                            absl::FromUnixMillis(e.at_unix_ms)});
+      if (was != *state) {
+        restored.push_back(
+            {*link, e.link, was, *state, e.reason, absl::FromUnixMillis(e.at_unix_ms)});
       }
     }
   }

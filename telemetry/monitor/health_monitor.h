@@ -56,7 +56,9 @@ class HealthMonitor {
                 DaemonMetrics* metrics, HealthMonitorOptions options);
   ~HealthMonitor();
 
-  // Restores the persisted state of every link and swaps in a matching engine.
+  // Brings every link with a persisted event to that event's state and, when any state
+  // changed, swaps in a matching engine and wakes subscribers. Called on start; a replica
+  // sharing its history with others calls it again to take their verdicts.
   absl::Status Restore();
   // Starts and stops the tick thread. Stop is idempotent.
   void Start();

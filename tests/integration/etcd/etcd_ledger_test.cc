@@ -9,12 +9,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "api/etcd/leader_election.h"
+#include "api/server/store/etcd_health_history.h"
 #include "api/server/store/etcd_host_report_store.h"
+#include "api/server/store/telemetry_report_store.h"
 #include "tests/integration/etcd/believed_fence.h"
 #include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/host_report_paging.h"
@@ -542,6 +545,59 @@ TEST_F(EtcdLedgerTest, EtcdHostReports_TheLeaderStoresThemEveryReplicaListsThem)
   auto listed = follower.List("", 10, 1 << 20);
   ASSERT_TRUE(listed.ok()) << listed.status();
   EXPECT_EQ(listed->reports.size(), 3u);
+}
+
+// Link health shared through etcd: the leader writes each link's newest state (a batch
+// larger than one transaction in several), every replica reads them, a follower's write is
+// refused before anything is stored, and the time series stay in each replica's SQLite.
+TEST_F(EtcdLedgerTest, EtcdHealthHistory_TheLeaderWritesLinkStatesEveryReplicaReadsThem) {
+  Replica a = Start("10.0.0.1:7469");
+  ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
+  Replica b = Start("10.0.0.2:7469");
+  ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
+  testing::TempDir dir;
+  auto local_a = server::TelemetryReportStore::Open(dir.path() + "/a.db", store::Durability::kFull);
+  auto local_b = server::TelemetryReportStore::Open(dir.path() + "/b.db", store::Durability::kFull);
+  ASSERT_TRUE(local_a.ok() && local_b.ok());
+  server::EtcdHealthHistory leader(*a.client, *a.election, prefix_, **local_a);
+  server::EtcdHealthHistory follower(*b.client, *b.election, prefix_, **local_b);
+
+  std::vector<telemetry::HealthEvent> batch = {{"x--l0", "healthy", "degraded", "slow", 1},
+                                               {"x--l0", "degraded", "down", "dead", 2}};
+  for (int i = 1; i <= 2 * server::EtcdHealthHistory::kLinksPerTxn + 50; ++i) {
+    batch.push_back({absl::StrCat("x--l", i), "healthy", "down", "switch lost\nline two", 3});
+  }
+  ASSERT_TRUE(leader.AddHealthEvents(batch).ok());
+  auto read = follower.LatestHealthEvents();
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->size(), batch.size() - 1);
+  std::map<std::string, telemetry::HealthEvent> by_link;
+  for (const telemetry::HealthEvent& e : *read) by_link[e.link] = e;
+  EXPECT_EQ(by_link["x--l0"].from, "degraded");
+  EXPECT_EQ(by_link["x--l0"].to, "down");
+  EXPECT_EQ(by_link["x--l0"].at_unix_ms, 2);
+  EXPECT_EQ(by_link["x--l7"].reason, "switch lost\nline two");
+  auto timeline = (*local_a)->RecentHealthEvents(1000);
+  ASSERT_TRUE(timeline.ok());
+  EXPECT_EQ(timeline->size(), batch.size()) << "the leader's own log keeps every event";
+
+  auto refused = follower.AddHealthEvents({{"x--l0", "down", "healthy", "back", 4}});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("10.0.0.1:7469"));
+  EXPECT_TRUE((*local_b)->RecentHealthEvents(10)->empty());
+  read = leader.LatestHealthEvents();
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->size(), batch.size() - 1);
+
+  ASSERT_TRUE(follower.AddCounterRates({{"x/mlx5_0", "rx_errors", 2.5, 5}}).ok());
+  EXPECT_EQ((*local_b)->LatestCounterRates(10)->size(), 1u);
+  EXPECT_TRUE((*local_a)->LatestCounterRates(10)->empty());
+
+  ASSERT_TRUE(a.client->Put(prefix_ + "health/x--l0", "not an event").ok());
+  auto corrupt = follower.LatestHealthEvents();
+  EXPECT_EQ(corrupt.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(corrupt.status().message()), HasSubstr("health/x--l0"));
+  a.election->Resign();
 }
 
 }  // namespace

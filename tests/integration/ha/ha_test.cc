@@ -99,6 +99,50 @@ class HaTest : public ::testing::Test {
     }
   }
 
+  // Sends `kDeadLinkHost`'s probe report (its first NIC reaches none of its peers, which
+  // condemns its link) through a client listing `first` then `leader`, once per tick of the
+  // leader's health loop, until the leader judges the link down (within 15 s).
+  bool ReportDeadLinkUntilDown(int first, int leader) {
+    client::ClientOptions options = Options();
+    options.server = absl::StrCat(replicas_[first]->address(), ",", replicas_[leader]->address());
+    auto agent = *client::TopoplaceClient::Connect(options);
+    v1::ReportProbeResultsRequest report;
+    report.set_reporter(kDeadLinkHost);
+    for (const char* peer : {"b00-n001/mlx5_0", "b00-n002/mlx5_0", "b01-n000/mlx5_0"}) {
+      v1::ProbeResult* r = report.add_results();
+      r->set_source(kDeadLink);
+      r->set_target(peer);
+      r->set_reachable(false);
+    }
+    for (int i = 0; i < 50; ++i) {
+      auto sent = agent->ReportProbeResults(report);
+      EXPECT_TRUE(sent.ok()) << sent.status();
+      if (AwaitLinkState(leader, "down", absl::Milliseconds(300))) return true;
+    }
+    return false;
+  }
+
+  // Whether replica `i` calls kDeadLink's link `state` within `wait`.
+  bool AwaitLinkState(int i, const std::string& state, absl::Duration wait) {
+    client::ClientOptions only = Options();
+    only.server = replicas_[i]->address();
+    auto client = *client::TopoplaceClient::Connect(only);
+    v1::GetLinkHealthRequest query;
+    query.set_endpoint(kDeadLink);
+    const absl::Time give_up = absl::Now() + wait;
+    do {
+      auto health = client->GetLinkHealth(query);
+      if (health.ok() && health->links_size() > 0 && health->links(0).health() == state) {
+        return true;
+      }
+      absl::SleepFor(absl::Milliseconds(50));
+    } while (absl::Now() < give_up);
+    return false;
+  }
+
+  static constexpr char kDeadLinkHost[] = "b00-n000";
+  static constexpr char kDeadLink[] = "b00-n000/mlx5_0";
+
   TempDir dir_;
   EtcdCluster etcd_{dir_.path(), 3};
   std::unique_ptr<etcd::EtcdClient> etcd_client_;
@@ -181,33 +225,33 @@ TEST_F(HaTest, Ha_LinkReportsSentToAFollowerReachTheLeader) {
   const int leader = AwaitLeader(absl::Seconds(15));
   ASSERT_GE(leader, 0);
   const int follower = (leader + 1) % kReplicas;
-  client::ClientOptions options = Options();
-  options.server = absl::StrCat(replicas_[follower]->address(), ",", replicas_[leader]->address());
-  auto agent = *client::TopoplaceClient::Connect(options);
-  // b00-n000's first NIC reaches none of its peers: its own probes condemn its link.
-  v1::ReportProbeResultsRequest report;
-  report.set_reporter("b00-n000");
-  for (const char* peer : {"b00-n001/mlx5_0", "b00-n002/mlx5_0", "b01-n000/mlx5_0"}) {
-    v1::ProbeResult* r = report.add_results();
-    r->set_source("b00-n000/mlx5_0");
-    r->set_target(peer);
-    r->set_reachable(false);
+  EXPECT_TRUE(ReportDeadLinkUntilDown(follower, leader))
+      << "the leader never heard of the dead link";
+}
+
+// A link's state is shared through etcd (issue 31, point 3): every follower takes the
+// leader's verdict, and when the leader dies the next one still knows the link is down,
+// though no agent reported to it. Before, link health lived in each replica's own SQLite
+// file: a new leader had never heard of the dead link and placed jobs on it.
+TEST_F(HaTest, Ha_ALinkTheLeaderJudgedDownStaysDownOnEveryReplicaAndAfterFailover) {
+  const int leader = AwaitLeader(absl::Seconds(15));
+  ASSERT_GE(leader, 0);
+  ASSERT_TRUE(ReportDeadLinkUntilDown(leader, leader));
+  for (int i = 0; i < kReplicas; ++i) {
+    EXPECT_TRUE(AwaitLinkState(i, "down", absl::Seconds(10))) << "replica " << i;
   }
-  client::ClientOptions leader_only = Options();
-  leader_only.server = replicas_[leader]->address();
-  auto at_leader = *client::TopoplaceClient::Connect(leader_only);
-  v1::GetLinkHealthRequest query;
-  query.set_endpoint("b00-n000/mlx5_0");
-  std::string state;
-  for (int i = 0; i < 50 && state != "down"; ++i) {  // a report per tick of the leader's loop
-    auto sent = agent->ReportProbeResults(report);
-    ASSERT_TRUE(sent.ok()) << sent.status();
-    absl::SleepFor(absl::Milliseconds(300));
-    auto health = at_leader->GetLinkHealth(query);
-    ASSERT_TRUE(health.ok()) << health.status();
-    state = health->links_size() > 0 ? health->links(0).health() : "";
+  replicas_[leader]->Kill(SIGKILL);
+  const int next = AwaitLeader(absl::Seconds(15), leader);
+  ASSERT_GE(next, 0) << "no replica took over";
+  EXPECT_TRUE(AwaitLinkState(next, "down", absl::Seconds(5)));
+  // It places around the link: b00-n000 (whose only cable to rail 0 is dead) is left out.
+  client::ClientOptions at_next = Options();
+  at_next.server = replicas_[next]->address();
+  auto placed = (*client::TopoplaceClient::Connect(at_next))->Reserve("tp=8,pp=2,dp=1", "", 600);
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  for (const auto& gpu : placed->allocation().gpus()) {
+    EXPECT_NE(gpu.host(), kDeadLinkHost);
   }
-  EXPECT_EQ(state, "down") << "the leader never heard of the dead link";
 }
 
 }  // namespace

@@ -77,5 +77,36 @@ TEST(HealthMonitorTest, DownLinkReachesTheSinkAndTheHistoryAndIsRestored) {
   EXPECT_TRUE(restored[0].unhealthy_links.contains(cable));
 }
 
+// A replica that shares its history follows another's verdicts by restoring again: a
+// link the history now calls down goes down, one it calls healthy again comes back, and a
+// restore that changes nothing hands no new health over.
+TEST(HealthMonitorTest, RestoringAgainFollowsTheHistoryBothWays) {
+  absl::StatusOr<FabricPtr> fabric = GenerateClos(::topoplace::testing::TinyClos(2, 2));
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  MemoryHistory shared;
+  std::vector<sched::FabricHealth> handed;
+  HealthMonitor follower(*fabric, &shared,
+                         [&](const sched::FabricHealth& h) { handed.push_back(h); }, nullptr, {});
+  ASSERT_TRUE(follower.Restore().ok());
+  const std::string name = LinkName(**fabric, 0);
+
+  ASSERT_TRUE(shared.AddHealthEvents({{name, "healthy", "down", "probes failed", 1}}).ok());
+  ASSERT_TRUE(follower.Restore().ok());
+  ASSERT_EQ(handed.size(), 1u);
+  EXPECT_TRUE(handed.back().unhealthy_links.contains(0));
+  EXPECT_EQ(follower.Link(0).verdict, LinkVerdict::kDown);
+  EXPECT_EQ(follower.Link(0).reason, "probes failed");
+  EXPECT_NE(follower.LastTurnedBad(0), absl::InfinitePast());
+
+  ASSERT_TRUE(follower.Restore().ok());
+  EXPECT_EQ(handed.size(), 1u) << "nothing changed, nothing handed over";
+
+  ASSERT_TRUE(shared.AddHealthEvents({{name, "down", "healthy", "probes answer", 2}}).ok());
+  ASSERT_TRUE(follower.Restore().ok());
+  ASSERT_EQ(handed.size(), 2u);
+  EXPECT_TRUE(handed.back().unhealthy_links.empty());
+  EXPECT_EQ(follower.Link(0).verdict, LinkVerdict::kHealthy);
+}
+
 }  // namespace
 }  // namespace topoplace::telemetry

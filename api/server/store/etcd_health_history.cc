@@ -1,0 +1,77 @@
+#include "api/server/store/etcd_health_history.h"
+
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "api/etcd/fenced_txn.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::server {
+namespace {
+
+using telemetry::HealthEvent;
+
+// The stored value: "<at unix ms>\n<from>\n<to>\n<reason>" (the reason last: it may hold
+// anything).
+std::string Encode(const HealthEvent& e) {
+  return absl::StrCat(e.at_unix_ms, "\n", e.from, "\n", e.to, "\n", e.reason);
+}
+
+absl::StatusOr<HealthEvent> Decode(absl::string_view link, absl::string_view key,
+                                   absl::string_view value) {
+  std::vector<absl::string_view> parts = absl::StrSplit(value, absl::MaxSplits('\n', 3));
+  HealthEvent e;
+  if (parts.size() != 4 || !absl::SimpleAtoi(parts[0], &e.at_unix_ms)) {
+    return absl::DataLossError(absl::StrCat("etcd key '", key, "' does not hold a health event"));
+  }
+  e.link = std::string(link);
+  e.from = std::string(parts[1]);
+  e.to = std::string(parts[2]);
+  e.reason = std::string(parts[3]);
+  return e;
+}
+
+}  // namespace
+
+absl::Status EtcdHealthHistory::AddHealthEvents(const std::vector<HealthEvent>& events) {
+  if (events.empty()) return absl::OkStatus();
+  std::map<std::string, const HealthEvent*> newest;  // by link; events come in order
+  for (const HealthEvent& e : events) newest[e.link] = &e;
+  TP_ASSIGN_OR_RETURN(const etcd::Fence fence, fence_.WriteFence());
+  auto next = newest.begin();
+  while (next != newest.end()) {
+    etcdserverpb::TxnRequest txn;
+    for (int n = 0; n < kLinksPerTxn && next != newest.end(); ++n, ++next) {
+      etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
+      put->set_key(absl::StrCat(prefix_, next->first));
+      put->set_value(Encode(*next->second));
+    }
+    TP_RETURN_IF_ERROR(etcd::FencedTxn(etcd_, fence_, fence, txn).status());
+  }
+  return local_.AddHealthEvents(events);
+}
+
+absl::StatusOr<std::vector<HealthEvent>> EtcdHealthHistory::LatestHealthEvents() {
+  TP_ASSIGN_OR_RETURN(std::vector<etcd::KeyValue> kvs, etcd_.GetPrefix(prefix_));
+  std::vector<HealthEvent> events;
+  events.reserve(kvs.size());
+  for (const etcd::KeyValue& kv : kvs) {
+    const absl::string_view key = kv.key;
+    TP_ASSIGN_OR_RETURN(HealthEvent e, Decode(key.substr(prefix_.size()), key, kv.value));
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+absl::Status EtcdHealthHistory::AddCounterRates(
+    const std::vector<telemetry::CounterRateRow>& rows) {
+  return local_.AddCounterRates(rows);
+}
+
+absl::StatusOr<int64_t> EtcdHealthHistory::Prune(int64_t cutoff_unix_ms) {
+  return local_.Prune(cutoff_unix_ms);
+}
+
+}  // namespace topoplace::server
