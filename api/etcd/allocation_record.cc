@@ -76,6 +76,11 @@ std::string EncodeAllocation(const Allocation& a) {
     gpu->set_index(g.index);
   }
   r.set_plan_json(a.plan_json);
+  for (const ledger::UplinkOffer& o : a.uplink_offer) {
+    auto* offer = r.add_uplink_offer();
+    offer->set_switch_name(o.switch_name);
+    offer->set_bytes_per_second(o.bytes_per_second);
+  }
   r.set_request_id(a.request_id);
   r.set_created_us(absl::ToUnixMicros(a.created_at));
   if (a.expires_at != absl::InfiniteFuture()) r.set_expires_us(absl::ToUnixMicros(a.expires_at));
@@ -111,6 +116,9 @@ absl::StatusOr<Allocation> DecodeAllocation(absl::string_view key, absl::string_
   a.fabric_version = r.fabric_version();
   for (const auto& g : r.gpus()) a.gpus.push_back({g.host(), g.index()});
   a.plan_json = r.plan_json();
+  for (const auto& o : r.uplink_offer()) {
+    a.uplink_offer.push_back({o.switch_name(), o.bytes_per_second()});
+  }
   a.request_id = r.request_id();
   a.created_at = FromMicros(r.created_us());
   if (r.has_expires_us()) a.expires_at = FromMicros(r.expires_us());

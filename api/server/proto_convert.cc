@@ -110,6 +110,11 @@ v1::Allocation AllocationToProto(const ledger::Allocation& a) {
     slot->set_host(g.host);
     slot->set_gpu(g.index);
   }
+  for (const ledger::UplinkOffer& o : a.uplink_offer) {
+    v1::UplinkOffer* offer = out.add_uplink_offer();
+    offer->set_switch_name(o.switch_name);
+    offer->set_bytes_per_second(o.bytes_per_second);
+  }
   out.set_created_unix_ms(UnixMillisOrZero(a.created_at));
   out.set_expires_unix_ms(
       a.state == ledger::AllocationState::kReserved ? UnixMillisOrZero(a.expires_at) : 0);

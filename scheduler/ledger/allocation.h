@@ -29,6 +29,15 @@ struct GpuRef {
   friend bool operator==(const GpuRef&, const GpuRef&) = default;
 };
 
+// What a job offers the uplinks of one switch its plan climbs from, in bytes per second
+// (its bytes up per iteration over its reference step time): what the daemon's uplink
+// load from allocations counts (scheduler/load/held_uplink_load.h).
+struct UplinkOffer {
+  std::string switch_name;
+  double bytes_per_second = 0;
+  friend bool operator==(const UplinkOffer&, const UplinkOffer&) = default;
+};
+
 struct Allocation {
   std::string id;  // "alloc-<n>", assigned by the ledger
   AllocationState state = AllocationState::kReserved;
@@ -37,7 +46,10 @@ struct Allocation {
   std::string policy;
   uint64_t fabric_version = 0;
   std::vector<GpuRef> gpus;
-  std::string plan_json;   // the plan as placed (schema topoplace.plan/v1), for explain
+  std::string plan_json;  // the plan as placed (schema topoplace.plan/v1), for explain
+  // Empty when placed without uplink load (or, in etcd records written before the offer
+  // had a field of its own, still inside plan_json).
+  std::vector<UplinkOffer> uplink_offer;
   std::string request_id;  // the client's idempotency key for Reserve; may be empty
   absl::Time created_at;
   absl::Time expires_at = absl::InfiniteFuture();   // reserved only

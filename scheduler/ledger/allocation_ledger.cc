@@ -53,6 +53,24 @@ constexpr store::Migration kMigrations[] = {
     {3,
      "CREATE TABLE ledger_probe (id INTEGER PRIMARY KEY CHECK (id = 1), probed_us INTEGER);"
      "INSERT INTO ledger_probe VALUES (1, 0);"},
+    // Each allocation's uplink offer in rows of its own; before, it was spliced into the
+    // plan's JSON as "uplink_offer", from where this step moves it (SQLite's JSON
+    // functions: Debian 12 ships 3.40, built with them).
+    {4,
+     "CREATE TABLE allocation_uplink_offers ("
+     " allocation_id INTEGER NOT NULL REFERENCES allocations(id),"
+     " switch_name TEXT NOT NULL,"
+     " bytes_per_second REAL NOT NULL);"
+     "CREATE INDEX allocation_uplink_offers_by_allocation"
+     " ON allocation_uplink_offers(allocation_id);"
+     "INSERT INTO allocation_uplink_offers"
+     " SELECT allocations.id, json_extract(offer.value, '$.switch'),"
+     "  json_extract(offer.value, '$.bytes_per_second')"
+     " FROM allocations, json_each(allocations.plan_json, '$.uplink_offer') AS offer"
+     " WHERE json_valid(allocations.plan_json)"
+     "  AND json_type(offer.value, '$.switch') = 'text'"
+     "  AND json_type(offer.value, '$.bytes_per_second') IN ('integer', 'real')"
+     " ORDER BY allocations.id, offer.key;"},
 };
 
 // Makes the AUTOINCREMENT counter of `table` at least ?1, so numbers continue above what
@@ -122,14 +140,25 @@ absl::StatusOr<Allocation> RowToAllocation(const SqliteStatement& row) {
   return a;
 }
 
-absl::Status LoadGpus(store::SqliteDb& db, int64_t n, Allocation& a) {
+// The GPUs and the uplink offer of allocation `n`, from their own tables.
+absl::Status LoadParts(store::SqliteDb& db, int64_t n, Allocation& a) {
   TP_ASSIGN_OR_RETURN(SqliteStatement q, db.Prepare("SELECT host, gpu_index FROM allocation_gpus "
                                                     "WHERE allocation_id = ?1 ORDER BY rowid"));
   q.BindInt(1, n);
   while (true) {
     TP_ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) return absl::OkStatus();
+    if (!row) break;
     a.gpus.push_back({q.ColumnText(0), static_cast<int32_t>(q.ColumnInt(1))});
+  }
+  TP_ASSIGN_OR_RETURN(SqliteStatement offers,
+                      db.Prepare("SELECT switch_name, bytes_per_second FROM"
+                                 " allocation_uplink_offers WHERE allocation_id = ?1"
+                                 " ORDER BY rowid"));
+  offers.BindInt(1, n);
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool row, offers.Step());
+    if (!row) return absl::OkStatus();
+    a.uplink_offer.push_back({offers.ColumnText(0), offers.ColumnDouble(1)});
   }
 }
 
@@ -341,7 +370,7 @@ absl::Status AllocationLedger::Rebuild() {
     rows.emplace_back(q.ColumnInt(0), std::move(a));
   }
   for (auto& [n, a] : rows) {
-    TP_RETURN_IF_ERROR(LoadGpus(*db_, n, a));
+    TP_RETURN_IF_ERROR(LoadParts(*db_, n, a));
     std::vector<GpuId> held;
     for (const GpuRef& ref : a.gpus) {
       std::optional<GpuId> gpu = ResolveGpu(ref);
@@ -421,6 +450,15 @@ absl::StatusOr<Allocation> AllocationLedger::ReserveUnsealed(const ReserveReques
       TP_RETURN_IF_ERROR(hold.Run());
       TP_RETURN_IF_ERROR(hold.Reset());
     }
+    TP_ASSIGN_OR_RETURN(SqliteStatement offer,
+                        db_->Prepare("INSERT INTO allocation_uplink_offers VALUES (?1, ?2, ?3)"));
+    for (const UplinkOffer& o : a.uplink_offer) {
+      offer.BindInt(1, n);
+      offer.BindText(2, o.switch_name);
+      offer.BindDouble(3, o.bytes_per_second);
+      TP_RETURN_IF_ERROR(offer.Run());
+      TP_RETURN_IF_ERROR(offer.Reset());
+    }
     return AppendEvent(n, "reserve",
                        absl::StrCat(a.gpus.size(), " GPUs until ", absl::FormatTime(a.expires_at)));
   }));
@@ -497,7 +535,7 @@ absl::StatusOr<Allocation> AllocationLedger::LoadFinished(int64_t n) {
   TP_ASSIGN_OR_RETURN(bool row, q.Step());
   if (!row) return UnknownAllocation(n);
   TP_ASSIGN_OR_RETURN(Allocation a, RowToAllocation(q));
-  TP_RETURN_IF_ERROR(LoadGpus(*db_, n, a));
+  TP_RETURN_IF_ERROR(LoadParts(*db_, n, a));
   return a;
 }
 

@@ -32,6 +32,7 @@ struct ReserveRequest {
   std::string policy;
   uint64_t fabric_version = 0;
   std::string plan_json;
+  std::vector<UplinkOffer> uplink_offer;   // kept with the allocation as given
   absl::Duration ttl = absl::Seconds(60);  // in (0, kMaxReservationTtl]
   // Optional idempotency key chosen by the client; unique over the ledger's whole history.
   std::string request_id;

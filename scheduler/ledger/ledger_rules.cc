@@ -42,6 +42,7 @@ absl::StatusOr<Allocation> NewReservation(const Fabric& fabric, const ReserveReq
   a.policy = request.policy;
   a.fabric_version = request.fabric_version;
   a.plan_json = request.plan_json;
+  a.uplink_offer = request.uplink_offer;
   a.request_id = request.request_id;
   a.created_at = now;
   a.expires_at = now + request.ttl;

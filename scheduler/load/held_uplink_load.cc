@@ -9,11 +9,9 @@ namespace topoplace::sched {
 HeldUplinkLoad::HeldUplinkLoad(const Fabric& fabric)
     : fabric_(fabric), model_(CommModel::ForFabric(fabric, {})), shape_(fabric), tally_(fabric) {}
 
-std::string HeldUplinkLoad::WithOffer(const PlacementPlan& plan,
-                                      const std::string& plan_json) const {
-  return WithUplinkOffer(
-      plan_json, shape_.OfferOf(plan.links, model_.ReferenceStepSeconds(plan.job, plan.traffic)),
-      fabric_);
+std::vector<ledger::UplinkOffer> HeldUplinkLoad::OfferOf(const PlacementPlan& plan) const {
+  return NamedUplinkOffer(
+      shape_.OfferOf(plan.links, model_.ReferenceStepSeconds(plan.job, plan.traffic)), fabric_);
 }
 
 std::vector<double> HeldUplinkLoad::Current(ledger::Ledger& ledger) {
@@ -22,7 +20,8 @@ std::vector<double> HeldUplinkLoad::Current(ledger::Ledger& ledger) {
   ledger.ForEachLive([&](const ledger::Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     live.insert(a.id);
     if (counted_.contains(a.id)) return;
-    UplinkTally::Offer offer = StoredUplinkOffer(a.plan_json, fabric_);
+    UplinkTally::Offer offer = a.uplink_offer.empty() ? LegacyUplinkOffer(a.plan_json, fabric_)
+                                                      : UplinkOfferOf(a.uplink_offer, fabric_);
     tally_.Add(offer);
     counted_.emplace(a.id, std::move(offer));
   });

@@ -6,9 +6,9 @@
 // uplinks running jobs already fill. No telemetry is needed; with an uplink load file as
 // well, each switch takes the larger of the two (measured rates already include the jobs).
 //
-// A reservation's offer is stored with its plan (the plan JSON's "uplink_offer"), so a
-// restarted daemon counts the jobs it already holds; an allocation whose plan has none
-// (made without this option) counts as offering nothing.
+// A reservation's offer is kept with its allocation (Allocation::uplink_offer), so a
+// restarted daemon or a follower counts the jobs it already holds; an allocation without
+// one (made without this option) counts as offering nothing.
 //
 // Thread-safe.
 #ifndef TOPOPLACE_SCHEDULER_LOAD_HELD_UPLINK_LOAD_H_
@@ -33,9 +33,9 @@ class HeldUplinkLoad {
   // `fabric` must outlive the load.
   explicit HeldUplinkLoad(const Fabric& fabric);
 
-  // `plan_json` with the offer of `plan` added as "uplink_offer" (switch names and bytes
-  // per second). Precondition: `plan` was placed with link loads.
-  std::string WithOffer(const PlacementPlan& plan, const std::string& plan_json) const;
+  // What `plan` offers each switch's uplinks, to keep with its allocation
+  // (ReserveRequest::uplink_offer). Precondition: `plan` was placed with link loads.
+  std::vector<ledger::UplinkOffer> OfferOf(const PlacementPlan& plan) const;
 
   // The busy shares per switch id of the allocations `ledger` holds now.
   std::vector<double> Current(ledger::Ledger& ledger) ABSL_LOCKS_EXCLUDED(mu_);

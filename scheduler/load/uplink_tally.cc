@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
+
 namespace topoplace::sched {
 
 UplinkTally::UplinkTally(const Fabric& fabric)
@@ -50,28 +52,28 @@ constexpr char kOfferKey[] = "uplink_offer";
 
 }  // namespace
 
-std::string WithUplinkOffer(const std::string& plan_json, const UplinkTally::Offer& offer,
-                            const Fabric& fabric) {
-  const size_t close = plan_json.find_last_of('}');
-  if (close == std::string::npos) return plan_json;
-  Json entries = Json::array();
-  for (const auto& [s, rate] : offer) {
-    entries.push_back(Json{{"switch", fabric.switches()[s].name}, {"bytes_per_second", rate}});
-  }
-  std::string out = plan_json.substr(0, close);
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  const bool empty_object = !out.empty() && out.back() == '{';
-  out += empty_object ? "\n  \"" : ",\n  \"";
-  out += kOfferKey;
-  out += "\": ";
-  out += entries.dump();
-  out += "\n";
-  out += plan_json.substr(close);
-  return out;
+std::vector<ledger::UplinkOffer> NamedUplinkOffer(const UplinkTally::Offer& offer,
+                                                  const Fabric& fabric) {
+  std::vector<ledger::UplinkOffer> named;
+  named.reserve(offer.size());
+  for (const auto& [s, rate] : offer) named.push_back({fabric.switches()[s].name, rate});
+  return named;
 }
 
-UplinkTally::Offer StoredUplinkOffer(const std::string& plan_json, const Fabric& fabric) {
+UplinkTally::Offer UplinkOfferOf(const std::vector<ledger::UplinkOffer>& named,
+                                 const Fabric& fabric) {
   UplinkTally::Offer offer;
+  for (const ledger::UplinkOffer& o : named) {
+    const std::optional<SwitchId> s = fabric.FindSwitch(o.switch_name);
+    if (s && o.bytes_per_second > 0) offer.emplace_back(*s, o.bytes_per_second);
+  }
+  return offer;
+}
+
+UplinkTally::Offer LegacyUplinkOffer(const std::string& plan_json, const Fabric& fabric) {
+  UplinkTally::Offer offer;
+  // Most plans never had one: no parse for them (plans of thousands of ranks are large).
+  if (plan_json.find(absl::StrCat("\"", kOfferKey, "\"")) == std::string::npos) return offer;
   const Json j = Json::parse(plan_json, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || !j.contains(kOfferKey) || !j[kOfferKey].is_array()) {
     return offer;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "scheduler/ledger/allocation.h"
 #include "scheduler/traffic/link_loads.h"
 #include "topology/model/fabric.h"
 
@@ -47,15 +48,17 @@ class UplinkTally {
   std::vector<double> busy_;
 };
 
-// `plan_json` (a topoplace.plan/v1 object) with `offer` added as "uplink_offer": the
-// switches' names and bytes per second. Spliced in before the closing brace, not parsed
-// and written again: plans of thousands of ranks are large. Unchanged if not an object.
-std::string WithUplinkOffer(const std::string& plan_json, const UplinkTally::Offer& offer,
-                            const Fabric& fabric);
+// The offer an allocation keeps (ledger::Allocation::uplink_offer) for `offer`, switches by
+// name, and back, switches looked up in `fabric` (unknown ones and rates <= 0 skipped).
+std::vector<ledger::UplinkOffer> NamedUplinkOffer(const UplinkTally::Offer& offer,
+                                                  const Fabric& fabric);
+UplinkTally::Offer UplinkOfferOf(const std::vector<ledger::UplinkOffer>& named,
+                                 const Fabric& fabric);
 
-// The offer stored by WithUplinkOffer, switches looked up by name in `fabric`; empty when
-// the plan has none (entries naming unknown switches are skipped).
-UplinkTally::Offer StoredUplinkOffer(const std::string& plan_json, const Fabric& fabric);
+// The offer the daemon used to splice into a reservation's plan JSON as "uplink_offer",
+// before allocations kept it in a field of their own (etcd records of that time still
+// hold it there); empty when the plan has none.
+UplinkTally::Offer LegacyUplinkOffer(const std::string& plan_json, const Fabric& fabric);
 
 }  // namespace topoplace::sched
 

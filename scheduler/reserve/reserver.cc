@@ -37,7 +37,7 @@ absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
     for (const RankSlot& slot : plan.ranks) reserve.gpus.push_back(slot.gpu);
     reserve.plan_json = PlanToJson(*ports_.fabric, plan);
     if (ports_.live_load != nullptr) {
-      reserve.plan_json = ports_.live_load->WithOffer(plan, reserve.plan_json);
+      reserve.uplink_offer = ports_.live_load->OfferOf(plan);
     }
     absl::StatusOr<ledger::Allocation> allocation = ledger.Reserve(reserve);
     if (allocation.ok()) {

@@ -40,6 +40,7 @@ inline ReserveRequest Request(std::vector<GpuId> gpus, absl::Duration ttl = absl
           .policy = "topoplace",
           .fabric_version = 1,
           .plan_json = "{}",
+          .uplink_offer = {},
           .ttl = ttl,
           .request_id = ""};
 }
@@ -302,6 +303,33 @@ TYPED_TEST_P(LedgerContract, Ledger_RenewRefusesCommittedFinishedUnknownAndBadTt
   EXPECT_EQ(ledger->Get(live)->expires_at, this->clock_.Now() + absl::Seconds(30));
 }
 
+// The uplink offer is data of the allocation, kept as given: read back live, after a
+// restart and once finished, with names and rates exact.
+TYPED_TEST_P(LedgerContract, Ledger_UplinkOfferIsKeptWithTheAllocationAsGiven) {
+  const std::vector<UplinkOffer> offer = {{"leaf 0", 1.5e9}, {"spine-\"1\"", 0.1 + 0.2}};
+  std::string id;
+  {
+    auto ledger = this->OpenLedger();
+    ReserveRequest request = Request(Gpus(0, 8));
+    request.uplink_offer = offer;
+    auto a = ledger->Reserve(request);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_EQ(a->uplink_offer, offer);
+    id = a->id;
+    EXPECT_TRUE(ledger->Reserve(Request(Gpus(8, 8))).ok());
+    int seen = 0;
+    ledger->ForEachLive([&](const Allocation& live) {
+      EXPECT_EQ(live.uplink_offer, live.id == id ? offer : std::vector<UplinkOffer>{});
+      ++seen;
+    });
+    EXPECT_EQ(seen, 2);
+  }
+  auto ledger = this->OpenLedger();
+  EXPECT_EQ(ledger->Get(id)->uplink_offer, offer);
+  ASSERT_TRUE(ledger->Release(id).ok());
+  EXPECT_EQ(ledger->Get(id)->uplink_offer, offer);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(LedgerContract, Ledger_ReserveCommitSurvivesReopenAndKeepsGpusBusy,
                             Ledger_OverlappingReserveIsAbortedAndTakesNothing,
                             Ledger_NeverDoubleBooksAGpuUnderConcurrentReserves,
@@ -313,7 +341,8 @@ REGISTER_TYPED_TEST_SUITE_P(LedgerContract, Ledger_ReserveCommitSurvivesReopenAn
                             Ledger_RequestIdIsUsedOnceAndFoundAgainAfterRestart,
                             Ledger_RequestIdOfAFinishedAllocationStillFindsIt,
                             Ledger_RenewMovesTheExpiryAndSurvivesRestart,
-                            Ledger_RenewRefusesCommittedFinishedUnknownAndBadTtl);
+                            Ledger_RenewRefusesCommittedFinishedUnknownAndBadTtl,
+                            Ledger_UplinkOfferIsKeptWithTheAllocationAsGiven);
 
 }  // namespace topoplace::ledger::contract
 

@@ -43,6 +43,7 @@ constexpr char kToken[] = "s3cret-token-0123456789abcdef";
 using client::ClientOptions;
 using client::TopoplaceClient;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class ServiceTest : public ::testing::Test {
  protected:
@@ -175,7 +176,10 @@ TEST_F(ServiceTest, Service_LiveAllocationsLoadSteersPlacementsOffTheirUplinks) 
   const std::string job = "tp=2,pp=1,dp=3,gpus_per_node=2,model=70b,s=256,mb=1";
   auto held = client->Reserve(job, "", 0);
   ASSERT_TRUE(held.ok()) << held.status();
-  EXPECT_THAT(held->plan().json(), HasSubstr("\"uplink_offer\": [{\"switch\":"));
+  ASSERT_GT(held->allocation().uplink_offer_size(), 0);
+  EXPECT_GT(held->allocation().uplink_offer(0).bytes_per_second(), 0);
+  EXPECT_TRUE(server_->fabric().FindSwitch(held->allocation().uplink_offer(0).switch_name()));
+  EXPECT_THAT(held->plan().json(), Not(HasSubstr("uplink_offer"))) << "the plan as placed";
   ASSERT_EQ(PlanBlocks(server_->fabric(), held->plan()).size(), 2u);
   auto steered = client->Place(job, "");
   ASSERT_TRUE(steered.ok()) << steered.status();

@@ -16,7 +16,6 @@
 #include "nlohmann/json.hpp"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/load/uplink_tally.h"
 #include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"
@@ -236,14 +235,14 @@ TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlan
     for (HostId h : held) {
       for (GpuId g : fabric->hosts()[h].gpus) reserve.gpus.push_back(g);
     }
-    sched::UplinkTally::Offer offer;
     for (int b : {0, 1}) {
-      for (SwitchId leaf : fabric->blocks()[b].leaves) offer.emplace_back(leaf, 40e9);
+      for (SwitchId leaf : fabric->blocks()[b].leaves) {
+        reserve.uplink_offer.push_back({fabric->switches()[leaf].name, 40e9});
+      }
     }
     reserve.job_spec = "tp=2,pp=1,dp=3,gpus_per_node=2";
     reserve.policy = "topoplace";
-    reserve.plan_json =
-        sched::WithUplinkOffer("{\n  \"schema\": \"topoplace.plan/v1\"\n}", offer, *fabric);
+    reserve.plan_json = "{\n  \"schema\": \"topoplace.plan/v1\"\n}";
     reserve.ttl = ledger::kMaxReservationTtl;
     auto allocation = (*ledger)->Reserve(reserve);
     ASSERT_TRUE(allocation.ok()) << allocation.status();

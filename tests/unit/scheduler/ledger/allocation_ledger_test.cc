@@ -70,6 +70,39 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseWrittenByANewerSchema) {
   EXPECT_NE(ledger.status().message().find("99"), std::string::npos) << ledger.status();
 }
 
+// A database from before the offer had rows of its own kept it in the plan's JSON: the
+// schema step moves every well-formed entry over, in order, and leaves the rest.
+TEST_F(LedgerTest, Ledger_SchemaStepMovesOffersOutOfOlderPlans) {
+  std::string id;
+  {
+    auto ledger = OpenLedger();
+    ReserveRequest request = Request(Gpus(0, 8));
+    request.plan_json =
+        "{\"schema\": \"topoplace.plan/v1\", \"uplink_offer\": [{\"switch\": \"leaf-a\", "
+        "\"bytes_per_second\": 2.5e9}, {\"switch\": 7}, {\"switch\": \"leaf-b\", "
+        "\"bytes_per_second\": 40000000000}]}";
+    id = ledger->Reserve(request)->id;
+    ReserveRequest plain = Request(Gpus(8, 8));
+    plain.plan_json = "not json";
+    ASSERT_TRUE(ledger->Reserve(plain).ok());
+  }
+  {
+    // The database as the previous schema left it.
+    auto db = store::SqliteDb::Open(dir_.File("ledger.db"));
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("DROP TABLE allocation_uplink_offers;"
+                           "DELETE FROM schema_migrations WHERE component = 'ledger'"
+                           " AND version = 4")
+                    .ok());
+  }
+  auto ledger = OpenLedger();
+  ASSERT_NE(ledger, nullptr);
+  const std::vector<UplinkOffer> moved = {{"leaf-a", 2.5e9}, {"leaf-b", 4e10}};
+  EXPECT_EQ(ledger->Get(id)->uplink_offer, moved);
+  EXPECT_TRUE(ledger->Get("alloc-2")->uplink_offer.empty());
+}
+
 // The first finding of the data-loss report: a database file truncated to 0 bytes used to
 // start as an empty ledger and hand the lost allocations' GPUs and ids out again.
 TEST_F(LedgerTest, Ledger_RefusesADatabaseTruncatedToZeroBytes) {

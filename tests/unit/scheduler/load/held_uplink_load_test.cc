@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
@@ -35,9 +36,11 @@ TEST(HeldUplinkLoad, CountsEachLiveAllocationsStoredOfferUntilItIsReleased) {
   ledger::ReserveRequest reserve;
   for (const RankSlot& slot : plan->ranks) reserve.gpus.push_back(slot.gpu);
   reserve.job_spec = FormatJobSpec(request.job);
-  reserve.plan_json = held.WithOffer(*plan, "{}");
-  const UplinkTally::Offer offer = StoredUplinkOffer(reserve.plan_json, *fabric);
-  ASSERT_FALSE(offer.empty()) << reserve.plan_json;
+  reserve.plan_json = "{}";
+  reserve.uplink_offer = held.OfferOf(*plan);
+  const UplinkTally::Offer offer = UplinkOfferOf(reserve.uplink_offer, *fabric);
+  ASSERT_FALSE(offer.empty());
+  ASSERT_EQ(offer.size(), reserve.uplink_offer.size()) << "every switch found by its name";
 
   const auto idle = [](const std::vector<double>& busy) {
     return std::all_of(busy.begin(), busy.end(), [](double b) { return b == 0; });
@@ -51,6 +54,28 @@ TEST(HeldUplinkLoad, CountsEachLiveAllocationsStoredOfferUntilItIsReleased) {
   EXPECT_EQ(held.Current(**ledger), expected.busy());  // counted once, however often asked
   ASSERT_TRUE((*ledger)->Release(a->id).ok());
   EXPECT_TRUE(idle(held.Current(**ledger)));
+}
+
+// Etcd records written before the offer had a field of their own keep it in the plan's
+// JSON: it is still counted.
+TEST(HeldUplinkLoad, CountsAnOfferStillInsideAnOlderPlansJson) {
+  FabricPtr fabric =
+      *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2, /*gpus=*/8, /*rails=*/8));
+  testing::TempDir dir;
+  auto ledger = ledger::AllocationLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
+  ASSERT_TRUE(ledger.ok()) << ledger.status();
+  const SwitchId leaf = fabric->blocks()[0].leaves[0];
+  ledger::ReserveRequest reserve;
+  for (GpuId g : fabric->hosts()[0].gpus) reserve.gpus.push_back(g);
+  reserve.job_spec = "tp=8";
+  reserve.plan_json =
+      absl::StrCat("{\"uplink_offer\": [{\"switch\": \"", fabric->switches()[leaf].name,
+                   "\", \"bytes_per_second\": 1e9}]}");
+  ASSERT_TRUE((*ledger)->Reserve(reserve).ok());
+  HeldUplinkLoad held(*fabric);
+  UplinkTally expected(*fabric);
+  expected.Add({{leaf, 1e9}});
+  EXPECT_EQ(held.Current(**ledger), expected.busy());
 }
 
 }  // namespace

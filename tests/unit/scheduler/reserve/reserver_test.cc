@@ -21,6 +21,7 @@ namespace topoplace::sched {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class ReserverTest : public ::testing::Test {
  protected:
@@ -141,13 +142,16 @@ TEST_F(ReserverTest, PlacesWithTheLoadAndExclusionsItsPortsGiveAndRecordsTheClie
   const HeldUplinkLoad live(*fabric_);
   ports.live_load = &live;
   const Reserver reserver(std::move(ports));
-  absl::StatusOr<ReserveOutcome> out = reserver.Reserve(Command("tp=8,pp=2,dp=2,model=7b"));
+  // Six nodes: more than a block, so the plan sends bytes up the leaves.
+  absl::StatusOr<ReserveOutcome> out = reserver.Reserve(Command("tp=8,pp=2,dp=3,model=7b"));
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(last_request_.uplink_busy, busy);
   EXPECT_TRUE(last_request_.link_loads) << "live load stores each plan's offer";
-  EXPECT_THAT(out->plan_json, HasSubstr("\"uplink_offer\""));
+  EXPECT_FALSE(out->allocation.uplink_offer.empty()) << "kept with the allocation";
+  EXPECT_EQ(out->allocation.uplink_offer, live.OfferOf(*out->plan));
+  EXPECT_THAT(out->plan_json, Not(HasSubstr("uplink_offer"))) << "the plan as placed";
   for (HostId h : out->plan->node_hosts) EXPECT_NE(h, 0) << "the excluded host was used";
-  EXPECT_EQ(out->allocation.job_spec, FormatJobSpec(*ParseJobSpec("tp=8,pp=2,dp=2,model=7b")))
+  EXPECT_EQ(out->allocation.job_spec, FormatJobSpec(*ParseJobSpec("tp=8,pp=2,dp=3,model=7b")))
       << "exclusions are the placement's, not the recorded spec's";
 }
 
