@@ -43,8 +43,8 @@ struct ServiceContext {
   std::unique_ptr<EngineHolder> engine;
   ledger::Ledger* ledger = nullptr;
   TelemetryReportStore* telemetry = nullptr;
-  std::unique_ptr<HostReportStore> host_reports;  // agents' latest host reports
-  HealthMonitor* health = nullptr;  // link health (telemetry/monitor/health_monitor.h)
+  HostReportStore* host_reports = nullptr;  // agents' latest host reports
+  HealthMonitor* health = nullptr;          // link health (telemetry/monitor/health_monitor.h)
   Authorizer authorizer;
   absl::Duration default_ttl;
   bool accept_unknown_hosts = false;  // ServerConfig::accept_unknown_hosts

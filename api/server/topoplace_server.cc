@@ -7,24 +7,18 @@
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
 
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "api/server/malformed_request_interceptor.h"
 #include "api/server/placement_service.h"
 #include "api/server/rpc_metrics_interceptor.h"
-#include "api/server/store/etcd_health_history.h"
-#include "api/server/store/etcd_host_report_store.h"
 #include "api/server/telemetry_service.h"
 #include "api/server/topology_service.h"
 #include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
-#include "topology/store/exclusive_lock.h"
-#include "topology/store/fabric_store.h"
 
 namespace topoplace::server {
 namespace {
@@ -76,38 +70,26 @@ telemetry::MetricsServer::BasicAuthCheck MetricsAuth(const ServerConfig& config,
   };
 }
 
-absl::Status MakeParentDirectory(const std::string& path) {
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (parent.empty()) return absl::OkStatus();
-  std::error_code error;
-  std::filesystem::create_directories(parent, error);
-  if (error) {
-    return absl::UnavailableError(
-        absl::StrCat("db_path: cannot create '", parent.string(), "': ", error.message()));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
     const ServerConfig& config, const ledger::Clock& clock) {
   TP_RETURN_IF_ERROR(ValidateConfig(config));
-  const store::Durability durability =
-      config.durability == "full" ? store::Durability::kFull : store::Durability::kNormal;
   TP_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, Credentials(config));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(config.fabric));
   TP_ASSIGN_OR_RETURN(Authorizer authorizer,
                       Authorizer::FromConfig(config, [fabric](absl::string_view name) {
                         return fabric->FindHost(name).has_value();
                       }));
-  TP_RETURN_IF_ERROR(MakeParentDirectory(config.db_path));
 
   std::unique_ptr<TopoplaceServer> server(new TopoplaceServer());
-  TP_RETURN_IF_ERROR(server->OpenStores(config, clock, std::move(fabric), durability));
+  TP_ASSIGN_OR_RETURN(server->stores_, OpenDaemonStores(config, clock, std::move(fabric)));
+  server->context_.fabric = server->stores_.fabric;
+  server->context_.fabric_version = server->stores_.fabric_version;
+  server->context_.host_reports = server->stores_.host_reports.get();
   TP_RETURN_IF_ERROR(server->BuildServices(config, std::move(authorizer)));
   TP_RETURN_IF_ERROR(server->StartGrpc(config, credentials));
-  server->backend_.JoinElection(config, server->port_);
+  server->stores_.backend.JoinElection(config, server->port_);
   server->UpdateServingStatus();
   server->health_->Start();
   if (absl::Status s = server->StartSideServers(config); !s.ok()) {
@@ -117,42 +99,6 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   server->sweeper_ = std::thread(
       [raw = server.get(), interval = config.reclaim_interval] { raw->SweepExpired(interval); });
   return server;
-}
-
-absl::Status TopoplaceServer::OpenStores(const ServerConfig& config, const ledger::Clock& clock,
-                                         FabricPtr fabric, store::Durability durability) {
-  {
-    absl::StatusOr<std::unique_ptr<store::ExclusiveLock>> lock =
-        store::ExclusiveLock::Acquire(config.db_path + ".lock");
-    if (!lock.ok()) {
-      return absl::Status(lock.status().code(), absl::StrCat("db_path: ", lock.status().message()));
-    }
-    db_lock_ = *std::move(lock);
-  }
-  {
-    TP_ASSIGN_OR_RETURN(std::unique_ptr<store::FabricStore> snapshots,
-                        store::FabricStore::Open(config.db_path, durability));
-    TP_ASSIGN_OR_RETURN(store::FabricSnapshot snapshot, snapshots->Put(std::move(fabric)));
-    context_.fabric = snapshot.fabric;
-    context_.fabric_version = snapshot.version;
-  }
-  TP_ASSIGN_OR_RETURN(backend_, OpenLedgerBackend(config, context_.fabric, clock));
-  ledger_ = backend_.ledger.get();
-  for (const std::string& w : ledger_->warnings()) {
-    std::cerr << "topoplaced: warning: " << w << std::endl;
-  }
-  TP_ASSIGN_OR_RETURN(telemetry_, TelemetryReportStore::Open(config.db_path, durability));
-  if (config.store_is_etcd()) {
-    // Replicas share the agents' reports and link health through etcd, as they share the
-    // ledger.
-    context_.host_reports = std::make_unique<EtcdHostReportStore>(
-        *backend_.etcd, *backend_.election, config.etcd_prefix);
-    shared_health_ = std::make_unique<EtcdHealthHistory>(*backend_.etcd, *backend_.election,
-                                                         config.etcd_prefix, *telemetry_);
-  } else {
-    TP_ASSIGN_OR_RETURN(context_.host_reports, HostReportStore::Open(config.db_path, durability));
-  }
-  return absl::OkStatus();
 }
 
 absl::Status TopoplaceServer::BuildServices(const ServerConfig& config, Authorizer authorizer) {
@@ -168,13 +114,11 @@ absl::Status TopoplaceServer::BuildServices(const ServerConfig& config, Authoriz
                       fabric = context_.fabric](const sched::FabricHealth& health) {
     engines->Swap(std::make_shared<const sched::PlacementEngine>(fabric, health));
   };
-  telemetry::HealthHistory* history =
-      shared_health_ != nullptr ? shared_health_.get() : telemetry_.get();
-  health_ = std::make_unique<HealthMonitor>(context_.fabric, history, swap_engine, metrics_.get(),
-                                            health_options);
+  health_ = std::make_unique<HealthMonitor>(context_.fabric, &stores_.health_history(), swap_engine,
+                                            metrics_.get(), health_options);
   TP_RETURN_IF_ERROR(health_->Restore());
   context_.health = health_.get();
-  metrics_->SetLedgerSource([ledger = ledger_] {
+  metrics_->SetLedgerSource([ledger = &stores_.ledger()] {
     telemetry::LedgerGauges gauges;
     gauges.allocations = {{"reserved", 0}, {"committed", 0}};
     ledger->ForEachLive([&](const ledger::Allocation& a) {
@@ -188,9 +132,9 @@ absl::Status TopoplaceServer::BuildServices(const ServerConfig& config, Authoriz
   // Every ledger writer (handlers, sweeper) goes through the observed ledger, so the
   // console's event stream sees each change.
   observed_ledger_ = std::make_unique<ObservedLedger>(
-      *ledger_, [feed = &changes_] { feed->Publish(ChangeFeed::kAllocations); });
+      stores_.ledger(), [feed = &changes_] { feed->Publish(ChangeFeed::kAllocations); });
   context_.ledger = observed_ledger_.get();
-  context_.telemetry = telemetry_.get();
+  context_.telemetry = stores_.telemetry.get();
   context_.authorizer = std::move(authorizer);
   context_.default_ttl = config.reservation_ttl;
   context_.accept_unknown_hosts = config.accept_unknown_hosts;
@@ -290,14 +234,14 @@ void TopoplaceServer::SweepExpired(absl::Duration interval) {
   while (!stop_.WaitForNotificationWithTimeout(interval)) {
     // A failed sweep is retried on the next tick; reads and writes reclaim lazily too.
     (void)context_.ledger->ReclaimExpired();
-    (void)ledger_->ProbeWrites();
+    (void)stores_.ledger().ProbeWrites();
     UpdateServingStatus();
-    if (shared_health_ != nullptr) FollowSharedHealth();
+    if (stores_.shared_health != nullptr) FollowSharedHealth();
   }
 }
 
 void TopoplaceServer::FollowSharedHealth() {
-  const bool leading = ledger_->MayWrite().ok();
+  const bool leading = stores_.ledger().MayWrite().ok();
   // A follower takes the leader's verdicts as the leader persists them; a replica that has
   // just won the election takes them once more, then judges on its own. A failed read is
   // retried on the next sweep.
@@ -306,7 +250,7 @@ void TopoplaceServer::FollowSharedHealth() {
 }
 
 void TopoplaceServer::UpdateServingStatus() {
-  const absl::Status writes = ledger_->WriteState();
+  const absl::Status writes = stores_.ledger().WriteState();
   absl::MutexLock lock(&health_mu_);
   if (stopping_) return;
   grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
@@ -345,7 +289,7 @@ void TopoplaceServer::Shutdown() {
   changes_.Close();
   if (console_ != nullptr) console_->Shutdown();
   // A leader hands over at once instead of holding writes up for its lease.
-  if (backend_.election != nullptr) backend_.election->Resign();
+  if (stores_.backend.election != nullptr) stores_.backend.election->Resign();
 }
 
 void TopoplaceServer::Wait() { server_->Wait(); }

@@ -24,15 +24,13 @@
 #include "api/server/connection_relay.h"
 #include "api/server/console/change_feed.h"
 #include "api/server/console/console_server.h"
-#include "api/server/ledger_backend.h"
+#include "api/server/daemon_stores.h"
 #include "api/server/observed_ledger.h"
 #include "api/server/server_config.h"
 #include "api/server/service_context.h"
 #include "scheduler/ledger/clock.h"
 #include "telemetry/metrics/daemon_metrics.h"
 #include "telemetry/monitor/health_monitor.h"
-#include "topology/store/exclusive_lock.h"
-#include "topology/store/sqlite_db.h"
 
 namespace topoplace::server {
 
@@ -66,12 +64,9 @@ class TopoplaceServer {
 
  private:
   TopoplaceServer() = default;
-  // The phases of Start, in order. Each leaves what it built in the members; on failure
-  // the caller drops the half-built server (StartSideServers' caller shuts it down first).
-  // The database lock, the fabric snapshot, the ledger, the telemetry and host-report
-  // stores.
-  absl::Status OpenStores(const ServerConfig& config, const ledger::Clock& clock, FabricPtr fabric,
-                          store::Durability durability);
+  // The phases of Start after the stores (daemon_stores.h), in order. Each leaves what it
+  // built in the members; on failure the caller drops the half-built server
+  // (StartSideServers' caller shuts it down first).
   // Metrics, the engine, link health (restored), the service context and the services.
   absl::Status BuildServices(const ServerConfig& config, Authorizer authorizer);
   // The gRPC server (and the connection relay in front of it); shuts down on a relay failure.
@@ -87,16 +82,11 @@ class TopoplaceServer {
   // change) while it cannot.
   void UpdateServingStatus();
 
-  std::unique_ptr<store::ExclusiveLock> db_lock_;  // one daemon per db_path
-  LedgerBackend backend_;
-  ledger::Ledger* ledger_ = nullptr;  // backend_.ledger
+  DaemonStores stores_;  // destroyed last
   // Ledger changes and health changes, for the console's event stream.
   ChangeFeed changes_;
-  std::unique_ptr<ObservedLedger> observed_ledger_;  // backend_.ledger, publishing to changes_
+  std::unique_ptr<ObservedLedger> observed_ledger_;  // stores_'s, publishing to changes_
   int health_subscription_ = -1;
-  std::unique_ptr<TelemetryReportStore> telemetry_;
-  // With etcd: link health shared by the replicas (over telemetry_ for the time series).
-  std::unique_ptr<telemetry::HealthHistory> shared_health_;
   bool was_leading_ = false;  // sweeper thread only
   std::unique_ptr<telemetry::DaemonMetrics> metrics_;
   std::unique_ptr<HealthMonitor> health_;  // stopped in Shutdown, before the store goes
