@@ -244,8 +244,15 @@ void TopoplaceServer::FollowSharedHealth() {
   const bool leading = stores_.ledger().MayWrite().ok();
   // A follower takes the leader's verdicts as the leader persists them; a replica that has
   // just won the election takes them once more, then judges on its own. A failed read is
-  // retried on the next sweep.
-  if (!leading || !was_leading_) (void)health_->Restore();
+  // retried on the next sweep and logged when it starts failing.
+  if (!leading || !was_leading_) {
+    const absl::Status restored = health_->Restore();
+    if (!restored.ok() && follow_ok_) {
+      std::cerr << "topoplaced: cannot read the shared link health: " << restored.message()
+                << std::endl;
+    }
+    follow_ok_ = restored.ok();
+  }
   was_leading_ = leading;
 }
 

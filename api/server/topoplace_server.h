@@ -88,6 +88,7 @@ class TopoplaceServer {
   std::unique_ptr<ObservedLedger> observed_ledger_;  // stores_'s, publishing to changes_
   int health_subscription_ = -1;
   bool was_leading_ = false;  // sweeper thread only
+  bool follow_ok_ = true;     // sweeper thread only
   std::unique_ptr<telemetry::DaemonMetrics> metrics_;
   std::unique_ptr<HealthMonitor> health_;  // stopped in Shutdown, before the store goes
   ServiceContext context_;

@@ -54,8 +54,10 @@ constexpr store::Migration kMigrations[] = {
      "CREATE TABLE ledger_probe (id INTEGER PRIMARY KEY CHECK (id = 1), probed_us INTEGER);"
      "INSERT INTO ledger_probe VALUES (1, 0);"},
     // Each allocation's uplink offer in rows of its own; before, it was spliced into the
-    // plan's JSON as "uplink_offer", from where this step moves it (SQLite's JSON
-    // functions: Debian 12 ships 3.40, built with them).
+    // plan's JSON as "uplink_offer", from where this step copies every well-formed entry
+    // (the plans keep the key; nothing reads it there any more). SQLite's JSON functions:
+    // Debian 12 ships 3.40, built with them. Only plans naming the key are parsed, and
+    // only object entries are read (json_extract on anything else would fail the step).
     {4,
      "CREATE TABLE allocation_uplink_offers ("
      " allocation_id INTEGER NOT NULL REFERENCES allocations(id),"
@@ -67,7 +69,9 @@ constexpr store::Migration kMigrations[] = {
      " SELECT allocations.id, json_extract(offer.value, '$.switch'),"
      "  json_extract(offer.value, '$.bytes_per_second')"
      " FROM allocations, json_each(allocations.plan_json, '$.uplink_offer') AS offer"
-     " WHERE json_valid(allocations.plan_json)"
+     " WHERE instr(allocations.plan_json, '\"uplink_offer\"') > 0"
+     "  AND json_valid(allocations.plan_json)"
+     "  AND offer.type = 'object'"
      "  AND json_type(offer.value, '$.switch') = 'text'"
      "  AND json_type(offer.value, '$.bytes_per_second') IN ('integer', 'real')"
      " ORDER BY allocations.id, offer.key;"},

@@ -1,6 +1,7 @@
 // Where the link-health loop keeps its history: the health changes it decided (so a
 // restarted daemon restores every link's state), the counter rates it derived, and the
-// pruning of old time series. The daemon's SQLite telemetry store implements it.
+// pruning of old time series. The daemon's SQLite telemetry store implements it, and
+// with etcd the history shared by replicas (api/server/store/etcd_health_history.h).
 #ifndef TOPOPLACE_TELEMETRY_MONITOR_HEALTH_HISTORY_H_
 #define TOPOPLACE_TELEMETRY_MONITOR_HEALTH_HISTORY_H_
 
@@ -39,6 +40,9 @@ class HealthHistory {
   virtual absl::Status AddCounterRates(const std::vector<CounterRateRow>& rows) = 0;
   // Deletes time-series rows measured before `cutoff_unix_ms`; returns how many went.
   virtual absl::StatusOr<int64_t> Prune(int64_t cutoff_unix_ms) = 0;
+  // Writes again what an earlier AddHealthEvents could not (a history that keeps it for
+  // that); called on every tick. The default has nothing to retry.
+  virtual absl::Status RetryUnwritten() { return absl::OkStatus(); }
 };
 
 }  // namespace topoplace::telemetry

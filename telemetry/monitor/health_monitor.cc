@@ -161,7 +161,7 @@ absl::Status HealthMonitor::Tick(absl::Time now) {
   if (prune) {
     TP_RETURN_IF_ERROR(history_->Prune(absl::ToUnixMillis(now - options_.retention)).status());
   }
-  if (changes.empty()) return absl::OkStatus();
+  if (changes.empty()) return history_->RetryUnwritten();
   std::vector<HealthEvent> events;
   for (const HealthChange& c : changes) {
     events.push_back({c.link_name, std::string(LinkVerdictName(c.from)),

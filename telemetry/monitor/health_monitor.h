@@ -3,7 +3,8 @@
 // new FabricHealth to the daemon (which swaps in a placement engine built with it: down
 // links excluded, degraded ones penalised), updates the metrics and wakes subscribers
 // (WatchFabric streams). On start it restores the last persisted state of every link, so
-// a restart does not forget a dead link. The tick also prunes the telemetry time series
+// a restart does not forget a dead link; a replica sharing its history restores again to
+// follow the leader's verdicts. The tick also prunes the telemetry time series
 // older than the retention.
 //
 //   HealthMonitor monitor(fabric, &history, swap_engine, metrics, {});

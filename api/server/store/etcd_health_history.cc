@@ -1,6 +1,6 @@
 #include "api/server/store/etcd_health_history.h"
 
-#include <map>
+#include <iostream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -36,31 +36,44 @@ absl::StatusOr<HealthEvent> Decode(absl::string_view link, absl::string_view key
 }  // namespace
 
 absl::Status EtcdHealthHistory::AddHealthEvents(const std::vector<HealthEvent>& events) {
-  if (events.empty()) return absl::OkStatus();
-  std::map<std::string, const HealthEvent*> newest;  // by link; events come in order
-  for (const HealthEvent& e : events) newest[e.link] = &e;
+  // The log first: it records what this replica judged, whatever etcd does.
+  if (!events.empty()) TP_RETURN_IF_ERROR(local_.AddHealthEvents(events));
+  absl::MutexLock lock(&mu_);
+  for (const HealthEvent& e : events) unwritten_[e.link] = e;  // events come in order
+  if (unwritten_.empty()) return absl::OkStatus();
   TP_ASSIGN_OR_RETURN(const etcd::Fence fence, fence_.WriteFence());
-  auto next = newest.begin();
-  while (next != newest.end()) {
+  while (!unwritten_.empty()) {
     etcdserverpb::TxnRequest txn;
-    for (int n = 0; n < kLinksPerTxn && next != newest.end(); ++n, ++next) {
+    auto next = unwritten_.begin();
+    for (int n = 0; n < kLinksPerTxn && next != unwritten_.end(); ++n, ++next) {
       etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
       put->set_key(absl::StrCat(prefix_, next->first));
-      put->set_value(Encode(*next->second));
+      put->set_value(Encode(next->second));
     }
     TP_RETURN_IF_ERROR(etcd::FencedTxn(etcd_, fence_, fence, txn).status());
+    unwritten_.erase(unwritten_.begin(), next);
   }
-  return local_.AddHealthEvents(events);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<HealthEvent>> EtcdHealthHistory::LatestHealthEvents() {
   TP_ASSIGN_OR_RETURN(std::vector<etcd::KeyValue> kvs, etcd_.GetPrefix(prefix_));
+  {
+    // The caller takes these states over (HealthMonitor::Restore): what it had not
+    // written is superseded.
+    absl::MutexLock lock(&mu_);
+    unwritten_.clear();
+  }
   std::vector<HealthEvent> events;
   events.reserve(kvs.size());
   for (const etcd::KeyValue& kv : kvs) {
     const absl::string_view key = kv.key;
-    TP_ASSIGN_OR_RETURN(HealthEvent e, Decode(key.substr(prefix_.size()), key, kv.value));
-    events.push_back(std::move(e));
+    absl::StatusOr<HealthEvent> e = Decode(key.substr(prefix_.size()), key, kv.value);
+    if (!e.ok()) {
+      std::cerr << "topoplaced: warning: " << e.status().message() << "; left out" << std::endl;
+      continue;
+    }
+    events.push_back(*std::move(e));
   }
   return events;
 }

@@ -11,13 +11,22 @@
 //   EtcdHealthHistory history(etcd, election, "/topoplace/", *telemetry_store);
 //   HealthMonitor monitor(fabric, &history, ...);
 //
+// A batch etcd did not take (etcd down, a lost answer, no leadership) is kept, each link's
+// newest state, and written with the next batch or by RetryUnwritten on the next tick, so
+// a state the leader acts on reaches the followers and the next leader once etcd answers
+// again. A replica that reads the shared states (to take them over: on start, while it
+// follows, once when it wins) drops what it kept.
+//
 // Thread-safe.
 #ifndef TOPOPLACE_API_SERVER_STORE_ETCD_HEALTH_HISTORY_H_
 #define TOPOPLACE_API_SERVER_STORE_ETCD_HEALTH_HISTORY_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "api/etcd/etcd_client.h"
 #include "api/etcd/write_fence.h"
 #include "telemetry/monitor/health_history.h"
@@ -35,14 +44,16 @@ class EtcdHealthHistory final : public telemetry::HealthHistory {
                     telemetry::HealthHistory& local)
       : etcd_(etcd), fence_(fence), prefix_(std::move(prefix) + "health/"), local_(local) {}
 
-  // Writes each link's newest event of `events` to etcd, then appends `events` to the local
-  // log. Up to kLinksPerTxn links apply all or none; a larger batch (a switch with more
-  // links failing at once) goes in several transactions, in order, and one that fails
-  // leaves the links before it at their new state and the rest at their old one.
-  // Unavailable naming the leader on a replica that does not lead.
+  // Appends `events` to the local log and writes each link's newest state (with any kept
+  // from before) to etcd. Up to kLinksPerTxn links apply all or none; a larger batch (a
+  // switch with more links failing at once) goes in several transactions, in order, and
+  // what a failed one did not write is kept for the next try. Unavailable naming the
+  // leader on a replica that does not lead.
   absl::Status AddHealthEvents(const std::vector<telemetry::HealthEvent>& events) override;
-  // The newest event of every link, as the leader wrote it. DataLoss naming the key when a
-  // value is not an event.
+  absl::Status RetryUnwritten() override { return AddHealthEvents({}); }
+  // The newest event of every link, as the leader wrote it; drops the states kept
+  // unwritten. A value that is not an event is left out with a warning naming its key
+  // (one damaged key must not stop a replica from starting or following).
   absl::StatusOr<std::vector<telemetry::HealthEvent>> LatestHealthEvents() override;
   // The local store's.
   absl::Status AddCounterRates(const std::vector<telemetry::CounterRateRow>& rows) override;
@@ -53,6 +64,8 @@ class EtcdHealthHistory final : public telemetry::HealthHistory {
   etcd::FenceSource& fence_;
   const std::string prefix_;
   telemetry::HealthHistory& local_;
+  absl::Mutex mu_;  // one writer at a time, so the kept states stay in order
+  std::map<std::string, telemetry::HealthEvent> unwritten_ ABSL_GUARDED_BY(mu_);  // by link
 };
 
 }  // namespace topoplace::server

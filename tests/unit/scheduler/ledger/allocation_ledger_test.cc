@@ -71,7 +71,8 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseWrittenByANewerSchema) {
 }
 
 // A database from before the offer had rows of its own kept it in the plan's JSON: the
-// schema step moves every well-formed entry over, in order, and leaves the rest.
+// schema step copies every well-formed entry, in order, and skips the rest (a bare
+// string, a number or an entry without a rate) without failing.
 TEST_F(LedgerTest, Ledger_SchemaStepMovesOffersOutOfOlderPlans) {
   std::string id;
   {
@@ -79,7 +80,8 @@ TEST_F(LedgerTest, Ledger_SchemaStepMovesOffersOutOfOlderPlans) {
     ReserveRequest request = Request(Gpus(0, 8));
     request.plan_json =
         "{\"schema\": \"topoplace.plan/v1\", \"uplink_offer\": [{\"switch\": \"leaf-a\", "
-        "\"bytes_per_second\": 2.5e9}, {\"switch\": 7}, {\"switch\": \"leaf-b\", "
+        "\"bytes_per_second\": 2.5e9}, {\"switch\": 7}, \"leaf-c\", 12, {\"switch\": \"leaf-d\"}, "
+        "{\"switch\": \"leaf-b\", "
         "\"bytes_per_second\": 40000000000}]}";
     id = ledger->Reserve(request)->id;
     ReserveRequest plain = Request(Gpus(8, 8));

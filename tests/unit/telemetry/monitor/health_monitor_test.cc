@@ -29,9 +29,14 @@ class MemoryHistory final : public HealthHistory {
     return absl::OkStatus();
   }
   absl::StatusOr<int64_t> Prune(int64_t) override { return 0; }
+  absl::Status RetryUnwritten() override {
+    ++retries_;
+    return absl::OkStatus();
+  }
 
   std::map<std::string, HealthEvent> latest_;
   size_t rates_ = 0;
+  int retries_ = 0;
 };
 
 // The loop on its own, without the daemon: an unreachable NIC goes down after the
@@ -75,6 +80,18 @@ TEST(HealthMonitorTest, DownLinkReachesTheSinkAndTheHistoryAndIsRestored) {
   ASSERT_TRUE(again.Restore().ok());
   ASSERT_EQ(restored.size(), 1u);
   EXPECT_TRUE(restored[0].unhealthy_links.contains(cable));
+}
+
+// A tick without changes gives the history its chance to write what it could not before
+// (a shared history keeps states etcd missed).
+TEST(HealthMonitorTest, ATickWithoutChangesRetriesWhatTheHistoryCouldNotWrite) {
+  absl::StatusOr<FabricPtr> fabric = GenerateClos(::topoplace::testing::TinyClos(2, 2));
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  MemoryHistory history;
+  HealthMonitor monitor(*fabric, &history, [](const sched::FabricHealth&) {}, nullptr, {});
+  ASSERT_TRUE(monitor.Tick(kT0).ok());
+  ASSERT_TRUE(monitor.Tick(kT0 + absl::Seconds(1)).ok());
+  EXPECT_EQ(history.retries_, 2);
 }
 
 // A replica that shares its history follows another's verdicts by restoring again: a
