@@ -8,9 +8,11 @@
 // Each entry point below calls Abseil's own function (found with dlsym(RTLD_NEXT)) and
 // tells TSan what it did, with the annotations of <sanitizer/tsan_interface.h>: a lock is
 // acquired (read or write, tried or not), released, or, for Await and CondVar waits,
-// released and acquired again around the wait (a waiter is taken to hold the lock for
-// writing: nothing here waits under a reader lock); a Notification releases when notified
-// and acquires when a wait returns notified. Abseil's entry points call one another
+// released and acquired again around the wait (for reading if this thread holds it so); a
+// Notification releases when notified and acquires when a wait returns notified. A
+// condition Abseil evaluates for Await is evaluated under the lock's clock; one of
+// LockWhen is passed as given (nothing of ours locks that way; Notification does, inside
+// one annotated call). Abseil's entry points call one another
 // (CondVar::WaitWithTimeout calls WaitWithDeadline), so only the outermost call on a
 // thread is described. Only synchronization is described; our own
 // accesses stay instrumented, so a real race is still reported (checked by
@@ -20,9 +22,11 @@
 #include <dlfcn.h>
 #include <sanitizer/tsan_interface.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "absl/base/options.h"
 #include "absl/synchronization/mutex.h"
@@ -102,6 +106,20 @@ void Unlocking(void* mu, unsigned flags, Call call) {
   if (outer) __tsan_mutex_post_unlock(mu, flags);
 }
 
+// The mutexes this thread holds for reading: a wait under one gives it up and takes it
+// back for reading.
+thread_local std::vector<const void*> read_held;
+unsigned HeldFlags(const void* mu) {
+  return std::find(read_held.begin(), read_held.end(), mu) != read_held.end()
+             ? __tsan_mutex_read_lock
+             : 0;
+}
+void ReadTaken(const void* mu) { read_held.push_back(mu); }
+void ReadGivenUp(const void* mu) {
+  auto it = std::find(read_held.begin(), read_held.end(), mu);
+  if (it != read_held.end()) read_held.erase(it);
+}
+
 // A waiter's condition as Abseil evaluates it: with the lock held, but inside the call (in
 // the waiting thread, or in the one unlocking), where the annotations around the call do
 // not reach. Its evaluation acquires and releases the lock's clock, as holding it would.
@@ -117,37 +135,26 @@ bool EvalGuarded(GuardedCondition* g) {
 }
 
 // `call(condition)` waits, with `mu` given up, until `condition` holds (or without one:
-// until woken), and returns holding `mu` again. The condition handed to `call` is made
-// before `mu` is given up, so a thread that evaluates it while unlocking sees it made.
+// until woken), and returns holding `mu` again, as it held it before (for reading or
+// writing). The condition handed to `call` is made before `mu` is given up, so a thread
+// that evaluates it while unlocking (it took `mu` after that) sees it made.
 template <typename Call>
 auto Waiting(void* mu, const absl::Condition* condition, Call call) {
   Outermost outer;
   if (!outer) return call(condition);
   GuardedCondition g{condition, mu};
   const absl::Condition guarded(&EvalGuarded, &g);
-  __tsan_mutex_pre_unlock(mu, 0);
-  __tsan_mutex_post_unlock(mu, 0);
+  const unsigned flags = HeldFlags(mu);
+  __tsan_mutex_pre_unlock(mu, flags);
+  __tsan_mutex_post_unlock(mu, flags);
   auto result = call(condition != nullptr ? &guarded : nullptr);
-  __tsan_mutex_pre_lock(mu, 0);
-  __tsan_mutex_post_lock(mu, 0, 0);
-  return result;
-}
-
-// `call(condition)` takes `mu` once `condition` holds (held either way when it returns).
-template <typename Call>
-auto LockingWhen(void* mu, const absl::Condition& condition, Call call) {
-  Outermost outer;
-  if (!outer) return call(condition);
-  GuardedCondition g{&condition, mu};
-  const absl::Condition guarded(&EvalGuarded, &g);
-  __tsan_release(mu);  // the guarded condition is made before another thread evaluates it
-  __tsan_mutex_pre_lock(mu, 0);
-  auto result = call(guarded);
-  __tsan_mutex_post_lock(mu, 0, 0);
+  __tsan_mutex_pre_lock(mu, flags);
+  __tsan_mutex_post_lock(mu, flags, 0);
   return result;
 }
 
 constexpr auto kIfTrue = [](bool taken) { return taken; };
+constexpr auto kAlways = [](bool) { return true; };
 
 using absl::Condition;
 using absl::CondVar;
@@ -168,6 +175,7 @@ void Mutex::Lock() {
 void Mutex::ReaderLock() {
   static auto real = RealMember<void (*)(Mutex*)>("5Mutex10ReaderLockEv");
   Locking(this, __tsan_mutex_read_lock, [&] { real(this); });
+  ReadTaken(this);
 }
 bool Mutex::TryLock() {
   static auto real = RealMember<bool (*)(Mutex*)>("5Mutex7TryLockEv");
@@ -176,8 +184,10 @@ bool Mutex::TryLock() {
 }
 bool Mutex::ReaderTryLock() {
   static auto real = RealMember<bool (*)(Mutex*)>("5Mutex13ReaderTryLockEv");
-  return Locking(
+  const bool taken = Locking(
       this, __tsan_mutex_try_lock | __tsan_mutex_read_lock, [&] { return real(this); }, kIfTrue);
+  if (taken) ReadTaken(this);
+  return taken;
 }
 void Mutex::Unlock() {
   static auto real = RealMember<void (*)(Mutex*)>("5Mutex6UnlockEv");
@@ -185,25 +195,47 @@ void Mutex::Unlock() {
 }
 void Mutex::ReaderUnlock() {
   static auto real = RealMember<void (*)(Mutex*)>("5Mutex12ReaderUnlockEv");
+  ReadGivenUp(this);
   Unlocking(this, __tsan_mutex_read_lock, [&] { real(this); });
 }
 void Mutex::LockWhen(const Condition& c) {
   static auto real =
       RealMember<void (*)(Mutex*, const Condition&)>("5Mutex8LockWhenERKNS0_9ConditionE");
-  LockingWhen(this, c, [&](const Condition& when) {
-    real(this, when);
-    return true;
-  });
+  Locking(this, 0, [&] { real(this, c); });
 }
 bool Mutex::LockWhenWithTimeout(const Condition& c, Duration d) {
   static auto real = RealMember<bool (*)(Mutex*, const Condition&, Duration)>(
       "5Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  return LockingWhen(this, c, [&](const Condition& when) { return real(this, when, d); });
+  return Locking(
+      this, 0, [&] { return real(this, c, d); }, kAlways);  // held either way
 }
 bool Mutex::LockWhenWithDeadline(const Condition& c, Time t) {
   static auto real = RealMember<bool (*)(Mutex*, const Condition&, Time)>(
       "5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
-  return LockingWhen(this, c, [&](const Condition& when) { return real(this, when, t); });
+  return Locking(
+      this, 0, [&] { return real(this, c, t); }, kAlways);
+}
+void Mutex::ReaderLockWhen(const Condition& c) {
+  static auto real =
+      RealMember<void (*)(Mutex*, const Condition&)>("5Mutex14ReaderLockWhenERKNS0_9ConditionE");
+  Locking(this, __tsan_mutex_read_lock, [&] { real(this, c); });
+  ReadTaken(this);
+}
+bool Mutex::ReaderLockWhenWithTimeout(const Condition& c, Duration d) {
+  static auto real = RealMember<bool (*)(Mutex*, const Condition&, Duration)>(
+      "5Mutex25ReaderLockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  const bool r = Locking(
+      this, __tsan_mutex_read_lock, [&] { return real(this, c, d); }, kAlways);
+  ReadTaken(this);
+  return r;
+}
+bool Mutex::ReaderLockWhenWithDeadline(const Condition& c, Time t) {
+  static auto real = RealMember<bool (*)(Mutex*, const Condition&, Time)>(
+      "5Mutex26ReaderLockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  const bool r = Locking(
+      this, __tsan_mutex_read_lock, [&] { return real(this, c, t); }, kAlways);
+  ReadTaken(this);
+  return r;
 }
 void Mutex::Await(const Condition& c) {
   static auto real =

@@ -1,8 +1,10 @@
 // Whether the TSan build sees Abseil's synchronization and still sees races: `guarded`
 // hands data between threads only through absl::Mutex (Lock, Await, CondVar) and
 // absl::Notification (WaitForNotification and HasBeenNotified), and must run without a
-// report; `unguarded` writes one counter from four threads without a lock, and must be
-// reported. Built and run only with TOPOPLACE_TSAN (tests/tsan/CMakeLists.txt).
+// report; `unguarded` writes one counter from four threads without a lock, and
+// `half_guarded` reads without the lock what another thread writes under it: both must be
+// reported (the annotations must not order what the lock does not). Built and run only with
+// TOPOPLACE_TSAN (tests/tsan/CMakeLists.txt).
 #include <cstring>
 #include <iostream>
 #include <thread>
@@ -97,11 +99,28 @@ int Unguarded() {
   return 0;
 }
 
+int HalfGuarded() {
+  absl::Mutex mu;
+  int value = 0;
+  std::thread writer([&] {
+    for (int j = 0; j < 1000; ++j) {
+      absl::MutexLock lock(&mu);
+      ++value;
+    }
+  });
+  int seen = 0;
+  for (int j = 0; j < 1000; ++j) seen += value;  // no lock
+  writer.join();
+  std::cout << seen << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "guarded") == 0) return Guarded();
   if (argc == 2 && std::strcmp(argv[1], "unguarded") == 0) return Unguarded();
-  std::cerr << "usage: tsan_annotations_check guarded|unguarded\n";
+  if (argc == 2 && std::strcmp(argv[1], "half_guarded") == 0) return HalfGuarded();
+  std::cerr << "usage: tsan_annotations_check guarded|unguarded|half_guarded\n";
   return 2;
 }
