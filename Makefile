@@ -90,7 +90,7 @@ asan:
 # under concurrent clients, the extender. Not in `make test`: it builds the tree a third
 # time (about 12 minutes on 2 cores from scratch, 1 of them the tests). A report from
 # any process fails the run.
-TSAN_TESTS = tsan_annotations_check scheduler_ledger_allocation_ledger_test etcd_ledger_test \
+TSAN_TESTS = tsan_annotations_check store_sqlite_sqlite_ledger_test etcd_ledger_test \
 	group_commit_test ha_integration_test service_integration_test k8s_extender_test \
 	k8s_extender_server_test
 TSAN_SUITES = Tsan Sqlite LedgerTest Etcd EtcdLedgerTest \

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$1"
 fmt=$(command -v clang-format-14 || command -v clang-format || true)
 if [[ -z $fmt ]]; then echo "SKIP: clang-format is not installed"; exit 77; fi
-folders=(api plugins scheduler telemetry topology tests)
+folders=(api client plugins scheduler store telemetry topology tests)
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   mapfile -t files < <(git ls-files "${folders[@]/%//*.h}" "${folders[@]/%//*.cc}")
 else

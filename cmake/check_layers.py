@@ -18,7 +18,7 @@ LAYERS = [
     ["topology/model"],
     ["topology/generate"],
     ["topology/io"],
-    ["topology/discovery", "topology/render", "topology/store"],
+    ["topology/discovery", "topology/render"],
     ["scheduler/job"],
     ["scheduler/state"],
     ["scheduler/mapping"],
@@ -35,13 +35,15 @@ LAYERS = [
     ["telemetry/health"],
     ["telemetry/metrics"],
     ["telemetry/monitor"],
-    ["api/client", "api/etcd", "api/http"],
+    ["store"],
+    ["store/sqlite", "store/etcd"],
+    ["client"],
     ["plugins/common"],
     ["plugins/slurm", "plugins/k8s"],
     ["api/server", "api/agent"],
     ["api/cli"],
 ]
-ROOTS = ("topology", "scheduler", "telemetry", "api", "plugins")
+ROOTS = ("topology", "scheduler", "telemetry", "store", "client", "plugins", "api")
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 
 

@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/agent/probe_mode.h"
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/agent_report.h"
 #include "topology/discovery/host_discovery.h"

@@ -14,8 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/agent/peer_map.h"
-#include "api/client/rpc_status.h"
-#include "api/client/topoplace_client.h"
+#include "client/rpc_status.h"
+#include "client/topoplace_client.h"
 #include "telemetry/counters/sysfs_counters.h"
 #include "telemetry/probe/probe_plan.h"
 #include "telemetry/probe/tcp_transport.h"

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_join.h"
 #include "api/cli/commands.h"
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "topology/base/status_macros.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"

@@ -20,9 +20,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/cli/commands.h"
-#include "api/client/rpc_status.h"
-#include "api/client/terminal_text.h"
-#include "api/client/topoplace_client.h"
+#include "client/rpc_status.h"
+#include "client/terminal_text.h"
+#include "client/topoplace_client.h"
 #include "topology/base/status_macros.h"
 #include "topoplace/v1/telemetry.grpc.pb.h"
 

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/cli/commands.h"
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/fabric_import.h"
 #include "topology/io/fabric_file.h"

@@ -14,11 +14,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
 #include "scheduler/load/held_uplink_load.h"
 #include "scheduler/load/running_jobs.h"
@@ -28,6 +27,7 @@
 #include "scheduler/report/plan_svg.h"
 #include "scheduler/state/occupancy.h"
 #include "scheduler/state/uplink_load.h"
+#include "store/sqlite/sqlite_ledger.h"
 #include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
@@ -73,8 +73,8 @@ absl::StatusOr<LedgerBackground> LoadLedgerBackground(const FabricPtr& fabric,
   if (std::error_code ec; !std::filesystem::is_regular_file(path, ec)) {
     return absl::NotFoundError(absl::StrCat("--ledger: no database file at '", path, "'"));
   }
-  absl::StatusOr<std::unique_ptr<ledger::AllocationLedger>> ledger =
-      ledger::AllocationLedger::Open(path, fabric, ledger::RealClock());
+  absl::StatusOr<std::unique_ptr<ledger::SqliteLedger>> ledger =
+      ledger::SqliteLedger::Open(path, fabric, ledger::RealClock());
   if (!ledger.ok()) {
     return absl::Status(ledger.status().code(),
                         absl::StrCat("--ledger: ", ledger.status().message()));

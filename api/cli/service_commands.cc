@@ -1,7 +1,7 @@
 // The ledger commands that talk to a running topoplaced (global `--server ADDR`):
 // `reserve`, `renew`, `commit`, `release`, `allocations`, `explain`, `preempt`, `defrag`.
 // Credentials come from the environment (TOPOPLACE_TOKEN_FILE, TOPOPLACE_CA_FILE,
-// TOPOPLACE_CERT_FILE, TOPOPLACE_KEY_FILE; see api/client/topoplace_client.h). Every
+// TOPOPLACE_CERT_FILE, TOPOPLACE_KEY_FILE; see client/topoplace_client.h). Every
 // command prints a table by default and stable JSON with --json.
 #include <cstdint>
 #include <memory>
@@ -13,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/cli/commands.h"
-#include "api/client/allocation_report.h"
-#include "api/client/topoplace_client.h"
+#include "client/allocation_report.h"
+#include "client/topoplace_client.h"
 #include "nlohmann/json.hpp"
 #include "plugins/slurm/spank/job_binding.h"
 #include "topology/base/status_macros.h"

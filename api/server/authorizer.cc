@@ -7,8 +7,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "api/client/munge_credential.h"
 #include "api/server/munge_identity.h"
+#include "client/munge_credential.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {

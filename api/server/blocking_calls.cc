@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "api/client/rpc_status.h"
+#include "client/rpc_status.h"
 
 namespace topoplace::server {
 

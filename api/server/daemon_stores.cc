@@ -5,10 +5,11 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
-#include "api/server/store/etcd_health_history.h"
-#include "api/server/store/etcd_host_report_store.h"
+#include "store/etcd/etcd_health_history.h"
+#include "store/etcd/etcd_host_report_store.h"
+#include "store/sqlite/fabric_store.h"
+#include "store/sqlite/sqlite_host_report_store.h"
 #include "topology/base/status_macros.h"
-#include "topology/store/fabric_store.h"
 
 namespace topoplace::server {
 namespace {
@@ -52,16 +53,18 @@ absl::StatusOr<DaemonStores> OpenDaemonStores(const ServerConfig& config,
   for (const std::string& w : stores.ledger().warnings()) {
     std::cerr << "topoplaced: warning: " << w << std::endl;
   }
-  TP_ASSIGN_OR_RETURN(stores.telemetry, TelemetryReportStore::Open(config.db_path, durability));
+  TP_ASSIGN_OR_RETURN(stores.telemetry,
+                      store::TelemetryReportStore::Open(config.db_path, durability));
   if (config.store_is_etcd()) {
     // Replicas share the agents' reports and link health through etcd, as they share the
     // ledger.
-    stores.host_reports = std::make_unique<EtcdHostReportStore>(
+    stores.host_reports = std::make_unique<etcd::EtcdHostReportStore>(
         *stores.backend.etcd, *stores.backend.election, config.etcd_prefix);
-    stores.shared_health = std::make_unique<EtcdHealthHistory>(
+    stores.shared_health = std::make_unique<etcd::EtcdHealthHistory>(
         *stores.backend.etcd, *stores.backend.election, config.etcd_prefix, *stores.telemetry);
   } else {
-    TP_ASSIGN_OR_RETURN(stores.host_reports, HostReportStore::Open(config.db_path, durability));
+    TP_ASSIGN_OR_RETURN(stores.host_reports,
+                        store::OpenSqliteHostReportStore(config.db_path, durability));
   }
   return stores;
 }

@@ -19,12 +19,12 @@
 #include "absl/status/statusor.h"
 #include "api/server/ledger_backend.h"
 #include "api/server/server_config.h"
-#include "api/server/store/host_report_store.h"
-#include "api/server/store/telemetry_report_store.h"
 #include "scheduler/ledger/clock.h"
+#include "store/host_report_store.h"
+#include "store/sqlite/exclusive_lock.h"
+#include "store/sqlite/telemetry_report_store.h"
 #include "telemetry/monitor/health_history.h"
 #include "topology/model/fabric.h"
-#include "topology/store/exclusive_lock.h"
 
 namespace topoplace::server {
 
@@ -33,8 +33,8 @@ struct DaemonStores {
   FabricPtr fabric;                               // as stored in the snapshot table
   uint64_t fabric_version = 0;
   LedgerBackend backend;
-  std::unique_ptr<TelemetryReportStore> telemetry;
-  std::unique_ptr<HostReportStore> host_reports;
+  std::unique_ptr<store::TelemetryReportStore> telemetry;
+  std::unique_ptr<store::HostReportStore> host_reports;
   std::unique_ptr<telemetry::HealthHistory> shared_health;  // etcd only
 
   ledger::Ledger& ledger() const { return *backend.ledger; }

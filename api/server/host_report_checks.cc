@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/server/request_limits.h"
-#include "api/server/store/host_report_store.h"
+#include "store/host_report_store.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -59,7 +59,7 @@ absl::Status CheckNuma(const std::string& field, int32_t numa) {
 }  // namespace
 
 absl::StatusOr<CheckedHostReport> ParseCheckedHostReport(absl::string_view report_json) {
-  TP_RETURN_IF_ERROR(CheckField("report_json", report_json, kMaxHostReportBytes, true));
+  TP_RETURN_IF_ERROR(CheckField("report_json", report_json, store::kMaxHostReportBytes, true));
   TP_ASSIGN_OR_RETURN(discovery::AgentReport report,
                       discovery::ParseAgentReport(report_json, "report_json"));
   TP_RETURN_IF_ERROR(CheckHostName("report_json: field host", report.host));

@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "api/etcd/etcd_ledger.h"
-#include "scheduler/ledger/allocation_ledger.h"
+#include "store/etcd/etcd_ledger.h"
+#include "store/sqlite/sqlite_ledger.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -72,7 +72,7 @@ absl::StatusOr<LedgerBackend> OpenLedgerBackend(const ServerConfig& config, Fabr
     const store::Durability durability =
         config.durability == "full" ? store::Durability::kFull : store::Durability::kNormal;
     TP_ASSIGN_OR_RETURN(backend.ledger,
-                        ledger::AllocationLedger::Open(
+                        ledger::SqliteLedger::Open(
                             config.db_path, std::move(fabric), clock,
                             {.durability = durability, .accept_loss = config.accept_ledger_loss}));
     return backend;

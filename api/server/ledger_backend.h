@@ -12,11 +12,11 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "api/etcd/etcd_client.h"
-#include "api/etcd/leader_election.h"
 #include "api/server/server_config.h"
 #include "scheduler/ledger/clock.h"
 #include "scheduler/ledger/ledger.h"
+#include "store/etcd/etcd_client.h"
+#include "store/etcd/leader_election.h"
 
 namespace topoplace::server {
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "absl/strings/str_cat.h"
-#include "api/client/munge_credential.h"
+#include "client/munge_credential.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {

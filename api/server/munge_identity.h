@@ -1,4 +1,4 @@
-// Who sent a MUNGE credential (api/client/munge_credential.h): munged on this host checks
+// Who sent a MUNGE credential (client/munge_credential.h): munged on this host checks
 // it was made with the cluster's shared key, within its time to live, and never decoded
 // before, and says which uid and gid made it. Slurm clusters run munged on every node.
 #ifndef TOPOPLACE_API_SERVER_MUNGE_IDENTITY_H_

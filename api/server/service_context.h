@@ -13,17 +13,17 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "api/client/rpc_status.h"
 #include "api/server/authorizer.h"
 #include "api/server/engine_holder.h"
 #include "api/server/measured_uplink_load.h"
 #include "api/server/report_budget.h"
-#include "api/server/store/host_report_store.h"
-#include "api/server/store/telemetry_report_store.h"
 #include "api/server/uplink_load_source.h"
+#include "client/rpc_status.h"
 #include "scheduler/ledger/ledger.h"
 #include "scheduler/load/held_uplink_load.h"
 #include "scheduler/placement/engine.h"
+#include "store/host_report_store.h"
+#include "store/sqlite/telemetry_report_store.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::telemetry {
@@ -42,9 +42,9 @@ struct ServiceContext {
   // (api/server/engine_holder.h). `engine->Place(...)` places on the current one.
   std::unique_ptr<EngineHolder> engine;
   ledger::Ledger* ledger = nullptr;
-  TelemetryReportStore* telemetry = nullptr;
-  HostReportStore* host_reports = nullptr;  // agents' latest host reports
-  HealthMonitor* health = nullptr;          // link health (telemetry/monitor/health_monitor.h)
+  store::TelemetryReportStore* telemetry = nullptr;
+  store::HostReportStore* host_reports = nullptr;  // agents' latest host reports
+  HealthMonitor* health = nullptr;  // link health (telemetry/monitor/health_monitor.h)
   Authorizer authorizer;
   absl::Duration default_ttl;
   bool accept_unknown_hosts = false;  // ServerConfig::accept_unknown_hosts

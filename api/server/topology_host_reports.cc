@@ -9,8 +9,8 @@
 #include "absl/time/clock.h"
 #include "api/server/host_report_checks.h"
 #include "api/server/request_limits.h"
-#include "api/server/store/host_report_store.h"
 #include "api/server/topology_service.h"
+#include "store/host_report_store.h"
 #include "telemetry/monitor/health_monitor.h"
 #include "topology/base/status_macros.h"
 #include "topology/discovery/agent_report.h"
@@ -70,12 +70,12 @@ absl::Status TopologyService::DoListHostReports(const v1::ListHostReportsRequest
   // page_size 0: the unpaged answer older clients expect (they ignore next_page_token).
   const bool paged = request.page_size() > 0;
   TP_ASSIGN_OR_RETURN(
-      const HostReportPage page,
+      const store::HostReportPage page,
       context_.host_reports->List(
           request.page_token(), paged ? request.page_size() : std::numeric_limits<int>::max(),
           paged ? kHostReportPageBytes : std::numeric_limits<size_t>::max()));
   if (page.more) response.set_next_page_token(page.reports.back().host);
-  for (const StoredHostReport& s : page.reports) {
+  for (const store::StoredHostReport& s : page.reports) {
     v1::HostReport* out = response.add_reports();
     out->set_host(s.host);
     out->set_report_json(s.report_json);

@@ -84,14 +84,12 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
 
   std::unique_ptr<TopoplaceServer> server(new TopoplaceServer());
   TP_ASSIGN_OR_RETURN(server->stores_, OpenDaemonStores(config, clock, std::move(fabric)));
-  server->context_.fabric = server->stores_.fabric;
-  server->context_.fabric_version = server->stores_.fabric_version;
-  server->context_.host_reports = server->stores_.host_reports.get();
-  TP_RETURN_IF_ERROR(server->BuildServices(config, std::move(authorizer)));
+  TP_ASSIGN_OR_RETURN(server->services_,
+                      BuildDaemonServices(config, server->stores_, std::move(authorizer)));
   TP_RETURN_IF_ERROR(server->StartGrpc(config, credentials));
   server->stores_.backend.JoinElection(config, server->port_);
   server->UpdateServingStatus();
-  server->health_->Start();
+  server->services_->health->Start();
   if (absl::Status s = server->StartSideServers(config); !s.ok()) {
     server->Shutdown();
     return s;
@@ -99,63 +97,6 @@ absl::StatusOr<std::unique_ptr<TopoplaceServer>> TopoplaceServer::Start(
   server->sweeper_ = std::thread(
       [raw = server.get(), interval = config.reclaim_interval] { raw->SweepExpired(interval); });
   return server;
-}
-
-absl::Status TopoplaceServer::BuildServices(const ServerConfig& config, Authorizer authorizer) {
-  metrics_ = std::make_unique<telemetry::DaemonMetrics>();
-  context_.engine = std::make_unique<EngineHolder>(
-      std::make_shared<const sched::PlacementEngine>(context_.fabric));
-  context_.engine->set_place_observer(
-      [m = metrics_.get()](absl::Duration d, bool ok) { m->ObservePlacement(d, ok); });
-  telemetry::HealthMonitorOptions health_options;
-  health_options.retention = config.telemetry_retention;
-  // Every health change swaps in an engine built with the new link health.
-  auto swap_engine = [engines = context_.engine.get(),
-                      fabric = context_.fabric](const sched::FabricHealth& health) {
-    engines->Swap(std::make_shared<const sched::PlacementEngine>(fabric, health));
-  };
-  health_ = std::make_unique<HealthMonitor>(context_.fabric, &stores_.health_history(), swap_engine,
-                                            metrics_.get(), health_options);
-  TP_RETURN_IF_ERROR(health_->Restore());
-  context_.health = health_.get();
-  metrics_->SetLedgerSource([ledger = &stores_.ledger()] {
-    telemetry::LedgerGauges gauges;
-    gauges.allocations = {{"reserved", 0}, {"committed", 0}};
-    ledger->ForEachLive([&](const ledger::Allocation& a) {
-      ++gauges.allocations[std::string(AllocationStateName(a.state))];
-    });
-    gauges.writable = ledger->WriteState().ok();
-    gauges.leading = ledger->MayWrite().ok();
-    gauges.expired_reservations = ledger->expired_reservations();
-    return gauges;
-  });
-  // Every ledger writer (handlers, sweeper) goes through the observed ledger, so the
-  // console's event stream sees each change.
-  observed_ledger_ = std::make_unique<ObservedLedger>(
-      stores_.ledger(), [feed = &changes_] { feed->Publish(ChangeFeed::kAllocations); });
-  context_.ledger = observed_ledger_.get();
-  context_.telemetry = stores_.telemetry.get();
-  context_.authorizer = std::move(authorizer);
-  context_.default_ttl = config.reservation_ttl;
-  context_.accept_unknown_hosts = config.accept_unknown_hosts;
-  context_.host_report_budget = std::make_unique<ReportBudget>(kHostReportBudget);
-  context_.telemetry_budget = std::make_unique<ReportBudget>(kTelemetryBudget);
-  if (!config.uplink_load_file.empty()) {
-    context_.uplink_load =
-        std::make_unique<UplinkLoadSource>(*context_.fabric, config.uplink_load_file);
-  }
-  if (config.uplink_load_from_allocations) {
-    context_.live_load = std::make_unique<sched::HeldUplinkLoad>(*context_.fabric);
-  }
-  if (config.uplink_load_from_counters) {
-    context_.measured_load =
-        std::make_unique<MeasuredUplinkLoad>(*context_.fabric, config.uplink_counter_max_age);
-  }
-  topology_service_ = std::make_unique<TopologyService>(context_);
-  placement_service_ = std::make_unique<PlacementService>(context_);
-  telemetry_service_ = std::make_unique<TelemetryService>(context_);
-
-  return absl::OkStatus();
 }
 
 absl::Status TopoplaceServer::StartGrpc(const ServerConfig& config,
@@ -173,13 +114,13 @@ absl::Status TopoplaceServer::StartGrpc(const ServerConfig& config,
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   if (config.read_access != "open") builder.SetOption(std::make_unique<WithoutReflection>());
-  builder.RegisterService(topology_service_.get());
-  builder.RegisterService(placement_service_.get());
-  builder.RegisterService(telemetry_service_.get());
+  builder.RegisterService(services_->topology.get());
+  builder.RegisterService(services_->placement.get());
+  builder.RegisterService(services_->telemetry.get());
   // The malformed-request answer comes first, so the metrics count the code sent.
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(MalformedRequestInterceptor());
-  for (auto& factory : RpcMetricsInterceptors(metrics_.get())) {
+  for (auto& factory : RpcMetricsInterceptors(services_->metrics.get())) {
     interceptors.push_back(std::move(factory));
   }
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
@@ -205,14 +146,14 @@ absl::Status TopoplaceServer::StartGrpc(const ServerConfig& config,
 absl::Status TopoplaceServer::StartSideServers(const ServerConfig& config) {
   if (!config.metrics_listen.empty()) {
     absl::StatusOr<std::unique_ptr<telemetry::MetricsServer>> metrics =
-        telemetry::MetricsServer::Start(config.metrics_listen, *metrics_,
-                                        MetricsAuth(config, context_.authorizer));
+        telemetry::MetricsServer::Start(config.metrics_listen, *services_->metrics,
+                                        MetricsAuth(config, services_->context.authorizer));
     if (!metrics.ok()) return metrics.status();
     metrics_server_ = *std::move(metrics);
   }
   if (!config.console_listen.empty()) {
-    health_subscription_ =
-        health_->Subscribe([feed = &changes_] { feed->Publish(ChangeFeed::kHealth); });
+    health_subscription_ = services_->health->Subscribe(
+        [feed = &services_->changes] { feed->Publish(ChangeFeed::kHealth); });
     ConsoleOptions console;
     console.listener.listen = config.console_listen;
     console.listener.tls_cert_file = config.tls_cert_file;
@@ -220,7 +161,7 @@ absl::Status TopoplaceServer::StartSideServers(const ServerConfig& config) {
     console.listener.tls_client_ca_file = config.tls_client_ca_file;
     console.authenticated_reads = config.read_access == "authenticated";
     absl::StatusOr<std::unique_ptr<ConsoleServer>> started =
-        ConsoleServer::Start(console, context_, changes_);
+        ConsoleServer::Start(console, services_->context, services_->changes);
     if (!started.ok()) {
       return absl::Status(started.status().code(),
                           absl::StrCat("console_listen: ", started.status().message()));
@@ -233,7 +174,7 @@ absl::Status TopoplaceServer::StartSideServers(const ServerConfig& config) {
 void TopoplaceServer::SweepExpired(absl::Duration interval) {
   while (!stop_.WaitForNotificationWithTimeout(interval)) {
     // A failed sweep is retried on the next tick; reads and writes reclaim lazily too.
-    (void)context_.ledger->ReclaimExpired();
+    (void)services_->ledger->ReclaimExpired();
     (void)stores_.ledger().ProbeWrites();
     UpdateServingStatus();
     if (stores_.shared_health != nullptr) FollowSharedHealth();
@@ -246,7 +187,7 @@ void TopoplaceServer::FollowSharedHealth() {
   // just won the election takes them once more, then judges on its own. A failed read is
   // retried on the next sweep and logged when it starts failing.
   if (!leading || !was_leading_) {
-    const absl::Status restored = health_->Restore();
+    const absl::Status restored = services_->health->Restore();
     if (!restored.ok() && follow_ok_) {
       std::cerr << "topoplaced: cannot read the shared link health: " << restored.message()
                 << std::endl;
@@ -287,13 +228,11 @@ void TopoplaceServer::Shutdown() {
   if (relay_ != nullptr) relay_->Stop();
   stop_.Notify();
   if (sweeper_.joinable()) sweeper_.join();
-  if (health_ != nullptr) {
-    if (health_subscription_ >= 0) health_->Unsubscribe(health_subscription_);
-    health_->Stop();
-  }
+  if (health_subscription_ >= 0) services_->health->Unsubscribe(health_subscription_);
+  services_->health->Stop();
   metrics_server_.reset();
   // Open event streams end at once, then the console stops.
-  changes_.Close();
+  services_->changes.Close();
   if (console_ != nullptr) console_->Shutdown();
   // A leader hands over at once instead of holding writes up for its lease.
   if (stores_.backend.election != nullptr) stores_.backend.election->Resign();

@@ -22,21 +22,13 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "api/server/connection_relay.h"
-#include "api/server/console/change_feed.h"
 #include "api/server/console/console_server.h"
+#include "api/server/daemon_services.h"
 #include "api/server/daemon_stores.h"
-#include "api/server/observed_ledger.h"
 #include "api/server/server_config.h"
-#include "api/server/service_context.h"
 #include "scheduler/ledger/clock.h"
-#include "telemetry/metrics/daemon_metrics.h"
-#include "telemetry/monitor/health_monitor.h"
 
 namespace topoplace::server {
-
-class PlacementService;
-class TelemetryService;
-class TopologyService;
 
 class TopoplaceServer {
  public:
@@ -49,13 +41,13 @@ class TopoplaceServer {
 
   // The bound TCP port (useful with port 0).
   int port() const { return port_; }
-  const Fabric& fabric() const { return *context_.fabric; }
-  uint64_t fabric_version() const { return context_.fabric_version; }
+  const Fabric& fabric() const { return *stores_.fabric; }
+  uint64_t fabric_version() const { return stores_.fabric_version; }
   // The bound /metrics port; 0 when metrics_listen is empty.
   int metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
   // The bound web console port; 0 when console_listen is empty.
   int console_port() const { return console_ ? console_->port() : 0; }
-  HealthMonitor& health() { return *health_; }
+  HealthMonitor& health() { return *services_->health; }
   // Stops accepting calls, cancels calls still running after a short grace period, stops
   // the sweeper. Everything acknowledged is already durable.
   void Shutdown();
@@ -64,11 +56,9 @@ class TopoplaceServer {
 
  private:
   TopoplaceServer() = default;
-  // The phases of Start after the stores (daemon_stores.h), in order. Each leaves what it
-  // built in the members; on failure the caller drops the half-built server
-  // (StartSideServers' caller shuts it down first).
-  // Metrics, the engine, link health (restored), the service context and the services.
-  absl::Status BuildServices(const ServerConfig& config, Authorizer authorizer);
+  // The phases of Start after the stores (daemon_stores.h) and the services
+  // (daemon_services.h), in order. Each leaves what it built in the members; on failure
+  // the caller drops the half-built server (StartSideServers' caller shuts it down first).
   // The gRPC server (and the connection relay in front of it); shuts down on a relay failure.
   absl::Status StartGrpc(const ServerConfig& config,
                          std::shared_ptr<grpc::ServerCredentials> credentials);
@@ -83,18 +73,11 @@ class TopoplaceServer {
   void UpdateServingStatus();
 
   DaemonStores stores_;  // destroyed last
-  // Ledger changes and health changes, for the console's event stream.
-  ChangeFeed changes_;
-  std::unique_ptr<ObservedLedger> observed_ledger_;  // stores_'s, publishing to changes_
+  // Its health monitor is stopped in Shutdown, before the stores go.
+  std::unique_ptr<DaemonServices> services_;
   int health_subscription_ = -1;
   bool was_leading_ = false;  // sweeper thread only
   bool follow_ok_ = true;     // sweeper thread only
-  std::unique_ptr<telemetry::DaemonMetrics> metrics_;
-  std::unique_ptr<HealthMonitor> health_;  // stopped in Shutdown, before the store goes
-  ServiceContext context_;
-  std::unique_ptr<TopologyService> topology_service_;
-  std::unique_ptr<PlacementService> placement_service_;
-  std::unique_ptr<TelemetryService> telemetry_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<telemetry::MetricsServer> metrics_server_;
   std::unique_ptr<ConsoleServer> console_;

@@ -1,7 +1,7 @@
 // What the daemon asks of an allocation ledger, whatever it stores to: the single source of
-// truth for which GPUs are taken. Two backends implement it: AllocationLedger (a local
-// SQLite file, the embedded default) and EtcdLedger (an etcd cluster shared by replicas,
-// api/etcd). Both pass the same specification (tests/testing/ledger_contract.h).
+// truth for which GPUs are taken. Two backends implement it: SqliteLedger (a local
+// SQLite file, the embedded default; store/sqlite) and EtcdLedger (an etcd cluster shared
+// by replicas; store/etcd). Both pass the same specification (tests/testing/ledger_contract.h).
 //
 // Every change is durable before it is answered and all-or-nothing: a failed write changes
 // nothing. No GPU is ever held by two live allocations. Thread-safe: every method may be

@@ -1,7 +1,7 @@
 // Where the link-health loop keeps its history: the health changes it decided (so a
 // restarted daemon restores every link's state), the counter rates it derived, and the
 // pruning of old time series. The daemon's SQLite telemetry store implements it, and
-// with etcd the history shared by replicas (api/server/store/etcd_health_history.h).
+// with etcd the history shared by replicas (store/etcd/etcd_health_history.h).
 #ifndef TOPOPLACE_TELEMETRY_MONITOR_HEALTH_HISTORY_H_
 #define TOPOPLACE_TELEMETRY_MONITOR_HEALTH_HISTORY_H_
 

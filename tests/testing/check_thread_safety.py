@@ -16,7 +16,7 @@ import shlex
 import subprocess
 import sys
 
-FOLDERS = ("api", "scheduler", "telemetry", "plugins", "topology")
+FOLDERS = ("api", "client", "plugins", "scheduler", "store", "telemetry", "topology")
 LOCKING = re.compile(r"Mutex|GUARDED_BY|LOCKS_REQUIRED|LOCKS_EXCLUDED|LOCK_RETURNED")
 
 

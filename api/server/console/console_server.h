@@ -22,9 +22,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "api/http/http_listener.h"
 #include "api/server/console/change_feed.h"
 #include "api/server/service_context.h"
+#include "plugins/common/http_listener.h"
 
 namespace topoplace::server {
 

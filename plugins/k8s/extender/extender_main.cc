@@ -18,7 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "plugins/k8s/extender/extender_handlers.h"
 #include "plugins/k8s/extender/extender_server.h"
 #include "plugins/k8s/extender/gang_planner.h"

@@ -24,7 +24,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "api/http/http_listener.h"
+#include "plugins/common/http_listener.h"
 #include "plugins/k8s/extender/extender_handlers.h"
 
 namespace topoplace::k8s {

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "api/client/rpc_status.h"
+#include "client/rpc_status.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::k8s {

@@ -1,4 +1,4 @@
-// PlacementBackend over a running topoplaced (api/client/topoplace_client.h).
+// PlacementBackend over a running topoplaced (client/topoplace_client.h).
 //
 //   TP_ASSIGN_OR_RETURN(client::ClientOptions options, client::ClientOptionsFromEnv(addr));
 //   TP_ASSIGN_OR_RETURN(PlacementBackendPtr backend, ConnectGrpcPlacementBackend(options, ""));
@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "plugins/k8s/extender/placement_backend.h"
 
 namespace topoplace::k8s {

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "plugins/slurm/spank/job_binding.h"
 #include "plugins/slurm/spank/plan_view.h"
 #include "plugins/slurm/spank/spank_config.h"

@@ -23,8 +23,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "api/client/topoplace_client.h"
 #include "api/server/topoplace_server.h"
+#include "client/topoplace_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/ledger/clock.h"

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <utility>
 
-#include "api/etcd/write_fence.h"
+#include "store/etcd/write_fence.h"
 
 namespace topoplace::testing {
 

@@ -1,7 +1,7 @@
 // EtcdClient against a real etcd (Debian's etcd-server) on loopback: what the etcd-backed
 // ledger will rely on - reads and writes, compare-and-swap that refuses a stale writer,
 // leases whose keys vanish with them, and a clear error when etcd is gone.
-#include "api/etcd/etcd_client.h"
+#include "store/etcd/etcd_client.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

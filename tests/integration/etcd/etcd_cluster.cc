@@ -17,7 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "api/etcd/etcd_client.h"
+#include "store/etcd/etcd_client.h"
 #include "tests/testing/free_port.h"
 
 namespace topoplace::testing {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "api/etcd/etcd_client.h"
+#include "store/etcd/etcd_client.h"
 #include "tests/integration/service/support/test_certificates.h"
 
 namespace topoplace::testing {

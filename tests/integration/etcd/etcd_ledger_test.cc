@@ -2,7 +2,7 @@
 // meets (tests/testing/ledger_contract.h), then what only a store shared by replicas must
 // get right - followers read and name the leader, a stale leader cannot write - and the
 // agents' host reports the replicas share the same way.
-#include "api/etcd/etcd_ledger.h"
+#include "store/etcd/etcd_ledger.h"
 
 #include <gmock/gmock.h>
 #include <grpcpp/create_channel.h>
@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "api/etcd/leader_election.h"
-#include "api/server/store/etcd_health_history.h"
-#include "api/server/store/etcd_host_report_store.h"
-#include "api/server/store/telemetry_report_store.h"
+#include "store/etcd/etcd_health_history.h"
+#include "store/etcd/etcd_host_report_store.h"
+#include "store/etcd/leader_election.h"
+#include "store/sqlite/telemetry_report_store.h"
 #include "tests/integration/etcd/believed_fence.h"
 #include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/host_report_paging.h"
@@ -537,8 +537,8 @@ TEST_F(EtcdLedgerTest, EtcdHostReports_TheLeaderStoresThemEveryReplicaListsThem)
   ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
   Replica b = Start("10.0.0.2:7469");
   ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
-  server::EtcdHostReportStore leader(*a.client, *a.election, prefix_);
-  server::EtcdHostReportStore follower(*b.client, *b.election, prefix_);
+  etcd::EtcdHostReportStore leader(*a.client, *a.election, prefix_);
+  etcd::EtcdHostReportStore follower(*b.client, *b.election, prefix_);
   testing::ExpectHostReportPaging(leader);
   auto refused = follower.Put("d", "{}", 3);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
@@ -557,15 +557,15 @@ TEST_F(EtcdLedgerTest, EtcdHealthHistory_TheLeaderWritesLinkStatesEveryReplicaRe
   Replica b = Start("10.0.0.2:7469");
   ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
   testing::TempDir dir;
-  auto local_a = server::TelemetryReportStore::Open(dir.path() + "/a.db", store::Durability::kFull);
-  auto local_b = server::TelemetryReportStore::Open(dir.path() + "/b.db", store::Durability::kFull);
+  auto local_a = store::TelemetryReportStore::Open(dir.path() + "/a.db", store::Durability::kFull);
+  auto local_b = store::TelemetryReportStore::Open(dir.path() + "/b.db", store::Durability::kFull);
   ASSERT_TRUE(local_a.ok() && local_b.ok());
-  server::EtcdHealthHistory leader(*a.client, *a.election, prefix_, **local_a);
-  server::EtcdHealthHistory follower(*b.client, *b.election, prefix_, **local_b);
+  etcd::EtcdHealthHistory leader(*a.client, *a.election, prefix_, **local_a);
+  etcd::EtcdHealthHistory follower(*b.client, *b.election, prefix_, **local_b);
 
   std::vector<telemetry::HealthEvent> batch = {{"x--l0", "healthy", "degraded", "slow", 1},
                                                {"x--l0", "degraded", "down", "dead", 2}};
-  for (int i = 1; i <= 2 * server::EtcdHealthHistory::kLinksPerTxn + 50; ++i) {
+  for (int i = 1; i <= 2 * etcd::EtcdHealthHistory::kLinksPerTxn + 50; ++i) {
     batch.push_back({absl::StrCat("x--l", i), "healthy", "down", "switch lost\nline two", 3});
   }
   ASSERT_TRUE(leader.AddHealthEvents(batch).ok());
@@ -615,9 +615,9 @@ TEST_F(EtcdLedgerTest, EtcdHealthHistory_AStateEtcdMissedIsWrittenWhenItAnswersA
   auto key = (*client)->Get(prefix_ + "leader");
   ASSERT_TRUE(key.ok() && key->has_value());
   BelievedFence fence({.key = prefix_ + "leader", .create_revision = (**key).create_revision});
-  auto local = server::TelemetryReportStore::Open(dir.File("t.db"), store::Durability::kFull);
+  auto local = store::TelemetryReportStore::Open(dir.File("t.db"), store::Durability::kFull);
   ASSERT_TRUE(local.ok());
-  server::EtcdHealthHistory history(**client, fence, prefix_, **local);
+  etcd::EtcdHealthHistory history(**client, fence, prefix_, **local);
 
   etcd.Kill(0, SIGKILL);
   EXPECT_FALSE(history.AddHealthEvents({{"x--l1", "healthy", "down", "dead", 1}}).ok());

@@ -1,7 +1,7 @@
 // Group commit against a real etcd on loopback: a group applies every member's change or,
 // when one member's compare fails, none, and each member then runs alone; a lost fence
 // holds for every member; concurrent changes all apply and a conflict fails only its own.
-#include "api/etcd/group_commit.h"
+#include "store/etcd/group_commit.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

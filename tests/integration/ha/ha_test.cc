@@ -12,9 +12,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
-#include "api/client/topoplace_client.h"
-#include "api/etcd/allocation_record.h"
-#include "api/etcd/etcd_client.h"
+#include "client/topoplace_client.h"
+#include "store/etcd/allocation_record.h"
+#include "store/etcd/etcd_client.h"
 #include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/commit_burst.h"
 #include "tests/integration/service/support/daemon_process.h"

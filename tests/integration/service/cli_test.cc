@@ -1,6 +1,6 @@
 // Specification of the CLI against a running daemon: the ledger commands' exit codes, and
 // remote answers that print exactly what the offline commands print.
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/service/support/daemon_process.h"

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "gtest/gtest.h"
 #include "tests/integration/service/support/commit_burst.h"
 #include "tests/integration/service/support/daemon_process.h"

@@ -19,7 +19,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "grpc/health_probe.grpc.pb.h"
 #include "grpc/reflection_probe.grpc.pb.h"
 #include "gtest/gtest.h"

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "api/client/topoplace_client.h"
-#include "api/server/store/host_report_store.h"
 #include "api/server/topoplace_server.h"
+#include "client/topoplace_client.h"
 #include "scheduler/ledger/clock.h"
+#include "store/sqlite/sqlite_host_report_store.h"
 #include "tests/integration/service/support/host_report_paging.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/integration/service/support/test_certificates.h"
@@ -143,7 +143,7 @@ TEST_F(HostReportTest, BadReportsAreInvalidArgumentNamingTheField) {
       {"[1, 2]", "report_json"},
       {wrong_type.dump(), "speed_gbps"},
       {slash.dump(), "report_json: field host"},
-      {std::string(kMaxHostReportBytes + 1, ' '), "report_json: at most 1048576 bytes"},
+      {std::string(store::kMaxHostReportBytes + 1, ' '), "report_json: at most 1048576 bytes"},
   };
   for (const Case& c : cases) {
     auto r = client->ReportHost(c.json);
@@ -372,7 +372,7 @@ TEST_F(HostReportTest, ListIsPagedByHostNameAndTheClientFollowsEveryPage) {
 TEST_F(HostReportTest, ClientListsMoreReportsThanOnePageHolds) {
   {
     // 300 hosts (the client asks for pages of 256), written straight into the daemon's file.
-    auto store = HostReportStore::Open(config_.db_path, store::Durability::kNormal);
+    auto store = store::OpenSqliteHostReportStore(config_.db_path, store::Durability::kNormal);
     ASSERT_TRUE(store.ok()) << store.status();
     for (int i = 0; i < 300; ++i) {
       const std::string host = absl::StrCat("h", 1000 + i);
@@ -408,7 +408,7 @@ TEST_F(HostReportTest, PageSizeOutOfRangeIsInvalidArgument) {
 
 TEST(HostReportStore, PageEndsAtTheLimitOrOnceItsReportsPassTheByteBudget) {
   topoplace::testing::TempDir dir;
-  auto store = HostReportStore::Open(dir.File("reports.db"), store::Durability::kNormal);
+  auto store = store::OpenSqliteHostReportStore(dir.File("reports.db"), store::Durability::kNormal);
   ASSERT_TRUE(store.ok()) << store.status();
   topoplace::testing::ExpectHostReportPaging(**store);
 }

@@ -15,7 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "grpc/health_probe.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "tests/integration/service/support/daemon_process.h"

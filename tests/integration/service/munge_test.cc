@@ -12,9 +12,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "api/client/munge_credential.h"
-#include "api/client/topoplace_client.h"
 #include "api/server/topoplace_server.h"
+#include "client/munge_credential.h"
+#include "client/topoplace_client.h"
 #include "scheduler/ledger/clock.h"
 #include "tests/integration/service/support/munge_daemon.h"
 #include "tests/integration/service/support/temp_dir.h"

@@ -23,7 +23,7 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 #include "tests/integration/etcd/etcd_cluster.h"
 #include "tests/integration/service/support/daemon_process.h"
 #include "tests/integration/service/support/temp_dir.h"

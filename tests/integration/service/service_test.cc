@@ -24,8 +24,8 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
-#include "api/client/topoplace_client.h"
 #include "api/server/topoplace_server.h"
+#include "client/topoplace_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/ledger/clock.h"

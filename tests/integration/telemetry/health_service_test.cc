@@ -10,16 +10,16 @@
 #include <set>
 #include <string>
 
-#include "api/client/topoplace_client.h"
 #include "api/server/topoplace_server.h"
+#include "client/topoplace_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/ledger/clock.h"
+#include "store/sqlite/sqlite_db.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/testing/run_command.h"
 #include "topology/discovery/agent_report.h"
-#include "topology/store/sqlite_db.h"
 #include "topoplace/v1/telemetry.grpc.pb.h"
 #include "topoplace/v1/topology.grpc.pb.h"
 

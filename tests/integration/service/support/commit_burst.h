@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "api/client/topoplace_client.h"
+#include "client/topoplace_client.h"
 
 namespace topoplace::testing {
 

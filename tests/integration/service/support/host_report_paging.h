@@ -6,13 +6,13 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "api/server/store/host_report_store.h"
 #include "gtest/gtest.h"
+#include "store/host_report_store.h"
 
 namespace topoplace::testing {
 
 // Precondition: `store` is empty and writable.
-inline void ExpectHostReportPaging(server::HostReportStore& store) {
+inline void ExpectHostReportPaging(store::HostReportStore& store) {
   for (const char* host : {"c", "a", "b"}) {
     auto put = store.Put(host, std::string(10, 'x'), 1);
     ASSERT_TRUE(put.ok()) << put.status();
@@ -22,10 +22,10 @@ inline void ExpectHostReportPaging(server::HostReportStore& store) {
   ASSERT_TRUE(replaced.ok()) << replaced.status();
   EXPECT_TRUE(*replaced);
   auto hosts = [&](absl::string_view after, int limit, size_t max_bytes) {
-    absl::StatusOr<server::HostReportPage> page = store.List(after, limit, max_bytes);
+    absl::StatusOr<store::HostReportPage> page = store.List(after, limit, max_bytes);
     EXPECT_TRUE(page.ok()) << page.status();
     std::string out;
-    for (const server::StoredHostReport& r : page->reports) out += r.host;
+    for (const store::StoredHostReport& r : page->reports) out += r.host;
     return absl::StrCat(out, page->more ? "+" : "");
   };
   EXPECT_EQ(hosts("", 10, 1 << 20), "abc");

@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "api/client/munge_credential.h"
+#include "client/munge_credential.h"
 
 namespace topoplace::testing {
 

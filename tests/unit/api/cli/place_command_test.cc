@@ -14,8 +14,8 @@
 #include "api/cli/cli_context.h"
 #include "api/cli/commands.h"
 #include "nlohmann/json.hpp"
-#include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
+#include "store/sqlite/sqlite_ledger.h"
 #include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"
@@ -229,7 +229,7 @@ TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlan
   const std::vector<HostId> held = {fabric->blocks()[0].hosts[0], fabric->blocks()[0].hosts[1],
                                     fabric->blocks()[1].hosts[0]};
   {
-    auto ledger = ledger::AllocationLedger::Open(db, fabric, ledger::RealClock());
+    auto ledger = ledger::SqliteLedger::Open(db, fabric, ledger::RealClock());
     ASSERT_TRUE(ledger.ok()) << ledger.status();
     ledger::ReserveRequest reserve;
     for (HostId h : held) {
@@ -289,7 +289,7 @@ TEST(PlaceCommand, MayPreemptNamesTheLowerPriorityAllocationFromALedgerCopy) {
   const std::string db = dir + "/copy.db";
   std::string low_id;
   {
-    auto ledger = ledger::AllocationLedger::Open(db, fabric, ledger::RealClock());
+    auto ledger = ledger::SqliteLedger::Open(db, fabric, ledger::RealClock());
     ASSERT_TRUE(ledger.ok()) << ledger.status();
     for (int b : {0, 1}) {
       ledger::ReserveRequest reserve;

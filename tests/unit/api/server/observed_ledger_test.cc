@@ -6,8 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
+#include "store/sqlite/sqlite_ledger.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
@@ -19,7 +19,7 @@ TEST(ObservedLedger, CallsTheObserverAfterEachChangeThatSucceeded) {
   FabricPtr fabric = *GenerateClos(testing::TinyClos(/*blocks=*/1, /*nodes=*/2));
   testing::TempDir dir;
   ledger::FakeClock clock(absl::FromUnixSeconds(1'700'000'000));
-  auto inner = ledger::AllocationLedger::Open(dir.File("ledger.db"), fabric, clock);
+  auto inner = ledger::SqliteLedger::Open(dir.File("ledger.db"), fabric, clock);
   ASSERT_TRUE(inner.ok()) << inner.status();
   int changes = 0;
   ObservedLedger ledger(**inner, [&changes] { ++changes; });

@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
 #include "scheduler/placement/engine.h"
+#include "store/sqlite/sqlite_ledger.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
@@ -23,7 +23,7 @@ TEST(HeldUplinkLoad, CountsEachLiveAllocationsStoredOfferUntilItIsReleased) {
   FabricPtr fabric =
       *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2, /*gpus=*/8, /*rails=*/8));
   testing::TempDir dir;
-  auto ledger = ledger::AllocationLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
+  auto ledger = ledger::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
   ASSERT_TRUE(ledger.ok()) << ledger.status();
 
   // A job of four nodes spans both blocks, so its plan sends bytes up the leaves.
@@ -62,7 +62,7 @@ TEST(HeldUplinkLoad, CountsAnOfferStillInsideAnOlderPlansJson) {
   FabricPtr fabric =
       *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2, /*gpus=*/8, /*rails=*/8));
   testing::TempDir dir;
-  auto ledger = ledger::AllocationLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
+  auto ledger = ledger::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
   ASSERT_TRUE(ledger.ok()) << ledger.status();
   const SwitchId leaf = fabric->blocks()[0].leaves[0];
   ledger::ReserveRequest reserve;

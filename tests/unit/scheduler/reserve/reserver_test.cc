@@ -11,8 +11,8 @@
 #include <string>
 
 #include "scheduler/job/job_spec.h"
-#include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
+#include "store/sqlite/sqlite_ledger.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
@@ -28,8 +28,7 @@ class ReserverTest : public ::testing::Test {
   void SetUp() override {
     fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/4, /*gpus=*/8, /*rails=*/8));
     engine_ = std::make_unique<PlacementEngine>(fabric_);
-    auto ledger =
-        ledger::AllocationLedger::Open(dir_.File("ledger.db"), fabric_, ledger::RealClock());
+    auto ledger = ledger::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, ledger::RealClock());
     ASSERT_TRUE(ledger.ok()) << ledger.status();
     ledger_ = *std::move(ledger);
   }
@@ -59,7 +58,7 @@ class ReserverTest : public ::testing::Test {
   FabricPtr fabric_;
   std::unique_ptr<PlacementEngine> engine_;
   testing::TempDir dir_;
-  std::unique_ptr<ledger::AllocationLedger> ledger_;
+  std::unique_ptr<ledger::SqliteLedger> ledger_;
   int placements_ = 0;
   PlacementRequest last_request_;
 };

@@ -18,8 +18,8 @@
 #include "api/server/console/console_views.h"
 #include "api/server/observed_ledger.h"
 #include "nlohmann/json.hpp"
-#include "scheduler/ledger/allocation_ledger.h"
 #include "scheduler/ledger/clock.h"
+#include "store/sqlite/sqlite_ledger.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/integration/service/support/test_certificates.h"
 #include "tests/testing/fabrics.h"
@@ -36,10 +36,11 @@ class ConsoleServerTest : public ::testing::Test {
   ConsoleServerTest() : clock_(absl::FromUnixSeconds(1'700'000'000)) {
     // Two blocks of two hosts with 8 GPUs each.
     fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2, /*gpus=*/8, /*rails=*/8));
-    inner_ = *ledger::AllocationLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
+    inner_ = *ledger::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
     ledger_ = std::make_unique<ObservedLedger>(*inner_,
                                                [this] { feed_.Publish(ChangeFeed::kAllocations); });
-    telemetry_ = *TelemetryReportStore::Open(dir_.File("telemetry.db"), store::Durability::kNormal);
+    telemetry_ =
+        *store::TelemetryReportStore::Open(dir_.File("telemetry.db"), store::Durability::kNormal);
     context_.fabric = fabric_;
     context_.ledger = ledger_.get();
     context_.telemetry = telemetry_.get();
@@ -80,10 +81,10 @@ class ConsoleServerTest : public ::testing::Test {
   testing::TempDir dir_;
   ledger::FakeClock clock_;
   FabricPtr fabric_;
-  std::unique_ptr<ledger::AllocationLedger> inner_;
+  std::unique_ptr<ledger::SqliteLedger> inner_;
   ChangeFeed feed_;
   std::unique_ptr<ObservedLedger> ledger_;
-  std::unique_ptr<TelemetryReportStore> telemetry_;
+  std::unique_ptr<store::TelemetryReportStore> telemetry_;
   ServiceContext context_;
 };
 

@@ -1,0 +1,97 @@
+#include "api/server/daemon_services.h"
+
+#include <string>
+#include <utility>
+
+#include "api/server/placement_service.h"
+#include "api/server/telemetry_service.h"
+#include "api/server/topology_service.h"
+#include "topology/base/status_macros.h"
+
+namespace topoplace::server {
+namespace {
+
+// What /metrics reads of the ledger on every scrape.
+telemetry::LedgerGauges ReadLedgerGauges(ledger::Ledger& ledger) {
+  telemetry::LedgerGauges gauges;
+  gauges.allocations = {{"reserved", 0}, {"committed", 0}};
+  ledger.ForEachLive([&](const ledger::Allocation& a) {
+    ++gauges.allocations[std::string(AllocationStateName(a.state))];
+  });
+  gauges.writable = ledger.WriteState().ok();
+  gauges.leading = ledger.MayWrite().ok();
+  gauges.expired_reservations = ledger.expired_reservations();
+  return gauges;
+}
+
+// The uplink-load sources the configuration names; each stays null when it is off.
+void AddLoadSources(const ServerConfig& config, ServiceContext& context) {
+  if (!config.uplink_load_file.empty()) {
+    context.uplink_load =
+        std::make_unique<UplinkLoadSource>(*context.fabric, config.uplink_load_file);
+  }
+  if (config.uplink_load_from_allocations) {
+    context.live_load = std::make_unique<sched::HeldUplinkLoad>(*context.fabric);
+  }
+  if (config.uplink_load_from_counters) {
+    context.measured_load =
+        std::make_unique<MeasuredUplinkLoad>(*context.fabric, config.uplink_counter_max_age);
+  }
+}
+
+}  // namespace
+
+DaemonServices::DaemonServices() = default;
+DaemonServices::~DaemonServices() = default;
+
+absl::StatusOr<std::unique_ptr<DaemonServices>> BuildDaemonServices(const ServerConfig& config,
+                                                                    DaemonStores& stores,
+                                                                    Authorizer authorizer) {
+  auto services = std::make_unique<DaemonServices>();
+  ServiceContext& context = services->context;
+  context.fabric = stores.fabric;
+  context.fabric_version = stores.fabric_version;
+  context.host_reports = stores.host_reports.get();
+  context.telemetry = stores.telemetry.get();
+
+  services->metrics = std::make_unique<telemetry::DaemonMetrics>();
+  context.engine = std::make_unique<EngineHolder>(
+      std::make_shared<const sched::PlacementEngine>(context.fabric));
+  context.engine->set_place_observer(
+      [m = services->metrics.get()](absl::Duration d, bool ok) { m->ObservePlacement(d, ok); });
+
+  telemetry::HealthMonitorOptions health_options;
+  health_options.retention = config.telemetry_retention;
+  // Every health change swaps in an engine built with the new link health.
+  auto swap_engine = [engines = context.engine.get(),
+                      fabric = context.fabric](const sched::FabricHealth& health) {
+    engines->Swap(std::make_shared<const sched::PlacementEngine>(fabric, health));
+  };
+  services->health =
+      std::make_unique<HealthMonitor>(context.fabric, &stores.health_history(), swap_engine,
+                                      services->metrics.get(), health_options);
+  TP_RETURN_IF_ERROR(services->health->Restore());
+  context.health = services->health.get();
+
+  services->metrics->SetLedgerSource(
+      [ledger = &stores.ledger()] { return ReadLedgerGauges(*ledger); });
+  // Every ledger writer (handlers, sweeper) goes through the observed ledger, so the
+  // console's event stream sees each change.
+  services->ledger = std::make_unique<ObservedLedger>(
+      stores.ledger(), [feed = &services->changes] { feed->Publish(ChangeFeed::kAllocations); });
+  context.ledger = services->ledger.get();
+
+  context.authorizer = std::move(authorizer);
+  context.default_ttl = config.reservation_ttl;
+  context.accept_unknown_hosts = config.accept_unknown_hosts;
+  context.host_report_budget = std::make_unique<ReportBudget>(kHostReportBudget);
+  context.telemetry_budget = std::make_unique<ReportBudget>(kTelemetryBudget);
+  AddLoadSources(config, context);
+
+  services->topology = std::make_unique<TopologyService>(context);
+  services->placement = std::make_unique<PlacementService>(context);
+  services->telemetry = std::make_unique<TelemetryService>(context);
+  return services;
+}
+
+}  // namespace topoplace::server
