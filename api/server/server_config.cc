@@ -1,6 +1,7 @@
 #include "api/server/server_config.h"
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
@@ -165,23 +166,29 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
 absl::Status LoadConfigFile(const std::string& path, ServerConfig& config) {
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(absl::StrCat("config file '", path, "' cannot be read"));
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  return ApplyConfigText(path, text, config);
+}
+
+absl::Status ApplyConfigText(absl::string_view source, absl::string_view text,
+                             ServerConfig& config) {
   // Apply to a copy so that a bad line leaves `config` untouched.
   ServerConfig updated = config;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    absl::string_view text = line;
-    if (size_t hash = text.find('#'); hash != absl::string_view::npos) text = text.substr(0, hash);
-    text = absl::StripAsciiWhitespace(text);
-    if (text.empty()) continue;
-    size_t eq = text.find('=');
+  int number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++number;
+    if (size_t hash = line.find('#'); hash != absl::string_view::npos) line = line.substr(0, hash);
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty()) continue;
+    size_t eq = line.find('=');
     if (eq == absl::string_view::npos) {
       return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", number, ": expected 'key = value', got '", text, "'"));
+          absl::StrCat(source, ":", number, ": expected 'key = value', got '", line, "'"));
     }
-    absl::string_view key = absl::StripAsciiWhitespace(text.substr(0, eq));
-    absl::string_view value = absl::StripAsciiWhitespace(text.substr(eq + 1));
+    absl::string_view key = absl::StripAsciiWhitespace(line.substr(0, eq));
+    absl::string_view value = absl::StripAsciiWhitespace(line.substr(eq + 1));
     if (absl::Status s = ApplyConfigValue(key, value, updated); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ":", number, ": ", s.message()));
+      return absl::InvalidArgumentError(absl::StrCat(source, ":", number, ": ", s.message()));
     }
   }
   config = std::move(updated);

@@ -120,6 +120,9 @@ struct ServerConfig {
 // Applies the keys in the file at `path` on top of `config`. InvalidArgument names the
 // file, line and key for unknown keys or bad values; NotFound if the file is missing.
 absl::Status LoadConfigFile(const std::string& path, ServerConfig& config);
+// The same for the file's text, read from `source` (named in errors): all lines or none.
+absl::Status ApplyConfigText(absl::string_view source, absl::string_view text,
+                             ServerConfig& config);
 // Applies one `key`/`value` pair (the file keys; also used for flags).
 absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value, ServerConfig& config);
 // Checks cross-field rules (TLS pairs, durability and read_access values, positive TTL).

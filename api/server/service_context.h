@@ -1,6 +1,7 @@
 // What the three gRPC services share: the served fabric snapshot, the placement engine on
 // it, the ledger, the telemetry report store, the authorizer and defaults. Built once by
-// TopoplaceServer before the services start; the pointers outlive the services.
+// BuildDaemonServices (daemon_services.h) before the services start; the pointers outlive
+// the services.
 // Thread-safe: every member is immutable or thread-safe itself.
 #ifndef TOPOPLACE_API_SERVER_SERVICE_CONTEXT_H_
 #define TOPOPLACE_API_SERVER_SERVICE_CONTEXT_H_

@@ -1,7 +1,7 @@
 // The ledger's live allocations (reserved or committed) in memory, with every index over
 // them: which allocation holds each GPU, the reservations by expiry, the commits by
 // external id, and the count of held GPUs. Changed only as a whole (Add, Replace, Remove),
-// so the indexes never disagree; whatever store the ledger writes to (SQLite today), it
+// so the indexes never disagree; whatever store the ledger writes to (SQLite or etcd), it
 // updates this view only after the store accepted the change.
 //
 //   LiveAllocations live(fabric.gpus().size());

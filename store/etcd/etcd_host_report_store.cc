@@ -14,7 +14,7 @@ std::string Encode(absl::string_view report_json, int64_t received_unix_ms) {
 }
 
 absl::StatusOr<store::StoredHostReport> Decode(absl::string_view host, absl::string_view key,
-                                        absl::string_view value) {
+                                               absl::string_view value) {
   const size_t newline = value.find('\n');
   store::StoredHostReport report;
   report.host = std::string(host);
@@ -41,7 +41,7 @@ absl::StatusOr<bool> EtcdHostReportStore::Put(absl::string_view host, absl::stri
 }
 
 absl::StatusOr<store::HostReportPage> EtcdHostReportStore::List(absl::string_view after, int limit,
-                                                         size_t max_bytes) {
+                                                                size_t max_bytes) {
   etcdserverpb::RangeRequest request = PrefixRequest(prefix_);
   // Keys sort like host names under one prefix; "\0" makes the range start after `after`.
   if (!after.empty()) request.set_key(absl::StrCat(prefix_, after, std::string(1, '\0')));

@@ -22,7 +22,7 @@ class EtcdHostReportStore final : public store::HostReportStore {
   absl::StatusOr<bool> Put(absl::string_view host, absl::string_view report_json,
                            int64_t received_unix_ms) override;
   absl::StatusOr<store::HostReportPage> List(absl::string_view after, int limit,
-                                      size_t max_bytes) override;
+                                             size_t max_bytes) override;
 
  private:
   EtcdClient& etcd_;

@@ -18,7 +18,6 @@ absl::StatusOr<std::vector<telemetry::HealthEvent>> ReadHealthEvents(SqliteState
   }
 }
 
-
 constexpr Migration kMigrations[] = {
     {1,
      "CREATE TABLE probe_results ("

@@ -3,8 +3,8 @@
 //   TP_ASSIGN_OR_RETURN(client::ClientOptions options, client::ClientOptionsFromEnv(addr));
 //   TP_ASSIGN_OR_RETURN(PlacementBackendPtr backend, ConnectGrpcPlacementBackend(options, ""));
 //
-// Thread-safe. Every call is bounded by the client's per-call timeout; Reserve retries
-// once when a concurrent reservation took the GPUs (ABORTED).
+// Thread-safe. Every call is bounded by the client's per-call timeout. A Reserve that
+// loses a race for its GPUs is retried by the daemon (scheduler/reserve/reserver.h).
 #ifndef TOPOPLACE_PLUGINS_K8S_EXTENDER_GRPC_PLACEMENT_BACKEND_H_
 #define TOPOPLACE_PLUGINS_K8S_EXTENDER_GRPC_PLACEMENT_BACKEND_H_
 

@@ -1,6 +1,6 @@
 // The plugin's calls to topoplaced, each bounded by the configured timeout, so no Slurm
-// command or daemon waits longer than that for the service (Reserve at most twice that:
-// one retry when a concurrent reservation took the GPUs).
+// command or daemon waits longer than that for the service. A Reserve that loses a race
+// for its GPUs is retried by the daemon (scheduler/reserve/reserver.h), not here.
 //
 //   TP_ASSIGN_OR_RETURN(auto session, PlacementSession::Open(config));
 //   TP_ASSIGN_OR_RETURN(Reservation r, session->Reserve("tp=8,dp=4"));
