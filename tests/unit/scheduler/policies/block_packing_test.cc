@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
 namespace topoplace::sched {
@@ -46,6 +47,45 @@ TEST(BlockPacking, ChainResiduesPutsCleanBlocksFirstThenClosesEachOpenUnit) {
   std::vector<Take> takes = {{0, 3}, {1, 2}, {2, 8}, {3, 1}, {4, 2}};
   ChainResidues(takes, 4);
   EXPECT_EQ(Amounts(takes), (std::vector<int>{8, 3, 1, 2, 2}));
+}
+
+// The chaining rule written the obvious way: clean takes first, then repeatedly the first
+// take whose remainder closes the open unit, else the first of the largest remainder.
+std::vector<Take> PlainChainResidues(const std::vector<Take>& takes, int unit) {
+  std::vector<Take> ordered, dirty;
+  for (const Take& t : takes) (t.amount % unit == 0 ? ordered : dirty).push_back(t);
+  int prefix = 0;
+  while (!dirty.empty()) {
+    const int want = (unit - prefix % unit) % unit;
+    auto pick = std::find_if(dirty.begin(), dirty.end(),
+                             [&](const Take& t) { return want != 0 && t.amount % unit == want; });
+    if (pick == dirty.end()) {
+      pick = std::max_element(dirty.begin(), dirty.end(), [unit](const Take& a, const Take& b) {
+        return a.amount % unit < b.amount % unit;
+      });
+    }
+    prefix += pick->amount;
+    ordered.push_back(*pick);
+    dirty.erase(pick);
+  }
+  return ordered;
+}
+
+TEST(BlockPacking, ChainResiduesAgreesWithThePlainRuleOnRandomTakes) {
+  std::mt19937 random(5);
+  for (int round = 0; round < 5000; ++round) {
+    const int unit = std::uniform_int_distribution<int>(2, 17)(random);
+    std::vector<Take> takes(std::uniform_int_distribution<int>(0, 30)(random));
+    for (size_t i = 0; i < takes.size(); ++i) {
+      takes[i] = {static_cast<int32_t>(i), std::uniform_int_distribution<int>(1, 3 * unit)(random)};
+    }
+    const std::vector<Take> expected = PlainChainResidues(takes, unit);
+    ChainResidues(takes, unit);
+    ASSERT_EQ(takes.size(), expected.size());
+    for (size_t i = 0; i < takes.size(); ++i) {
+      ASSERT_EQ(takes[i].index, expected[i].index) << "round " << round << ", unit " << unit;
+    }
+  }
 }
 
 TEST(BlockPacking, ArrangeOrdersBlocksAsAsked) {
