@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "api/server/topoplace_server.h"
 #include "client/topoplace_client.h"
+#include "plugins/k8s/extender/grpc_placement_backend.h"
 #include "scheduler/ledger/clock.h"
 #include "store/sqlite/sqlite_host_report_store.h"
 #include "tests/integration/service/support/host_report_paging.h"
@@ -443,6 +445,70 @@ TEST_F(HostReportTest, AgentSendsAndImportMergesStoredReportsBesideFiles) {
       absl::StrCat(Env(), TOPOPLACE_CLI, " --server ", Address(), " fabric import --json"));
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
   EXPECT_EQ(nlohmann::json::parse(alone.out)["hosts"], 1);
+}
+
+// Every program that calls topoplaced moves past a daemon that is down (house issue, point
+// 4): of three daemons listed, the first is stopped; the agent's host report, `topoplace
+// health`, port-counter reports (what the agent's probe mode sends) and the Kubernetes
+// extender's look-up by external id are all served by the second.
+TEST_F(HostReportTest, EveryProgramMovesPastTheFirstOfThreeDaemonsWhenItIsDown) {
+  std::vector<std::unique_ptr<TopoplaceServer>> daemons;
+  std::vector<std::string> addresses;
+  for (int i = 0; i < 3; ++i) {
+    ServerConfig config = config_;
+    config.db_path = dir_.File(absl::StrCat("daemon-", i, ".db"));
+    auto server = TopoplaceServer::Start(config, clock_);
+    ASSERT_TRUE(server.ok()) << server.status();
+    addresses.push_back(absl::StrCat("127.0.0.1:", (*server)->port()));
+    daemons.push_back(*std::move(server));
+  }
+  daemons[0]->Shutdown();
+  const std::string listed = absl::StrJoin(addresses, ",");
+  ClientOptions second;
+  second.server = addresses[1];
+  second.token = kToken;
+  second.timeout = absl::Seconds(10);
+
+  // The agent's host report.
+  auto sent = RunCommand(
+      absl::StrCat(Env(), TOPOPLACE_AGENT, " --once --no-lldp --host-name n7 --sysfs-root ",
+                   ShellQuote(std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/sysfs/gpu-node"),
+                   " --server ", listed));
+  ASSERT_EQ(sent.exit_code, 0) << sent.err;
+  auto reports = (*TopoplaceClient::Connect(second))->ListHostReports();
+  ASSERT_TRUE(reports.ok()) << reports.status();
+  ASSERT_EQ(reports->reports_size(), 1);
+  EXPECT_EQ(reports->reports(0).host(), "n7");
+
+  // A port-counter report, through the client the agent's probe mode uses.
+  ClientOptions options = second;
+  options.server = listed;
+  auto client = TopoplaceClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  v1::ReportPortCountersRequest counters;
+  counters.set_reporter("b00-n000");
+  counters.add_counters()->set_endpoint("b00-n000/mlx5_0");
+  auto counted = (*client)->ReportPortCounters(counters);
+  ASSERT_TRUE(counted.ok()) << counted.status();
+  EXPECT_EQ(counted->accepted(), 1);
+  EXPECT_EQ((*client)->LastAddress(), addresses[1]);
+
+  // `topoplace health`.
+  auto health =
+      RunCommand(absl::StrCat(Env(), TOPOPLACE_CLI, " --server ", listed, " health --json"));
+  ASSERT_EQ(health.exit_code, 0) << health.err;
+  EXPECT_TRUE(nlohmann::json::parse(health.out).contains("healthy")) << health.out;
+
+  // The extender's look-up of a committed gang by its external id.
+  auto reserved = (*client)->Reserve("tp=8,pp=1,dp=1", "", 0);
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  const std::string id = reserved->allocation().allocation_id();
+  ASSERT_TRUE((*client)->Commit(id, "k8s:default/gang").ok());
+  auto backend = k8s::ConnectGrpcPlacementBackend(options, "");
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto found = (*backend)->FindCommitted("k8s:default/gang");
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->allocation_id, id);
 }
 
 TEST_F(HostReportTest, AgentWithoutTheTokenFailsAndStoresNothing) {
