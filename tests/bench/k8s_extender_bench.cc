@@ -21,8 +21,8 @@
 #include "absl/strings/str_format.h"
 #include "plugins/k8s/extender/extender_handlers.h"
 #include "plugins/k8s/extender/extender_server.h"
-#include "tests/unit/plugins/k8s/fake_placement_backend.h"
-#include "tests/unit/plugins/k8s/recorded_requests.h"
+#include "tests/unit/plugins/k8s/extender/fake_placement_backend.h"
+#include "tests/unit/plugins/k8s/extender/recorded_requests.h"
 
 namespace topoplace::k8s {
 namespace {

@@ -41,7 +41,7 @@ seed "$build/corpus/server_config" "$src"/deploy/topoplaced.conf.example
 seed "$build/corpus/spank_input" "$src"/tests/fixtures/job-specs/* "$src"/tests/fixtures/node-lists/*
 # One kube-scheduler request body per file, from the recorded requests.
 mkdir -p "$build/corpus/k8s_extender_wire"
-jq -c '.body' "$src"/tests/unit/plugins/k8s/testdata/kube-scheduler-1.20-requests.jsonl |
+jq -c '.body' "$src"/tests/unit/plugins/k8s/extender/testdata/kube-scheduler-1.20-requests.jsonl |
   split -l 1 - "$build/corpus/k8s_extender_wire/recorded-"
 
 status=0

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
-#include "tests/unit/plugins/k8s/fake_placement_backend.h"
+#include "tests/unit/plugins/k8s/extender/fake_placement_backend.h"
 
 namespace topoplace::k8s {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/plugins/k8s/fake_placement_backend.h"
-#include "tests/unit/plugins/k8s/recorded_requests.h"
+#include "tests/unit/plugins/k8s/extender/fake_placement_backend.h"
+#include "tests/unit/plugins/k8s/extender/recorded_requests.h"
 
 namespace topoplace::k8s {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "tests/unit/plugins/k8s/recorded_requests.h"
+#include "tests/unit/plugins/k8s/extender/recorded_requests.h"
 
 namespace topoplace::k8s {
 namespace {

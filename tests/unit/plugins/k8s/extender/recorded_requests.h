@@ -1,8 +1,8 @@
 // The requests a real kube-scheduler v1.20.2 sent to an extender (nodeCacheCapable: true),
 // recorded in testdata/kube-scheduler-1.20-requests.jsonl (one {"path", "body"} per line;
 // a copy of ../shared/fixtures/k8s-extender/). The build defines TP_K8S_TESTDATA_DIR.
-#ifndef TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_RECORDED_REQUESTS_H_
-#define TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_RECORDED_REQUESTS_H_
+#ifndef TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_EXTENDER_RECORDED_REQUESTS_H_
+#define TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_EXTENDER_RECORDED_REQUESTS_H_
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -37,4 +37,4 @@ inline std::string WithAnnotations(const std::string& body, const nlohmann::json
 
 }  // namespace topoplace::k8s::testing
 
-#endif  // TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_RECORDED_REQUESTS_H_
+#endif  // TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_EXTENDER_RECORDED_REQUESTS_H_

@@ -16,8 +16,8 @@
 
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/integration/service/support/test_certificates.h"
-#include "tests/unit/plugins/k8s/fake_placement_backend.h"
-#include "tests/unit/plugins/k8s/recorded_requests.h"
+#include "tests/unit/plugins/k8s/extender/fake_placement_backend.h"
+#include "tests/unit/plugins/k8s/extender/recorded_requests.h"
 
 namespace topoplace::k8s {
 namespace {

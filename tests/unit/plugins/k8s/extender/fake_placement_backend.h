@@ -4,8 +4,8 @@
 // the shared clock like the daemon's. PlanPreemption answers `preemption` (set by a test).
 //
 // Thread-safe (one mutex).
-#ifndef TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_FAKE_PLACEMENT_BACKEND_H_
-#define TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_FAKE_PLACEMENT_BACKEND_H_
+#ifndef TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_EXTENDER_FAKE_PLACEMENT_BACKEND_H_
+#define TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_EXTENDER_FAKE_PLACEMENT_BACKEND_H_
 
 #include <algorithm>
 #include <map>
@@ -195,4 +195,4 @@ class FakePlacementBackend final : public PlacementBackend {
 
 }  // namespace topoplace::k8s::testing
 
-#endif  // TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_FAKE_PLACEMENT_BACKEND_H_
+#endif  // TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_EXTENDER_FAKE_PLACEMENT_BACKEND_H_
