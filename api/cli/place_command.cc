@@ -19,6 +19,7 @@
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/ledger/clock.h"
+#include "scheduler/load/current_uplink_load.h"
 #include "scheduler/load/held_uplink_load.h"
 #include "scheduler/load/running_jobs.h"
 #include "scheduler/placement/engine.h"
@@ -67,8 +68,10 @@ struct LedgerBackground {
 
 // `with_running`: also the running jobs and their external ids (--may-preempt only: it
 // parses every live allocation's job spec).
+// `file_shares`: the --uplink-load file's, which the ledger's own load is folded into.
 absl::StatusOr<LedgerBackground> LoadLedgerBackground(const FabricPtr& fabric,
-                                                      const std::string& path, bool with_running) {
+                                                      const std::string& path, bool with_running,
+                                                      const std::vector<double>& file_shares) {
   // Opening a ledger creates a missing database; a typo must not look like an idle cluster.
   if (std::error_code ec; !std::filesystem::is_regular_file(path, ec)) {
     return absl::NotFoundError(absl::StrCat("--ledger: no database file at '", path, "'"));
@@ -80,7 +83,12 @@ absl::StatusOr<LedgerBackground> LoadLedgerBackground(const FabricPtr& fabric,
                         absl::StrCat("--ledger: ", ledger.status().message()));
   }
   sched::HeldUplinkLoad held(*fabric);
-  LedgerBackground out{(*ledger)->Occupancy(), held.Current(**ledger), {}, {}};
+  const sched::UplinkLoadSources sources{
+      .file = [&file_shares] { return file_shares; }, .measured = nullptr, .held = &held};
+  LedgerBackground out{(*ledger)->Occupancy(),
+                       sched::CurrentUplinkLoad(sources, absl::Now(), ledger->get()),
+                       {},
+                       {}};
   if (!with_running) return out;
   out.running = sched::RunningJobs(*fabric, **ledger);
   (*ledger)->ForEachLive(
@@ -228,9 +236,14 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   TP_ASSIGN_OR_RETURN(sched::ScorerWeights weights,
                       sched::BuiltinPlugins().ParseScorerWeights(opt.weights));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
+  std::vector<double> file_shares;
+  if (!opt.uplink_load.empty()) {
+    TP_ASSIGN_OR_RETURN(file_shares, sched::LoadUplinkLoadFile(*fabric, opt.uplink_load));
+  }
   std::optional<LedgerBackground> held;
   if (!opt.ledger.empty()) {
-    TP_ASSIGN_OR_RETURN(held, LoadLedgerBackground(fabric, opt.ledger, opt.may_preempt));
+    TP_ASSIGN_OR_RETURN(held,
+                        LoadLedgerBackground(fabric, opt.ledger, opt.may_preempt, file_shares));
   }
   TP_ASSIGN_OR_RETURN(
       sched::Occupancy background,
@@ -243,10 +256,7 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   request.weights = weights;
   request.seed = opt.seed;
   request.link_loads = true;
-  if (!opt.uplink_load.empty()) {
-    TP_ASSIGN_OR_RETURN(request.uplink_busy, sched::LoadUplinkLoadFile(*fabric, opt.uplink_load));
-  }
-  if (held) sched::KeepLargerShares(request.uplink_busy, held->uplink_busy);
+  request.uplink_busy = held ? held->uplink_busy : file_shares;
   if (opt.compare) {
     const std::vector<std::string> policies = sched::BuiltinPlugins().PolicyNames();
     std::vector<absl::StatusOr<sched::PlacementPlan>> plans;

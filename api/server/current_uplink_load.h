@@ -1,7 +1,7 @@
 // The uplink load the daemon knows now, as Place and Reserve steer by it and the console
-// shows it: per switch, the larger of the configured sources' shares (the operator's load
-// file, port-counter rates, the live allocations' plans). Empty when no source is
-// configured. Thread-safe (the sources are).
+// shows it: scheduler/load/current_uplink_load.h over the sources the configuration names
+// (the operator's load file, port-counter rates, the live allocations' plans). Empty when
+// no source is configured. Thread-safe (the sources are).
 #ifndef TOPOPLACE_API_SERVER_CURRENT_UPLINK_LOAD_H_
 #define TOPOPLACE_API_SERVER_CURRENT_UPLINK_LOAD_H_
 
