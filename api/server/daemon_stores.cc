@@ -30,8 +30,7 @@ absl::Status MakeParentDirectory(const std::string& path) {
 
 absl::StatusOr<DaemonStores> OpenDaemonStores(const ServerConfig& config,
                                               const ledger::Clock& clock, FabricPtr fabric) {
-  const store::Durability durability =
-      config.durability == "full" ? store::Durability::kFull : store::Durability::kNormal;
+  const store::Durability durability = SqliteDurability(config);
   TP_RETURN_IF_ERROR(MakeParentDirectory(config.db_path));
   DaemonStores stores;
   {

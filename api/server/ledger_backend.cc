@@ -65,12 +65,15 @@ void LedgerBackend::JoinElection(const ServerConfig& config, int port) {
   if (election) election->Campaign(AdvertisedAddress(config, port));
 }
 
+store::Durability SqliteDurability(const ServerConfig& config) {
+  return config.durability == "full" ? store::Durability::kFull : store::Durability::kNormal;
+}
+
 absl::StatusOr<LedgerBackend> OpenLedgerBackend(const ServerConfig& config, FabricPtr fabric,
                                                 const ledger::Clock& clock) {
   LedgerBackend backend;
   if (!config.store_is_etcd()) {
-    const store::Durability durability =
-        config.durability == "full" ? store::Durability::kFull : store::Durability::kNormal;
+    const store::Durability durability = SqliteDurability(config);
     TP_ASSIGN_OR_RETURN(backend.ledger,
                         ledger::SqliteLedger::Open(
                             config.db_path, std::move(fabric), clock,

@@ -17,6 +17,7 @@
 #include "scheduler/ledger/ledger.h"
 #include "store/etcd/etcd_client.h"
 #include "store/etcd/leader_election.h"
+#include "store/sqlite/sqlite_db.h"
 
 namespace topoplace::server {
 
@@ -30,6 +31,9 @@ struct LedgerBackend {
   // for SQLite.
   void JoinElection(const ServerConfig& config, int port);
 };
+
+// How the SQLite files of `config` sync (its `durability`, already validated).
+store::Durability SqliteDurability(const ServerConfig& config);
 
 // Opens the configured ledger. InvalidArgument for a malformed etcd:// list or unreadable
 // TLS or password files (naming the file); Unavailable when etcd cannot be read.
