@@ -9,9 +9,6 @@
 #include "api/server/request_limits.h"
 #include "api/server/restart_exclusions.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/load/running_jobs.h"
-#include "scheduler/placement/defrag.h"
-#include "scheduler/placement/preemption.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -62,7 +59,7 @@ absl::StatusOr<sched::PlacementRequest> ParsePlacement(
 
 }  // namespace
 
-sched::ReserverPorts PlacementService::ReservePorts(const ServiceContext& context) {
+sched::ReserverPorts PlacementService::UseCasePorts(const ServiceContext& context) {
   sched::ReserverPorts ports;
   ports.ledger = context.ledger;
   ports.fabric = context.fabric.get();
@@ -70,6 +67,7 @@ sched::ReserverPorts PlacementService::ReservePorts(const ServiceContext& contex
   ports.place = [&context](const sched::PlacementRequest& request, const sched::Occupancy& occ) {
     return context.engine->Place(request, occ);
   };
+  ports.engine = [&context] { return context.engine->Current(); };
   ports.uplink_load = [&context] { return CurrentUplinkLoad(context, absl::Now()); };
   ports.exclude_failed = [&context](sched::JobSpec& job) {
     return ExcludeWhatFailed(*context.fabric, *context.ledger, context.health, job);
@@ -78,47 +76,25 @@ sched::ReserverPorts PlacementService::ReservePorts(const ServiceContext& contex
   return ports;
 }
 
-void PlacementService::AddUplinkLoad(sched::PlacementRequest& placement) const {
-  placement.uplink_busy = CurrentUplinkLoad(context_, absl::Now());
-  // With the live allocations' plans as a source, the reservation stores its own offer.
-  if (context_.live_load) placement.link_loads = true;
-}
-
 absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
                                        v1::PlaceResponse& response) {
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
-  placement.link_loads = true;  // the plan's JSON lists bytes per link
-  TP_RETURN_IF_ERROR(
-      ExcludeWhatFailed(*context_.fabric, *context_.ledger, context_.health, placement.job));
-  AddUplinkLoad(placement);
-  if (request.may_preempt()) return DoPlaceWithPreemption(placement, response);
-  TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan,
-                      context_.engine->Place(placement, context_.ledger->Occupancy()));
-  *response.mutable_plan() = PlanToProto(*context_.fabric, plan);
   response.set_fabric_version(context_.fabric_version);
-  return absl::OkStatus();
-}
-
-absl::Status PlacementService::DoPlaceWithPreemption(const sched::PlacementRequest& placement,
-                                                     v1::PlaceResponse& response) {
-  // Read one after the other: a change in between makes this dry run's answer stale, as
-  // it would any Place's; the Reserve after the victims stop places afresh.
-  const sched::Occupancy occupancy = context_.ledger->Occupancy();
-  const std::vector<sched::RunningJob> running =
-      sched::RunningJobs(*context_.fabric, *context_.ledger);
-  const std::shared_ptr<const sched::PlacementEngine> engine = context_.engine->Current();
-  TP_ASSIGN_OR_RETURN(sched::PreemptionPlan preemption,
-                      sched::PlanPreemption(*engine, placement, occupancy, running));
-  *response.mutable_plan() = PlanToProto(*context_.fabric, preemption.plan);
-  response.set_fabric_version(context_.fabric_version);
-  response.set_preemption_domain(preemption.domain);
-  for (const sched::Victim& v : preemption.victims) {
+  if (!request.may_preempt()) {
+    TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan, advisor_.Place(std::move(placement)));
+    *response.mutable_plan() = PlanToProto(*context_.fabric, plan);
+    return absl::OkStatus();
+  }
+  TP_ASSIGN_OR_RETURN(sched::PreemptionAdvice advice,
+                      advisor_.PlaceWithPreemption(std::move(placement)));
+  *response.mutable_plan() = PlanToProto(*context_.fabric, advice.preemption.plan);
+  response.set_preemption_domain(advice.preemption.domain);
+  for (size_t i = 0; i < advice.preemption.victims.size(); ++i) {
+    const sched::Victim& v = advice.preemption.victims[i];
     v1::Victim* out = response.add_victims();
     out->set_allocation_id(v.id);
-    if (absl::StatusOr<ledger::Allocation> a = context_.ledger->Get(v.id); a.ok()) {
-      out->set_external_id(a->external_id);
-    }
+    out->set_external_id(advice.external_ids[i]);
     out->set_priority(v.priority);
     out->set_reason(v.reason);
   }
@@ -306,18 +282,13 @@ absl::Status PlacementService::DoDefrag(const v1::DefragRequest& request,
   if (request.restart_cost_seconds() > 0) {
     options.restart_cost = absl::Seconds(request.restart_cost_seconds());
   }
-  const Fabric& fabric = *context_.fabric;
-  const std::vector<sched::MovableJob> running = sched::MovableJobs(fabric, *context_.ledger);
-  const std::shared_ptr<const sched::PlacementEngine> engine = context_.engine->Current();
-  TP_ASSIGN_OR_RETURN(
-      sched::DefragPlan plan,
-      sched::PlanDefrag(*engine, context_.ledger->Occupancy(), running, waiting, options));
-  for (const sched::Move& m : plan.moves) {
+  TP_ASSIGN_OR_RETURN(sched::DefragAdvice advice, advisor_.Defrag(waiting, options));
+  const sched::DefragPlan& plan = advice.defrag;
+  for (size_t i = 0; i < plan.moves.size(); ++i) {
+    const sched::Move& m = plan.moves[i];
     v1::DefragMove* out = response.add_moves();
     out->set_allocation_id(m.id);
-    if (absl::StatusOr<ledger::Allocation> a = context_.ledger->Get(m.id); a.ok()) {
-      out->set_external_id(a->external_id);
-    }
+    out->set_external_id(advice.external_ids[i]);
     out->set_gpus(m.gpus);
     out->set_for_job(m.for_job);
     out->set_domain(m.domain);

@@ -9,6 +9,7 @@
 
 #include "api/server/blocking_calls.h"
 #include "api/server/service_context.h"
+#include "scheduler/reserve/advisor.h"
 #include "scheduler/reserve/reserver.h"
 #include "topoplace/v1/placement.grpc.pb.h"
 
@@ -17,7 +18,7 @@ namespace topoplace::server {
 class PlacementService final : public v1::Placement::CallbackService {
  public:
   explicit PlacementService(const ServiceContext& context)
-      : context_(context), reserver_(ReservePorts(context)) {}
+      : context_(context), reserver_(UseCasePorts(context)), advisor_(UseCasePorts(context)) {}
 
   grpc::ServerUnaryReactor* Place(grpc::CallbackServerContext* ctx, const v1::PlaceRequest* request,
                                   v1::PlaceResponse* response) override;
@@ -46,26 +47,22 @@ class PlacementService final : public v1::Placement::CallbackService {
                                    v1::DefragResponse* response) override;
 
  private:
-  // Hands the engine the uplink load the daemon knows of (ServiceContext::uplink_load).
-  void AddUplinkLoad(sched::PlacementRequest& placement) const;
   absl::Status DoPlace(const v1::PlaceRequest& request, v1::PlaceResponse& response);
-  // Place with may_preempt: the plan and the live allocations of lower priority to stop.
-  absl::Status DoPlaceWithPreemption(const sched::PlacementRequest& placement,
-                                     v1::PlaceResponse& response);
   // For a Slurm user (MUNGE), OK only if `allocation_id` is a reservation of its own.
   absl::Status CheckMayChange(const Caller& caller, const std::string& allocation_id) const;
   absl::Status DoDefrag(const v1::DefragRequest& request, v1::DefragResponse& response);
   absl::Status DoReserve(const v1::ReserveRequest& request, v1::ReserveResponse& response);
-  // The Reserve use case's view of the daemon: its ledger, current engine, uplink load
-  // and restart exclusions.
-  static sched::ReserverPorts ReservePorts(const ServiceContext& context);
+  // The use cases' view of the daemon (Reserve and the dry runs): its ledger, current
+  // engine, uplink load and restart exclusions.
+  static sched::ReserverPorts UseCasePorts(const ServiceContext& context);
   // ttl_seconds from a request: 0 is the daemon's default; INVALID_ARGUMENT outside
   // [0, kMaxReservationTtl].
   absl::StatusOr<absl::Duration> ParseTtl(int64_t ttl_seconds) const;
 
   const ServiceContext& context_;
   const sched::Reserver reserver_;
-  BlockingCalls calls_;  // Reserve, Renew, Commit, Release
+  const sched::Advisor advisor_;  // Place, Place with may_preempt, Defrag
+  BlockingCalls calls_;           // Reserve, Renew, Commit, Release
 };
 
 }  // namespace topoplace::server

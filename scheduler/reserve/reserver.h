@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,14 +47,17 @@ struct ReserveOutcome {
   bool replayed = false;
 };
 
-// What the use case reads and writes through. Every member but `ledger`, `fabric` and
-// `place` may be left empty.
+// What the use cases read and write through (Reserve here, the dry runs in advisor.h).
+// Every member but `ledger`, `fabric` and `place` may be left empty; the advisor's
+// preemption and defrag need `engine` too.
 struct ReserverPorts {
   ledger::Ledger* ledger = nullptr;
   const Fabric* fabric = nullptr;  // the served fabric (plan JSON names its hosts)
   uint64_t fabric_version = 0;
   // Places on the current engine (the daemon swaps engines as link health changes).
   std::function<absl::StatusOr<PlacementPlan>(const PlacementRequest&, const Occupancy&)> place;
+  // The current engine itself, for searches that place many times (preemption, defrag).
+  std::function<std::shared_ptr<const PlacementEngine>()> engine;
   // The uplink busy shares known now, per switch id (empty: none known).
   std::function<std::vector<double>()> uplink_load;
   // Adds to the job's exclude list what a restart must stay away from

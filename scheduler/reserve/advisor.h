@@ -1,0 +1,62 @@
+// The dry runs, beside Reserve (reserver.h) and over the same ports: where a job would go
+// now (Place), what it would first have to stop (Place with may_preempt), and which
+// running jobs to move so that waiting ones fit (Defrag). Each reads the ledger's
+// occupancy and live allocations and changes nothing; a change in between (another
+// Reserve) makes the answer stale, as it would any dry run's.
+//
+//   Advisor advisor(ports);
+//   TP_ASSIGN_OR_RETURN(PlacementPlan plan, advisor.Place(placement));
+//   TP_ASSIGN_OR_RETURN(PreemptionAdvice p, advisor.PlaceWithPreemption(placement));
+//
+// Thread-safe when its ports are.
+#ifndef TOPOPLACE_SCHEDULER_RESERVE_ADVISOR_H_
+#define TOPOPLACE_SCHEDULER_RESERVE_ADVISOR_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/placement/defrag.h"
+#include "scheduler/placement/preemption.h"
+#include "scheduler/reserve/reserver.h"
+
+namespace topoplace::sched {
+
+struct PreemptionAdvice {
+  PreemptionPlan preemption;
+  std::vector<std::string> external_ids;  // per victim, as bound in the ledger ("" if none)
+};
+
+struct DefragAdvice {
+  DefragPlan defrag;
+  std::vector<std::string> external_ids;  // per move's running job ("" if none)
+};
+
+class Advisor {
+ public:
+  // `ports.engine` is needed by PlaceWithPreemption and Defrag only.
+  explicit Advisor(ReserverPorts ports) : ports_(std::move(ports)) {}
+
+  // The plan Reserve would make now, with the same restart exclusions and uplink load,
+  // and bytes per link for its report.
+  absl::StatusOr<PlacementPlan> Place(PlacementRequest placement) const;
+  // The cheapest set of lower-priority allocations to stop so the job fits within its
+  // max_tier, and its plan then (scheduler/placement/preemption.h).
+  absl::StatusOr<PreemptionAdvice> PlaceWithPreemption(PlacementRequest placement) const;
+  // The moves of running allocations that let each of `waiting` fit
+  // (scheduler/placement/defrag.h).
+  absl::StatusOr<DefragAdvice> Defrag(std::span<const JobSpec> waiting,
+                                      const DefragOptions& options) const;
+
+ private:
+  // `placement` with the restart exclusions, the uplink load known now and link loads.
+  absl::Status Prepare(PlacementRequest& placement) const;
+  std::string ExternalIdOf(const std::string& allocation_id) const;
+
+  ReserverPorts ports_;
+};
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_RESERVE_ADVISOR_H_

@@ -1,0 +1,104 @@
+// The dry runs beside Reserve, on a real SQLite ledger and the real engine: Place prepares
+// the job as Reserve does (restart exclusions, the uplink load known now, link loads) and
+// holds nothing; with may_preempt the victims come with the external ids they were bound to.
+#include "scheduler/reserve/advisor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/ledger/clock.h"
+#include "store/sqlite/sqlite_ledger.h"
+#include "tests/integration/service/support/temp_dir.h"
+#include "tests/testing/fabrics.h"
+#include "topology/generate/reference_fabrics.h"
+
+namespace topoplace::sched {
+namespace {
+
+class AdvisorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/4, /*gpus=*/8, /*rails=*/8));
+    engine_ = std::make_shared<const PlacementEngine>(fabric_);
+    auto ledger = ledger::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, ledger::RealClock());
+    ASSERT_TRUE(ledger.ok()) << ledger.status();
+    ledger_ = *std::move(ledger);
+  }
+
+  ReserverPorts Ports() {
+    ReserverPorts ports;
+    ports.ledger = ledger_.get();
+    ports.fabric = fabric_.get();
+    ports.place = [this](const PlacementRequest& request, const Occupancy& occupancy) {
+      last_request_ = request;
+      return engine_->Place(request, occupancy);
+    };
+    ports.engine = [this] { return engine_; };
+    return ports;
+  }
+
+  // Holds one node of `host` for a job of `priority`, bound to `external_id`.
+  void Run(const std::string& host, int priority, const std::string& external_id) {
+    const Reserver reserver(Ports());
+    ReserveCommand command;
+    command.placement.job =
+        *ParseJobSpec(absl::StrCat("tp=8,pp=1,dp=1,priority=", priority, ",hosts=", host));
+    command.ttl = absl::Minutes(5);
+    absl::StatusOr<ReserveOutcome> held = reserver.Reserve(command);
+    ASSERT_TRUE(held.ok()) << held.status();
+    ASSERT_TRUE(ledger_->Commit(held->allocation.id, external_id).ok());
+  }
+
+  FabricPtr fabric_;
+  std::shared_ptr<const PlacementEngine> engine_;
+  testing::TempDir dir_;
+  std::unique_ptr<ledger::SqliteLedger> ledger_;
+  PlacementRequest last_request_;
+};
+
+TEST_F(AdvisorTest, PlacePreparesTheJobAsReserveDoesAndHoldsNothing) {
+  ReserverPorts ports = Ports();
+  ports.uplink_load = [] { return std::vector<double>{0.25}; };
+  ports.exclude_failed = [](JobSpec& job) {
+    job.exclude.push_back("b00-n000");
+    return absl::OkStatus();
+  };
+  const Advisor advisor(ports);
+  PlacementRequest request;
+  request.job = *ParseJobSpec("tp=8,pp=2,dp=1");
+  absl::StatusOr<PlacementPlan> plan = advisor.Place(request);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(last_request_.link_loads);
+  EXPECT_EQ(last_request_.uplink_busy, std::vector<double>{0.25});
+  EXPECT_THAT(last_request_.job.exclude, ::testing::Contains("b00-n000"));
+  EXPECT_THAT(plan->node_hosts,
+              ::testing::Not(::testing::Contains(*fabric_->FindHost("b00-n000"))));
+  int live = 0;
+  ledger_->ForEachLive([&live](const ledger::Allocation&) { ++live; });
+  EXPECT_EQ(live, 0) << "a dry run holds nothing";
+}
+
+TEST_F(AdvisorTest, VictimsComeWithTheExternalIdsTheyWereBoundTo) {
+  Run("b00-n000", /*priority=*/0, "slurm:7");
+  Run("b01-n000", /*priority=*/0, "slurm:8");
+  // A whole block is wanted at a higher priority: one of the two must stop.
+  PlacementRequest request;
+  request.job = *ParseJobSpec("tp=8,pp=4,dp=1,max_tier=block,priority=10");
+  const Advisor advisor(Ports());
+  absl::StatusOr<PreemptionAdvice> advice = advisor.PlaceWithPreemption(request);
+  ASSERT_TRUE(advice.ok()) << advice.status();
+  ASSERT_EQ(advice->preemption.victims.size(), 1u);
+  ASSERT_EQ(advice->external_ids.size(), 1u);
+  absl::StatusOr<ledger::Allocation> victim = ledger_->Get(advice->preemption.victims[0].id);
+  ASSERT_TRUE(victim.ok()) << victim.status();
+  EXPECT_EQ(advice->external_ids[0], victim->external_id);
+  EXPECT_THAT(advice->external_ids[0], ::testing::AnyOf("slurm:7", "slurm:8"));
+}
+
+}  // namespace
+}  // namespace topoplace::sched
