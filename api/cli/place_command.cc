@@ -60,18 +60,17 @@ struct PlaceOptions {
 // allocations hold and the uplink load their stored plans offer, as the daemon with
 // uplink_load_from_allocations sees them.
 struct LedgerBackground {
+  std::unique_ptr<ledger::SqliteLedger> ledger;  // open until the uplink load is read
+  std::unique_ptr<sched::HeldUplinkLoad> held;   // its allocations' stored offers
   sched::Occupancy occupancy;
-  std::vector<double> uplink_busy;
   std::vector<sched::RunningJob> running;           // for --may-preempt
   std::map<std::string, std::string> external_ids;  // allocation id -> external id
 };
 
 // `with_running`: also the running jobs and their external ids (--may-preempt only: it
 // parses every live allocation's job spec).
-// `file_shares`: the --uplink-load file's, which the ledger's own load is folded into.
 absl::StatusOr<LedgerBackground> LoadLedgerBackground(const FabricPtr& fabric,
-                                                      const std::string& path, bool with_running,
-                                                      const std::vector<double>& file_shares) {
+                                                      const std::string& path, bool with_running) {
   // Opening a ledger creates a missing database; a typo must not look like an idle cluster.
   if (std::error_code ec; !std::filesystem::is_regular_file(path, ec)) {
     return absl::NotFoundError(absl::StrCat("--ledger: no database file at '", path, "'"));
@@ -82,16 +81,15 @@ absl::StatusOr<LedgerBackground> LoadLedgerBackground(const FabricPtr& fabric,
     return absl::Status(ledger.status().code(),
                         absl::StrCat("--ledger: ", ledger.status().message()));
   }
-  sched::HeldUplinkLoad held(*fabric);
-  const sched::UplinkLoadSources sources{
-      .file = [&file_shares] { return file_shares; }, .measured = nullptr, .held = &held};
-  LedgerBackground out{(*ledger)->Occupancy(),
-                       sched::CurrentUplinkLoad(sources, absl::Now(), ledger->get()),
+  LedgerBackground out{*std::move(ledger),
+                       std::make_unique<sched::HeldUplinkLoad>(*fabric),
+                       sched::Occupancy(*fabric),
                        {},
                        {}};
+  out.occupancy = out.ledger->Occupancy();
   if (!with_running) return out;
-  out.running = sched::RunningJobs(*fabric, **ledger);
-  (*ledger)->ForEachLive(
+  out.running = sched::RunningJobs(*fabric, *out.ledger);
+  out.ledger->ForEachLive(
       [&out](const ledger::Allocation& a) { out.external_ids[a.id] = a.external_id; });
   return out;
 }
@@ -236,14 +234,9 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   TP_ASSIGN_OR_RETURN(sched::ScorerWeights weights,
                       sched::BuiltinPlugins().ParseScorerWeights(opt.weights));
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
-  std::vector<double> file_shares;
-  if (!opt.uplink_load.empty()) {
-    TP_ASSIGN_OR_RETURN(file_shares, sched::LoadUplinkLoadFile(*fabric, opt.uplink_load));
-  }
   std::optional<LedgerBackground> held;
   if (!opt.ledger.empty()) {
-    TP_ASSIGN_OR_RETURN(held,
-                        LoadLedgerBackground(fabric, opt.ledger, opt.may_preempt, file_shares));
+    TP_ASSIGN_OR_RETURN(held, LoadLedgerBackground(fabric, opt.ledger, opt.may_preempt));
   }
   TP_ASSIGN_OR_RETURN(
       sched::Occupancy background,
@@ -256,7 +249,17 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   request.weights = weights;
   request.seed = opt.seed;
   request.link_loads = true;
-  request.uplink_busy = held ? held->uplink_busy : file_shares;
+  // The load file's shares and, with --ledger, the load its allocations' plans offer, as
+  // the daemon with uplink_load_from_allocations combines them.
+  std::vector<double> file_shares;
+  if (!opt.uplink_load.empty()) {
+    TP_ASSIGN_OR_RETURN(file_shares, sched::LoadUplinkLoadFile(*fabric, opt.uplink_load));
+  }
+  sched::UplinkLoadSources sources;
+  if (!file_shares.empty()) sources.file = [&file_shares] { return file_shares; };
+  if (held) sources.held = held->held.get();
+  request.uplink_busy =
+      sched::CurrentUplinkLoad(sources, absl::Now(), held ? held->ledger.get() : nullptr);
   if (opt.compare) {
     const std::vector<std::string> policies = sched::BuiltinPlugins().PolicyNames();
     std::vector<absl::StatusOr<sched::PlacementPlan>> plans;

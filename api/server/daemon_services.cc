@@ -42,7 +42,9 @@ void AddLoadSources(const ServerConfig& config, ServiceContext& context) {
 }  // namespace
 
 DaemonServices::DaemonServices() = default;
-DaemonServices::~DaemonServices() = default;
+DaemonServices::~DaemonServices() {
+  if (health != nullptr) health->Stop();
+}
 
 absl::StatusOr<std::unique_ptr<DaemonServices>> BuildDaemonServices(const ServerConfig& config,
                                                                     DaemonStores& stores,

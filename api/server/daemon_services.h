@@ -11,7 +11,8 @@
 //
 // Not copyable or movable: the context, the monitor and the observed ledger point into one
 // another. `stores` must outlive the services. Members are destroyed in the reverse order
-// of their declaration: the services before the context they read, the change feed last.
+// of their declaration: the services, then the health monitor, before the context they
+// read; the change feed last.
 #ifndef TOPOPLACE_API_SERVER_DAEMON_SERVICES_H_
 #define TOPOPLACE_API_SERVER_DAEMON_SERVICES_H_
 
@@ -41,9 +42,11 @@ struct DaemonServices {
 
   ChangeFeed changes;  // ledger and link-health changes, for the console's event stream
   std::unique_ptr<telemetry::DaemonMetrics> metrics;
-  std::unique_ptr<HealthMonitor> health;   // restored, not started
   std::unique_ptr<ObservedLedger> ledger;  // the stores' ledger, publishing to `changes`
   ServiceContext context;                  // context.ledger is `ledger`
+  // Restored, not started; swaps context.engine's engine on every change, so it is
+  // stopped (by the destructor at the latest) and destroyed before the context.
+  std::unique_ptr<HealthMonitor> health;
   std::unique_ptr<TopologyService> topology;
   std::unique_ptr<PlacementService> placement;
   std::unique_ptr<TelemetryService> telemetry;

@@ -12,6 +12,7 @@
 #ifndef TOPOPLACE_SCHEDULER_RESERVE_ADVISOR_H_
 #define TOPOPLACE_SCHEDULER_RESERVE_ADVISOR_H_
 
+#include <span>
 #include <string>
 #include <vector>
 

@@ -450,7 +450,7 @@ TEST_F(HostReportTest, AgentSendsAndImportMergesStoredReportsBesideFiles) {
 // Every program that calls topoplaced moves past a daemon that is down (house issue, point
 // 4): of three daemons listed, the first is stopped; the agent's host report, `topoplace
 // health`, port-counter reports (what the agent's probe mode sends) and the Kubernetes
-// extender's look-up by external id are all served by the second.
+// extender's look-up by external id are all served by the next one.
 TEST_F(HostReportTest, EveryProgramMovesPastTheFirstOfThreeDaemonsWhenItIsDown) {
   std::vector<std::unique_ptr<TopoplaceServer>> daemons;
   std::vector<std::string> addresses;
@@ -475,7 +475,9 @@ TEST_F(HostReportTest, EveryProgramMovesPastTheFirstOfThreeDaemonsWhenItIsDown) 
                    ShellQuote(std::string(TOPOPLACE_DISCOVERY_FIXTURES) + "/sysfs/gpu-node"),
                    " --server ", listed));
   ASSERT_EQ(sent.exit_code, 0) << sent.err;
-  auto reports = (*TopoplaceClient::Connect(second))->ListHostReports();
+  auto to_second = TopoplaceClient::Connect(second);
+  ASSERT_TRUE(to_second.ok()) << to_second.status();
+  auto reports = (*to_second)->ListHostReports();
   ASSERT_TRUE(reports.ok()) << reports.status();
   ASSERT_EQ(reports->reports_size(), 1);
   EXPECT_EQ(reports->reports(0).host(), "n7");
@@ -493,17 +495,20 @@ TEST_F(HostReportTest, EveryProgramMovesPastTheFirstOfThreeDaemonsWhenItIsDown) 
   EXPECT_EQ(counted->accepted(), 1);
   EXPECT_EQ((*client)->LastAddress(), addresses[1]);
 
-  // `topoplace health`.
-  auto health =
-      RunCommand(absl::StrCat(Env(), TOPOPLACE_CLI, " --server ", listed, " health --json"));
-  ASSERT_EQ(health.exit_code, 0) << health.err;
-  EXPECT_TRUE(nlohmann::json::parse(health.out).contains("healthy")) << health.out;
-
-  // The extender's look-up of a committed gang by its external id.
+  // A gang held on the second daemon alone.
   auto reserved = (*client)->Reserve("tp=8,pp=1,dp=1", "", 0);
   ASSERT_TRUE(reserved.ok()) << reserved.status();
+  EXPECT_EQ((*client)->LastAddress(), addresses[1]);
   const std::string id = reserved->allocation().allocation_id();
   ASSERT_TRUE((*client)->Commit(id, "k8s:default/gang").ok());
+
+  // `topoplace health --job`: the job's path, which only the second daemon knows.
+  auto health = RunCommand(
+      absl::StrCat(Env(), TOPOPLACE_CLI, " --server ", listed, " health --job ", id, " --json"));
+  ASSERT_EQ(health.exit_code, 0) << health.err;
+  EXPECT_THAT(health.out, HasSubstr(id));
+
+  // The extender's look-up of that gang by its external id.
   auto backend = k8s::ConnectGrpcPlacementBackend(options, "");
   ASSERT_TRUE(backend.ok()) << backend.status();
   auto found = (*backend)->FindCommitted("k8s:default/gang");

@@ -70,6 +70,7 @@ TEST(CurrentUplinkLoad, TheLedgersOwnLoadJoinsTheFile) {
   sources.file = [&file] { return file; };
   sources.held = &held;
   const std::vector<double> shares = CurrentUplinkLoad(sources, absl::Now(), ledger->get());
+  ASSERT_EQ(from_ledger.size(), file.size());
   ASSERT_EQ(shares.size(), file.size());
   for (size_t s = 0; s < shares.size(); ++s) {
     EXPECT_EQ(shares[s], std::max(file[s], from_ledger[s])) << "switch " << s;

@@ -1,6 +1,7 @@
 // The dry runs beside Reserve, on a real SQLite ledger and the real engine: Place prepares
 // the job as Reserve does (restart exclusions, the uplink load known now, link loads) and
-// holds nothing; with may_preempt the victims come with the external ids they were bound to.
+// holds nothing; the victims of a preemption and the jobs a defrag moves come with the
+// external ids they were bound to.
 #include "scheduler/reserve/advisor.h"
 
 #include <gmock/gmock.h>
@@ -98,6 +99,24 @@ TEST_F(AdvisorTest, VictimsComeWithTheExternalIdsTheyWereBoundTo) {
   ASSERT_TRUE(victim.ok()) << victim.status();
   EXPECT_EQ(advice->external_ids[0], victim->external_id);
   EXPECT_THAT(advice->external_ids[0], ::testing::AnyOf("slurm:7", "slurm:8"));
+}
+
+TEST_F(AdvisorTest, MovesComeWithTheExternalIdsTheyWereBoundTo) {
+  Run("b00-n000", /*priority=*/0, "slurm:7");
+  Run("b01-n000", /*priority=*/0, "slurm:8");
+  // A whole block is wanted: moving one of the two out of its block makes room.
+  const std::vector<JobSpec> waiting = {*ParseJobSpec("tp=8,pp=4,dp=1,max_tier=block")};
+  const Advisor advisor(Ports());
+  absl::StatusOr<DefragAdvice> advice = advisor.Defrag(waiting, DefragOptions());
+  ASSERT_TRUE(advice.ok()) << advice.status();
+  ASSERT_FALSE(advice->defrag.moves.empty()) << "no move found";
+  ASSERT_EQ(advice->external_ids.size(), advice->defrag.moves.size());
+  for (size_t i = 0; i < advice->defrag.moves.size(); ++i) {
+    absl::StatusOr<ledger::Allocation> moved = ledger_->Get(advice->defrag.moves[i].id);
+    ASSERT_TRUE(moved.ok()) << moved.status();
+    EXPECT_EQ(advice->external_ids[i], moved->external_id);
+    EXPECT_THAT(advice->external_ids[i], ::testing::AnyOf("slurm:7", "slurm:8"));
+  }
 }
 
 }  // namespace
