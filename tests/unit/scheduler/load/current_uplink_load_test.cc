@@ -6,9 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "scheduler/job/job_spec.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/placement/engine.h"
 #include "store/sqlite/sqlite_ledger.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/testing/fabrics.h"
@@ -50,22 +48,19 @@ TEST(CurrentUplinkLoad, TheLedgersOwnLoadJoinsTheFile) {
   testing::TempDir dir;
   auto ledger = ledger::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
   ASSERT_TRUE(ledger.ok()) << ledger.status();
-  PlacementRequest request;
-  request.job = *ParseJobSpec("tp=8,pp=2,dp=2,model=7b");  // both blocks: bytes go up
-  request.link_loads = true;
-  absl::StatusOr<PlacementPlan> plan = PlacementEngine(fabric).Place(request, Occupancy(*fabric));
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  // One allocation whose stored offer loads the uplinks of block 0's first leaf.
   HeldUplinkLoad held(*fabric);
   ledger::ReserveRequest reserve;
-  for (const RankSlot& slot : plan->ranks) reserve.gpus.push_back(slot.gpu);
-  reserve.uplink_offer = held.OfferOf(*plan);
+  reserve.gpus = {*fabric->FindGpu(fabric->hosts()[0].name, 0)};
+  const SwitchId leaf = fabric->blocks()[0].leaves[0];
+  reserve.uplink_offer = {{fabric->switches()[leaf].name, 50e9}};
   ASSERT_TRUE((*ledger)->Reserve(reserve).ok());
   const std::vector<double> from_ledger = held.Current(**ledger);
 
-  // The file says switch 0 is busier than the ledger's jobs make it; elsewhere the
-  // ledger's share stands.
+  // The file says another switch is busy; on the leaf the ledger's share stands.
   std::vector<double> file(fabric->switches().size(), 0.0);
-  file[0] = 0.9;
+  const SwitchId other = leaf == 0 ? 1 : 0;
+  file[other] = 0.9;
   UplinkLoadSources sources;
   sources.file = [&file] { return file; };
   sources.held = &held;
@@ -75,8 +70,9 @@ TEST(CurrentUplinkLoad, TheLedgersOwnLoadJoinsTheFile) {
   for (size_t s = 0; s < shares.size(); ++s) {
     EXPECT_EQ(shares[s], std::max(file[s], from_ledger[s])) << "switch " << s;
   }
-  EXPECT_GT(*std::max_element(from_ledger.begin() + 1, from_ledger.end()), 0.0)
-      << "the job's plan loads some uplink the file leaves idle";
+  EXPECT_GT(from_ledger[leaf], 0.0) << "the stored offer loads the leaf the file leaves idle";
+  EXPECT_EQ(shares[leaf], from_ledger[leaf]);
+  EXPECT_EQ(shares[other], 0.9);
 }
 
 }  // namespace

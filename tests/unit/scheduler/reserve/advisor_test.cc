@@ -12,37 +12,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/ledger/clock.h"
-#include "store/sqlite/sqlite_ledger.h"
-#include "tests/integration/service/support/temp_dir.h"
-#include "tests/testing/fabrics.h"
-#include "topology/generate/reference_fabrics.h"
+#include "tests/unit/scheduler/reserve/use_case_test_base.h"
 
 namespace topoplace::sched {
 namespace {
 
-class AdvisorTest : public ::testing::Test {
+class AdvisorTest : public UseCaseTestBase {
  protected:
-  void SetUp() override {
-    fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/4, /*gpus=*/8, /*rails=*/8));
-    engine_ = std::make_shared<const PlacementEngine>(fabric_);
-    auto ledger = ledger::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, ledger::RealClock());
-    ASSERT_TRUE(ledger.ok()) << ledger.status();
-    ledger_ = *std::move(ledger);
-  }
-
-  ReserverPorts Ports() {
-    ReserverPorts ports;
-    ports.ledger = ledger_.get();
-    ports.fabric = fabric_.get();
-    ports.place = [this](const PlacementRequest& request, const Occupancy& occupancy) {
-      last_request_ = request;
-      return engine_->Place(request, occupancy);
-    };
-    ports.engine = [this] { return engine_; };
-    return ports;
-  }
-
   // Holds one node of `host` for a job of `priority`, bound to `external_id`.
   void Run(const std::string& host, int priority, const std::string& external_id) {
     const Reserver reserver(Ports());
@@ -54,12 +30,6 @@ class AdvisorTest : public ::testing::Test {
     ASSERT_TRUE(held.ok()) << held.status();
     ASSERT_TRUE(ledger_->Commit(held->allocation.id, external_id).ok());
   }
-
-  FabricPtr fabric_;
-  std::shared_ptr<const PlacementEngine> engine_;
-  testing::TempDir dir_;
-  std::unique_ptr<ledger::SqliteLedger> ledger_;
-  PlacementRequest last_request_;
 };
 
 TEST_F(AdvisorTest, PlacePreparesTheJobAsReserveDoesAndHoldsNothing) {

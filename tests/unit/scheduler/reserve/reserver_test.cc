@@ -11,11 +11,7 @@
 #include <string>
 
 #include "scheduler/job/job_spec.h"
-#include "scheduler/ledger/clock.h"
-#include "store/sqlite/sqlite_ledger.h"
-#include "tests/integration/service/support/temp_dir.h"
-#include "tests/testing/fabrics.h"
-#include "topology/generate/reference_fabrics.h"
+#include "tests/unit/scheduler/reserve/use_case_test_base.h"
 
 namespace topoplace::sched {
 namespace {
@@ -23,30 +19,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-class ReserverTest : public ::testing::Test {
+class ReserverTest : public UseCaseTestBase {
  protected:
-  void SetUp() override {
-    fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/4, /*gpus=*/8, /*rails=*/8));
-    engine_ = std::make_unique<PlacementEngine>(fabric_);
-    auto ledger = ledger::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, ledger::RealClock());
-    ASSERT_TRUE(ledger.ok()) << ledger.status();
-    ledger_ = *std::move(ledger);
-  }
-
-  // Ports on the test's ledger and engine; `place` counts the placements.
-  ReserverPorts Ports() {
-    ReserverPorts ports;
-    ports.ledger = ledger_.get();
-    ports.fabric = fabric_.get();
-    ports.fabric_version = 3;
-    ports.place = [this](const PlacementRequest& request, const Occupancy& occupancy) {
-      ++placements_;
-      last_request_ = request;
-      return engine_->Place(request, occupancy);
-    };
-    return ports;
-  }
-
   static ReserveCommand Command(const std::string& spec, const std::string& request_id = "") {
     ReserveCommand command;
     command.placement.job = *ParseJobSpec(spec);
@@ -54,13 +28,6 @@ class ReserverTest : public ::testing::Test {
     command.request_id = request_id;
     return command;
   }
-
-  FabricPtr fabric_;
-  std::unique_ptr<PlacementEngine> engine_;
-  testing::TempDir dir_;
-  std::unique_ptr<ledger::SqliteLedger> ledger_;
-  int placements_ = 0;
-  PlacementRequest last_request_;
 };
 
 TEST_F(ReserverTest, HoldsThePlansGpusAndStoresThePlan) {
