@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "scheduler/state/text_records.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -174,23 +175,20 @@ absl::Status ApplyConfigText(absl::string_view source, absl::string_view text,
                              ServerConfig& config) {
   // Apply to a copy so that a bad line leaves `config` untouched.
   ServerConfig updated = config;
-  int number = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    ++number;
-    if (size_t hash = line.find('#'); hash != absl::string_view::npos) line = line.substr(0, hash);
-    line = absl::StripAsciiWhitespace(line);
-    if (line.empty()) continue;
-    size_t eq = line.find('=');
-    if (eq == absl::string_view::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source, ":", number, ": expected 'key = value', got '", line, "'"));
-    }
-    absl::string_view key = absl::StripAsciiWhitespace(line.substr(0, eq));
-    absl::string_view value = absl::StripAsciiWhitespace(line.substr(eq + 1));
-    if (absl::Status s = ApplyConfigValue(key, value, updated); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(source, ":", number, ": ", s.message()));
-    }
-  }
+  TP_RETURN_IF_ERROR(
+      sched::ForEachRecord(text, source, [&updated](const sched::RecordLine& r) -> absl::Status {
+        const size_t eq = r.text.find('=');
+        if (eq == absl::string_view::npos) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(r.where, "expected 'key = value', got '", r.text, "'"));
+        }
+        const absl::string_view key = absl::StripAsciiWhitespace(r.text.substr(0, eq));
+        const absl::string_view value = absl::StripAsciiWhitespace(r.text.substr(eq + 1));
+        if (absl::Status s = ApplyConfigValue(key, value, updated); !s.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(r.where, s.message()));
+        }
+        return absl::OkStatus();
+      }));
   config = std::move(updated);
   return absl::OkStatus();
 }
