@@ -7,25 +7,20 @@
 
 namespace topoplace::sched {
 
-absl::Status Advisor::Prepare(PlacementRequest& placement) const {
-  placement.link_loads = true;  // the plan's report lists bytes per link
-  if (ports_.exclude_failed) TP_RETURN_IF_ERROR(ports_.exclude_failed(placement.job));
-  if (ports_.uplink_load) placement.uplink_busy = ports_.uplink_load();
-  return absl::OkStatus();
-}
-
 std::string Advisor::ExternalIdOf(const std::string& allocation_id) const {
   absl::StatusOr<ledger::Allocation> a = ports_.ledger->Get(allocation_id);
   return a.ok() ? a->external_id : "";
 }
 
 absl::StatusOr<PlacementPlan> Advisor::Place(PlacementRequest placement) const {
-  TP_RETURN_IF_ERROR(Prepare(placement));
+  placement.link_loads = true;  // the plan's report lists bytes per link
+  TP_RETURN_IF_ERROR(AddWhatPlacementReads(ports_, placement));
   return ports_.place(placement, ports_.ledger->Occupancy());
 }
 
 absl::StatusOr<PreemptionAdvice> Advisor::PlaceWithPreemption(PlacementRequest placement) const {
-  TP_RETURN_IF_ERROR(Prepare(placement));
+  placement.link_loads = true;  // the plan's report lists bytes per link
+  TP_RETURN_IF_ERROR(AddWhatPlacementReads(ports_, placement));
   ledger::Ledger& ledger = *ports_.ledger;
   const Occupancy occupancy = ledger.Occupancy();
   const std::vector<RunningJob> running = RunningJobs(*ports_.fabric, ledger);

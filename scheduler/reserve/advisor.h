@@ -51,8 +51,6 @@ class Advisor {
                                       const DefragOptions& options) const;
 
  private:
-  // `placement` with the restart exclusions, the uplink load known now and link loads.
-  absl::Status Prepare(PlacementRequest& placement) const;
   std::string ExternalIdOf(const std::string& allocation_id) const;
 
   ReserverPorts ports_;

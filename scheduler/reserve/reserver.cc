@@ -9,6 +9,12 @@
 
 namespace topoplace::sched {
 
+absl::Status AddWhatPlacementReads(const ReserverPorts& ports, PlacementRequest& placement) {
+  if (ports.uplink_load) placement.uplink_busy = ports.uplink_load();
+  if (ports.exclude_failed) TP_RETURN_IF_ERROR(ports.exclude_failed(placement.job));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
   ledger::Ledger& ledger = *ports_.ledger;
   TP_RETURN_IF_ERROR(ledger.MayWrite());
@@ -27,9 +33,8 @@ absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
     // Not knowing whether the key was used (the store cannot be read) must not hold twice.
     if (!absl::IsNotFound(earlier.status())) return earlier.status();
   }
-  if (ports_.uplink_load) placement.uplink_busy = ports_.uplink_load();
   if (ports_.live_load != nullptr) placement.link_loads = true;  // for the stored offer
-  if (ports_.exclude_failed) TP_RETURN_IF_ERROR(ports_.exclude_failed(placement.job));
+  TP_RETURN_IF_ERROR(AddWhatPlacementReads(ports_, placement));
   absl::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     TP_ASSIGN_OR_RETURN(PlacementPlan plan, ports_.place(placement, ledger.Occupancy()));

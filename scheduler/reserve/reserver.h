@@ -67,6 +67,10 @@ struct ReserverPorts {
   const HeldUplinkLoad* live_load = nullptr;
 };
 
+// Hands `placement` what every use case places with: the uplink load known now and the
+// restart exclusions (whose errors are the caller's).
+absl::Status AddWhatPlacementReads(const ReserverPorts& ports, PlacementRequest& placement);
+
 class Reserver {
  public:
   // Placements tried before answering ABORTED (see above).
