@@ -33,20 +33,4 @@ RankLayout::RankLayout(const JobSpec& job) {
   world_size_ = stride;
 }
 
-std::vector<int> RankLayout::NodeCoords(Dim d, int gpus_per_node, int nodes) const {
-  // Node slot k's coordinate is (k / run) % size(d): runs of `run` slots per value.
-  const int run = stride(d) / gpus_per_node;
-  std::vector<int> coords(nodes);
-  int coord = 0;
-  int left = run;
-  for (int k = 0; k < nodes; ++k) {
-    coords[k] = coord;
-    if (--left == 0) {
-      left = run;
-      if (++coord == size(d)) coord = 0;
-    }
-  }
-  return coords;
-}
-
 }  // namespace topoplace::sched

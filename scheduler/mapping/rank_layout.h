@@ -9,7 +9,6 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "scheduler/job/job_spec.h"
@@ -38,10 +37,6 @@ class RankLayout {
   }
   // Ring successor of `rank` along `d` (wraps around).
   int Neighbor(int rank, Dim d) const { return WithCoord(rank, d, (Coord(rank, d) + 1) % size(d)); }
-  // Coord(k * gpus_per_node, d) for every node slot k in [0, nodes), without a division
-  // per slot (the placement path asks for it per node of jobs of thousands of nodes).
-  // Precondition: stride(d) is a multiple of gpus_per_node.
-  std::vector<int> NodeCoords(Dim d, int gpus_per_node, int nodes) const;
 
  private:
   int world_size_ = 1;

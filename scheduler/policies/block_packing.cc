@@ -27,14 +27,17 @@ std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
   const RankLayout& layout = ctx.layout;
   const int g = ctx.job.gpus_per_node;
   if (layout.size(dim) <= 1 || layout.stride(dim) % g != 0) return std::nullopt;
-  Cut cut{absl::StrCat(DimName(dim), "-aligned"), ctx.nodes / layout.size(dim),
-          std::vector<int>(ctx.nodes)};
-  // Nodes by coordinate, in node order within one coordinate (a counting sort: stable).
-  const std::vector<int> coord = layout.NodeCoords(dim, g, ctx.nodes);
-  std::vector<int> first(layout.size(dim) + 1, 0);
-  for (int k = 0; k < ctx.nodes; ++k) ++first[coord[k] + 1];
-  for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
-  for (int k = 0; k < ctx.nodes; ++k) cut.node_order[first[coord[k]]++] = k;
+  const int step = layout.stride(dim) / g;  // slot k's coordinate is (k / step) % size
+  const int size = layout.size(dim);
+  Cut cut{absl::StrCat(DimName(dim), "-aligned"), ctx.nodes / size, {}};
+  cut.node_order.reserve(ctx.nodes);
+  // Nodes by coordinate, in node order within one coordinate: coordinate c's slots are
+  // the runs [base + c * step, base + (c + 1) * step) of every group of step * size slots.
+  for (int c = 0; c < size; ++c) {
+    for (int base = c * step; base < ctx.nodes; base += step * size) {
+      for (int k = base; k < base + step && k < ctx.nodes; ++k) cut.node_order.push_back(k);
+    }
+  }
   return cut;
 }
 

@@ -12,6 +12,7 @@
 #include "scheduler/policies/block_packing.h"
 #include "scheduler/policies/nvlink_packing.h"
 #include "scheduler/traffic/node_graph.h"
+#include "scheduler/traffic/run_crossings.h"
 
 namespace topoplace::sched {
 namespace {
@@ -45,20 +46,28 @@ HybridSelections SelectForHybrids(const PlacementContext& ctx, const Domain& dom
   return out;
 }
 
+// A cut and how its layouts' cross-block bytes are counted: from the blocks' runs alone
+// (RunCrossings), or slot by slot where the cut's order allows no run count.
+struct CutModel {
+  Cut cut;
+  std::optional<RunCrossings> crossings;
+};
+
 // A multi-block layout before its hosts are taken: blocks in packing order along a cut,
 // and the node graph's cross-block bytes. Candidates are ranked on these and only the
 // kept ones are materialized (Materialize takes exactly each block's amount, so a
 // candidate's node slots sit in the blocks NodeBlocks gives: the bytes do not change).
 struct Layout {
   BlockSequence seq;
-  const Cut* cut = nullptr;
+  const CutModel* cut = nullptr;
   double bytes = 0;
   std::string how;
 };
 
 double LayoutBytes(const PlacementContext& ctx, const NodeGraph& graph, const BlockSequence& seq,
-                   const Cut& cut, std::vector<int32_t>& scratch) {
-  NodeBlocks(ctx, seq, cut, scratch);
+                   const CutModel& model, std::vector<int32_t>& scratch) {
+  if (model.crossings) return model.crossings->Bytes(seq);
+  NodeBlocks(ctx, seq, model.cut, scratch);
   return CrossBlockBytes(graph, scratch);
 }
 
@@ -66,7 +75,7 @@ double LayoutBytes(const PlacementContext& ctx, const NodeGraph& graph, const Bl
 // and order variants, or nullopt if the domain cannot hold the job. Variants that come
 // out identical to an earlier one are not re-scored (they cannot be strictly better).
 std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& graph,
-                                 const Domain& domain, const Cut& cut,
+                                 const Domain& domain, const CutModel& model,
                                  const HybridSelections& selections,
                                  std::vector<int32_t>& scratch) {
   std::vector<BlockSequence> seen;
@@ -78,9 +87,9 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& g
     if (!selection) return std::nullopt;
     for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
       for (Order order : {Order::kSelection, Order::kBlockId, Order::kResidueChain}) {
-        BlockSequence seq = Arrange(*selection, 1, cut.unit, amounts, order);
+        BlockSequence seq = Arrange(*selection, 1, model.cut.unit, amounts, order);
         if (std::find(seen.begin(), seen.end(), seq) != seen.end()) continue;
-        const double bytes = LayoutBytes(ctx, graph, seq, cut, scratch);
+        const double bytes = LayoutBytes(ctx, graph, seq, model, scratch);
         if (seen.empty() || bytes < best_bytes) {
           best = seen.size();
           best_bytes = bytes;
@@ -89,8 +98,8 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& g
       }
     }
   }
-  return Layout{std::move(seen[best]), &cut, best_bytes,
-                absl::StrCat(cut.name, " packing across blocks of ", DomainName(domain))};
+  return Layout{std::move(seen[best]), &model, best_bytes,
+                absl::StrCat(model.cut.name, " packing across blocks of ", DomainName(domain))};
 }
 
 // Several blocks of one pod, else of the whole cluster. In the smallest domain that fits
@@ -108,14 +117,17 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& g
 struct JobCuts {
   explicit JobCuts(const PlacementContext& ctx)
       : graph(BuildNodeGraph(ctx.layout, ctx.traffic, ctx.job.gpus_per_node, ctx.nodes)),
-        plain(PlainCut(ctx)) {
+        plain{PlainCut(ctx), RunCrossings::InNodeOrder(graph)} {
     for (Dim dim : {Dim::kPp, Dim::kDp}) {
-      if (std::optional<Cut> cut = MakeCut(ctx, dim)) cuts.push_back(std::move(*cut));
+      if (std::optional<Cut> cut = MakeCut(ctx, dim)) {
+        cuts.push_back({*std::move(cut),
+                        RunCrossings::GroupedBy(graph, ctx.layout, dim, ctx.job.gpus_per_node)});
+      }
     }
   }
   NodeGraph graph;
-  std::vector<Cut> cuts;
-  Cut plain;
+  std::vector<CutModel> cuts;
+  CutModel plain;
 };
 
 std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed,
@@ -123,8 +135,8 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
                                             size_t kept_at_most = kMultiBlockCandidates) {
   const Inventory& inv = ctx.inventory;
   const NodeGraph& graph = job_cuts.graph;
-  const std::vector<Cut>& cuts = job_cuts.cuts;
-  const Cut& plain = job_cuts.plain;
+  const std::vector<CutModel>& cuts = job_cuts.cuts;
+  const CutModel& plain = job_cuts.plain;
   std::vector<Domain> domains;
   std::vector<Domain> pods = FittingDomains(inv, DomainLevel::kPod, ctx.nodes);
   for (size_t i = 0; i < pods.size() && i < kPodCandidates; ++i) domains.push_back(pods[i]);
@@ -138,15 +150,16 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
   bool aligned_found = false;
   for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
     const Domain& domain = domains[i];
-    for (const Cut& cut : cuts) {
+    for (const CutModel& model : cuts) {
+      const Cut& cut = model.cut;
       for (bool by_pod : {true, false}) {
         if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
         std::optional<BlockSequence> seq = ChooseBlocks(ctx, domain, cut.unit, cut.unit, by_pod,
                                                         Amounts::kGreedy, Order::kSelection);
         if (!seq) continue;
-        const double bytes = LayoutBytes(ctx, graph, *seq, cut, scratch);
+        const double bytes = LayoutBytes(ctx, graph, *seq, model, scratch);
         layouts.push_back(
-            {*std::move(seq), &cut, bytes,
+            {*std::move(seq), &model, bytes,
              absl::StrCat(cut.name, " packing, whole units per block, in ", DomainName(domain),
                           by_pod && MultiPod(ctx.fabric, domain) ? ", pods first" : "")});
         aligned_found = true;
@@ -154,8 +167,8 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
     }
     if (i > 0) continue;  // hybrids: the smallest fitting domain only (see above)
     const HybridSelections selections = SelectForHybrids(ctx, domain);
-    for (const Cut& cut : cuts) {
-      if (std::optional<Layout> l = BestHybrid(ctx, graph, domain, cut, selections, scratch)) {
+    for (const CutModel& model : cuts) {
+      if (std::optional<Layout> l = BestHybrid(ctx, graph, domain, model, selections, scratch)) {
         layouts.push_back(*std::move(l));
       }
     }
@@ -171,7 +184,7 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
   for (size_t i = 0; i < ranked.size() && i < kept_at_most; ++i) {
     const Layout& l = layouts[ranked[i]];
     if (i > 0 && l.bytes > layouts[ranked[0]].bytes * (1 + kNearTieFraction)) break;
-    kept.push_back(Materialize(ctx, l.seq, *l.cut, l.how));
+    kept.push_back(Materialize(ctx, l.seq, l.cut->cut, l.how));
   }
   return kept;
 }

@@ -4,8 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <vector>
+
+#include "scheduler/framework/inventory.h"
+#include "scheduler/job/job_spec.h"
+#include "scheduler/state/occupancy.h"
+#include "scheduler/traffic/traffic_model.h"
+#include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched {
 namespace {
@@ -14,6 +21,38 @@ std::vector<int> Amounts(const std::vector<Take>& takes) {
   std::vector<int> out;
   for (const Take& t : takes) out.push_back(t.amount);
   return out;
+}
+
+// MakeCut's order is the one RunCrossings::GroupedBy counts layouts in: slots by their
+// coordinate of the dimension (of their first rank), in node order within a coordinate.
+TEST(BlockPacking, MakeCutOrdersSlotsByCoordinateThenByNode) {
+  const FabricPtr fabric = *GeneratePreset("rail-512");
+  const HealthView health(*fabric, FabricHealth{});
+  for (const char* spec : {"tp=8,pp=4,dp=2,cp=2", "tp=4,pp=3,dp=6,ep=2,gpus_per_node=4",
+                           "tp=8,pp=4,dp=3,order=tp-cp-ep-pp-dp", "tp=2,pp=5,dp=4,gpus_per_node=2",
+                           "tp=8,pp=16,dp=8"}) {
+    const JobSpec job = *ParseJobSpec(spec);
+    const RankLayout layout(job);
+    const TrafficModel traffic = BuildTrafficModel(job);
+    const Inventory inv = *Inventory::Build(*fabric, Occupancy(*fabric), health, job);
+    const int g = job.gpus_per_node;
+    const PlacementContext ctx{*fabric, job, layout, traffic, inv, static_cast<int>(job.nodes())};
+    for (Dim dim : kAllDims) {
+      const std::optional<Cut> cut = MakeCut(ctx, dim);
+      if (layout.size(dim) <= 1 || layout.stride(dim) % g != 0) {
+        EXPECT_FALSE(cut) << spec << " " << DimName(dim);
+        continue;
+      }
+      ASSERT_TRUE(cut) << spec << " " << DimName(dim);
+      std::vector<int> expected(ctx.nodes);
+      std::iota(expected.begin(), expected.end(), 0);
+      std::stable_sort(expected.begin(), expected.end(), [&](int a, int b) {
+        return layout.Coord(a * g, dim) < layout.Coord(b * g, dim);
+      });
+      EXPECT_EQ(cut->node_order, expected) << spec << " " << DimName(dim);
+      EXPECT_EQ(cut->unit, ctx.nodes / layout.size(dim)) << spec << " " << DimName(dim);
+    }
+  }
 }
 
 TEST(BlockPacking, TrimToUnitsSpendsTheSlackOnWholeUnitsPerBlock) {

@@ -36,24 +36,6 @@ TEST(RankLayout, AlternativeOrderPutsDpSlowest) {
   EXPECT_EQ(layout.stride(Dim::kDp), 32);  // 8 * 4
 }
 
-TEST(RankLayout, NodeCoordsAreTheCoordinatesOfEachNodesFirstRank) {
-  for (const char* spec : {"tp=8,pp=4,dp=2,cp=2", "tp=4,pp=3,dp=6,ep=2",
-                           "tp=8,pp=4,dp=3,order=tp-cp-ep-pp-dp", "tp=2,pp=5,dp=4"}) {
-    const RankLayout layout(Parse(spec));
-    for (const int g : {1, 2, 4, 8}) {
-      const int nodes = layout.world_size() / g;
-      for (Dim d : kAllDims) {
-        if (layout.stride(d) % g != 0) continue;
-        const std::vector<int> coords = layout.NodeCoords(d, g, nodes);
-        ASSERT_EQ(coords.size(), static_cast<size_t>(nodes));
-        for (int k = 0; k < nodes; ++k) {
-          EXPECT_EQ(coords[k], layout.Coord(k * g, d)) << spec << " g=" << g << " node " << k;
-        }
-      }
-    }
-  }
-}
-
 // 70B preset: h = 8192, s = 4096, b = 1, layers = 80, P = 70e9, m = 8, bf16 (2 bytes).
 TEST(TrafficModel, MatchesTheSc21FormulasFor70b) {
   const TrafficModel t = BuildTrafficModel(Parse("tp=8,pp=4,dp=8,model=70b"));
