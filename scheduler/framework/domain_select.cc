@@ -59,11 +59,39 @@ std::vector<int32_t> BlocksOf(const Fabric& fabric, const Domain& domain) {
   return {};
 }
 
+namespace {
+
+// The indices of the positive capacities, largest first, ties by index (what the greedy
+// walks; nothing at or below zero is ever taken). A counting sort when the largest
+// capacity is small next to their number (blocks' free hosts), else a stable sort.
+std::vector<int32_t> LargestFirst(std::span<const int> capacity) {
+  std::vector<int32_t> order;
+  order.reserve(capacity.size());
+  int largest = 0;
+  for (size_t i = 0; i < capacity.size(); ++i) {
+    if (capacity[i] <= 0) continue;
+    order.push_back(static_cast<int32_t>(i));
+    largest = std::max(largest, capacity[i]);
+  }
+  constexpr size_t kSmallRange = 64;
+  if (static_cast<size_t>(largest) > 2 * order.size() + kSmallRange) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int32_t a, int32_t b) { return capacity[a] > capacity[b]; });
+    return order;
+  }
+  // next[c]: where the next index of capacity c goes; capacities descend.
+  std::vector<int32_t> next(largest + 2, 0);
+  for (int32_t i : order) ++next[largest - capacity[i] + 1];
+  for (size_t c = 1; c < next.size(); ++c) next[c] += next[c - 1];
+  std::vector<int32_t> sorted(order.size());
+  for (int32_t i : order) sorted[next[largest - capacity[i]]++] = i;
+  return sorted;
+}
+
+}  // namespace
+
 std::vector<Take> GreedyBestFit(std::span<const int> capacity, int need) {
-  std::vector<int32_t> order(capacity.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return capacity[a] > capacity[b]; });
+  const std::vector<int32_t> order = LargestFirst(capacity);
   std::vector<Take> takes;
   int remaining = need;
   for (size_t i = 0; i < order.size() && remaining > 0; ++i) {

@@ -77,23 +77,36 @@ void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, i
 }
 
 void ChainResidues(std::vector<Take>& takes, int unit) {
-  std::vector<Take> ordered, dirty;
-  for (const Take& t : takes) (t.amount % unit == 0 ? ordered : dirty).push_back(t);
-  int prefix = 0;
-  while (!dirty.empty()) {
-    const int want = (unit - prefix % unit) % unit;
-    size_t pick = 0;
-    for (size_t i = 0; i < dirty.size(); ++i) {
-      const int r = dirty[i].amount % unit;
-      if (want != 0 && r == want) {
-        pick = i;
-        break;
-      }
-      if (r > dirty[pick].amount % unit) pick = i;
+  // The next dirty take is the first left of residue `want` (closing the open unit), else
+  // the first left of the largest residue. Bucket r holds residue r's takes in take order:
+  // dirty[start[r], start[r + 1]) (a counting sort).
+  std::vector<Take> ordered;
+  ordered.reserve(takes.size());
+  std::vector<int> start(unit + 1, 0);
+  for (const Take& t : takes) {
+    if (t.amount % unit == 0) {
+      ordered.push_back(t);
+    } else {
+      ++start[t.amount % unit + 1];
     }
-    prefix += dirty[pick].amount;
-    ordered.push_back(dirty[pick]);
-    dirty.erase(dirty.begin() + static_cast<std::ptrdiff_t>(pick));
+  }
+  for (int r = 1; r <= unit; ++r) start[r] += start[r - 1];
+  std::vector<int> next(start.begin(), start.end() - 1);  // per residue: its next take
+  std::vector<Take> dirty(start[unit]);
+  for (const Take& t : takes) {
+    if (t.amount % unit != 0) dirty[next[t.amount % unit]++] = t;
+  }
+  next.assign(start.begin(), start.end() - 1);
+  const auto left = [&](int r) { return next[r] < start[r + 1]; };
+  int largest = unit - 1;
+  int prefix = 0;
+  while (true) {
+    while (largest > 0 && !left(largest)) --largest;
+    if (largest == 0) break;
+    const int want = (unit - prefix % unit) % unit;
+    const Take& t = dirty[next[want != 0 && left(want) ? want : largest]++];
+    prefix += t.amount;
+    ordered.push_back(t);
   }
   takes = std::move(ordered);
 }
@@ -129,23 +142,57 @@ std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Do
   return selection;
 }
 
+namespace {
+
+// `pick`'s takes under `amounts`, into `takes`.
+void AmountTakes(const GroupPick& pick, int unit, Amounts amounts, std::vector<Take>& takes) {
+  takes = pick.takes;
+  if (amounts == Amounts::kUnitTrimmed && unit > 1) {
+    TrimToUnits(takes, pick.cap, pick.amount, unit);
+  }
+}
+
+void OrderTakes(std::vector<Take>& takes, int unit, Order order) {
+  if (order == Order::kBlockId) {
+    std::sort(takes.begin(), takes.end(),
+              [](const Take& a, const Take& b) { return a.index < b.index; });
+  } else if (order == Order::kResidueChain && unit > 1) {
+    ChainResidues(takes, unit);
+  }
+}
+
+void AppendTakes(const GroupPick& pick, std::span<const Take> takes, int granule,
+                 BlockSequence& seq) {
+  for (const Take& t : takes) seq.emplace_back(pick.blocks[t.index], t.amount * granule);
+}
+
+}  // namespace
+
 BlockSequence Arrange(const BlockSelection& selection, int granule, int unit, Amounts amounts,
                       Order order) {
   BlockSequence seq;
+  std::vector<Take> takes;
   for (const GroupPick& pick : selection) {
-    std::vector<Take> takes = pick.takes;
-    if (amounts == Amounts::kUnitTrimmed && unit > 1) {
-      TrimToUnits(takes, pick.cap, pick.amount, unit);
-    }
-    if (order == Order::kBlockId) {
-      std::sort(takes.begin(), takes.end(),
-                [](const Take& a, const Take& b) { return a.index < b.index; });
-    } else if (order == Order::kResidueChain && unit > 1) {
-      ChainResidues(takes, unit);
-    }
-    for (const Take& t : takes) seq.emplace_back(pick.blocks[t.index], t.amount * granule);
+    AmountTakes(pick, unit, amounts, takes);
+    OrderTakes(takes, unit, order);
+    AppendTakes(pick, takes, granule, seq);
   }
   return seq;
+}
+
+std::array<BlockSequence, kOrders.size()> ArrangeEachOrder(const BlockSelection& selection,
+                                                           int granule, int unit, Amounts amounts) {
+  std::array<BlockSequence, kOrders.size()> seqs;
+  std::vector<Take> amounted, takes;
+  for (const GroupPick& pick : selection) {
+    AmountTakes(pick, unit, amounts, amounted);
+    for (size_t i = 0; i < kOrders.size(); ++i) {
+      takes = amounted;
+      OrderTakes(takes, unit, kOrders[i]);
+      AppendTakes(pick, takes, granule, seqs[i]);
+    }
+  }
+  return seqs;
 }
 
 std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Domain& domain,

@@ -13,6 +13,7 @@
 #ifndef TOPOPLACE_SCHEDULER_POLICIES_BLOCK_PACKING_H_
 #define TOPOPLACE_SCHEDULER_POLICIES_BLOCK_PACKING_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -50,6 +51,8 @@ enum class Amounts { kGreedy, kUnitTrimmed };
 // The order the chosen blocks are filled in: as selected, by block id, or chaining
 // partial units across consecutive blocks (ChainResidues).
 enum class Order { kSelection, kBlockId, kResidueChain };
+inline constexpr std::array<Order, 3> kOrders = {Order::kSelection, Order::kBlockId,
+                                                 Order::kResidueChain};
 
 // Spends the slack of a greedy selection (full capacity of the chosen blocks minus the
 // need) on trimming each block's amount to a multiple of `unit`, smallest remainders
@@ -82,6 +85,9 @@ std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Do
 // The (block, hosts) sequence of `selection` under one amount and order variant.
 BlockSequence Arrange(const BlockSelection& selection, int granule, int unit, Amounts amounts,
                       Order order);
+// Arrange under every order of kOrders (in that order), each pick's amounts worked out once.
+std::array<BlockSequence, kOrders.size()> ArrangeEachOrder(const BlockSelection& selection,
+                                                           int granule, int unit, Amounts amounts);
 // SelectBlocks, then Arrange.
 std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Domain& domain,
                                           int granule, int unit, bool by_pod, Amounts amounts,

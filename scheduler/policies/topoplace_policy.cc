@@ -86,8 +86,9 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& g
     const std::optional<BlockSelection>& selection = by_pod ? selections.by_pod : selections.flat;
     if (!selection) return std::nullopt;
     for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
-      for (Order order : {Order::kSelection, Order::kBlockId, Order::kResidueChain}) {
-        BlockSequence seq = Arrange(*selection, 1, model.cut.unit, amounts, order);
+      // Whole units of one node: trimming changes nothing (the variants would repeat).
+      if (amounts == Amounts::kUnitTrimmed && model.cut.unit <= 1) continue;
+      for (BlockSequence& seq : ArrangeEachOrder(*selection, 1, model.cut.unit, amounts)) {
         if (std::find(seen.begin(), seen.end(), seq) != seen.end()) continue;
         const double bytes = LayoutBytes(ctx, graph, seq, model, scratch);
         if (seen.empty() || bytes < best_bytes) {

@@ -17,7 +17,7 @@
 namespace topoplace::sched {
 namespace {
 
-std::vector<int> Amounts(const std::vector<Take>& takes) {
+std::vector<int> AmountsOf(const std::vector<Take>& takes) {
   std::vector<int> out;
   for (const Take& t : takes) out.push_back(t.amount);
   return out;
@@ -73,9 +73,9 @@ TEST(BlockPacking, TrimToUnitsSpendsTheSlackOnWholeUnitsPerBlock) {
 TEST(BlockPacking, TrimToUnitsWithoutSlackKeepsTheAmounts) {
   const std::vector<int> cap = {5, 7};
   std::vector<Take> takes = GreedyBestFit(cap, 12);
-  const std::vector<int> before = Amounts(takes);
+  const std::vector<int> before = AmountsOf(takes);
   TrimToUnits(takes, cap, 12, 4);
-  std::vector<int> after = Amounts(takes);
+  std::vector<int> after = AmountsOf(takes);
   std::sort(after.begin(), after.end());
   std::vector<int> sorted_before = before;
   std::sort(sorted_before.begin(), sorted_before.end());
@@ -86,7 +86,7 @@ TEST(BlockPacking, ChainResiduesPutsCleanBlocksFirstThenClosesEachOpenUnit) {
   // Units of 4: 8 is clean; 3 opens a unit that 1 closes exactly; then 2 and 2.
   std::vector<Take> takes = {{0, 3}, {1, 2}, {2, 8}, {3, 1}, {4, 2}};
   ChainResidues(takes, 4);
-  EXPECT_EQ(Amounts(takes), (std::vector<int>{8, 3, 1, 2, 2}));
+  EXPECT_EQ(AmountsOf(takes), (std::vector<int>{8, 3, 1, 2, 2}));
 }
 
 // The chaining rule written the obvious way: clean takes first, then repeatedly the first
@@ -142,6 +142,38 @@ TEST(BlockPacking, ArrangeOrdersBlocksAsAsked) {
   // Granules of 2 hosts: each take counts twice as many hosts.
   EXPECT_EQ(Arrange(selection, 2, 1, Amounts::kGreedy, Order::kSelection),
             (BlockSequence{{9, 8}, {7, 4}}));
+}
+
+// The multi-block search asks for every order at once; each must be Arrange's.
+TEST(BlockPacking, ArrangeEachOrderGivesArrangesSequenceForEveryOrder) {
+  std::mt19937 random(5);
+  for (int round = 0; round < 500; ++round) {
+    BlockSelection selection;
+    const int groups = std::uniform_int_distribution<int>(1, 4)(random);
+    for (int g = 0; g < groups; ++g) {
+      GroupPick pick;
+      const int blocks = std::uniform_int_distribution<int>(1, 12)(random);
+      int total = 0;
+      for (int b = 0; b < blocks; ++b) {
+        pick.blocks.push_back(100 * g + b);
+        pick.cap.push_back(std::uniform_int_distribution<int>(0, 20)(random));
+        total += pick.cap.back();
+      }
+      if (total == 0) continue;
+      pick.amount = std::uniform_int_distribution<int>(1, total)(random);
+      pick.takes = GreedyBestFit(pick.cap, pick.amount);
+      selection.push_back(std::move(pick));
+    }
+    const int unit = std::uniform_int_distribution<int>(1, 8)(random);
+    const int granule = std::uniform_int_distribution<int>(1, 2)(random);
+    for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
+      const auto seqs = ArrangeEachOrder(selection, granule, unit, amounts);
+      for (size_t i = 0; i < kOrders.size(); ++i) {
+        ASSERT_EQ(seqs[i], Arrange(selection, granule, unit, amounts, kOrders[i]))
+            << "round " << round << ", order " << i;
+      }
+    }
+  }
 }
 
 }  // namespace
