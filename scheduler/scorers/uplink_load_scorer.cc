@@ -16,10 +16,13 @@ class UplinkLoadScorer final : public Scorer {
     const std::vector<double>& up = in.traffic.network.leaf_up;
     const size_t n = std::min(up.size(), in.uplink_busy.size());
     double hot = 0, total = 0;
-    for (size_t leaf = 0; leaf < up.size(); ++leaf) total += up[leaf];
-    for (size_t leaf = 0; leaf < n; ++leaf) {
+    // One entry per switch, few of them non-zero: adding a zero changes neither sum (both
+    // start at +0 and only grow), so the zeros are skipped and the sums keep their order.
+    for (size_t leaf = 0; leaf < up.size(); ++leaf) {
+      if (up[leaf] == 0) continue;
+      total += up[leaf];
       // A leaf loaded beyond its uplinks' capacity is as bad as a full one.
-      hot += up[leaf] * std::clamp(in.uplink_busy[leaf], 0.0, 1.0);
+      if (leaf < n) hot += up[leaf] * std::clamp(in.uplink_busy[leaf], 0.0, 1.0);
     }
     return {hot, Ratio01(hot, total)};
   }
