@@ -6,22 +6,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace topoplace::sched {
-namespace {
-
-// The blocks of `domain`, grouped by pod when `by_pod` (pods are chosen first, which keeps
-// core crossings few, possibly at the price of more blocks), else one group.
-std::vector<std::vector<int32_t>> GroupsOf(const Fabric& fabric, const Domain& domain,
-                                           bool by_pod) {
-  std::vector<std::vector<int32_t>> groups;
-  if (by_pod && MultiPod(fabric, domain)) {
-    for (const Pod& pod : fabric.pods()) groups.push_back(pod.blocks);
-  } else {
-    groups.push_back(BlocksOf(fabric, domain));
-  }
-  return groups;
-}
-
-}  // namespace
 
 std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
   const RankLayout& layout = ctx.layout;
@@ -117,22 +101,31 @@ bool MultiPod(const Fabric& fabric, const Domain& domain) {
 
 std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Domain& domain,
                                            int granule, bool by_pod) {
-  const std::vector<std::vector<int32_t>> groups = GroupsOf(ctx.fabric, domain, by_pod);
+  // The groups: the pods when `by_pod` (pods are chosen first, which keeps core crossings
+  // few, possibly at the price of more blocks), else the domain's blocks as one.
+  const bool pods = by_pod && MultiPod(ctx.fabric, domain);
+  std::vector<int32_t> all;
+  if (!pods) all = BlocksOf(ctx.fabric, domain);
+  const size_t groups = pods ? ctx.fabric.pods().size() : 1;
+  const auto group = [&](size_t i) -> const std::vector<int32_t>& {
+    return pods ? ctx.fabric.pods()[i].blocks : all;
+  };
   // Free granules of a block, none in a block to avoid.
   const auto free = [&ctx, granule](int32_t b) {
     const bool avoid = !ctx.avoid_blocks.empty() && ctx.avoid_blocks[b] != 0;
     return avoid ? 0 : ctx.inventory.block_free(b) / granule;
   };
-  std::vector<int> group_cap(groups.size(), 0);
-  for (size_t i = 0; i < groups.size(); ++i) {
-    for (int32_t b : groups[i]) group_cap[i] += free(b);
+  std::vector<int> group_cap(groups, 0);
+  for (size_t i = 0; i < groups; ++i) {
+    for (int32_t b : group(i)) group_cap[i] += free(b);
   }
   const std::vector<Take> group_takes = GreedyBestFit(group_cap, ctx.nodes / granule);
   if (group_takes.empty()) return std::nullopt;
   BlockSelection selection;
+  selection.reserve(group_takes.size());
   for (const Take& gt : group_takes) {
     GroupPick pick;
-    pick.blocks = groups[gt.index];
+    pick.blocks = pods ? group(gt.index) : std::move(all);  // one group unless by pod
     pick.cap.resize(pick.blocks.size());
     for (size_t j = 0; j < pick.blocks.size(); ++j) pick.cap[j] = free(pick.blocks[j]);
     pick.amount = gt.amount;
@@ -166,11 +159,19 @@ void AppendTakes(const GroupPick& pick, std::span<const Take> takes, int granule
   for (const Take& t : takes) seq.emplace_back(pick.blocks[t.index], t.amount * granule);
 }
 
+// Blocks a selection takes from, an upper bound on any arrangement's length.
+size_t TakeCount(const BlockSelection& selection) {
+  size_t n = 0;
+  for (const GroupPick& pick : selection) n += pick.takes.size();
+  return n;
+}
+
 }  // namespace
 
 BlockSequence Arrange(const BlockSelection& selection, int granule, int unit, Amounts amounts,
                       Order order) {
   BlockSequence seq;
+  seq.reserve(TakeCount(selection));
   std::vector<Take> takes;
   for (const GroupPick& pick : selection) {
     AmountTakes(pick, unit, amounts, takes);
@@ -183,6 +184,7 @@ BlockSequence Arrange(const BlockSelection& selection, int granule, int unit, Am
 std::array<BlockSequence, kOrders.size()> ArrangeEachOrder(const BlockSelection& selection,
                                                            int granule, int unit, Amounts amounts) {
   std::array<BlockSequence, kOrders.size()> seqs;
+  for (BlockSequence& seq : seqs) seq.reserve(TakeCount(selection));
   std::vector<Take> amounted, takes;
   for (const GroupPick& pick : selection) {
     AmountTakes(pick, unit, amounts, amounted);

@@ -61,8 +61,21 @@ struct Layout {
   BlockSequence seq;
   const CutModel* cut = nullptr;
   double bytes = 0;
-  std::string how;
+  // What Describe says: whole units per block (aligned) or units split (a hybrid), in
+  // which domain, pods chosen first or not.
+  bool aligned = false;
+  Domain domain;
+  bool pods_first = false;
 };
+
+// The candidate's `how`, written only for the layouts kept.
+std::string Describe(const Layout& l) {
+  if (!l.aligned) {
+    return absl::StrCat(l.cut->cut.name, " packing across blocks of ", DomainName(l.domain));
+  }
+  return absl::StrCat(l.cut->cut.name, " packing, whole units per block, in ", DomainName(l.domain),
+                      l.pods_first ? ", pods first" : "");
+}
 
 double LayoutBytes(const PlacementContext& ctx, const NodeGraph& graph, const BlockSequence& seq,
                    const CutModel& model, std::vector<int32_t>& scratch) {
@@ -99,8 +112,7 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& g
       }
     }
   }
-  return Layout{std::move(seen[best]), &model, best_bytes,
-                absl::StrCat(model.cut.name, " packing across blocks of ", DomainName(domain))};
+  return Layout{std::move(seen[best]), &model, best_bytes, /*aligned=*/false, domain};
 }
 
 // Several blocks of one pod, else of the whole cluster. In the smallest domain that fits
@@ -159,10 +171,8 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
                                                         Amounts::kGreedy, Order::kSelection);
         if (!seq) continue;
         const double bytes = LayoutBytes(ctx, graph, *seq, model, scratch);
-        layouts.push_back(
-            {*std::move(seq), &model, bytes,
-             absl::StrCat(cut.name, " packing, whole units per block, in ", DomainName(domain),
-                          by_pod && MultiPod(ctx.fabric, domain) ? ", pods first" : "")});
+        layouts.push_back({*std::move(seq), &model, bytes, /*aligned=*/true, domain,
+                           by_pod && MultiPod(ctx.fabric, domain)});
         aligned_found = true;
       }
     }
@@ -185,7 +195,7 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
   for (size_t i = 0; i < ranked.size() && i < kept_at_most; ++i) {
     const Layout& l = layouts[ranked[i]];
     if (i > 0 && l.bytes > layouts[ranked[0]].bytes * (1 + kNearTieFraction)) break;
-    kept.push_back(Materialize(ctx, l.seq, l.cut->cut, l.how));
+    kept.push_back(Materialize(ctx, l.seq, l.cut->cut, Describe(l)));
   }
   return kept;
 }
