@@ -214,22 +214,33 @@ std::vector<double> CandidateSketcher::LeafUp(std::span<const HostId> node_hosts
     if (bytes <= 0) return;
     std::fill(crossing.begin(), crossing.end(), 0);
     const int period = step * size;
+    // Coordinate i of a group is the run of `step` slots at base + i * step; its edges
+    // join it to other coordinates' runs slot by slot (a loop over contiguous slots).
+    const auto run = [&](std::vector<int32_t>& v, int base, int i) { return &v[base + i * step]; };
     for (int base = 0; base + period <= nodes; base += period) {
-      for (int lo = 0; lo < step; ++lo) {
-        const int first = base + lo;
-        for (int i = 0; i < size; ++i) {
-          const int a = first + i * step;
-          if (pattern == Pattern::kAllToAll) {
-            for (int j = 0; j < size; ++j) {
-              crossing[a] += j != i && node_block_[a] != node_block_[first + j * step];
-            }
-            continue;
+      for (int i = 0; i < size; ++i) {
+        const int32_t* from = run(node_block_, base, i);
+        int32_t* sends = run(crossing, base, i);
+        if (pattern == Pattern::kAllToAll) {
+          for (int j = 0; j < size; ++j) {
+            if (j == i) continue;
+            const int32_t* to = run(node_block_, base, j);
+            for (int lo = 0; lo < step; ++lo) sends[lo] += from[lo] != to[lo];
           }
-          if (i + 1 == size && pattern == Pattern::kChain) continue;
-          const int b = i + 1 < size ? a + step : first;  // a ring's last wraps to the first
-          if (node_block_[a] == node_block_[b]) continue;
-          ++crossing[a];
-          if (pattern == Pattern::kChain) ++crossing[b];  // a chain sends both ways
+          continue;
+        }
+        if (i + 1 == size && pattern == Pattern::kChain) continue;
+        const int next = i + 1 < size ? i + 1 : 0;  // a ring's last wraps to the first
+        const int32_t* to = run(node_block_, base, next);
+        if (pattern == Pattern::kChain) {  // a chain sends both ways
+          int32_t* back = run(crossing, base, next);
+          for (int lo = 0; lo < step; ++lo) {
+            const int32_t d = from[lo] != to[lo];
+            sends[lo] += d;
+            back[lo] += d;
+          }
+        } else {
+          for (int lo = 0; lo < step; ++lo) sends[lo] += from[lo] != to[lo];
         }
       }
     }
