@@ -71,11 +71,14 @@ preemption-report: build
 # Medians of 5 runs of every benchmark, printed and recorded in BENCH_RECORD (one JSON
 # file per benchmark binary in that folder); tests/bench/compare_bench.py OLD NEW prints
 # the ratios between two such records, tests/bench/placement_ratios.py RECORD issue 36's
-# placement ratios (printed at the end).
+# placement ratios (printed at the end). The runs of all a binary's benchmarks are
+# interleaved in random order, so that a slow spell of a shared machine lands on every
+# benchmark alike rather than on the one running then (ratios are read within a record).
 BENCH_RECORD ?= bench-results/$(shell git rev-parse --short HEAD 2>/dev/null || echo local)
 bench: build
 	@mkdir -p $(BENCH_RECORD); for b in $(BUILD)/tests/bench/*_bench; do \
-	  echo "== $$b"; $$b --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+	  echo "== $$b"; $$b --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
+	    --benchmark_report_aggregates_only=true \
 	    --benchmark_out=$(BENCH_RECORD)/$$(basename $$b).json --benchmark_out_format=json; done
 	@echo "recorded in $(BENCH_RECORD)"
 	@python3 tests/bench/placement_ratios.py $(BENCH_RECORD) || true

@@ -3,8 +3,10 @@
 topoplace's p99 (and with the load-aware scorer) over the slurm-tree baseline's, measured
 in the same run. Targets: at most 1.1x, and 1.2x load-aware.
 
-  build/tests/bench/placement_bench --benchmark_filter='(Rail28k|Clos3_100k)' \\
-      --benchmark_out=p.json --benchmark_out_format=json
+  build/tests/bench/placement_bench \\
+      --benchmark_filter='(Rail28k|Clos3_100k)(SlurmTree|LoadAware)?/(1024|8192)' \\
+      --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \\
+      --benchmark_report_aggregates_only=true --benchmark_out=p.json --benchmark_out_format=json
   tests/bench/placement_ratios.py p.json          # or a `make bench` record folder
 
 With repetitions (make bench), the medians of the p50/p99 counters are used. A second
