@@ -214,33 +214,15 @@ std::vector<double> CandidateSketcher::LeafUp(std::span<const HostId> node_hosts
     if (bytes <= 0) return;
     std::fill(crossing.begin(), crossing.end(), 0);
     const int period = step * size;
-    // Coordinate i of a group is the run of `step` slots at base + i * step; its edges
-    // join it to other coordinates' runs slot by slot (a loop over contiguous slots).
-    const auto run = [&](std::vector<int32_t>& v, int base, int i) { return &v[base + i * step]; };
-    for (int base = 0; base + period <= nodes; base += period) {
-      for (int i = 0; i < size; ++i) {
-        const int32_t* from = run(node_block_, base, i);
-        int32_t* sends = run(crossing, base, i);
-        if (pattern == Pattern::kAllToAll) {
-          for (int j = 0; j < size; ++j) {
-            if (j == i) continue;
-            const int32_t* to = run(node_block_, base, j);
-            for (int lo = 0; lo < step; ++lo) sends[lo] += from[lo] != to[lo];
-          }
-          continue;
-        }
-        if (i + 1 == size && pattern == Pattern::kChain) continue;
-        const int next = i + 1 < size ? i + 1 : 0;  // a ring's last wraps to the first
-        const int32_t* to = run(node_block_, base, next);
-        if (pattern == Pattern::kChain) {  // a chain sends both ways
-          int32_t* back = run(crossing, base, next);
-          for (int lo = 0; lo < step; ++lo) {
-            const int32_t d = from[lo] != to[lo];
-            sends[lo] += d;
-            back[lo] += d;
-          }
-        } else {
-          for (int lo = 0; lo < step; ++lo) sends[lo] += from[lo] != to[lo];
+    // Each crossing edge of the pattern counts for its sender, or both ends if both send.
+    for (const EdgeFamily& f : EdgeFamilies({pattern, step, size, 0})) {
+      for (int base = 0; base + period <= nodes; base += period) {
+        const int from = base + static_cast<int>(f.first);
+        const int delta = static_cast<int>(f.delta);
+        for (int p = from; p < from + f.width; ++p) {
+          const int32_t d = node_block_[p] != node_block_[p + delta];
+          crossing[p] += d;
+          if (f.both_send) crossing[p + delta] += d;
         }
       }
     }

@@ -61,34 +61,40 @@ void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, i
 }
 
 void ChainResidues(std::vector<Take>& takes, int unit) {
-  // The next dirty take is the first left of residue `want` (closing the open unit), else
-  // the first left of the largest residue. Bucket r holds residue r's takes in take order:
-  // dirty[start[r], start[r + 1]) (a counting sort).
   std::vector<Take> ordered;
   ordered.reserve(takes.size());
-  std::vector<int> start(unit + 1, 0);
-  for (const Take& t : takes) {
-    if (t.amount % unit == 0) {
-      ordered.push_back(t);
-    } else {
-      ++start[t.amount % unit + 1];
+  std::vector<Take> dirty;
+  for (const Take& t : takes) (t.amount % unit == 0 ? ordered : dirty).push_back(t);
+  // The dirty takes by residue, in take order within a residue (bucket i is
+  // dirty[start[i], start[i + 1]), residue residues[i], ascending); next[i]: its first
+  // take not yet placed. O(d log d) in the d dirty takes, whatever the unit.
+  std::stable_sort(dirty.begin(), dirty.end(), [unit](const Take& a, const Take& b) {
+    return a.amount % unit < b.amount % unit;
+  });
+  std::vector<int> residues;
+  std::vector<size_t> start;
+  for (size_t i = 0; i < dirty.size(); ++i) {
+    if (i == 0 || dirty[i].amount % unit != residues.back()) {
+      residues.push_back(dirty[i].amount % unit);
+      start.push_back(i);
     }
   }
-  for (int r = 1; r <= unit; ++r) start[r] += start[r - 1];
-  std::vector<int> next(start.begin(), start.end() - 1);  // per residue: its next take
-  std::vector<Take> dirty(start[unit]);
-  for (const Take& t : takes) {
-    if (t.amount % unit != 0) dirty[next[t.amount % unit]++] = t;
-  }
-  next.assign(start.begin(), start.end() - 1);
-  const auto left = [&](int r) { return next[r] < start[r + 1]; };
-  int largest = unit - 1;
+  start.push_back(dirty.size());
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  const auto left = [&](size_t i) { return next[i] < start[i + 1]; };
+  size_t largest = residues.size();  // one past the largest residue with takes left
   int prefix = 0;
   while (true) {
-    while (largest > 0 && !left(largest)) --largest;
+    while (largest > 0 && !left(largest - 1)) --largest;
     if (largest == 0) break;
+    // The first take left of residue `want` closes the open unit; else the largest.
     const int want = (unit - prefix % unit) % unit;
-    const Take& t = dirty[next[want != 0 && left(want) ? want : largest]++];
+    size_t pick = largest - 1;
+    const auto w = std::lower_bound(residues.begin(), residues.end(), want);
+    if (want != 0 && w != residues.end() && *w == want && left(w - residues.begin())) {
+      pick = w - residues.begin();
+    }
+    const Take& t = dirty[next[pick]++];
     prefix += t.amount;
     ordered.push_back(t);
   }
@@ -125,7 +131,11 @@ std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Do
   selection.reserve(group_takes.size());
   for (const Take& gt : group_takes) {
     GroupPick pick;
-    pick.blocks = pods ? group(gt.index) : std::move(all);  // one group unless by pod
+    if (pods) {
+      pick.blocks = group(gt.index);
+    } else {
+      pick.blocks = std::move(all);  // the one group: at most one take
+    }
     pick.cap.resize(pick.blocks.size());
     for (size_t j = 0; j < pick.blocks.size(); ++j) pick.cap[j] = free(pick.blocks[j]);
     pick.amount = gt.amount;
@@ -203,15 +213,6 @@ std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Dom
   const std::optional<BlockSelection> selection = SelectBlocks(ctx, domain, granule, by_pod);
   if (!selection) return std::nullopt;
   return Arrange(*selection, granule, unit, amounts, order);
-}
-
-void NodeBlocks(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
-                std::vector<int32_t>& node_block) {
-  node_block.assign(ctx.nodes, -1);
-  int i = 0;
-  for (const auto& [block, count] : seq) {
-    for (int c = 0; c < count; ++c) node_block[cut.node_order[i++]] = block;
-  }
 }
 
 Candidate Materialize(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,

@@ -60,7 +60,8 @@ inline constexpr std::array<Order, 3> kOrders = {Order::kSelection, Order::kBloc
 // `need`. Precondition: `takes` came from GreedyBestFit(cap, need).
 void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, int unit);
 // Clean blocks (whole units) first; then each next block is one whose remainder closes
-// the open unit exactly, else the one with the largest remainder.
+// the open unit exactly, else the one with the largest remainder (the first such in
+// `takes` order either way). Precondition: unit >= 1.
 void ChainResidues(std::vector<Take>& takes, int unit);
 
 // True if `domain` spans several pods, so blocks may be chosen pod by pod.
@@ -93,9 +94,6 @@ std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Dom
                                           int granule, int unit, bool by_pod, Amounts amounts,
                                           Order order);
 
-// The block of every node slot (into `node_block`) if `seq` is laid out along `cut`.
-void NodeBlocks(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
-                std::vector<int32_t>& node_block);
 // The candidate that takes `seq`'s hosts (best fit inside each block) along `cut`.
 Candidate Materialize(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
                       std::string how);

@@ -9,10 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/framework/domain_select.h"
 #include "scheduler/framework/nvlink_domains.h"
+#include "scheduler/job/job_spec.h"
 #include "scheduler/policies/block_packing.h"
 #include "scheduler/policies/nvlink_packing.h"
 #include "scheduler/traffic/node_graph.h"
 #include "scheduler/traffic/run_crossings.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
 namespace {
@@ -46,17 +48,18 @@ HybridSelections SelectForHybrids(const PlacementContext& ctx, const Domain& dom
   return out;
 }
 
-// A cut and how its layouts' cross-block bytes are counted: from the blocks' runs alone
-// (RunCrossings), or slot by slot where the cut's order allows no run count.
+// A cut and the count of its layouts' cross-block bytes (from the blocks' runs along the
+// cut's node order).
 struct CutModel {
   Cut cut;
-  std::optional<RunCrossings> crossings;
+  RunCrossings crossings;
 };
 
 // A multi-block layout before its hosts are taken: blocks in packing order along a cut,
 // and the node graph's cross-block bytes. Candidates are ranked on these and only the
-// kept ones are materialized (Materialize takes exactly each block's amount, so a
-// candidate's node slots sit in the blocks NodeBlocks gives: the bytes do not change).
+// kept ones are materialized (Materialize takes exactly each block's amount along the
+// cut's node order, so a candidate's node slots sit in the runs counted: the bytes do not
+// change).
 struct Layout {
   BlockSequence seq;
   const CutModel* cut = nullptr;
@@ -77,20 +80,11 @@ std::string Describe(const Layout& l) {
                       l.pods_first ? ", pods first" : "");
 }
 
-double LayoutBytes(const PlacementContext& ctx, const NodeGraph& graph, const BlockSequence& seq,
-                   const CutModel& model, std::vector<int32_t>& scratch) {
-  if (model.crossings) return model.crossings->Bytes(seq);
-  NodeBlocks(ctx, seq, model.cut, scratch);
-  return CrossBlockBytes(graph, scratch);
-}
-
 // The layout of `cut` over `domain` with the fewest cross-block bytes among the amount
 // and order variants, or nullopt if the domain cannot hold the job. Variants that come
 // out identical to an earlier one are not re-scored (they cannot be strictly better).
-std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& graph,
-                                 const Domain& domain, const CutModel& model,
-                                 const HybridSelections& selections,
-                                 std::vector<int32_t>& scratch) {
+std::optional<Layout> BestHybrid(const PlacementContext& ctx, const Domain& domain,
+                                 const CutModel& model, const HybridSelections& selections) {
   std::vector<BlockSequence> seen;
   size_t best = 0;
   double best_bytes = 0;
@@ -103,7 +97,7 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& g
       if (amounts == Amounts::kUnitTrimmed && model.cut.unit <= 1) continue;
       for (BlockSequence& seq : ArrangeEachOrder(*selection, 1, model.cut.unit, amounts)) {
         if (std::find(seen.begin(), seen.end(), seq) != seen.end()) continue;
-        const double bytes = LayoutBytes(ctx, graph, seq, model, scratch);
+        const double bytes = model.crossings.Bytes(seq);
         if (seen.empty() || bytes < best_bytes) {
           best = seen.size();
           best_bytes = bytes;
@@ -125,29 +119,39 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const NodeGraph& g
 // cheapest candidates by cross-block bytes (at most `kept`, see kMultiBlockCandidates), or
 // none.
 //
-// What depends only on the job (its node graph and cuts) is built once per proposal and
-// shared by the searches that differ in the blocks they may use.
+// What depends only on the job (its cuts and their byte counts) is built once per
+// proposal and shared by the searches that differ in the blocks they may use.
 struct JobCuts {
-  explicit JobCuts(const PlacementContext& ctx)
-      : graph(BuildNodeGraph(ctx.layout, ctx.traffic, ctx.job.gpus_per_node, ctx.nodes)),
-        plain{PlainCut(ctx), RunCrossings::InNodeOrder(graph)} {
-    for (Dim dim : {Dim::kPp, Dim::kDp}) {
-      if (std::optional<Cut> cut = MakeCut(ctx, dim)) {
-        cuts.push_back({*std::move(cut),
-                        RunCrossings::GroupedBy(graph, ctx.layout, dim, ctx.job.gpus_per_node)});
-      }
-    }
-  }
-  NodeGraph graph;
-  std::vector<CutModel> cuts;
+  std::vector<CutModel> cuts;  // stage and DP-column cuts, where the job has them
   CutModel plain;
 };
+
+// Internal if the job's node graph cannot be counted by runs: every valid job can (its
+// groups tile job.nodes() slots and nest), so that would be a bug.
+absl::StatusOr<JobCuts> BuildJobCuts(const PlacementContext& ctx) {
+  const NodeGraph graph = BuildNodeGraph(ctx.layout, ctx.traffic, ctx.job.gpus_per_node, ctx.nodes);
+  const auto internal = [&](const absl::Status& s) {
+    return absl::InternalError(absl::StrCat("cannot count the layouts of ", FormatJobSpec(ctx.job),
+                                            " by runs: ", s.message()));
+  };
+  absl::StatusOr<RunCrossings> in_order = RunCrossings::InNodeOrder(graph);
+  if (!in_order.ok()) return internal(in_order.status());
+  JobCuts out{{}, {PlainCut(ctx), *std::move(in_order)}};
+  for (Dim dim : {Dim::kPp, Dim::kDp}) {
+    std::optional<Cut> cut = MakeCut(ctx, dim);
+    if (!cut) continue;
+    absl::StatusOr<RunCrossings> grouped =
+        RunCrossings::GroupedBy(graph, ctx.layout, dim, ctx.job.gpus_per_node);
+    if (!grouped.ok()) return internal(grouped.status());
+    out.cuts.push_back({*std::move(cut), *std::move(grouped)});
+  }
+  return out;
+}
 
 std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed,
                                             const JobCuts& job_cuts,
                                             size_t kept_at_most = kMultiBlockCandidates) {
   const Inventory& inv = ctx.inventory;
-  const NodeGraph& graph = job_cuts.graph;
   const std::vector<CutModel>& cuts = job_cuts.cuts;
   const CutModel& plain = job_cuts.plain;
   std::vector<Domain> domains;
@@ -159,7 +163,6 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
     }
   }
   std::vector<Layout> layouts;
-  std::vector<int32_t> scratch;
   bool aligned_found = false;
   for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
     const Domain& domain = domains[i];
@@ -170,7 +173,7 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
         std::optional<BlockSequence> seq = ChooseBlocks(ctx, domain, cut.unit, cut.unit, by_pod,
                                                         Amounts::kGreedy, Order::kSelection);
         if (!seq) continue;
-        const double bytes = LayoutBytes(ctx, graph, *seq, model, scratch);
+        const double bytes = model.crossings.Bytes(*seq);
         layouts.push_back({*std::move(seq), &model, bytes, /*aligned=*/true, domain,
                            by_pod && MultiPod(ctx.fabric, domain)});
         aligned_found = true;
@@ -179,11 +182,11 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
     if (i > 0) continue;  // hybrids: the smallest fitting domain only (see above)
     const HybridSelections selections = SelectForHybrids(ctx, domain);
     for (const CutModel& model : cuts) {
-      if (std::optional<Layout> l = BestHybrid(ctx, graph, domain, model, selections, scratch)) {
+      if (std::optional<Layout> l = BestHybrid(ctx, domain, model, selections)) {
         layouts.push_back(*std::move(l));
       }
     }
-    if (std::optional<Layout> l = BestHybrid(ctx, graph, domain, plain, selections, scratch)) {
+    if (std::optional<Layout> l = BestHybrid(ctx, domain, plain, selections)) {
       layouts.push_back(*std::move(l));
     }
   }
@@ -325,8 +328,9 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
       PlacementContext sub = {
           ctx.fabric, ctx.job,  ctx.layout,      ctx.traffic,      chosen,
           ctx.nodes,  ctx.seed, ctx.uplink_busy, ctx.avoid_blocks, ctx.bad_uplink_blocks};
+      TP_ASSIGN_OR_RETURN(const JobCuts sub_cuts, BuildJobCuts(sub));
       for (std::vector<Candidate> arranged :
-           {OneBlock(sub), MultiBlockCandidates(sub, allowed, JobCuts(sub))}) {
+           {OneBlock(sub), MultiBlockCandidates(sub, allowed, sub_cuts)}) {
         for (Candidate& a : arranged) {
           a.how += ", over the hosts of the fewest NVLink domains";
           out.push_back(std::move(a));
@@ -341,7 +345,7 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
   }
   if (allowed == DomainLevel::kBlock) return NoBlockFits(ctx);
   // Phase 2, several blocks (MultiBlockCandidates).
-  const JobCuts job_cuts(ctx);
+  TP_ASSIGN_OR_RETURN(const JobCuts job_cuts, BuildJobCuts(ctx));
   std::vector<Candidate> multi = MultiBlockCandidates(ctx, allowed, job_cuts);
   const std::vector<uint8_t> hot = HotBlocks(ctx);
   for (auto [avoid, why] :

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 
 #include "scheduler/scorers/builtin_scorers.h"
 #include "scheduler/scorers/normalize.h"
@@ -16,13 +17,15 @@ class UplinkLoadScorer final : public Scorer {
     const std::vector<double>& up = in.traffic.network.leaf_up;
     const size_t n = std::min(up.size(), in.uplink_busy.size());
     double hot = 0, total = 0;
-    // One entry per switch, few of them non-zero: adding a zero changes neither sum (both
-    // start at +0 and only grow), so the zeros are skipped and the sums keep their order.
+    // One entry per switch, few of them non-zero. x + 0 == x for every x but -0, and both
+    // sums start at +0 and never become -0, so a zero entry is skipped (unless its load is
+    // NaN, which makes `hot` NaN as it always did); the other terms keep their order.
     for (size_t leaf = 0; leaf < up.size(); ++leaf) {
-      if (up[leaf] == 0) continue;
+      const bool loaded = leaf < n;
+      if (up[leaf] == 0 && !(loaded && std::isnan(in.uplink_busy[leaf]))) continue;
       total += up[leaf];
       // A leaf loaded beyond its uplinks' capacity is as bad as a full one.
-      if (leaf < n) hot += up[leaf] * std::clamp(in.uplink_busy[leaf], 0.0, 1.0);
+      if (loaded) hot += up[leaf] * std::clamp(in.uplink_busy[leaf], 0.0, 1.0);
     }
     return {hot, Ratio01(hot, total)};
   }

@@ -43,27 +43,36 @@ NodeGraph BuildNodeGraph(const RankLayout& layout, const TrafficModel& traffic, 
   return graph;
 }
 
+std::vector<EdgeFamily> EdgeFamilies(const NodeGraph::Segment& segment) {
+  const int64_t s = segment.step;
+  const int64_t n = segment.size;
+  const int64_t period = s * n;  // slots of one group: every coordinate once
+  std::vector<EdgeFamily> out;
+  switch (segment.pattern) {
+    case Pattern::kRing:  // the last coordinate's run back to the first
+      out.push_back({period, (n - 1) * s, s, -(n - 1) * s, 1, false});
+      // each coordinate's run to the next one's
+      out.push_back({period, 0, (n - 1) * s, s, 1, false});
+      break;
+    case Pattern::kChain:
+      out.push_back({period, 0, (n - 1) * s, s, 1, true});
+      break;
+    case Pattern::kAllToAll:
+      for (int64_t a = 0; a < n; ++a) {
+        for (int64_t b = a + 1; b < n; ++b) out.push_back({period, a * s, s, (b - a) * s, 2, true});
+      }
+      break;
+  }
+  return out;
+}
+
 int64_t CrossingEdges(const NodeGraph::Segment& segment, std::span<const int32_t> node_block) {
-  const size_t step = segment.step;
-  const size_t size = segment.size;
-  const size_t period = step * size;  // slots of one group: every coordinate once
+  const size_t period = static_cast<size_t>(segment.step) * segment.size;
   int64_t crossing = 0;
-  for (size_t base = 0; base + period <= node_block.size(); base += period) {
-    const int32_t* group = node_block.data() + base;
-    switch (segment.pattern) {
-      case Pattern::kRing:  // the last coordinate's run back to the first
-        crossing += Differing(group + (size - 1) * step, group, step);
-        [[fallthrough]];
-      case Pattern::kChain:  // each coordinate's run to the next one's
-        crossing += Differing(group, group + step, (size - 1) * step);
-        break;
-      case Pattern::kAllToAll:  // every ordered pair of runs: twice each unordered pair
-        for (size_t a = 0; a < size; ++a) {
-          for (size_t b = a + 1; b < size; ++b) {
-            crossing += 2 * Differing(group + a * step, group + b * step, step);
-          }
-        }
-        break;
+  for (const EdgeFamily& f : EdgeFamilies(segment)) {
+    for (size_t base = 0; base + period <= node_block.size(); base += period) {
+      const int32_t* from = node_block.data() + base + f.first;
+      crossing += f.multiplicity * Differing(from, from + f.delta, f.width);
     }
   }
   return crossing;

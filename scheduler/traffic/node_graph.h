@@ -40,10 +40,25 @@ struct NodeGraph {
 NodeGraph BuildNodeGraph(const RankLayout& layout, const TrafficModel& traffic, int gpus_per_node,
                          int nodes);
 
+// A segment's edges as families: an edge from every slot p in [0, nodes) with
+// p mod period in [first, first + width) to slot p + delta. A ring has an edge from every
+// slot to its successor (the last coordinate wraps to the first: two families), a chain
+// the same without the wrap (one), an all-to-all one between every two coordinates of a
+// group (a family per pair, counted twice: once each way): the edges the rank-level
+// pattern induces. The one definition of the patterns that CrossingEdges, RunCrossings
+// and the candidate sketch's per-node sends count with.
+struct EdgeFamily {
+  int64_t period = 1;
+  int64_t first = 0;
+  int64_t width = 0;
+  int64_t delta = 0;
+  int multiplicity = 1;    // edges per (p, p + delta): 2 for an all-to-all pair
+  bool both_send = false;  // both ends send over the edge (chain, all-to-all), not ring
+};
+std::vector<EdgeFamily> EdgeFamilies(const NodeGraph::Segment& segment);
+
 // Edges of `segment` whose two node slots sit in different blocks (node_block[k]: block of
-// slot k). A ring has an edge from every slot to its successor (the last coordinate wraps
-// to the first), a chain the same without the wrap, an all-to-all one from every slot to
-// every other coordinate of its group: the edges the rank-level pattern induces.
+// slot k), over the complete groups of node_block (step * size slots each).
 int64_t CrossingEdges(const NodeGraph::Segment& segment, std::span<const int32_t> node_block);
 
 // Bytes per iteration of `graph` that cross blocks. Books each segment's crossing edges

@@ -5,12 +5,17 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "scheduler/framework/inventory.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/state/occupancy.h"
+#include "scheduler/traffic/node_graph.h"
+#include "scheduler/traffic/run_crossings.h"
 #include "scheduler/traffic/traffic_model.h"
 #include "topology/generate/reference_fabrics.h"
 
@@ -142,6 +147,82 @@ TEST(BlockPacking, ArrangeOrdersBlocksAsAsked) {
   // Granules of 2 hosts: each take counts twice as many hosts.
   EXPECT_EQ(Arrange(selection, 2, 1, Amounts::kGreedy, Order::kSelection),
             (BlockSequence{{9, 8}, {7, 4}}));
+}
+
+// The multi-block search ranks layouts by RunCrossings over the cuts' orders: for every
+// layout it can build (aligned by cut, hybrids in every amount and order, pods first or
+// not, some blocks avoided), the count equals laying the sequence out slot by slot along
+// the cut's node_order and walking the node graph. And every selection takes whole pods
+// when by pod, the job's granules in all, and nothing from an avoided block.
+TEST(BlockPacking, RunCountsEqualTheSlotBySlotBytesOfEveryLayoutTheSearchBuilds) {
+  const FabricPtr fabric = *GeneratePreset("clos3-100k");
+  const HealthView health(*fabric, FabricHealth{});
+  std::vector<uint8_t> avoid(fabric->blocks().size(), 0);
+  for (size_t b = 0; b < avoid.size(); b += 3) avoid[b] = 1;
+  int layouts = 0;
+  for (const char* spec : {"tp=8,pp=8,dp=16,model=175b", "tp=8,pp=16,dp=64,model=405b",
+                           "tp=4,pp=4,dp=16,gpus_per_node=4,model=70b"}) {
+    const JobSpec job = *ParseJobSpec(spec);
+    const RankLayout layout(job);
+    const TrafficModel traffic = BuildTrafficModel(job);
+    const int g = job.gpus_per_node;
+    const int nodes = static_cast<int>(job.nodes());
+    const NodeGraph graph = BuildNodeGraph(layout, traffic, g, nodes);
+    const Occupancy occupancy = RandomBackgroundLoad(*fabric, 0.6, 3);
+    const Inventory inv = *Inventory::Build(*fabric, occupancy, health, job);
+    std::vector<std::pair<Cut, RunCrossings>> cuts;
+    cuts.emplace_back(PlainCut({*fabric, job, layout, traffic, inv, nodes}),
+                      *RunCrossings::InNodeOrder(graph));
+    for (Dim dim : {Dim::kPp, Dim::kDp}) {
+      const std::optional<Cut> cut = MakeCut({*fabric, job, layout, traffic, inv, nodes}, dim);
+      ASSERT_TRUE(cut) << spec;
+      cuts.emplace_back(*cut, *RunCrossings::GroupedBy(graph, layout, dim, g));
+    }
+    for (std::span<const uint8_t> avoided :
+         {std::span<const uint8_t>(), std::span<const uint8_t>(avoid)}) {
+      const PlacementContext ctx{*fabric, job, layout, traffic, inv, nodes, 1, {}, avoided};
+      const Domain cluster{DomainLevel::kCluster, 0, inv.total_free()};
+      for (const auto& [cut, crossings] : cuts) {
+        for (bool by_pod : {true, false}) {
+          std::vector<BlockSequence> seqs;
+          for (int granule : {1, cut.unit}) {
+            const std::optional<BlockSelection> selection =
+                SelectBlocks(ctx, cluster, granule, by_pod);
+            if (!selection) continue;  // units larger than any block's free hosts
+            int taken = 0;
+            for (const GroupPick& pick : *selection) {
+              if (by_pod) {
+                EXPECT_THAT(fabric->pods(),
+                            testing::Contains(testing::Field(&Pod::blocks, pick.blocks)));
+              }
+              for (const Take& t : pick.takes) {
+                EXPECT_EQ(avoided.empty() ? 0 : avoided[pick.blocks[t.index]], 0) << spec;
+                taken += t.amount;
+              }
+            }
+            EXPECT_EQ(taken * granule, nodes) << spec;
+            for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
+              for (BlockSequence& seq : ArrangeEachOrder(*selection, granule, cut.unit, amounts)) {
+                seqs.push_back(std::move(seq));
+              }
+            }
+          }
+          for (const BlockSequence& seq : seqs) {
+            std::vector<int32_t> node_block(nodes, -1);
+            size_t i = 0;
+            for (const auto& [block, count] : seq) {
+              for (int c = 0; c < count; ++c) node_block[cut.node_order[i++]] = block;
+            }
+            ASSERT_EQ(i, static_cast<size_t>(nodes));
+            EXPECT_EQ(crossings.Bytes(seq), CrossBlockBytes(graph, node_block))
+                << spec << " " << cut.name;
+            ++layouts;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(layouts, 100);
 }
 
 // The multi-block search asks for every order at once; each must be Arrange's.

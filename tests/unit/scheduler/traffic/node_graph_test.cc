@@ -91,8 +91,8 @@ INSTANTIATE_TEST_SUITE_P(
                     "tp=8,pp=16,dp=8,model=405b",                    // long chains
                     "tp=8,pp=2,dp=2,model=7b",                       // size-2 ring: both ways
                     "tp=8,pp=4,dp=6,order=tp-cp-ep-pp-dp,model=7b",  // DP slowest
-                    "tp=2,pp=4,dp=2,ep=4,cp=2,model=deepseek-v3",    // EP all-to-all over nodes
-                    "tp=4,pp=16,dp=1,ep=16,gpus_per_node=4,model=deepseek-v3"));
+                    "tp=2,pp=4,dp=2,ep=4,cp=2,model=deepseek-v3",    // EP inside a node (stride 4)
+                    "tp=4,pp=16,dp=1,ep=16,gpus_per_node=4,model=deepseek-v3"));  // EP all-to-all
 
 }  // namespace
 }  // namespace topoplace::sched

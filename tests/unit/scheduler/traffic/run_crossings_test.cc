@@ -1,15 +1,19 @@
 #include "scheduler/traffic/run_crossings.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <numeric>
-#include <optional>
 #include <random>
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "scheduler/job/job_spec.h"
+#include "scheduler/mapping/rank_layout.h"
+#include "scheduler/traffic/node_graph.h"
+#include "scheduler/traffic/traffic_model.h"
 
 namespace topoplace::sched {
 namespace {
@@ -61,13 +65,13 @@ TEST_P(RunCrossingsTest, CountsWhatTheSlotBySlotWalkCountsInEveryOrder) {
   const NodeGraph graph = BuildNodeGraph(layout, BuildTrafficModel(job), g, nodes);
   ASSERT_FALSE(graph.segments.empty()) << GetParam();
 
-  std::vector<std::pair<std::optional<RunCrossings>, std::vector<int>>> orders;
+  std::vector<std::pair<absl::StatusOr<RunCrossings>, std::vector<int>>> orders;
   std::vector<int> node_order(nodes);
   std::iota(node_order.begin(), node_order.end(), 0);
   orders.emplace_back(RunCrossings::InNodeOrder(graph), node_order);
   for (Dim dim : kAllDims) {
     if (layout.size(dim) <= 1 || layout.stride(dim) % g != 0) {
-      EXPECT_FALSE(RunCrossings::GroupedBy(graph, layout, dim, g)) << DimName(dim);
+      EXPECT_FALSE(RunCrossings::GroupedBy(graph, layout, dim, g).ok()) << DimName(dim);
       continue;
     }
     orders.emplace_back(RunCrossings::GroupedBy(graph, layout, dim, g),
@@ -75,7 +79,7 @@ TEST_P(RunCrossingsTest, CountsWhatTheSlotBySlotWalkCountsInEveryOrder) {
   }
   std::mt19937 random(11);
   for (const auto& [crossings, order] : orders) {
-    ASSERT_TRUE(crossings) << GetParam();
+    ASSERT_TRUE(crossings.ok()) << GetParam() << ": " << crossings.status();
     for (int count : {1, 2, 3, 5, 9, nodes}) {
       for (int trial = 0; trial < 20; ++trial) {
         const Runs runs = RandomRuns(random, nodes, count);
@@ -90,8 +94,9 @@ TEST(RunCrossings, OneRunCrossesNothingAndRunsOfOneSlotCrossEverything) {
   const JobSpec job = *ParseJobSpec("tp=8,pp=4,dp=4,model=7b");
   const RankLayout layout(job);
   const NodeGraph graph = BuildNodeGraph(layout, BuildTrafficModel(job), 8, 16);
-  const std::optional<RunCrossings> crossings = RunCrossings::GroupedBy(graph, layout, Dim::kPp, 8);
-  ASSERT_TRUE(crossings);
+  const absl::StatusOr<RunCrossings> crossings =
+      RunCrossings::GroupedBy(graph, layout, Dim::kPp, 8);
+  ASSERT_TRUE(crossings.ok()) << crossings.status();
   EXPECT_EQ(crossings->Bytes(Runs{{0, 16}}), 0.0);
   Runs singles;
   for (int k = 0; k < 16; ++k) singles.emplace_back(k, 1);
@@ -105,7 +110,22 @@ TEST(RunCrossings, ADimensionInsideANodeCannotGroupTheSlots) {
   const JobSpec job = *ParseJobSpec("tp=8,pp=4,dp=4,model=7b");
   const RankLayout layout(job);
   const NodeGraph graph = BuildNodeGraph(layout, BuildTrafficModel(job), 8, 16);
-  EXPECT_FALSE(RunCrossings::GroupedBy(graph, layout, Dim::kTp, 8));
+  const absl::StatusOr<RunCrossings> grouped = RunCrossings::GroupedBy(graph, layout, Dim::kTp, 8);
+  ASSERT_FALSE(grouped.ok());
+  EXPECT_THAT(grouped.status().message(), testing::HasSubstr("tp is not node-aligned"));
+}
+
+// 15 slots for a job of 16: the last DP ring and PP chain group is cut short, which
+// CrossingEdges skips and a run count cannot: refused, in either order.
+TEST(RunCrossings, GroupsThatDoNotTileTheSlotsAreRefused) {
+  const JobSpec job = *ParseJobSpec("tp=8,pp=4,dp=4,model=7b");
+  const RankLayout layout(job);
+  const NodeGraph graph = BuildNodeGraph(layout, BuildTrafficModel(job), 8, 15);
+  const absl::StatusOr<RunCrossings> in_order = RunCrossings::InNodeOrder(graph);
+  ASSERT_FALSE(in_order.ok());
+  EXPECT_THAT(in_order.status().message(), testing::HasSubstr("do not tile 15 slots"));
+  EXPECT_FALSE(RunCrossings::GroupedBy(graph, layout, Dim::kPp, 8).ok());
+  EXPECT_FALSE(RunCrossings::GroupedBy(graph, layout, Dim::kDp, 8).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -116,8 +136,8 @@ INSTANTIATE_TEST_SUITE_P(
                     "tp=8,pp=2,dp=2,model=7b",                       // size-2 ring: both ways
                     "tp=8,pp=4,dp=6,order=tp-cp-ep-pp-dp,model=7b",  // DP slowest
                     "tp=4,pp=4,dp=6,model=7b",  // two TP groups a node: DP not aligned
-                    "tp=2,pp=4,dp=2,ep=4,cp=2,model=deepseek-v3",  // EP all-to-all over nodes
-                    "tp=4,pp=16,dp=1,ep=16,gpus_per_node=4,model=deepseek-v3"));
+                    "tp=2,pp=4,dp=2,ep=4,cp=2,model=deepseek-v3",  // EP inside a node (stride 4)
+                    "tp=4,pp=16,dp=1,ep=16,gpus_per_node=4,model=deepseek-v3"));  // EP all-to-all
 
 }  // namespace
 }  // namespace topoplace::sched
