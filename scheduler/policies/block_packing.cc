@@ -3,9 +3,32 @@
 #include <algorithm>
 #include <numeric>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 
 namespace topoplace::sched {
+namespace {
+
+// The short lists of one block choice (a few dozen takes) are sorted and regrouped on the
+// stack: the multi-block search does it a hundred times or more per placement.
+template <typename T>
+using ShortList = absl::InlinedVector<T, 32>;
+
+// std::stable_sort, without its temporary buffer for short ranges (insertion sort is
+// stable too).
+template <typename It, typename Less>
+void StableSortShort(It first, It last, Less less) {
+  constexpr std::ptrdiff_t kShort = 64;
+  if (last - first > kShort) return std::stable_sort(first, last, less);
+  for (It i = first; i != last; ++i) {
+    auto v = std::move(*i);
+    It j = i;
+    for (; j != first && less(v, *(j - 1)); --j) *j = std::move(*(j - 1));
+    *j = std::move(v);
+  }
+}
+
+}  // namespace
 
 std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
   const RankLayout& layout = ctx.layout;
@@ -37,9 +60,9 @@ void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, i
     t.amount = cap[t.index];
     slack += t.amount;
   }
-  std::vector<Take*> order;
+  ShortList<Take*> order;
   for (Take& t : takes) order.push_back(&t);
-  std::stable_sort(order.begin(), order.end(), [unit](const Take* a, const Take* b) {
+  StableSortShort(order.begin(), order.end(), [unit](const Take* a, const Take* b) {
     return a->amount % unit < b->amount % unit;
   });
   for (Take* t : order) {
@@ -50,8 +73,8 @@ void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, i
     }
   }
   // What is left is whole units or cannot be made clean: drop it from the smallest.
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Take* a, const Take* b) { return a->amount < b->amount; });
+  StableSortShort(order.begin(), order.end(),
+                  [](const Take* a, const Take* b) { return a->amount < b->amount; });
   for (Take* t : order) {
     const int d = std::min(slack, t->amount);
     t->amount -= d;
@@ -61,18 +84,16 @@ void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, i
 }
 
 void ChainResidues(std::vector<Take>& takes, int unit) {
-  std::vector<Take> ordered;
-  ordered.reserve(takes.size());
-  std::vector<Take> dirty;
+  ShortList<Take> ordered, dirty;
   for (const Take& t : takes) (t.amount % unit == 0 ? ordered : dirty).push_back(t);
   // The dirty takes by residue, in take order within a residue (bucket i is
   // dirty[start[i], start[i + 1]), residue residues[i], ascending); next[i]: its first
   // take not yet placed. O(d log d) in the d dirty takes, whatever the unit.
-  std::stable_sort(dirty.begin(), dirty.end(), [unit](const Take& a, const Take& b) {
+  StableSortShort(dirty.begin(), dirty.end(), [unit](const Take& a, const Take& b) {
     return a.amount % unit < b.amount % unit;
   });
-  std::vector<int> residues;
-  std::vector<size_t> start;
+  ShortList<int> residues;
+  ShortList<size_t> start;
   for (size_t i = 0; i < dirty.size(); ++i) {
     if (i == 0 || dirty[i].amount % unit != residues.back()) {
       residues.push_back(dirty[i].amount % unit);
@@ -80,7 +101,7 @@ void ChainResidues(std::vector<Take>& takes, int unit) {
     }
   }
   start.push_back(dirty.size());
-  std::vector<size_t> next(start.begin(), start.end() - 1);
+  ShortList<size_t> next(start.begin(), start.end() - 1);
   const auto left = [&](size_t i) { return next[i] < start[i + 1]; };
   size_t largest = residues.size();  // one past the largest residue with takes left
   int prefix = 0;
@@ -98,7 +119,7 @@ void ChainResidues(std::vector<Take>& takes, int unit) {
     prefix += t.amount;
     ordered.push_back(t);
   }
-  takes = std::move(ordered);
+  takes.assign(ordered.begin(), ordered.end());
 }
 
 bool MultiPod(const Fabric& fabric, const Domain& domain) {

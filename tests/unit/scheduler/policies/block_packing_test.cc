@@ -116,11 +116,69 @@ std::vector<Take> PlainChainResidues(const std::vector<Take>& takes, int unit) {
   return ordered;
 }
 
+// The rule TrimToUnits follows, written plainly: whole caps first, then the slack spent
+// on the smallest remainders (stable), then what is left dropped from the smallest takes.
+std::vector<Take> PlainTrimToUnits(std::vector<Take> takes, const std::vector<int>& cap, int need,
+                                   int unit) {
+  int slack = -need;
+  for (Take& t : takes) {
+    t.amount = cap[t.index];
+    slack += t.amount;
+  }
+  std::vector<size_t> order(takes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return takes[a].amount % unit < takes[b].amount % unit;
+  });
+  for (size_t i : order) {
+    const int r = takes[i].amount % unit;
+    if (r > 0 && r <= slack) {
+      takes[i].amount -= r;
+      slack -= r;
+    }
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return takes[a].amount < takes[b].amount; });
+  for (size_t i : order) {
+    const int d = std::min(slack, takes[i].amount);
+    takes[i].amount -= d;
+    slack -= d;
+  }
+  std::erase_if(takes, [](const Take& t) { return t.amount == 0; });
+  return takes;
+}
+
+TEST(BlockPacking, TrimToUnitsAgreesWithThePlainRuleOnRandomSelections) {
+  std::mt19937 random(9);
+  for (int round = 0; round < 3000; ++round) {
+    const int blocks = std::uniform_int_distribution<int>(1, round % 4 == 0 ? 150 : 30)(random);
+    std::vector<int> cap(blocks);
+    int total = 0;
+    for (int& c : cap) {
+      c = std::uniform_int_distribution<int>(0, 40)(random);
+      total += c;
+    }
+    if (total == 0) continue;
+    const int need = std::uniform_int_distribution<int>(1, total)(random);
+    const int unit = std::uniform_int_distribution<int>(2, 16)(random);
+    std::vector<Take> takes = GreedyBestFit(cap, need);
+    const std::vector<Take> expected = PlainTrimToUnits(takes, cap, need, unit);
+    TrimToUnits(takes, cap, need, unit);
+    ASSERT_EQ(takes.size(), expected.size()) << "round " << round;
+    for (size_t i = 0; i < takes.size(); ++i) {
+      ASSERT_EQ(takes[i].index, expected[i].index) << "round " << round;
+      ASSERT_EQ(takes[i].amount, expected[i].amount) << "round " << round;
+    }
+  }
+}
+
 TEST(BlockPacking, ChainResiduesAgreesWithThePlainRuleOnRandomTakes) {
   std::mt19937 random(5);
   for (int round = 0; round < 5000; ++round) {
-    const int unit = std::uniform_int_distribution<int>(2, 17)(random);
-    std::vector<Take> takes(std::uniform_int_distribution<int>(0, 30)(random));
+    // Mostly small units and a few dozen takes; some huge units, some long lists.
+    const int unit = std::uniform_int_distribution<int>(2, round % 5 == 0 ? 5000 : 17)(random);
+    std::vector<Take> takes(
+        std::uniform_int_distribution<int>(0, round % 4 == 0 ? 100 : 30)(random));
     for (size_t i = 0; i < takes.size(); ++i) {
       takes[i] = {static_cast<int32_t>(i), std::uniform_int_distribution<int>(1, 3 * unit)(random)};
     }
