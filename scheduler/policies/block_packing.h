@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "scheduler/framework/domain_select.h"
 #include "scheduler/framework/placement_policy.h"
 
@@ -42,8 +43,9 @@ std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim);
 // Nodes in rank order, no unit: what a rank-order launcher does with a host list.
 Cut PlainCut(const PlacementContext& ctx);
 
-// (block, hosts) in packing order.
-using BlockSequence = std::vector<std::pair<int32_t, int>>;
+// (block, hosts) in packing order. Short (a job spans a few dozen blocks at most), and
+// the search builds a dozen or more per placement: kept inline.
+using BlockSequence = absl::InlinedVector<std::pair<int32_t, int>, 16>;
 
 // How much each chosen block gives: greedy best fit, or trimmed to whole units where the
 // chosen blocks' spare room allows.
