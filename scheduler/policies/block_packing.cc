@@ -128,41 +128,44 @@ bool MultiPod(const Fabric& fabric, const Domain& domain) {
 
 std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Domain& domain,
                                            int granule, bool by_pod) {
-  // The groups: the pods when `by_pod` (pods are chosen first, which keeps core crossings
-  // few, possibly at the price of more blocks), else the domain's blocks as one.
-  const bool pods = by_pod && MultiPod(ctx.fabric, domain);
-  std::vector<int32_t> all;
-  if (!pods) all = BlocksOf(ctx.fabric, domain);
-  const size_t groups = pods ? ctx.fabric.pods().size() : 1;
-  const auto group = [&](size_t i) -> const std::vector<int32_t>& {
-    return pods ? ctx.fabric.pods()[i].blocks : all;
-  };
   // Free granules of a block, none in a block to avoid.
   const auto free = [&ctx, granule](int32_t b) {
     const bool avoid = !ctx.avoid_blocks.empty() && ctx.avoid_blocks[b] != 0;
     return avoid ? 0 : ctx.inventory.block_free(b) / granule;
   };
-  std::vector<int> group_cap(groups, 0);
-  for (size_t i = 0; i < groups; ++i) {
-    for (int32_t b : group(i)) group_cap[i] += free(b);
-  }
-  const std::vector<Take> group_takes = GreedyBestFit(group_cap, ctx.nodes / granule);
-  if (group_takes.empty()) return std::nullopt;
-  BlockSelection selection;
-  selection.reserve(group_takes.size());
-  for (const Take& gt : group_takes) {
+  const auto cap_of = [&](std::span<const int32_t> blocks) {
+    int cap = 0;
+    for (int32_t b : blocks) cap += free(b);
+    return cap;
+  };
+  // The blocks of a chosen group, the best fit of `amount` granules over them.
+  const auto pick_of = [&](std::vector<int32_t> blocks, int amount) {
     GroupPick pick;
-    if (pods) {
-      pick.blocks = group(gt.index);
-    } else {
-      pick.blocks = std::move(all);  // the one group: at most one take
-    }
+    pick.blocks = std::move(blocks);
     pick.cap.resize(pick.blocks.size());
     for (size_t j = 0; j < pick.blocks.size(); ++j) pick.cap[j] = free(pick.blocks[j]);
-    pick.amount = gt.amount;
-    pick.takes = GreedyBestFit(pick.cap, gt.amount);
-    selection.push_back(std::move(pick));
+    pick.amount = amount;
+    pick.takes = GreedyBestFit(pick.cap, amount);
+    return pick;
+  };
+  const int need = ctx.nodes / granule;
+  BlockSelection selection;
+  // The groups: the pods when `by_pod` (pods are chosen first, which keeps core crossings
+  // few, possibly at the price of more blocks), else the domain's blocks as one.
+  if (!by_pod || !MultiPod(ctx.fabric, domain)) {
+    std::vector<int32_t> all = BlocksOf(ctx.fabric, domain);
+    const int cap = cap_of(all);
+    const std::vector<Take> takes = GreedyBestFit(std::span<const int>(&cap, 1), need);
+    if (takes.empty()) return std::nullopt;
+    selection.push_back(pick_of(std::move(all), takes.front().amount));
+    return selection;
   }
+  const std::vector<Pod>& pods = ctx.fabric.pods();
+  std::vector<int> pod_cap(pods.size(), 0);
+  for (size_t i = 0; i < pods.size(); ++i) pod_cap[i] = cap_of(pods[i].blocks);
+  const std::vector<Take> pod_takes = GreedyBestFit(pod_cap, need);
+  if (pod_takes.empty()) return std::nullopt;
+  for (const Take& pt : pod_takes) selection.push_back(pick_of(pods[pt.index].blocks, pt.amount));
   return selection;
 }
 
