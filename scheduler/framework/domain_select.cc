@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
+#include "absl/container/inlined_vector.h"
 #include "scheduler/framework/nvlink_domains.h"
 
 namespace topoplace::sched {
@@ -88,9 +90,52 @@ std::vector<int32_t> LargestFirst(std::span<const int> capacity) {
   return sorted;
 }
 
+// GreedyBestFit by selection: the largest capacity not chosen yet (lowest index on ties),
+// again and again, until one covers the rest; that last piece goes to the smallest
+// capacity not chosen that covers it (lowest index on ties). The same takes as walking
+// LargestFirst's order, in O(n) per take; nullopt once more than `max_takes` are needed
+// (the sorted walk is cheaper then).
+std::optional<std::vector<Take>> FewTakes(std::span<const int> capacity, int need,
+                                          size_t max_takes) {
+  std::vector<Take> takes;
+  absl::InlinedVector<uint8_t, 64> chosen(capacity.size(), 0);
+  int remaining = need;
+  while (remaining > 0) {
+    if (takes.size() == max_takes) return std::nullopt;
+    int32_t largest = -1;
+    for (size_t i = 0; i < capacity.size(); ++i) {
+      if (!chosen[i] && capacity[i] > 0 && (largest < 0 || capacity[i] > capacity[largest])) {
+        largest = static_cast<int32_t>(i);
+      }
+    }
+    if (largest < 0) return std::vector<Take>{};  // the total is short
+    if (capacity[largest] < remaining) {
+      chosen[largest] = 1;
+      takes.push_back({largest, capacity[largest]});
+      remaining -= capacity[largest];
+      continue;
+    }
+    int32_t best = largest;
+    for (size_t i = 0; i < capacity.size(); ++i) {
+      if (!chosen[i] && capacity[i] >= remaining && capacity[i] < capacity[best]) {
+        best = static_cast<int32_t>(i);
+      }
+    }
+    takes.push_back({best, remaining});
+    remaining = 0;
+  }
+  return takes;
+}
+
+// Takes beyond which GreedyBestFit sorts instead of selecting.
+constexpr size_t kSelectedTakes = 8;
+
 }  // namespace
 
 std::vector<Take> GreedyBestFit(std::span<const int> capacity, int need) {
+  if (std::optional<std::vector<Take>> few = FewTakes(capacity, need, kSelectedTakes)) {
+    return *std::move(few);
+  }
   const std::vector<int32_t> order = LargestFirst(capacity);
   std::vector<Take> takes;
   int remaining = need;

@@ -122,14 +122,45 @@ Inventory Inventory::RestrictedTo(std::span<const HostId> hosts) const {
 
 int Inventory::TakeHosts(int32_t block, int count, std::vector<uint8_t>& taken,
                          std::vector<HostId>& out, Take order) const {
+  return TakeFromBlock(block, count, &taken, out, order);
+}
+
+int Inventory::TakeFromUntouchedBlock(int32_t block, int count, std::vector<HostId>& out,
+                                      Take order) const {
+  return TakeFromBlock(block, count, nullptr, out, order);
+}
+
+int Inventory::TakeFromBlock(int32_t block, int count, std::vector<uint8_t>* taken,
+                             std::vector<HostId>& out, Take order) const {
   int got = 0;
   // With kHealthyFirst and degraded hosts known: a pass without them, then one with them.
   const bool two_passes = order == Take::kHealthyFirst && !degraded_.empty();
+  if (taken == nullptr && !two_passes) {
+    // One pass, nothing to skip but ineligible hosts: each host is written to the next
+    // place and kept only if eligible, without a branch on it (free hosts are scattered,
+    // so the branch would be mispredicted often).
+    const std::vector<HostId>& hosts = fabric_->blocks()[block].hosts;
+    const size_t start = out.size();
+    out.resize(start + std::max(count, 0));
+    for (size_t i = 0; i < hosts.size() && got < count; ++i) {
+      out[start + got] = hosts[i];
+      got += eligible_[hosts[i]] != 0 ? 1 : 0;
+    }
+    out.resize(start + got);
+    return got;
+  }
   for (int pass = two_passes ? 0 : 1; pass < 2; ++pass) {
     for (HostId h : fabric_->blocks()[block].hosts) {
       if (got == count) break;
-      if (!eligible_[h] || taken[h] || (pass == 0 && degraded_[h])) continue;
-      taken[h] = 1;
+      if (!eligible_[h] || (pass == 0 && degraded_[h])) continue;
+      if (taken != nullptr) {
+        if ((*taken)[h]) continue;
+        (*taken)[h] = 1;
+      } else if (two_passes && pass == 1 && !degraded_[h]) {
+        // Untouched before this call: the second pass runs only once the first took every
+        // eligible healthy host, so the healthy ones are all taken already.
+        continue;
+      }
       out.push_back(h);
       ++got;
     }

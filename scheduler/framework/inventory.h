@@ -65,12 +65,20 @@ class Inventory {
   // appended.
   int TakeHosts(int32_t block, int count, std::vector<uint8_t>& taken, std::vector<HostId>& out,
                 Take order = Take::kHostOrder) const;
+  // The same for a block nothing has been taken from yet, without the per-host flags
+  // (what a candidate taking each of its blocks once needs): the hosts TakeHosts would
+  // append with `taken` all clear.
+  int TakeFromUntouchedBlock(int32_t block, int count, std::vector<HostId>& out,
+                             Take order = Take::kHostOrder) const;
   // Appends the first `count` eligible hosts of NVLink domain `d`, in host order. Returns
   // how many it appended.
   int TakeFromDomain(int32_t d, int count, std::vector<HostId>& out) const;
 
  private:
   Inventory() = default;
+  // TakeHosts, or TakeFromUntouchedBlock when `taken` is null.
+  int TakeFromBlock(int32_t block, int count, std::vector<uint8_t>* taken, std::vector<HostId>& out,
+                    Take order) const;
   const Fabric* fabric_ = nullptr;
   const Occupancy* occupancy_ = nullptr;
   std::vector<uint8_t> eligible_;

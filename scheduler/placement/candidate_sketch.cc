@@ -1,6 +1,7 @@
 #include "scheduler/placement/candidate_sketch.h"
 
 #include <algorithm>
+#include <span>
 #include <utility>
 
 #include "scheduler/mapping/rank_map.h"
@@ -26,6 +27,11 @@ bool OneKeyPerGroup(const Items& items, size_t groups, GroupOf group_of, KeyOf k
     seen[group] = key;
   }
   return true;
+}
+
+// True when every value is the first one: then no edge joins two different values.
+bool AllEqual(std::span<const int32_t> values) {
+  return std::all_of(values.begin(), values.end(), [&](int32_t v) { return v == values.front(); });
 }
 
 }  // namespace
@@ -90,7 +96,10 @@ CandidateSketcher::CandidateSketcher(const PlacementContext& ctx, const HealthVi
       block_stamp_(ctx.fabric.blocks().size(), -1),
       node_block_(ctx.nodes),
       gpus_in_block_(ctx.fabric.blocks().size(), 0),
-      pod_seen_(ctx.fabric.pods().size(), 0) {}
+      pod_seen_(ctx.fabric.pods().size(), 0),
+      block_sent_(ctx.fabric.blocks().size(), 0.0),
+      block_edges_(ctx.fabric.blocks().size(), 0),
+      block_host_(ctx.fabric.blocks().size(), -1) {}
 
 CandidateSketch CandidateSketcher::Sketch(std::span<const HostId> node_hosts) const {
   const std::vector<Host>& hosts = ctx_.fabric.hosts();
@@ -136,7 +145,8 @@ CandidateSketch CandidateSketcher::Sketch(std::span<const HostId> node_hosts) co
     const double crossing = CrossBlockBytes(graph_, node_block_);
     traffic.tier_bytes[static_cast<int>(Tier::kSpine)] = crossing * kBytesRoundingMargin;
     if (crossing > 0) {
-      const bool core = climb_.pods_reach_core && CrossBlockBytes(graph_, node_pod_) > 0;
+      const bool core =
+          climb_.pods_reach_core && !AllEqual(node_pod_) && CrossBlockBytes(graph_, node_pod_) > 0;
       traffic.max_hops = SwitchHops(core ? Tier::kCore : Tier::kSpine);
     }
   }
@@ -150,6 +160,8 @@ bool CandidateSketcher::ExactSplit(std::span<const HostId> node_hosts,
   if (!climb_.index_spine_per_pod || (pods && !climb_.pods_reach_core) || !same_index_pairs_) {
     return false;
   }
+  // Nodes all in one pod: nothing crosses pods (CrossingEdges would count 0 each time).
+  const bool across_pods_possible = pods && !AllEqual(node_pod_);
   const int g = ctx_.job.gpus_per_node;
   for (HostId h : node_hosts) {
     if (tiers_.aligned_gpus(h) == 0) return false;  // NIC indexes differ between hosts
@@ -169,7 +181,8 @@ bool CandidateSketcher::ExactSplit(std::span<const HostId> node_hosts,
       // Rank pairs per crossing node edge: one per GPU, both ways for a chain's edge.
       const int64_t per_edge = (pattern == Pattern::kChain ? 2 : 1) * static_cast<int64_t>(g);
       const int64_t across_blocks = CrossingEdges(segment, node_block_) * per_edge;
-      const int64_t across_pods = pods ? CrossingEdges(segment, node_pod_) * per_edge : 0;
+      const int64_t across_pods =
+          across_pods_possible ? CrossingEdges(segment, node_pod_) * per_edge : 0;
       dim_bytes[0] = AddRepeated(dim_bytes[0], pair, across_blocks - across_pods);
       dim_bytes[1] = AddRepeated(dim_bytes[1], pair, across_pods);
     }
@@ -204,15 +217,25 @@ bool CandidateSketcher::LeafUpKnowable() const {
 std::vector<double> CandidateSketcher::LeafUp(std::span<const HostId> node_hosts) const {
   const Fabric& fabric = ctx_.fabric;
   const int g = ctx_.job.gpus_per_node;
-  for (HostId h : node_hosts) {
-    if (tiers_.aligned_gpus(h) != g) return {};
+  for (size_t k = 0; k < node_hosts.size(); ++k) {
+    if (tiers_.aligned_gpus(node_hosts[k]) != g || node_block_[k] < 0) return {};
+  }
+  // GPU j of every aligned host of a block sends through one leaf (one leaf per rail per
+  // block: LeafUpKnowable), so the bytes are summed per block: per pattern, the sending
+  // ends of its crossing edges in each block, times its pair bytes. One host per block
+  // names the leaves.
+  blocks_sending_.clear();
+  for (size_t k = 0; k < node_hosts.size(); ++k) {
+    const int32_t b = node_block_[k];
+    if (block_host_[b] >= 0) continue;
+    block_host_[b] = node_hosts[k];
+    block_sent_[b] = 0;
+    block_edges_[b] = 0;
+    blocks_sending_.push_back(b);
   }
   const int nodes = static_cast<int>(node_hosts.size());
-  std::vector<double> sent(nodes, 0.0);  // per node: bytes each of its GPUs sends up
-  std::vector<int32_t> crossing(nodes);
   const auto book = [&](Pattern pattern, int step, int size, double bytes) {
     if (bytes <= 0) return;
-    std::fill(crossing.begin(), crossing.end(), 0);
     const int period = step * size;
     // Each crossing edge of the pattern counts for its sender, or both ends if both send.
     for (const EdgeFamily& f : EdgeFamilies({pattern, step, size, 0})) {
@@ -220,13 +243,17 @@ std::vector<double> CandidateSketcher::LeafUp(std::span<const HostId> node_hosts
         const int from = base + static_cast<int>(f.first);
         const int delta = static_cast<int>(f.delta);
         for (int p = from; p < from + f.width; ++p) {
-          const int32_t d = node_block_[p] != node_block_[p + delta];
-          crossing[p] += d;
-          if (f.both_send) crossing[p + delta] += d;
+          const int32_t a = node_block_[p], b = node_block_[p + delta];
+          const int32_t d = a != b;
+          block_edges_[a] += d;
+          if (f.both_send) block_edges_[b] += d;
         }
       }
     }
-    for (int k = 0; k < nodes; ++k) sent[k] += crossing[k] * bytes;
+    for (int32_t b : blocks_sending_) {
+      block_sent_[b] += static_cast<double>(block_edges_[b]) * bytes;
+      block_edges_[b] = 0;
+    }
   };
   for (Dim d : kAllDims) {
     const int size = ctx_.layout.size(d);
@@ -235,13 +262,15 @@ std::vector<double> CandidateSketcher::LeafUp(std::span<const HostId> node_hosts
     book(PatternOf(d), stride / g, size, ctx_.traffic.pair(d));
     book(Pattern::kRing, stride / g, size, ctx_.traffic.ring_pair(d));
   }
+  // GPU j's own NIC, which also forwards rail-locally (GPU j of the peer has its index).
   std::vector<double> up(fabric.switches().size(), 0.0);
-  for (int k = 0; k < nodes; ++k) {
-    if (sent[k] == 0) continue;
-    // GPU j's own NIC, which also forwards rail-locally (GPU j of the peer has its index).
-    for (SwitchId leaf : tiers_.gpu_leaves(node_hosts[k])) {
-      if (leaf >= 0) up[leaf] += sent[k];
+  for (int32_t b : blocks_sending_) {
+    if (block_sent_[b] != 0) {
+      for (SwitchId leaf : tiers_.gpu_leaves(block_host_[b])) {
+        if (leaf >= 0) up[leaf] += block_sent_[b];
+      }
     }
+    block_host_[b] = -1;
   }
   return up;
 }

@@ -96,9 +96,10 @@ class CandidateSketcher {
   bool ExactSplit(std::span<const HostId> node_hosts, TrafficReport& traffic) const;
   // True when LeafUp can be exact (see above) for jobs of this request.
   bool LeafUpKnowable() const;
-  // The walk's bytes up per leaf, from the node slots: each node's directed crossing
-  // pairs of every dimension times its pair bytes, sent from each of its NICs' leaves.
-  // Empty when a node's host is not aligned and wholly taken.
+  // The walk's bytes up per leaf (up to the rounding of adding per block), from the node
+  // slots: each node's directed crossing pairs of every dimension times its pair bytes,
+  // sent from each of its NICs' leaves. Empty when a node's host is not aligned and
+  // wholly taken, or outside any block.
   std::vector<double> LeafUp(std::span<const HostId> node_hosts) const;
 
   const PlacementContext& ctx_;
@@ -115,6 +116,12 @@ class CandidateSketcher {
   mutable std::vector<int32_t> node_block_, node_pod_;
   mutable std::vector<int32_t> gpus_in_block_;
   mutable std::vector<uint8_t> pod_seen_;
+  // LeafUp's per block of the candidate: the bytes its GPUs send up, one pattern's
+  // crossing edge ends, and one of its hosts (-1 between calls); and those blocks.
+  mutable std::vector<double> block_sent_;
+  mutable std::vector<int64_t> block_edges_;
+  mutable std::vector<HostId> block_host_;
+  mutable std::vector<int32_t> blocks_sending_;
 };
 
 }  // namespace topoplace::sched

@@ -36,13 +36,14 @@ std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
   if (layout.size(dim) <= 1 || layout.stride(dim) % g != 0) return std::nullopt;
   const int step = layout.stride(dim) / g;  // slot k's coordinate is (k / step) % size
   const int size = layout.size(dim);
-  Cut cut{absl::StrCat(DimName(dim), "-aligned"), ctx.nodes / size, {}};
-  cut.node_order.reserve(ctx.nodes);
+  Cut cut{absl::StrCat(DimName(dim), "-aligned"), ctx.nodes / size, std::vector<int>(ctx.nodes)};
   // Nodes by coordinate, in node order within one coordinate: coordinate c's slots are
   // the runs [base + c * step, base + (c + 1) * step) of every group of step * size slots.
+  int* next = cut.node_order.data();
   for (int c = 0; c < size; ++c) {
     for (int base = c * step; base < ctx.nodes; base += step * size) {
-      for (int k = base; k < base + step && k < ctx.nodes; ++k) cut.node_order.push_back(k);
+      const int end = std::min(base + step, ctx.nodes);
+      for (int k = base; k < end; ++k) *next++ = k;
     }
   }
   return cut;
@@ -153,11 +154,10 @@ std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Do
   // The groups: the pods when `by_pod` (pods are chosen first, which keeps core crossings
   // few, possibly at the price of more blocks), else the domain's blocks as one.
   if (!by_pod || !MultiPod(ctx.fabric, domain)) {
-    std::vector<int32_t> all = BlocksOf(ctx.fabric, domain);
-    const int cap = cap_of(all);
-    const std::vector<Take> takes = GreedyBestFit(std::span<const int>(&cap, 1), need);
-    if (takes.empty()) return std::nullopt;
-    selection.push_back(pick_of(std::move(all), takes.front().amount));
+    // One group: it gives the whole need (its best fit is empty when it cannot).
+    GroupPick pick = pick_of(BlocksOf(ctx.fabric, domain), need);
+    if (pick.takes.empty()) return std::nullopt;
+    selection.push_back(std::move(pick));
     return selection;
   }
   const std::vector<Pod>& pods = ctx.fabric.pods();
@@ -191,6 +191,16 @@ void OrderTakes(std::vector<Take>& takes, int unit, Order order) {
 void AppendTakes(const GroupPick& pick, std::span<const Take> takes, int granule,
                  BlockSequence& seq) {
   for (const Take& t : takes) seq.emplace_back(pick.blocks[t.index], t.amount * granule);
+}
+
+// True if no block appears twice in `seq` (short: a quadratic check is cheapest).
+bool DistinctBlocks(const BlockSequence& seq) {
+  for (size_t i = 0; i < seq.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (seq[i].first == seq[j].first) return false;
+    }
+  }
+  return true;
 }
 
 // Blocks a selection takes from, an upper bound on any arrangement's length.
@@ -241,11 +251,19 @@ std::optional<BlockSequence> ChooseBlocks(const PlacementContext& ctx, const Dom
 
 Candidate Materialize(const PlacementContext& ctx, const BlockSequence& seq, const Cut& cut,
                       std::string how) {
-  std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
   std::vector<HostId> hosts;
   hosts.reserve(ctx.nodes);
-  for (const auto& [block, count] : seq) {
-    ctx.inventory.TakeHosts(block, count, taken, hosts, Inventory::Take::kHealthyFirst);
+  constexpr Inventory::Take kOrder = Inventory::Take::kHealthyFirst;
+  if (DistinctBlocks(seq)) {
+    // Every block once (what the search builds): no per-host flags to allocate and clear.
+    for (const auto& [block, count] : seq) {
+      ctx.inventory.TakeFromUntouchedBlock(block, count, hosts, kOrder);
+    }
+  } else {
+    std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
+    for (const auto& [block, count] : seq) {
+      ctx.inventory.TakeHosts(block, count, taken, hosts, kOrder);
+    }
   }
   Candidate c;
   c.node_hosts.assign(ctx.nodes, -1);

@@ -86,6 +86,7 @@ std::string Describe(const Layout& l) {
 std::optional<Layout> BestHybrid(const PlacementContext& ctx, const Domain& domain,
                                  const CutModel& model, const HybridSelections& selections) {
   std::vector<BlockSequence> seen;
+  seen.reserve(2 * 2 * kOrders.size());  // by pod or not, x amounts, x orders
   size_t best = 0;
   double best_bytes = 0;
   for (bool by_pod : {true, false}) {
@@ -163,6 +164,8 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
     }
   }
   std::vector<Layout> layouts;
+  // Aligned (by pod or not, per cut and domain), then hybrids (per cut and the plain one).
+  layouts.reserve(domains.size() * 2 * cuts.size() + cuts.size() + 1);
   bool aligned_found = false;
   for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
     const Domain& domain = domains[i];
@@ -251,8 +254,8 @@ std::vector<Candidate> OneBlock(const PlacementContext& ctx) {
   std::vector<Domain> blocks = FittingDomains(inv, DomainLevel::kBlock, ctx.nodes);
   for (size_t i = 0; i < blocks.size() && i < kBlockCandidates; ++i) {
     Candidate c;
-    std::vector<uint8_t> taken(ctx.fabric.hosts().size(), 0);
-    inv.TakeHosts(blocks[i].id, ctx.nodes, taken, c.node_hosts, Inventory::Take::kHealthyFirst);
+    inv.TakeFromUntouchedBlock(blocks[i].id, ctx.nodes, c.node_hosts,
+                               Inventory::Take::kHealthyFirst);
     c.how = absl::StrCat("best fit in block ", blocks[i].id, " (", blocks[i].free, " free nodes)");
     out.push_back(std::move(c));
   }

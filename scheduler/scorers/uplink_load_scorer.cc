@@ -14,6 +14,8 @@ class UplinkLoadScorer final : public Scorer {
     return "bytes/iteration sent up through loaded leaves, times their load";
   }
   ScoreResult Score(const ScoreInput& in) const override {
+    // No load known: nothing is hot, and the ratio of nothing is 0 (Ratio01).
+    if (in.uplink_busy.empty()) return {0, 0};
     const std::vector<double>& up = in.traffic.network.leaf_up;
     const size_t n = std::min(up.size(), in.uplink_busy.size());
     double hot = 0, total = 0;

@@ -43,11 +43,11 @@ NodeGraph BuildNodeGraph(const RankLayout& layout, const TrafficModel& traffic, 
   return graph;
 }
 
-std::vector<EdgeFamily> EdgeFamilies(const NodeGraph::Segment& segment) {
+EdgeFamilyList EdgeFamilies(const NodeGraph::Segment& segment) {
   const int64_t s = segment.step;
   const int64_t n = segment.size;
   const int64_t period = s * n;  // slots of one group: every coordinate once
-  std::vector<EdgeFamily> out;
+  EdgeFamilyList out;
   switch (segment.pattern) {
     case Pattern::kRing:  // the last coordinate's run back to the first
       out.push_back({period, (n - 1) * s, s, -(n - 1) * s, 1, false});

@@ -19,6 +19,7 @@
 #include <span>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/traffic/traffic_model.h"
 
@@ -55,7 +56,10 @@ struct EdgeFamily {
   int multiplicity = 1;    // edges per (p, p + delta): 2 for an all-to-all pair
   bool both_send = false;  // both ends send over the edge (chain, all-to-all), not ring
 };
-std::vector<EdgeFamily> EdgeFamilies(const NodeGraph::Segment& segment);
+// A ring's two families or a chain's one stay inline (the sketch and the run counts ask
+// for them per segment and per candidate); an all-to-all's pairs go to the heap.
+using EdgeFamilyList = absl::InlinedVector<EdgeFamily, 2>;
+EdgeFamilyList EdgeFamilies(const NodeGraph::Segment& segment);
 
 // Edges of `segment` whose two node slots sit in different blocks (node_block[k]: block of
 // slot k), over the complete groups of node_block (step * size slots each).

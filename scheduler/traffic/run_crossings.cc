@@ -27,7 +27,7 @@ int64_t RunCrossings::EdgesWithin(const EdgeFamily& f, int64_t lo, int64_t hi) {
   return to > from ? StartsBelow(f, to) - StartsBelow(f, from) : 0;
 }
 
-void RunCrossings::Add(double weight, std::vector<EdgeFamily> families) {
+void RunCrossings::Add(double weight, EdgeFamilyList families) {
   Segment segment{weight, std::move(families), {}};
   for (const EdgeFamily& f : segment.families) {
     segment.totals.push_back(EdgesWithin(f, 0, nodes_));
@@ -70,7 +70,7 @@ absl::StatusOr<RunCrossings> RunCrossings::GroupedBy(const NodeGraph& graph,
   for (const NodeGraph::Segment& segment : graph.segments) {
     const int64_t period = static_cast<int64_t>(segment.step) * segment.size;
     if (nodes % period != 0) return Untiled(segment.step, segment.size, nodes);
-    std::vector<EdgeFamily> families = EdgeFamilies(segment);
+    EdgeFamilyList families = EdgeFamilies(segment);
     if (segment.step == step && segment.size == size) {
       // `dim` itself: coordinate c's slots are the run [c * unit, (c + 1) * unit), and an
       // edge keeps its index within the run.

@@ -52,8 +52,8 @@ class RunCrossings {
  private:
   struct Segment {
     double weight = 0;
-    std::vector<EdgeFamily> families;  // over positions
-    std::vector<int64_t> totals;       // per family: its edges among all positions
+    EdgeFamilyList families;                 // over positions
+    absl::InlinedVector<int64_t, 2> totals;  // per family: its edges among all positions
   };
 
   RunCrossings() = default;
@@ -61,7 +61,7 @@ class RunCrossings {
   static int64_t StartsBelow(const EdgeFamily& f, int64_t x);
   // Edges of `f` with both ends in [lo, hi).
   static int64_t EdgesWithin(const EdgeFamily& f, int64_t lo, int64_t hi);
-  void Add(double weight, std::vector<EdgeFamily> families);
+  void Add(double weight, EdgeFamilyList families);
 
   int nodes_ = 0;
   std::vector<Segment> segments_;

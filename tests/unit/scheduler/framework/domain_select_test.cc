@@ -80,7 +80,8 @@ TEST(GreedyBestFit, AgreesWithThePlainRuleOnRandomCapacities) {
   for (int round = 0; round < 5000; ++round) {
     const int domains = std::uniform_int_distribution<int>(0, 40)(random);
     // Capacities of a few values (many ties), of blocks' free hosts, and of pods' (above
-    // 2 x domains + 64: GreedyBestFit sorts those without counting).
+    // 2 x domains + 64: GreedyBestFit sorts those without counting). Needs up to the
+    // total: up to eight takes are found by selection, more by the sorted walk.
     const int top =
         std::array<int, 4>{4, 40, 40, 1000}[std::uniform_int_distribution<int>(0, 3)(random)];
     std::vector<int> cap(domains);

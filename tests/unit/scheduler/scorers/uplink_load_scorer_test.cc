@@ -82,5 +82,26 @@ TEST_F(UplinkLoadScorerTest, ExplainsTheHotBytes) {
   EXPECT_TRUE(found);
 }
 
+TEST_F(UplinkLoadScorerTest, WithoutLoadNothingIsHotThoughBytesClimb) {
+  const Fabric& f = *fabric_;
+  Occupancy occupancy(f);
+  for (const Block& block : f.blocks()) occupancy.SetHost(block.hosts[0], true);
+  PlacementRequest req;
+  req.job = *ParseJobSpec("tp=8,pp=1,dp=2,model=7b");
+  absl::StatusOr<PlacementPlan> plan = PlacementEngine(fabric_).Place(req, occupancy);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  double climbing = 0;
+  for (double bytes : plan->traffic.network.leaf_up) climbing += bytes;
+  EXPECT_GT(climbing, 0) << "the job must span blocks for this test to say anything";
+  bool found = false;
+  for (const auto& e : plan->explain) {
+    if (e.scorer != "uplink-load") continue;
+    found = true;
+    EXPECT_EQ(e.raw, 0);
+    EXPECT_EQ(e.normalized, 0);
+  }
+  EXPECT_TRUE(found);
+}
+
 }  // namespace
 }  // namespace topoplace::sched
