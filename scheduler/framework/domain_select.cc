@@ -97,29 +97,44 @@ std::vector<int32_t> LargestFirst(std::span<const int> capacity) {
 // (the sorted walk is cheaper then).
 std::optional<std::vector<Take>> FewTakes(std::span<const int> capacity, int need,
                                           size_t max_takes) {
+  // What each domain has left: -1 once taken (or if it had nothing), so that neither scan
+  // below picks it again. The scans keep their running best without branching on the
+  // data (free capacities are scattered; the branches would be mispredicted).
+  absl::InlinedVector<int, 64> left(capacity.begin(), capacity.end());
+  int top_capacity = 0;
+  for (int& c : left) {
+    c = std::max(c, -1);
+    top_capacity = std::max(top_capacity, c);
+  }
+  // Each take is at most the largest capacity: too many of them are needed when even
+  // `max_takes` of the largest fall short.
+  if (static_cast<int64_t>(top_capacity) * static_cast<int64_t>(max_takes) < need) {
+    return std::nullopt;
+  }
   std::vector<Take> takes;
-  absl::InlinedVector<uint8_t, 64> chosen(capacity.size(), 0);
   int remaining = need;
   while (remaining > 0) {
     if (takes.size() == max_takes) return std::nullopt;
     int32_t largest = -1;
-    for (size_t i = 0; i < capacity.size(); ++i) {
-      if (!chosen[i] && capacity[i] > 0 && (largest < 0 || capacity[i] > capacity[largest])) {
-        largest = static_cast<int32_t>(i);
-      }
+    int top = 0;
+    for (size_t i = 0; i < left.size(); ++i) {
+      const bool more = left[i] > top;
+      top = more ? left[i] : top;
+      largest = more ? static_cast<int32_t>(i) : largest;
     }
     if (largest < 0) return std::vector<Take>{};  // the total is short
-    if (capacity[largest] < remaining) {
-      chosen[largest] = 1;
-      takes.push_back({largest, capacity[largest]});
-      remaining -= capacity[largest];
+    if (top < remaining) {
+      left[largest] = -1;
+      takes.push_back({largest, top});
+      remaining -= top;
       continue;
     }
     int32_t best = largest;
-    for (size_t i = 0; i < capacity.size(); ++i) {
-      if (!chosen[i] && capacity[i] >= remaining && capacity[i] < capacity[best]) {
-        best = static_cast<int32_t>(i);
-      }
+    int fit = top;
+    for (size_t i = 0; i < left.size(); ++i) {
+      const bool tighter = left[i] >= remaining && left[i] < fit;
+      fit = tighter ? left[i] : fit;
+      best = tighter ? static_cast<int32_t>(i) : best;
     }
     takes.push_back({best, remaining});
     remaining = 0;

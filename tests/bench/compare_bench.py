@@ -16,7 +16,7 @@ COUNTERS = ("p50_us", "p99_us")  # compared, one column each
 READ_COUNTERS = COUNTERS + ("p50_cpu_us", "p99_cpu_us", "candidates")
 
 
-def medians(path):
+def medians(path, counters=READ_COUNTERS):
     files = sorted(glob.glob(os.path.join(path, "*.json"))) if os.path.isdir(path) else [path]
     out = {}
     for f in files:
@@ -27,7 +27,7 @@ def medians(path):
                 continue
             name = b.get("run_name", b["name"]).removesuffix("_median")
             values = {"time": b["real_time"], "unit": b.get("time_unit", "ns")}
-            for c in READ_COUNTERS:
+            for c in counters:
                 if c in b:
                     values[c] = b[c]
             out[name] = values

@@ -6,9 +6,10 @@
 // layouts. Reports the mean (Google Benchmark's time) plus p50/p99 counters in
 // microseconds over the single-call latencies, both wall clock (p50_us, p99_us) and this
 // thread's CPU time (p50_cpu_us, p99_cpu_us): on a shared machine the wall-clock tail
-// measures the neighbours' load as much as our code.
+// measures the neighbours' load as much as our code. The BM_Paired* benchmarks place with
+// topoplace and slurm-tree alternately in one loop, for issue 36's ratios (RunPaired).
 //
-//   build-sched/tests/bench/placement_bench --benchmark_filter=Place
+//   build/tests/bench/placement_bench --benchmark_filter=Place
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/state/occupancy.h"
@@ -97,46 +99,99 @@ std::vector<double> RandomUplinkBusy(const Fabric& fabric, uint32_t seed) {
   return busy;
 }
 
-void RunPlacement(benchmark::State& state, const std::string& preset, const char* policy,
-                  bool link_loads = false, bool load_aware = false, std::string job = "") {
-  const Setup& setup = SetupFor(preset);
-  if (job.empty()) job = JobFor(static_cast<int>(state.range(0)));
+// One Place call's latencies in microseconds: wall clock and this thread's CPU time.
+struct Samples {
+  std::vector<double> wall, cpu;
+};
+
+absl::StatusOr<PlacementPlan> TimedPlace(const PlacementEngine& engine, const PlacementRequest& req,
+                                         const Occupancy& bg, Samples& samples) {
+  const double cpu_start = ThreadCpuMicros();
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<PlacementPlan> plan = engine.Place(req, bg);
+  const auto stop = std::chrono::steady_clock::now();
+  samples.cpu.push_back(ThreadCpuMicros() - cpu_start);
+  samples.wall.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
+  return plan;
+}
+
+double Percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))];
+}
+
+PlacementRequest RequestFor(const Setup& setup, const std::string& job, const char* policy,
+                            bool link_loads, bool load_aware) {
   PlacementRequest req;
   req.job = *ParseJobSpec(job);
   req.policy = policy;
   req.link_loads = link_loads;
   if (load_aware) req.uplink_busy = RandomUplinkBusy(*setup.fabric, 7);
-  std::vector<double> micros, cpu_micros;
+  return req;
+}
+
+void RunPlacement(benchmark::State& state, const std::string& preset, const char* policy,
+                  bool link_loads = false, bool load_aware = false, std::string job = "") {
+  const Setup& setup = SetupFor(preset);
+  if (job.empty()) job = JobFor(static_cast<int>(state.range(0)));
+  const PlacementRequest req = RequestFor(setup, job, policy, link_loads, load_aware);
+  Samples samples;
   size_t i = 0, failures = 0;
   double candidates = 0, evaluated = 0;
   for (auto _ : state) {
     const Occupancy& bg = setup.backgrounds[i++ % setup.backgrounds.size()];
-    const double cpu_start = ThreadCpuMicros();
-    const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<PlacementPlan> plan = setup.engine->Place(req, bg);
-    const auto stop = std::chrono::steady_clock::now();
-    cpu_micros.push_back(ThreadCpuMicros() - cpu_start);
+    absl::StatusOr<PlacementPlan> plan = TimedPlace(*setup.engine, req, bg, samples);
     benchmark::DoNotOptimize(plan);
     if (!plan.ok()) ++failures;
     if (plan.ok()) {
       candidates += plan->candidates_considered;
       evaluated += plan->candidates_evaluated;
     }
-    micros.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
   }
-  const auto pct = [](std::vector<double>& v, double q) {
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))];
-  };
-  state.counters["p50_us"] = pct(micros, 0.50);
-  state.counters["p99_us"] = pct(micros, 0.99);
-  state.counters["p50_cpu_us"] = pct(cpu_micros, 0.50);
-  state.counters["p99_cpu_us"] = pct(cpu_micros, 0.99);
+  state.counters["p50_us"] = Percentile(samples.wall, 0.50);
+  state.counters["p99_us"] = Percentile(samples.wall, 0.99);
+  state.counters["p50_cpu_us"] = Percentile(samples.cpu, 0.50);
+  state.counters["p99_cpu_us"] = Percentile(samples.cpu, 0.99);
   state.counters["failed"] = static_cast<double>(failures);
   // Candidates the policy proposed, and those the engine evaluated in full (means per call).
   const double placed = static_cast<double>(std::max<size_t>(1, i - failures));
   state.counters["candidates"] = candidates / placed;
   state.counters["evaluated"] = evaluated / placed;
+  state.SetLabel(job);
+}
+
+// Issue 36's ratios, measured in pairs: each iteration places the job with topoplace and
+// with slurm-tree on the same background, the two calls back to back in alternating order,
+// so both meet the same state of a shared machine (whose speed drifts by a quarter between
+// runs here). Counters: each policy's p50/p99 (wall and CPU) and topoplace's over
+// slurm-tree's (ratio_*). slurm-tree never gets the uplink load (as in BM_Place*SlurmTree).
+void RunPaired(benchmark::State& state, const std::string& preset, bool load_aware) {
+  const Setup& setup = SetupFor(preset);
+  const std::string job = JobFor(static_cast<int>(state.range(0)));
+  const PlacementRequest ours = RequestFor(setup, job, "topoplace", false, load_aware);
+  const PlacementRequest base = RequestFor(setup, job, "slurm-tree", false, false);
+  Samples ours_samples, base_samples;
+  size_t i = 0, failures = 0;
+  for (auto _ : state) {
+    const Occupancy& bg = setup.backgrounds[i % setup.backgrounds.size()];
+    for (int turn = 0; turn < 2; ++turn) {
+      const bool ours_now = (turn == 0) == (i % 2 == 0);
+      absl::StatusOr<PlacementPlan> plan = TimedPlace(*setup.engine, ours_now ? ours : base, bg,
+                                                      ours_now ? ours_samples : base_samples);
+      benchmark::DoNotOptimize(plan);
+      if (!plan.ok()) ++failures;
+    }
+    ++i;
+  }
+  for (const auto& [name, v] : {std::pair{"", &Samples::wall}, {"_cpu", &Samples::cpu}}) {
+    for (const auto& [q, label] : {std::pair{0.50, "p50"}, {0.99, "p99"}}) {
+      const double a = Percentile(ours_samples.*v, q), b = Percentile(base_samples.*v, q);
+      state.counters[absl::StrCat("topoplace_", label, name, "_us")] = a;
+      state.counters[absl::StrCat("slurm_tree_", label, name, "_us")] = b;
+      state.counters[absl::StrCat("ratio_", label, name)] = a / b;
+    }
+  }
+  state.counters["failed"] = static_cast<double>(failures);
   state.SetLabel(job);
 }
 
@@ -163,6 +218,12 @@ void BM_PlaceClos3_100kSlurmTree(benchmark::State& state) {
   RunPlacement(state, "clos3-100k", "slurm-tree");
 }
 
+// topoplace (plain and load-aware) and slurm-tree alternating in one loop (RunPaired).
+void BM_PairedRail28k(benchmark::State& state) { RunPaired(state, "rail-28k", false); }
+void BM_PairedRail28kLoadAware(benchmark::State& state) { RunPaired(state, "rail-28k", true); }
+void BM_PairedClos3_100k(benchmark::State& state) { RunPaired(state, "clos3-100k", false); }
+void BM_PairedClos3_100kLoadAware(benchmark::State& state) { RunPaired(state, "clos3-100k", true); }
+
 // The MoE job on NVLink racks, topoplace against a baseline in the same engine.
 void BM_PlaceNvl72Moe(benchmark::State& state) {
   RunPlacement(state, kNvl72x4, "topoplace", false, false, kMoeJob);
@@ -184,6 +245,10 @@ BENCHMARK(BM_PlaceRail28kLoadAware)->Apply([](auto* b) { Sizes(b, {64, 1024, 819
 BENCHMARK(BM_PlaceClos3_100kLoadAware)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
 BENCHMARK(BM_PlaceRail28kSlurmTree)->Apply([](auto* b) { Sizes(b, {64, 1024, 8192}); });
 BENCHMARK(BM_PlaceClos3_100kSlurmTree)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PairedRail28k)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PairedRail28kLoadAware)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PairedClos3_100k)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PairedClos3_100kLoadAware)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
 BENCHMARK(BM_PlaceNvl72Moe)->Apply([](auto* b) { Sizes(b, {1024}); });
 BENCHMARK(BM_PlaceNvl72MoeSlurmBlock)->Apply([](auto* b) { Sizes(b, {1024}); });
 

@@ -3,8 +3,13 @@
 topoplace's p99 (and with the load-aware scorer) over the slurm-tree baseline's, measured
 in the same run. Targets: at most 1.1x, and 1.2x load-aware.
 
+The first table reads the paired benchmarks (BM_Paired*: both policies placed alternately
+in one loop, so both meet the same state of a shared machine); the tables after it divide
+the separate benchmarks' figures, which on a VM whose speed drifts between runs can be
+taken minutes apart.
+
   build/tests/bench/placement_bench \\
-      --benchmark_filter='(Rail28k|Clos3_100k)(SlurmTree|LoadAware)?/(1024|8192)' \\
+      --benchmark_filter='(Place|Paired)(Rail28k|Clos3_100k)(SlurmTree|LoadAware)?/(1024|8192)' \\
       --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \\
       --benchmark_report_aggregates_only=true --benchmark_out=p.json --benchmark_out_format=json
   tests/bench/placement_ratios.py p.json          # or a `make bench` record folder
@@ -20,6 +25,26 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_bench import medians  # noqa: E402
 
+PAIRED = ("ratio_p99", "ratio_p99_cpu", "ratio_p50", "topoplace_p99_us", "slurm_tree_p99_us")
+
+
+def paired_table(path):
+    """Prints the paired ratios; returns False if the record has none."""
+    runs = {name.split("/min_time")[0]: v for name, v in medians(path, PAIRED).items()}
+    rows = [(f, g) for f in ("Rail28k", "Clos3_100k") for g in ("1024", "8192")
+            if f"BM_Paired{f}/{g}" in runs and f"BM_Paired{f}LoadAware/{g}" in runs]
+    if not rows:
+        return False
+    print(f"{'paired':12} {'GPUs':>5} {'p99 ratio':>9} {'(cpu)':>6} {'p50':>5}"
+          f" {'load-aware p99':>15} {'(cpu)':>6} {'p50':>5}   target 1.1x / 1.2x")
+    for fabric, gpus in rows:
+        plain, aware = runs[f"BM_Paired{fabric}/{gpus}"], runs[f"BM_Paired{fabric}LoadAware/{gpus}"]
+        print(f"{fabric:12} {gpus:>5} {plain['ratio_p99']:8.2f}x {plain['ratio_p99_cpu']:5.2f}x"
+              f" {plain['ratio_p50']:4.2f}x {aware['ratio_p99']:14.2f}x"
+              f" {aware['ratio_p99_cpu']:5.2f}x {aware['ratio_p50']:4.2f}x")
+    print()
+    return True
+
 
 def main():
     if len(sys.argv) != 2:
@@ -28,6 +53,7 @@ def main():
     path = sys.argv[1]
     if os.path.isdir(path):
         path = os.path.join(path, "placement_bench.json")
+    paired_table(path)
     runs = {name.split("/min_time")[0]: v for name, v in medians(path).items()}
     missing = False
     for counter in ("p99_us", "p99_cpu_us", "p50_us"):

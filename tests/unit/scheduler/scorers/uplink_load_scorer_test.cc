@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scheduler/placement/engine.h"
@@ -43,6 +44,27 @@ class UplinkLoadScorerTest : public ::testing::Test {
     return blocks;
   }
 
+  // The job placed with every block's first host busy, under `busy` (empty: no load).
+  PlacementPlan PlaceAcrossBlocks(std::vector<double> busy) {
+    const Fabric& f = *fabric_;
+    Occupancy occupancy(f);
+    for (const Block& block : f.blocks()) occupancy.SetHost(block.hosts[0], true);
+    PlacementRequest req;
+    req.job = *ParseJobSpec("tp=8,pp=1,dp=2,model=7b");
+    req.uplink_busy = std::move(busy);
+    absl::StatusOr<PlacementPlan> plan = PlacementEngine(fabric_).Place(req, occupancy);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return plan.ok() ? *std::move(plan) : PlacementPlan{};
+  }
+
+  // The uplink-load scorer's line of the plan's explanation, or null.
+  static const ScorerContribution* UplinkExplain(const PlacementPlan& plan) {
+    for (const ScorerContribution& e : plan.explain) {
+      if (e.scorer == "uplink-load") return &e;
+    }
+    return nullptr;
+  }
+
   FabricPtr fabric_;
 };
 
@@ -62,45 +84,25 @@ TEST_F(UplinkLoadScorerTest, WithoutLoadOrAtZeroLoadThePlanIsUnchanged) {
 }
 
 TEST_F(UplinkLoadScorerTest, ExplainsTheHotBytes) {
-  const Fabric& f = *fabric_;
-  Occupancy occupancy(f);
-  for (const Block& block : f.blocks()) occupancy.SetHost(block.hosts[0], true);
   // Every leaf half busy: whatever the choice, all bytes that climb do so through
   // half-busy uplinks, so the normalised cost is 0.5.
-  PlacementRequest req;
-  req.job = *ParseJobSpec("tp=8,pp=1,dp=2,model=7b");
-  req.uplink_busy.assign(f.switches().size(), 0.5);
-  absl::StatusOr<PlacementPlan> plan = PlacementEngine(fabric_).Place(req, occupancy);
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  bool found = false;
-  for (const auto& e : plan->explain) {
-    if (e.scorer != "uplink-load") continue;
-    found = true;
-    EXPECT_DOUBLE_EQ(e.normalized, 0.5);
-    EXPECT_GT(e.raw, 0);
-  }
-  EXPECT_TRUE(found);
+  const PlacementPlan plan =
+      PlaceAcrossBlocks(std::vector<double>(fabric_->switches().size(), 0.5));
+  const ScorerContribution* e = UplinkExplain(plan);
+  ASSERT_NE(e, nullptr);
+  EXPECT_DOUBLE_EQ(e->normalized, 0.5);
+  EXPECT_GT(e->raw, 0);
 }
 
 TEST_F(UplinkLoadScorerTest, WithoutLoadNothingIsHotThoughBytesClimb) {
-  const Fabric& f = *fabric_;
-  Occupancy occupancy(f);
-  for (const Block& block : f.blocks()) occupancy.SetHost(block.hosts[0], true);
-  PlacementRequest req;
-  req.job = *ParseJobSpec("tp=8,pp=1,dp=2,model=7b");
-  absl::StatusOr<PlacementPlan> plan = PlacementEngine(fabric_).Place(req, occupancy);
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  const PlacementPlan plan = PlaceAcrossBlocks({});
   double climbing = 0;
-  for (double bytes : plan->traffic.network.leaf_up) climbing += bytes;
+  for (double bytes : plan.traffic.network.leaf_up) climbing += bytes;
   EXPECT_GT(climbing, 0) << "the job must span blocks for this test to say anything";
-  bool found = false;
-  for (const auto& e : plan->explain) {
-    if (e.scorer != "uplink-load") continue;
-    found = true;
-    EXPECT_EQ(e.raw, 0);
-    EXPECT_EQ(e.normalized, 0);
-  }
-  EXPECT_TRUE(found);
+  const ScorerContribution* e = UplinkExplain(plan);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->raw, 0);
+  EXPECT_EQ(e->normalized, 0);
 }
 
 }  // namespace
