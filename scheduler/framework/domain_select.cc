@@ -97,7 +97,7 @@ std::vector<int32_t> LargestFirst(std::span<const int> capacity) {
 // (the sorted walk is cheaper then).
 std::optional<std::vector<Take>> FewTakes(std::span<const int> capacity, int need,
                                           size_t max_takes) {
-  // What each domain has left: -1 once taken (or if it had nothing), so that neither scan
+  // What each domain has left: -1 once taken (or if it was negative), so that neither scan
   // below picks it again. The scans keep their running best without branching on the
   // data (free capacities are scattered; the branches would be mispredicted).
   absl::InlinedVector<int, 64> left(capacity.begin(), capacity.end());

@@ -141,7 +141,7 @@ int Inventory::TakeFromBlock(int32_t block, int count, std::vector<uint8_t>* tak
     // so the branch would be mispredicted often).
     const std::vector<HostId>& hosts = fabric_->blocks()[block].hosts;
     const size_t start = out.size();
-    out.resize(start + std::max(count, 0));
+    out.resize(start + std::min(static_cast<size_t>(count), hosts.size()));
     for (size_t i = 0; i < hosts.size() && got < count; ++i) {
       out[start + got] = hosts[i];
       got += eligible_[hosts[i]] != 0 ? 1 : 0;

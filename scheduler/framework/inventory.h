@@ -62,7 +62,7 @@ class Inventory {
   enum class Take : uint8_t { kHostOrder, kHealthyFirst };
   // Appends the first `count` eligible hosts of `block` in `order`, skipping hosts already
   // in `taken` (a per-host flag array the caller owns, updated here). Returns how many it
-  // appended.
+  // appended. Precondition: count >= 0.
   int TakeHosts(int32_t block, int count, std::vector<uint8_t>& taken, std::vector<HostId>& out,
                 Take order = Take::kHostOrder) const;
   // The same for a block nothing has been taken from yet, without the per-host flags

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -50,7 +51,7 @@ TEST(Inventory, TakingFromAnUntouchedBlockTakesWhatTakeHostsTakesWithNoFlagsSet)
         for (const Inventory::Take order :
              {Inventory::Take::kHostOrder, Inventory::Take::kHealthyFirst}) {
           for (int count : {0, 1, inv.block_free(block) / 2, inv.block_free(block),
-                            inv.block_free(block) + 3}) {
+                            inv.block_free(block) + 3, std::numeric_limits<int>::max()}) {
             SCOPED_TRACE(absl::StrCat("degraded ", degraded_share, ", seed ", seed, ", block ",
                                       block, ", count ", count, ", healthy first ",
                                       order == Inventory::Take::kHealthyFirst));
