@@ -150,7 +150,7 @@ CandidateSketch CandidateSketcher::Sketch(std::span<const HostId> node_hosts) co
       traffic.max_hops = SwitchHops(core ? Tier::kCore : Tier::kSpine);
     }
   }
-  if (leaf_up_knowable_) traffic.network.leaf_up = LeafUp(node_hosts);
+  if (leaf_up_knowable_) traffic.network.leaf_up_sparse = LeafUp(node_hosts);
   return out;
 }
 
@@ -214,8 +214,8 @@ bool CandidateSketcher::LeafUpKnowable() const {
   return true;
 }
 
-std::vector<double> CandidateSketcher::LeafUp(std::span<const HostId> node_hosts) const {
-  const Fabric& fabric = ctx_.fabric;
+std::vector<std::pair<SwitchId, double>> CandidateSketcher::LeafUp(
+    std::span<const HostId> node_hosts) const {
   const int g = ctx_.job.gpus_per_node;
   for (size_t k = 0; k < node_hosts.size(); ++k) {
     if (tiers_.aligned_gpus(node_hosts[k]) != g || node_block_[k] < 0) return {};
@@ -263,11 +263,23 @@ std::vector<double> CandidateSketcher::LeafUp(std::span<const HostId> node_hosts
     book(Pattern::kRing, stride / g, size, ctx_.traffic.ring_pair(d));
   }
   // GPU j's own NIC, which also forwards rail-locally (GPU j of the peer has its index).
-  std::vector<double> up(fabric.switches().size(), 0.0);
+  // No leaf serves two blocks (blocks_reach_spine), but one may serve several NICs of a
+  // host: its bytes are summed in its block's entries, in the order a per-switch array
+  // would have added them.
+  std::vector<std::pair<SwitchId, double>> up;
+  up.reserve(blocks_sending_.size() * static_cast<size_t>(g));  // a leaf per GPU at most
   for (int32_t b : blocks_sending_) {
     if (block_sent_[b] != 0) {
+      const size_t first = up.size();
       for (SwitchId leaf : tiers_.gpu_leaves(block_host_[b])) {
-        if (leaf >= 0) up[leaf] += block_sent_[b];
+        if (leaf < 0) continue;
+        const auto same = std::find_if(up.begin() + first, up.end(),
+                                       [leaf](const auto& e) { return e.first == leaf; });
+        if (same == up.end()) {
+          up.emplace_back(leaf, block_sent_[b]);
+        } else {
+          same->second += block_sent_[b];
+        }
       }
     }
     block_host_[b] = -1;

@@ -25,13 +25,13 @@
 //          dimension by dimension, so each is at most the walk's bit for bit (equal when
 //          every dimension is node-aligned); otherwise all go to kSpine, a millionth less
 //          than the node graph's sum for the different order of additions.
-//   exact up to rounding, or empty: traffic.network.leaf_up, the bytes leaving each leaf
-//          upwards. Filled only when the request has uplink load and every byte the
-//          job sends over the network is known at the node level: every dimension is
-//          node-aligned or inside a node, every host is aligned (GPU j on NIC j of rail j)
-//          and wholly taken, and a block has one leaf per rail (ClimbFacts); then GPU j
-//          of a node sends to GPU j of others, and only across blocks does it go up, from
-//          its own NIC's leaf. A scorer reading it allows for rounding.
+//   exact up to rounding, or empty: traffic.network.leaf_up_sparse, the bytes leaving
+//          each leaf upwards (leaf_up stays empty). Filled only when the request has uplink load
+//          and every byte the job sends over the network is known at the node level: every
+//          dimension is node-aligned or inside a node, every host is aligned (GPU j on NIC j of
+//          rail j) and wholly taken, and a block has one leaf per rail (ClimbFacts); then GPU j of
+//          a node sends to GPU j of others, and only across blocks does it go up, from its own
+//          NIC's leaf. A scorer reading it allows for rounding.
 // The bounds on bytes and hops need GPUs in different blocks to meet at the spine or
 // above (or not at all), and GPUs in different pods at the core (ClimbFacts). Without
 // that, tier bytes and hops stay 0.
@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "scheduler/framework/footprint.h"
@@ -98,9 +99,9 @@ class CandidateSketcher {
   bool LeafUpKnowable() const;
   // The walk's bytes up per leaf (up to the rounding of adding per block), from the node
   // slots: each node's directed crossing pairs of every dimension times its pair bytes,
-  // sent from each of its NICs' leaves. Empty when a node's host is not aligned and
-  // wholly taken, or outside any block.
-  std::vector<double> LeafUp(std::span<const HostId> node_hosts) const;
+  // sent from each of its NICs' leaves, as NetworkTally::leaf_up_sparse. Empty when a
+  // node's host is not aligned and wholly taken, or outside any block.
+  std::vector<std::pair<SwitchId, double>> LeafUp(std::span<const HostId> node_hosts) const;
 
   const PlacementContext& ctx_;
   const HealthView& health_;

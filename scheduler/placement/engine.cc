@@ -4,6 +4,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -50,6 +51,19 @@ std::optional<std::string> MaxTierViolation(const JobSpec& job, const PlanFootpr
 bool NoNegativeWeights(const std::vector<WeightedScorer>& scorers) {
   return std::all_of(scorers.begin(), scorers.end(),
                      [](const WeightedScorer& ws) { return ws.weight >= 0; });
+}
+
+// Shares of uplinks in use are read by comparisons and sums that a NaN would silently
+// break (and a negative share means nothing): such a request is turned down.
+absl::Status ValidateUplinkBusy(std::span<const double> busy) {
+  for (size_t s = 0; s < busy.size(); ++s) {
+    if (!(busy[s] >= 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "uplink_busy[", s, "] is ", busy[s],
+          ": each switch's share of its uplink capacity in use must be a number >= 0"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // The reasons candidates were turned down, in proposal order.
@@ -107,6 +121,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   const Fabric& fabric = *fabric_;
   const JobSpec& job = request.job;
   TP_RETURN_IF_ERROR(ValidateJobSpec(job));
+  TP_RETURN_IF_ERROR(ValidateUplinkBusy(request.uplink_busy));
   TP_RETURN_IF_ERROR(CheckTpFitsADomain(fabric, job));
   TP_ASSIGN_OR_RETURN(PlacementPolicyPtr policy, plugins_->MakePolicy(request.policy));
   TP_ASSIGN_OR_RETURN(std::vector<WeightedScorer> scorers, plugins_->MakeScorers(request.weights));

@@ -46,6 +46,7 @@ struct PlacementRequest {
   // Per switch id: the share (0 to 1, more when oversubscribed) of the switch's uplink
   // capacity that running jobs already use, from their plans or from measured port
   // counters. Empty (or all 0): no load known, and the uplink-load scorer is neutral.
+  // Every share is >= 0 (Place turns down a NaN or negative one, naming it).
   std::vector<double> uplink_busy;
 };
 

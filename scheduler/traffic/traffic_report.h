@@ -47,6 +47,10 @@ struct NetworkTally {
   // Per switch id (leaves only): bytes leaving the leaf upwards and arriving from above,
   // and the part of each that travels beyond the spine (core).
   std::vector<double> leaf_up, leaf_down, leaf_core_up, leaf_core_down;
+  // leaf_up's non-zero entries as (leaf, bytes), each leaf once, in no particular order:
+  // what the candidate sketch gives instead of leaf_up (a job's bytes leave a few dozen of
+  // a fabric's thousands of switches). A reader takes both (one of them is empty).
+  std::vector<std::pair<SwitchId, double>> leaf_up_sparse;
   // Every directed pair whose bytes climb above its leaf, in pair order: the leaf it leaves,
   // the leaf it arrives at (-1 where there is none), whether it crosses the core, and its
   // bytes. LinkLoads hashes each onto one path when ECMP is per-flow (link_loads.h); only

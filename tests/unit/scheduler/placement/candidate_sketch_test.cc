@@ -98,7 +98,7 @@ void ExpectSketchesBoundEvaluations(const std::string& preset, const std::string
           EXPECT_LE(ws.scorer->LowerBound(bound), ws.scorer->Score(exact).normalized)
               << ws.scorer->name();
         }
-        if (!sketch.traffic.network.leaf_up.empty()) {
+        if (!sketch.traffic.network.leaf_up_sparse.empty()) {
           // Known at the node level: the bound is the cost, but for rounding.
           ++uplink_known;
           EXPECT_NEAR(uplink->LowerBound(bound), uplink->Score(exact).normalized, 1e-6);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -271,6 +272,24 @@ TEST(Placement, JobThatCannotFitIsResourceExhaustedSayingWhy) {
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("needs 256 nodes"));
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("128 of 128 hosts qualify"));
+}
+
+// A share of uplinks in use that is NaN or negative would reach sums and comparisons
+// without a sound meaning: the request is turned down, naming the switch.
+TEST(Placement, UplinkShareThatIsNaNOrNegativeIsInvalidNamingTheSwitch) {
+  PlacementEngine engine(Superpod());
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(), -0.5}) {
+    PlacementRequest req;
+    req.job = Job("tp=8,pp=2,dp=8");
+    req.uplink_busy.assign(Superpod()->switches().size(), 0.25);
+    req.uplink_busy[3] = bad;
+    absl::StatusOr<PlacementPlan> plan = engine.Place(req, Occupancy(*Superpod()));
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(plan.status().message()), HasSubstr("uplink_busy[3]"));
+    req.uplink_busy[3] = 1.5;  // beyond capacity (oversubscribed) is a load like any other
+    EXPECT_TRUE(engine.Place(req, Occupancy(*Superpod())).ok());
+  }
 }
 
 TEST(Placement, HardMaxTierFailsAndSoftMaxTierRelaxesWithANote) {
