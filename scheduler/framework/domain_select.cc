@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <optional>
 
 #include "absl/container/inlined_vector.h"
 #include "scheduler/framework/nvlink_domains.h"
@@ -93,10 +92,9 @@ std::vector<int32_t> LargestFirst(std::span<const int> capacity) {
 // GreedyBestFit by selection: the largest capacity not chosen yet (lowest index on ties),
 // again and again, until one covers the rest; that last piece goes to the smallest
 // capacity not chosen that covers it (lowest index on ties). The same takes as walking
-// LargestFirst's order, in O(n) per take; nullopt once more than `max_takes` are needed
-// (the sorted walk is cheaper then).
-std::optional<std::vector<Take>> FewTakes(std::span<const int> capacity, int need,
-                                          size_t max_takes) {
+// LargestFirst's order, in O(n) per take, into `takes` (empty if the total is short);
+// false once more than `max_takes` are needed (the sorted walk is cheaper then).
+bool FewTakes(std::span<const int> capacity, int need, size_t max_takes, Takes& takes) {
   // What each domain has left: -1 once taken (or if it was negative), so that neither scan
   // below picks it again. The scans keep their running best without branching on the
   // data (free capacities are scattered; the branches would be mispredicted).
@@ -109,12 +107,11 @@ std::optional<std::vector<Take>> FewTakes(std::span<const int> capacity, int nee
   // Each take is at most the largest capacity: too many of them are needed when even
   // `max_takes` of the largest fall short.
   if (static_cast<int64_t>(top_capacity) * static_cast<int64_t>(max_takes) < need) {
-    return std::nullopt;
+    return false;
   }
-  std::vector<Take> takes;
   int remaining = need;
   while (remaining > 0) {
-    if (takes.size() == max_takes) return std::nullopt;
+    if (takes.size() == max_takes) return false;
     int32_t largest = -1;
     int top = 0;
     for (size_t i = 0; i < left.size(); ++i) {
@@ -122,7 +119,10 @@ std::optional<std::vector<Take>> FewTakes(std::span<const int> capacity, int nee
       top = more ? left[i] : top;
       largest = more ? static_cast<int32_t>(i) : largest;
     }
-    if (largest < 0) return std::vector<Take>{};  // the total is short
+    if (largest < 0) {  // the total is short
+      takes.clear();
+      return true;
+    }
     if (top < remaining) {
       left[largest] = -1;
       takes.push_back({largest, top});
@@ -139,7 +139,7 @@ std::optional<std::vector<Take>> FewTakes(std::span<const int> capacity, int nee
     takes.push_back({best, remaining});
     remaining = 0;
   }
-  return takes;
+  return true;
 }
 
 // Takes beyond which GreedyBestFit sorts instead of selecting.
@@ -147,12 +147,11 @@ constexpr size_t kSelectedTakes = 8;
 
 }  // namespace
 
-std::vector<Take> GreedyBestFit(std::span<const int> capacity, int need) {
-  if (std::optional<std::vector<Take>> few = FewTakes(capacity, need, kSelectedTakes)) {
-    return *std::move(few);
-  }
+Takes GreedyBestFit(std::span<const int> capacity, int need) {
+  Takes takes;
+  if (FewTakes(capacity, need, kSelectedTakes, takes)) return takes;
+  takes.clear();
   const std::vector<int32_t> order = LargestFirst(capacity);
-  std::vector<Take> takes;
   int remaining = need;
   for (size_t i = 0; i < order.size() && remaining > 0; ++i) {
     if (capacity[order[i]] <= 0) break;

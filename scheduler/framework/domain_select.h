@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "scheduler/framework/inventory.h"
 #include "scheduler/job/job_spec.h"
 #include "topology/model/fabric.h"
@@ -41,11 +42,14 @@ struct Take {
   int32_t index = 0;  // position in the capacity array
   int amount = 0;
 };
+// The takes of one choice: a few (a job spans a few dozen domains at most, and the search
+// makes dozens of choices per placement), kept inline.
+using Takes = absl::InlinedVector<Take, 8>;
 
 // Chooses as few domains as possible to cover `need`: largest capacity first, and for the
 // last one the smallest domain that still covers the remainder (best fit). Ties go to the
 // lower index. Returns the takes in selection order, or empty if the total is short.
-std::vector<Take> GreedyBestFit(std::span<const int> capacity, int need);
+Takes GreedyBestFit(std::span<const int> capacity, int need);
 
 // Takes `count` hosts from `blocks` following `takes` (amounts in hosts) into `out`.
 // Precondition: the amounts fit the inventory.

@@ -271,7 +271,11 @@ std::vector<std::pair<SwitchId, double>> CandidateSketcher::LeafUp(
   for (int32_t b : blocks_sending_) {
     if (block_sent_[b] != 0) {
       const size_t first = up.size();
-      for (SwitchId leaf : tiers_.gpu_leaves(block_host_[b])) {
+      // The block's table when its first aligned host has g GPUs like this one (one leaf
+      // per rail per block: the same leaves), else this host's own.
+      std::span<const SwitchId> leaves = tiers_.block_gpu_leaves(b);
+      if (leaves.size() != static_cast<size_t>(g)) leaves = tiers_.gpu_leaves(block_host_[b]);
+      for (SwitchId leaf : leaves) {
         if (leaf < 0) continue;
         const auto same = std::find_if(up.begin() + first, up.end(),
                                        [leaf](const auto& e) { return e.first == leaf; });

@@ -55,7 +55,7 @@ Cut PlainCut(const PlacementContext& ctx) {
   return cut;
 }
 
-void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, int unit) {
+void TrimToUnits(Takes& takes, std::span<const int> cap, int need, int unit) {
   int slack = -need;
   for (Take& t : takes) {
     t.amount = cap[t.index];
@@ -81,10 +81,12 @@ void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, i
     t->amount -= d;
     slack -= d;
   }
-  std::erase_if(takes, [](const Take& t) { return t.amount == 0; });
+  takes.erase(
+      std::remove_if(takes.begin(), takes.end(), [](const Take& t) { return t.amount == 0; }),
+      takes.end());
 }
 
-void ChainResidues(std::vector<Take>& takes, int unit) {
+void ChainResidues(Takes& takes, int unit) {
   ShortList<Take> ordered, dirty;
   for (const Take& t : takes) (t.amount % unit == 0 ? ordered : dirty).push_back(t);
   // The dirty takes by residue, in take order within a residue (bucket i is
@@ -163,7 +165,7 @@ std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Do
   const std::vector<Pod>& pods = ctx.fabric.pods();
   std::vector<int> pod_cap(pods.size(), 0);
   for (size_t i = 0; i < pods.size(); ++i) pod_cap[i] = cap_of(pods[i].blocks);
-  const std::vector<Take> pod_takes = GreedyBestFit(pod_cap, need);
+  const Takes pod_takes = GreedyBestFit(pod_cap, need);
   if (pod_takes.empty()) return std::nullopt;
   for (const Take& pt : pod_takes) selection.push_back(pick_of(pods[pt.index].blocks, pt.amount));
   return selection;
@@ -172,14 +174,14 @@ std::optional<BlockSelection> SelectBlocks(const PlacementContext& ctx, const Do
 namespace {
 
 // `pick`'s takes under `amounts`, into `takes`.
-void AmountTakes(const GroupPick& pick, int unit, Amounts amounts, std::vector<Take>& takes) {
+void AmountTakes(const GroupPick& pick, int unit, Amounts amounts, Takes& takes) {
   takes = pick.takes;
   if (amounts == Amounts::kUnitTrimmed && unit > 1) {
     TrimToUnits(takes, pick.cap, pick.amount, unit);
   }
 }
 
-void OrderTakes(std::vector<Take>& takes, int unit, Order order) {
+void OrderTakes(Takes& takes, int unit, Order order) {
   if (order == Order::kBlockId) {
     std::sort(takes.begin(), takes.end(),
               [](const Take& a, const Take& b) { return a.index < b.index; });
@@ -216,7 +218,7 @@ BlockSequence Arrange(const BlockSelection& selection, int granule, int unit, Am
                       Order order) {
   BlockSequence seq;
   seq.reserve(TakeCount(selection));
-  std::vector<Take> takes;
+  Takes takes;
   for (const GroupPick& pick : selection) {
     AmountTakes(pick, unit, amounts, takes);
     OrderTakes(takes, unit, order);
@@ -229,7 +231,7 @@ std::array<BlockSequence, kOrders.size()> ArrangeEachOrder(const BlockSelection&
                                                            int granule, int unit, Amounts amounts) {
   std::array<BlockSequence, kOrders.size()> seqs;
   for (BlockSequence& seq : seqs) seq.reserve(TakeCount(selection));
-  std::vector<Take> amounted, takes;
+  Takes amounted, takes;
   for (const GroupPick& pick : selection) {
     AmountTakes(pick, unit, amounts, amounted);
     for (size_t i = 0; i < kOrders.size(); ++i) {

@@ -60,11 +60,11 @@ inline constexpr std::array<Order, 3> kOrders = {Order::kSelection, Order::kBloc
 // need) on trimming each block's amount to a multiple of `unit`, smallest remainders
 // first, so that more block boundaries fall between units; the amounts still sum to
 // `need`. Precondition: `takes` came from GreedyBestFit(cap, need).
-void TrimToUnits(std::vector<Take>& takes, std::span<const int> cap, int need, int unit);
+void TrimToUnits(Takes& takes, std::span<const int> cap, int need, int unit);
 // Clean blocks (whole units) first; then each next block is one whose remainder closes
 // the open unit exactly, else the one with the largest remainder (the first such in
 // `takes` order either way). Precondition: unit >= 1.
-void ChainResidues(std::vector<Take>& takes, int unit);
+void ChainResidues(Takes& takes, int unit);
 
 // True if `domain` spans several pods, so blocks may be chosen pod by pod.
 bool MultiPod(const Fabric& fabric, const Domain& domain);
@@ -76,7 +76,7 @@ struct GroupPick {
   std::vector<int32_t> blocks;  // the group's blocks
   std::vector<int> cap;         // free granules per block of the group
   int amount = 0;               // granules taken from the group
-  std::vector<Take> takes;      // GreedyBestFit(cap, amount)
+  Takes takes;                  // GreedyBestFit(cap, amount)
 };
 using BlockSelection = std::vector<GroupPick>;
 

@@ -26,7 +26,7 @@ std::vector<HostId> Pack(const PlacementContext& ctx, const std::vector<int32_t>
     domains[i] = NvlinkDomainsOf(ctx.fabric, blocks[i]);
     for (int32_t d : domains[i]) block_capacity[i] += UnitCapacity(ctx, d, unit);
   }
-  std::vector<Take> block_takes = GreedyBestFit(block_capacity, ctx.nodes);
+  Takes block_takes = GreedyBestFit(block_capacity, ctx.nodes);
   if (block_takes.empty()) return {};
   // Node slots fill blocks, and domains inside them, in fabric order.
   const auto by_index = [](const Take& a, const Take& b) { return a.index < b.index; };
@@ -36,7 +36,7 @@ std::vector<HostId> Pack(const PlacementContext& ctx, const std::vector<int32_t>
     const std::vector<int32_t>& in_block = domains[bt.index];
     std::vector<int> capacity(in_block.size());
     for (size_t i = 0; i < in_block.size(); ++i) capacity[i] = UnitCapacity(ctx, in_block[i], unit);
-    std::vector<Take> takes = GreedyBestFit(capacity, bt.amount);
+    Takes takes = GreedyBestFit(capacity, bt.amount);
     std::sort(takes.begin(), takes.end(), by_index);
     for (const Take& t : takes) ctx.inventory.TakeFromDomain(in_block[t.index], t.amount, hosts);
   }

@@ -128,6 +128,19 @@ TierIndex::TierIndex(const Fabric& fabric) : fabric_(fabric) {
   Alignment alignment(nic_attachments_);
   aligned_gpus_.reserve(fabric.hosts().size());
   for (const Host& host : fabric.hosts()) aligned_gpus_.push_back(alignment.Accept(fabric, host));
+  std::vector<HostId> first_aligned(fabric.blocks().size(), -1);
+  for (HostId h = 0; h < static_cast<HostId>(fabric.hosts().size()); ++h) {
+    const int32_t b = fabric.hosts()[h].block;
+    if (b >= 0 && first_aligned[b] < 0 && aligned_gpus_[h] > 0) first_aligned[b] = h;
+  }
+  block_gpu_leaves_at_.reserve(fabric.blocks().size() + 1);
+  for (HostId h : first_aligned) {
+    block_gpu_leaves_at_.push_back(static_cast<int32_t>(block_gpu_leaves_.size()));
+    if (h < 0) continue;
+    const std::span<const SwitchId> leaves = gpu_leaves(h);
+    block_gpu_leaves_.insert(block_gpu_leaves_.end(), leaves.begin(), leaves.end());
+  }
+  block_gpu_leaves_at_.push_back(static_cast<int32_t>(block_gpu_leaves_.size()));
 }
 
 std::unique_ptr<Attachment[]> TierIndex::Attach(std::span<const RankSlot> slots) const {

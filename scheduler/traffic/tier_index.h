@@ -66,6 +66,14 @@ class TierIndex {
     return {gpu_leaves_.data() + gpu_leaves_at_[h],
             static_cast<size_t>(gpu_leaves_at_[h + 1] - gpu_leaves_at_[h])};
   }
+  // gpu_leaves of the block's first aligned host (empty if it has none). Where the NICs
+  // of one index in a block share a leaf (ClimbFacts::one_leaf_per_rail_per_block), every
+  // aligned host of the block with as many GPUs has these leaves: a table of a few
+  // kilobytes, read where a host's own entry would miss the cache.
+  std::span<const SwitchId> block_gpu_leaves(int32_t block) const {
+    return {block_gpu_leaves_.data() + block_gpu_leaves_at_[block],
+            static_cast<size_t>(block_gpu_leaves_at_[block + 1] - block_gpu_leaves_at_[block])};
+  }
 
   // Highest network tier between two attachments; kUnreachable if either has no cable or
   // they share no switch group. Ignores NVLink (compare nvlink_key for that).
@@ -87,6 +95,8 @@ class TierIndex {
   std::vector<int32_t> aligned_gpus_;  // per host
   std::vector<SwitchId> gpu_leaves_;   // per host (from gpu_leaves_at_[h]), per GPU
   std::vector<int32_t> gpu_leaves_at_;
+  std::vector<SwitchId> block_gpu_leaves_;  // per block (from block_gpu_leaves_at_[b])
+  std::vector<int32_t> block_gpu_leaves_at_;
 };
 
 }  // namespace topoplace::sched

@@ -15,12 +15,12 @@ namespace topoplace::sched {
 namespace {
 
 // The rule written the obvious way: a stable sort by capacity, then a scan.
-std::vector<Take> PlainGreedyBestFit(const std::vector<int>& capacity, int need) {
+Takes PlainGreedyBestFit(const std::vector<int>& capacity, int need) {
   std::vector<int32_t> order(capacity.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return capacity[a] > capacity[b]; });
-  std::vector<Take> takes;
+  Takes takes;
   int remaining = need;
   for (int32_t d : order) {
     if (remaining <= 0 || capacity[d] <= 0) break;
@@ -46,7 +46,7 @@ std::vector<Take> PlainGreedyBestFit(const std::vector<int>& capacity, int need)
   return takes;
 }
 
-bool SameTakes(const std::vector<Take>& a, const std::vector<Take>& b) {
+bool SameTakes(const Takes& a, const Takes& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Take& x, const Take& y) {
     return x.index == y.index && x.amount == y.amount;
   });
@@ -55,7 +55,7 @@ bool SameTakes(const std::vector<Take>& a, const std::vector<Take>& b) {
 TEST(GreedyBestFit, TakesTheLargestThenTheSmallestThatCoversTheRest) {
   const std::vector<int> cap = {4, 9, 6, 6, 2};
   // 9 first; 3 remain: the smallest covering it is 4 (index 0), not 6.
-  const std::vector<Take> takes = GreedyBestFit(cap, 12);
+  const Takes takes = GreedyBestFit(cap, 12);
   ASSERT_EQ(takes.size(), 2u);
   EXPECT_EQ(takes[0].index, 1);
   EXPECT_EQ(takes[1].index, 0);
@@ -64,7 +64,7 @@ TEST(GreedyBestFit, TakesTheLargestThenTheSmallestThatCoversTheRest) {
 
 TEST(GreedyBestFit, EqualCapacitiesGoToTheLowerIndex) {
   const std::vector<int> cap = {0, 5, 3, 5, 3};
-  const std::vector<Take> takes = GreedyBestFit(cap, 7);
+  const Takes takes = GreedyBestFit(cap, 7);
   ASSERT_EQ(takes.size(), 2u);
   EXPECT_EQ(takes[0].index, 1);
   EXPECT_EQ(takes[1].index, 2) << "2 remain: of the two 3s, the lower index";

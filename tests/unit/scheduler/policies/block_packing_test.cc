@@ -22,7 +22,7 @@
 namespace topoplace::sched {
 namespace {
 
-std::vector<int> AmountsOf(const std::vector<Take>& takes) {
+std::vector<int> AmountsOf(const Takes& takes) {
   std::vector<int> out;
   for (const Take& t : takes) out.push_back(t.amount);
   return out;
@@ -64,7 +64,7 @@ TEST(BlockPacking, TrimToUnitsSpendsTheSlackOnWholeUnitsPerBlock) {
   // Capacity 10 + 7 for a need of 12 in units of 4: greedy takes 10 + 2; trimmed, the
   // blocks give 8 + 4, both whole units, still 12 in all.
   const std::vector<int> cap = {10, 7};
-  std::vector<Take> takes = GreedyBestFit(cap, 12);
+  Takes takes = GreedyBestFit(cap, 12);
   ASSERT_EQ(takes.size(), 2u);
   TrimToUnits(takes, cap, 12, 4);
   int sum = 0;
@@ -77,7 +77,7 @@ TEST(BlockPacking, TrimToUnitsSpendsTheSlackOnWholeUnitsPerBlock) {
 
 TEST(BlockPacking, TrimToUnitsWithoutSlackKeepsTheAmounts) {
   const std::vector<int> cap = {5, 7};
-  std::vector<Take> takes = GreedyBestFit(cap, 12);
+  Takes takes = GreedyBestFit(cap, 12);
   const std::vector<int> before = AmountsOf(takes);
   TrimToUnits(takes, cap, 12, 4);
   std::vector<int> after = AmountsOf(takes);
@@ -89,15 +89,15 @@ TEST(BlockPacking, TrimToUnitsWithoutSlackKeepsTheAmounts) {
 
 TEST(BlockPacking, ChainResiduesPutsCleanBlocksFirstThenClosesEachOpenUnit) {
   // Units of 4: 8 is clean; 3 opens a unit that 1 closes exactly; then 2 and 2.
-  std::vector<Take> takes = {{0, 3}, {1, 2}, {2, 8}, {3, 1}, {4, 2}};
+  Takes takes = {{0, 3}, {1, 2}, {2, 8}, {3, 1}, {4, 2}};
   ChainResidues(takes, 4);
   EXPECT_EQ(AmountsOf(takes), (std::vector<int>{8, 3, 1, 2, 2}));
 }
 
 // The chaining rule written the obvious way: clean takes first, then repeatedly the first
 // take whose remainder closes the open unit, else the first of the largest remainder.
-std::vector<Take> PlainChainResidues(const std::vector<Take>& takes, int unit) {
-  std::vector<Take> ordered, dirty;
+Takes PlainChainResidues(const Takes& takes, int unit) {
+  Takes ordered, dirty;
   for (const Take& t : takes) (t.amount % unit == 0 ? ordered : dirty).push_back(t);
   int prefix = 0;
   while (!dirty.empty()) {
@@ -118,8 +118,7 @@ std::vector<Take> PlainChainResidues(const std::vector<Take>& takes, int unit) {
 
 // The rule TrimToUnits follows, written plainly: whole caps first, then the slack spent
 // on the smallest remainders (stable), then what is left dropped from the smallest takes.
-std::vector<Take> PlainTrimToUnits(std::vector<Take> takes, const std::vector<int>& cap, int need,
-                                   int unit) {
+Takes PlainTrimToUnits(Takes takes, const std::vector<int>& cap, int need, int unit) {
   int slack = -need;
   for (Take& t : takes) {
     t.amount = cap[t.index];
@@ -144,8 +143,11 @@ std::vector<Take> PlainTrimToUnits(std::vector<Take> takes, const std::vector<in
     takes[i].amount -= d;
     slack -= d;
   }
-  std::erase_if(takes, [](const Take& t) { return t.amount == 0; });
-  return takes;
+  std::vector<Take> kept;
+  for (const Take& t : takes) {
+    if (t.amount > 0) kept.push_back(t);
+  }
+  return Takes(kept.begin(), kept.end());
 }
 
 TEST(BlockPacking, TrimToUnitsAgreesWithThePlainRuleOnRandomSelections) {
@@ -161,8 +163,8 @@ TEST(BlockPacking, TrimToUnitsAgreesWithThePlainRuleOnRandomSelections) {
     if (total == 0) continue;
     const int need = std::uniform_int_distribution<int>(1, total)(random);
     const int unit = std::uniform_int_distribution<int>(2, 16)(random);
-    std::vector<Take> takes = GreedyBestFit(cap, need);
-    const std::vector<Take> expected = PlainTrimToUnits(takes, cap, need, unit);
+    Takes takes = GreedyBestFit(cap, need);
+    const Takes expected = PlainTrimToUnits(takes, cap, need, unit);
     TrimToUnits(takes, cap, need, unit);
     ASSERT_EQ(takes.size(), expected.size()) << "round " << round;
     for (size_t i = 0; i < takes.size(); ++i) {
@@ -177,12 +179,11 @@ TEST(BlockPacking, ChainResiduesAgreesWithThePlainRuleOnRandomTakes) {
   for (int round = 0; round < 5000; ++round) {
     // Mostly small units and a few dozen takes; some huge units, some long lists.
     const int unit = std::uniform_int_distribution<int>(2, round % 5 == 0 ? 5000 : 17)(random);
-    std::vector<Take> takes(
-        std::uniform_int_distribution<int>(0, round % 4 == 0 ? 100 : 30)(random));
+    Takes takes(std::uniform_int_distribution<int>(0, round % 4 == 0 ? 100 : 30)(random));
     for (size_t i = 0; i < takes.size(); ++i) {
       takes[i] = {static_cast<int32_t>(i), std::uniform_int_distribution<int>(1, 3 * unit)(random)};
     }
-    const std::vector<Take> expected = PlainChainResidues(takes, unit);
+    const Takes expected = PlainChainResidues(takes, unit);
     ChainResidues(takes, unit);
     ASSERT_EQ(takes.size(), expected.size());
     for (size_t i = 0; i < takes.size(); ++i) {

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <span>
 
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/generate/reference_fabrics.h"
@@ -91,6 +93,29 @@ TEST(TierIndex, AgreesWithTheFabricOnEveryNicPair) {
     for (NicId b = 0; b < static_cast<NicId>(planes->nics().size()); ++b) {
       ASSERT_EQ(index.NicTier(a, b), planes->NicTier(a, b));
     }
+  }
+}
+
+// Rail-optimised presets put the NICs of one index in a block on one leaf: the block's
+// table then holds the leaves of each of its aligned hosts.
+TEST(TierIndex, BlockGpuLeavesAreThoseOfEveryAlignedHostOfTheBlock) {
+  for (const char* preset : {"superpod-4su", "rail-28k", "clos3-100k"}) {
+    SCOPED_TRACE(preset);
+    absl::StatusOr<FabricPtr> f = GeneratePreset(preset);
+    ASSERT_TRUE(f.ok()) << f.status();
+    const TierIndex index(**f);
+    for (int32_t b = 0; b < static_cast<int32_t>((*f)->blocks().size()); ++b) {
+      EXPECT_FALSE(index.block_gpu_leaves(b).empty()) << "block " << b;
+    }
+    int compared = 0;
+    for (HostId h = 0; h < static_cast<HostId>((*f)->hosts().size()); ++h) {
+      const int32_t b = (*f)->hosts()[h].block;
+      if (b < 0 || index.aligned_gpus(h) == 0) continue;
+      const std::span<const SwitchId> own = index.gpu_leaves(h), table = index.block_gpu_leaves(b);
+      ASSERT_TRUE(std::equal(own.begin(), own.end(), table.begin(), table.end())) << "host " << h;
+      ++compared;
+    }
+    EXPECT_GT(compared, 0);
   }
 }
 
