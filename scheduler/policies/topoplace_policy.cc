@@ -1,6 +1,7 @@
 #include "scheduler/policies/topoplace_policy.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -35,16 +36,32 @@ std::string DomainName(const Domain& d) {
   return d.level == DomainLevel::kPod ? absl::StrCat("pod ", d.id) : "the cluster";
 }
 
-// Single-host-granule selections of one domain, pods first and (on a multi-pod domain)
-// across all its blocks: what every hybrid layout of the domain starts from.
-struct HybridSelections {
-  std::optional<BlockSelection> by_pod, flat;
+// A single-host-granule selection of one domain, what every hybrid layout of the domain
+// starts from, and its greedy amounts in selection and in block id order: no cut's unit
+// changes those two (only the residue chain and the trimmed amounts depend on it).
+struct HybridSelection {
+  BlockSelection selection;
+  BlockSequence greedy_in_order, greedy_by_id;
 };
+// Pods first and (on a multi-pod domain) across all its blocks.
+struct HybridSelections {
+  std::optional<HybridSelection> by_pod, flat;
+};
+
+std::optional<HybridSelection> SelectForHybrid(const PlacementContext& ctx, const Domain& domain,
+                                               bool by_pod) {
+  std::optional<BlockSelection> selection = SelectBlocks(ctx, domain, 1, by_pod);
+  if (!selection) return std::nullopt;
+  HybridSelection out{*std::move(selection), {}, {}};
+  out.greedy_in_order = Arrange(out.selection, 1, 1, Amounts::kGreedy, Order::kSelection);
+  out.greedy_by_id = Arrange(out.selection, 1, 1, Amounts::kGreedy, Order::kBlockId);
+  return out;
+}
 
 HybridSelections SelectForHybrids(const PlacementContext& ctx, const Domain& domain) {
   HybridSelections out;
-  out.by_pod = SelectBlocks(ctx, domain, 1, true);
-  if (out.by_pod && MultiPod(ctx.fabric, domain)) out.flat = SelectBlocks(ctx, domain, 1, false);
+  out.by_pod = SelectForHybrid(ctx, domain, true);
+  if (out.by_pod && MultiPod(ctx.fabric, domain)) out.flat = SelectForHybrid(ctx, domain, false);
   return out;
 }
 
@@ -89,22 +106,30 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const Domain& doma
   seen.reserve(2 * 2 * kOrders.size());  // by pod or not, x amounts, x orders
   size_t best = 0;
   double best_bytes = 0;
+  const auto consider = [&](BlockSequence seq) {
+    if (std::find(seen.begin(), seen.end(), seq) != seen.end()) return;
+    const double bytes = model.crossings.Bytes(seq);
+    if (seen.empty() || bytes < best_bytes) {
+      best = seen.size();
+      best_bytes = bytes;
+    }
+    seen.push_back(std::move(seq));
+  };
+  static_assert(kOrders == std::array{Order::kSelection, Order::kBlockId, Order::kResidueChain});
+  const int unit = model.cut.unit;
   for (bool by_pod : {true, false}) {
     if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
-    const std::optional<BlockSelection>& selection = by_pod ? selections.by_pod : selections.flat;
-    if (!selection) return std::nullopt;
-    for (Amounts amounts : {Amounts::kGreedy, Amounts::kUnitTrimmed}) {
-      // Whole units of one node: trimming changes nothing (the variants would repeat).
-      if (amounts == Amounts::kUnitTrimmed && model.cut.unit <= 1) continue;
-      for (BlockSequence& seq : ArrangeEachOrder(*selection, 1, model.cut.unit, amounts)) {
-        if (std::find(seen.begin(), seen.end(), seq) != seen.end()) continue;
-        const double bytes = model.crossings.Bytes(seq);
-        if (seen.empty() || bytes < best_bytes) {
-          best = seen.size();
-          best_bytes = bytes;
-        }
-        seen.push_back(std::move(seq));
-      }
+    const std::optional<HybridSelection>& hybrid = by_pod ? selections.by_pod : selections.flat;
+    if (!hybrid) return std::nullopt;
+    // Every order of kOrders, greedy amounts then trimmed to whole units: the first two
+    // greedy ones are the selection's; for units of one node the residue chain is the
+    // selection order again, and trimming changes nothing.
+    consider(hybrid->greedy_in_order);
+    consider(hybrid->greedy_by_id);
+    if (unit <= 1) continue;
+    consider(Arrange(hybrid->selection, 1, unit, Amounts::kGreedy, Order::kResidueChain));
+    for (BlockSequence& seq : ArrangeEachOrder(hybrid->selection, 1, unit, Amounts::kUnitTrimmed)) {
+      consider(std::move(seq));
     }
   }
   return Layout{std::move(seen[best]), &model, best_bytes, /*aligned=*/false, domain};
