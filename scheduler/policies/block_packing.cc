@@ -41,6 +41,10 @@ std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim) {
   // the runs [base + c * step, base + (c + 1) * step) of every group of step * size slots.
   int* next = cut.node_order.data();
   for (int c = 0; c < size; ++c) {
+    if (step == 1) {  // runs of one slot (a DP-index column): every size-th slot
+      for (int k = c; k < ctx.nodes; k += size) *next++ = k;
+      continue;
+    }
     for (int base = c * step; base < ctx.nodes; base += step * size) {
       const int end = std::min(base + step, ctx.nodes);
       for (int k = base; k < end; ++k) *next++ = k;
