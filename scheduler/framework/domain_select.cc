@@ -94,6 +94,7 @@ std::vector<int32_t> LargestFirst(std::span<const int> capacity) {
 // capacity not chosen that covers it (lowest index on ties). The same takes as walking
 // LargestFirst's order, in O(n) per take, into `takes` (empty if the total is short);
 // false once more than `max_takes` are needed (the sorted walk is cheaper then).
+// Precondition: `takes` is empty.
 bool FewTakes(std::span<const int> capacity, int need, size_t max_takes, Takes& takes) {
   // What each domain has left: -1 once taken (or if it was negative), so that neither scan
   // below picks it again. The scans keep their running best without branching on the

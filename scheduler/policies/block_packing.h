@@ -44,7 +44,7 @@ std::optional<Cut> MakeCut(const PlacementContext& ctx, Dim dim);
 Cut PlainCut(const PlacementContext& ctx);
 
 // (block, hosts) in packing order. Short (a job spans a few dozen blocks at most: 8,192
-// GPUs take 33 or more of clos3-100k's 32-host blocks), and the search builds a dozen or
+// GPUs take 32 or more of clos3-100k's 32-host blocks), and the search builds a dozen or
 // more per placement: kept inline up to 48.
 using BlockSequence = absl::InlinedVector<std::pair<int32_t, int>, 48>;
 

@@ -89,10 +89,15 @@ def main():
             futures = [pool.submit(apply_node, api_of, o, collection(o),
                                    "Node %s from %s" % (o["metadata"]["name"], path))
                        for o in nodes]
-            for future in futures:
-                future.result()  # a rejection (SystemExit) stops here, with its message
+            try:
+                for future in futures:
+                    future.result()  # a rejection (SystemExit) stops here, with its message
+            except BaseException:
+                pool.shutdown(cancel_futures=True)  # not the thousands of nodes queued
+                raise
         if nodes:
-            status, listed = api.call("GET", collection(nodes[0]))
+            # A fresh connection: the main one sat idle while the writers worked.
+            status, listed = Api(url, token).call("GET", collection(nodes[0]))
             check(status, listed, "the node list")
             labels_of = {n["metadata"]["name"]: n["metadata"].get("labels", {})
                          for n in listed["items"]}
