@@ -26,12 +26,13 @@
 //          every dimension is node-aligned); otherwise all go to kSpine, a millionth less
 //          than the node graph's sum for the different order of additions.
 //   exact up to rounding, or empty: traffic.network.leaf_up_sparse, the bytes leaving
-//          each leaf upwards (leaf_up stays empty). Filled only when the request has uplink load
-//          and every byte the job sends over the network is known at the node level: every
-//          dimension is node-aligned or inside a node, every host is aligned (GPU j on NIC j of
-//          rail j) and wholly taken, and a block has one leaf per rail (ClimbFacts); then GPU j of
-//          a node sends to GPU j of others, and only across blocks does it go up, from its own
-//          NIC's leaf. A scorer reading it allows for rounding.
+//          each leaf upwards (leaf_up stays empty). Filled only when the request has
+//          uplink load and every byte the job sends over the network is known at the
+//          node level: every dimension is node-aligned or inside a node, every host is
+//          aligned (GPU j on NIC j of rail j) and wholly taken, and a block has one leaf
+//          per rail (ClimbFacts); then GPU j of a node sends to GPU j of others, and only
+//          across blocks does it go up, from its own NIC's leaf. A scorer reading it
+//          allows for rounding.
 // The bounds on bytes and hops need GPUs in different blocks to meet at the spine or
 // above (or not at all), and GPUs in different pods at the core (ClimbFacts). Without
 // that, tier bytes and hops stay 0.
