@@ -36,10 +36,12 @@ struct ReportBudgetOptions {
 // 4 MiB + 16 MiB/h to the store's history.
 inline constexpr ReportBudgetOptions kHostReportBudget{};
 // Probe results and port counters: an agent sends a batch of each every probe interval
-// (10 s by default) and after a restart catches up; 30 at once and one a second.
+// (10 s by default, telemetry::kMinProbeInterval = 1 s at the shortest); 30 at once and
+// two a second, so an agent at its shortest interval never meets it. (One a second let
+// such an agent's bucket run dry after 30 s, and its rounds were refused from then on.)
 inline constexpr ReportBudgetOptions kTelemetryBudget{.what = "telemetry reports",
                                                       .burst_reports = 30,
-                                                      .per_report = absl::Seconds(1),
+                                                      .per_report = absl::Milliseconds(500),
                                                       .burst_bytes = 64 << 20,
                                                       .bytes_per_hour = 1024.0 * (1 << 20)};
 

@@ -24,8 +24,10 @@ absl::Status ValidatePlanOptions(const ProbePlanOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_probes_per_round: expected 1..1024, got ", o.max_probes_per_round));
   }
-  if (o.interval < absl::Milliseconds(100)) {
-    return absl::InvalidArgumentError("interval: expected at least 100 ms");
+  if (o.interval < kMinProbeInterval) {
+    return absl::InvalidArgumentError(absl::StrCat("interval: expected at least ",
+                                                   absl::FormatDuration(kMinProbeInterval),
+                                                   ", got ", absl::FormatDuration(o.interval)));
   }
   return absl::OkStatus();
 }

@@ -19,10 +19,16 @@
 
 namespace topoplace::telemetry {
 
+// The shortest time between an agent's rounds. A round sends two reports (its probe batch
+// and its port counters), and the daemon's telemetry budget (kTelemetryBudget in
+// api/server/report_budget.h) refills two a second, so an agent at this interval never
+// meets it.
+inline constexpr absl::Duration kMinProbeInterval = absl::Seconds(1);
+
 struct ProbePlanOptions {
   int spine_samples = 1;                        // per rail per round
   int max_probes_per_round = 16;                // the probe budget of one host
-  absl::Duration interval = absl::Seconds(10);  // between rounds
+  absl::Duration interval = absl::Seconds(10);  // between rounds, kMinProbeInterval or more
 };
 
 struct PlannedProbe {

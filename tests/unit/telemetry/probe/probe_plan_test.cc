@@ -55,6 +55,9 @@ TEST(ProbePlanTest, Deterministic) {
 TEST(ProbePlanTest, OptionsAreValidated) {
   EXPECT_FALSE(ValidatePlanOptions({.max_probes_per_round = 0}).ok());
   EXPECT_FALSE(ValidatePlanOptions({.interval = absl::Milliseconds(1)}).ok());
+  absl::Status fast = ValidatePlanOptions({.interval = absl::Milliseconds(999)});
+  EXPECT_EQ(fast.message(), "interval: expected at least 1s, got 999ms");
+  EXPECT_TRUE(ValidatePlanOptions({.interval = kMinProbeInterval}).ok());
   EXPECT_TRUE(ValidatePlanOptions({}).ok());
 }
 
