@@ -21,7 +21,13 @@ daemon_pids=()
 extra_logs=()
 node_spec=${SLURM_NODE_SPEC:-b00-n[000-003],b01-n[000-003]}
 read -r -a nodes <<<"${SLURM_NODE_NAMES:-b00-n000 b00-n001 b00-n002 b00-n003 b01-n000 b01-n001 b01-n002 b01-n003}"
-ctld_port=$((20000 + RANDOM % 20000))
+# Below the kernel's ephemeral range (ip_local_port_range, 32768 and up by default): a
+# port there can be taken by any outgoing connection, slurmctld's own among them, before
+# the slurmd meant to listen on it binds. (Once in CI one slurmd stayed "unk*" with the
+# ports drawn from 20000-39999; a port taken so is the cause we could not rule out.)
+ephemeral_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+((ephemeral_low > 21000)) || ephemeral_low=32768
+ctld_port=$((20000 + RANDOM % (ephemeral_low - 20000 - 64)))
 node_port=$((ctld_port + 1))
 
 stop_slurm() {
@@ -89,12 +95,18 @@ start_slurm() {
     slurmd -D -N "$n" >"$D/log/slurmd-$n.out" 2>&1 &
     daemon_pids+=($!)
   done
-  for _ in $(seq 150); do
-    idle=$(sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)
+  for _ in $(seq 300); do
+    # sinfo fails until slurmctld listens; under pipefail that must not end the script.
+    idle=$( (sinfo -h -N -t idle -o %N 2>/dev/null || true) | sort -u | wc -l)
     [[ $idle -eq ${#nodes[@]} ]] && return 0
     sleep 0.2
   done
-  fail "nodes did not become idle: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')"
+  # The slurmd logs of the nodes that are not idle say why (a port taken, a crash).
+  local n
+  for n in $(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 != "idle" {print $1}' | sort -u); do
+    extra_logs+=("$D/log/slurmd-$n.log" "$D/log/slurmd-$n.out")
+  done
+  fail "nodes did not become idle within 60 s: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')"
 }
 
 wait_running() {  # $1: job id
