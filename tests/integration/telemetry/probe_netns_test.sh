@@ -7,12 +7,13 @@
 #   management:  every host's mgmt0 on a bridge in the daemon's namespace, 10.78.0.0/24,
 #                so a host whose data link is dead still reports (as real clusters do)
 #
-# Steps: agents probe each other every second (their shortest interval); a 1-host job is reserved; its host's data
-# link is taken down (nft drop of everything on eth0) and its leaf neighbour's cable is
-# rate-limited (tc tbf on both ends); the daemon must mark them down and degraded,
-# `topoplace health --link` must list the job, a following placement must avoid both
-# hosts, /metrics must show it and pass `promtool check metrics`; after the drop rule is
-# removed the link must recover. Nothing is left behind (trap).
+# Steps: agents probe each other every second (their shortest interval); a 1-host job is
+# reserved; its host's data link is taken down (nft drop of everything on eth0) and its
+# leaf neighbour's cable is rate-limited (tc tbf on both ends); the daemon must mark them
+# down and degraded, `topoplace health --link` must list the job, a following placement
+# must avoid both hosts, /metrics must show it and pass `promtool check metrics`; after
+# the drop rule is removed the link must recover; no agent report may have been refused.
+# Nothing is left behind (trap).
 #
 # Usage: probe_netns_test.sh TOPOPLACE TOPOPLACED TOPOPLACE_AGENT
 # Exit: 0 pass, 1 fail, 77 skipped (not root, or ip/nft/tc/jq/curl missing).

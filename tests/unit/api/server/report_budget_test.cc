@@ -103,12 +103,9 @@ TEST(ReportBudget, AnAgentAtItsShortestIntervalNeverMeetsTheTelemetryBudget) {
   ReportBudget looping(kTelemetryBudget);
   absl::Status refused;
   for (int round = 0; round < 1000 && refused.ok(); ++round) {
-    refused =
-        looping.Charge("b07-n031", probe_bytes, kT0 + round * telemetry::kMinProbeInterval / 2);
-    if (refused.ok()) {
-      refused =
-          looping.Charge("b07-n031", counter_bytes, kT0 + round * telemetry::kMinProbeInterval / 2);
-    }
+    const absl::Time at = kT0 + round * telemetry::kMinProbeInterval / 2;
+    refused = looping.Charge("b07-n031", probe_bytes, at);
+    if (refused.ok()) refused = looping.Charge("b07-n031", counter_bytes, at);
   }
   EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
 }
