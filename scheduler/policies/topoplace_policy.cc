@@ -7,6 +7,7 @@
 #include <span>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/framework/domain_select.h"
 #include "scheduler/framework/nvlink_domains.h"
@@ -102,18 +103,18 @@ std::string Describe(const Layout& l) {
 // out identical to an earlier one are not re-scored (they cannot be strictly better).
 std::optional<Layout> BestHybrid(const PlacementContext& ctx, const Domain& domain,
                                  const CutModel& model, const HybridSelections& selections) {
-  std::vector<BlockSequence> seen;
-  seen.reserve(2 * 2 * kOrders.size());  // by pod or not, x amounts, x orders
+  // By pod or not, x amounts, x orders: on the stack (this runs per cut, per placement).
+  absl::InlinedVector<BlockSequence, 2 * 2 * kOrders.size()> seen;
   size_t best = 0;
   double best_bytes = 0;
-  const auto consider = [&](BlockSequence seq) {
+  const auto consider = [&](auto&& seq) {
     if (std::find(seen.begin(), seen.end(), seq) != seen.end()) return;
     const double bytes = model.crossings.Bytes(seq);
     if (seen.empty() || bytes < best_bytes) {
       best = seen.size();
       best_bytes = bytes;
     }
-    seen.push_back(std::move(seq));
+    seen.push_back(std::forward<decltype(seq)>(seq));
   };
   static_assert(kOrders == std::array{Order::kSelection, Order::kBlockId, Order::kResidueChain});
   const int unit = model.cut.unit;
@@ -188,9 +189,9 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
       domains.push_back(d);
     }
   }
-  std::vector<Layout> layouts;
-  // Aligned (by pod or not, per cut and domain), then hybrids (per cut and the plain one).
-  layouts.reserve(domains.size() * 2 * cuts.size() + cuts.size() + 1);
+  // Aligned (by pod or not, per cut, from the one domain that admits them), then hybrids
+  // (per cut and the plain one): seven at most, on the stack.
+  absl::InlinedVector<Layout, 2 * 2 + 2 + 1> layouts;
   bool aligned_found = false;
   for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
     const Domain& domain = domains[i];
@@ -218,11 +219,14 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
       layouts.push_back(*std::move(l));
     }
   }
-  std::vector<size_t> ranked(layouts.size());
+  absl::InlinedVector<size_t, 2 * 2 + 2 + 1> ranked(layouts.size());
   std::iota(ranked.begin(), ranked.end(), 0);
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [&](size_t a, size_t b) { return layouts[a].bytes < layouts[b].bytes; });
+  // Fewest bytes first, ties in layout order (a stable sort, without its buffer).
+  std::sort(ranked.begin(), ranked.end(), [&](size_t a, size_t b) {
+    return std::pair(layouts[a].bytes, a) < std::pair(layouts[b].bytes, b);
+  });
   std::vector<Candidate> kept;
+  kept.reserve(std::min(kept_at_most, ranked.size()));
   for (size_t i = 0; i < ranked.size() && i < kept_at_most; ++i) {
     const Layout& l = layouts[ranked[i]];
     if (i > 0 && l.bytes > layouts[ranked[0]].bytes * (1 + kNearTieFraction)) break;
