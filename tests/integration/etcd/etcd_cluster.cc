@@ -69,9 +69,10 @@ etcd::EtcdOptions EtcdCluster::ClientOptions(int i) const {
 std::string EtcdCluster::Log(int i) const { return absl::StrCat(work_dir_, "/etcd-", i, ".log"); }
 
 absl::Status EtcdCluster::Start() {
-  // A port FreePort found free can be taken before etcd binds it (a parallel test's
-  // connection gets it as its local port; seen once in CI: a member exited at once).
-  // Start afresh on new ports a few times, returning the last failure with its log.
+  // A port FreePort found free can still be taken before etcd binds it (seen once in CI,
+  // when FreePort took ports from the ephemeral range: a member exited at once; now only
+  // another process's explicit bind could). Start afresh on new ports a few times,
+  // returning the last failure with its log.
   absl::Status s;
   for (int attempt = 0; attempt < 4; ++attempt) {
     for (Member& m : members_) {

@@ -29,8 +29,9 @@ stop_started() {
   done
 }
 
+# A loopback port for a child's command line, below the ephemeral range (free_port.py).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  python3 "$(dirname "${BASH_SOURCE[0]}")/../../testing/free_port.py"
 }
 
 wait_for() {  # DESCRIPTION TRIES(0.1 s) COMMAND...
