@@ -103,22 +103,29 @@ std::string Describe(const Layout& l) {
 // out identical to an earlier one are not re-scored (they cannot be strictly better).
 std::optional<Layout> BestHybrid(const PlacementContext& ctx, const Domain& domain,
                                  const CutModel& model, const HybridSelections& selections) {
-  // By pod or not, x amounts, x orders: on the stack (this runs per cut, per placement).
-  absl::InlinedVector<BlockSequence, 2 * 2 * kOrders.size()> seen;
-  size_t best = 0;
+  // The variants this cut builds, per pass (by pod, then not): the residue chain and the
+  // trimmed amounts in every order. The selections' greedy variants are read in place.
+  std::array<BlockSequence, 2> chained;
+  std::array<std::array<BlockSequence, kOrders.size()>, 2> trimmed;
+  // The distinct variants so far, in order: on the stack (this runs per cut, per placement).
+  absl::InlinedVector<const BlockSequence*, 2 * 2 * kOrders.size()> seen;
+  const BlockSequence* best = nullptr;
   double best_bytes = 0;
-  const auto consider = [&](auto&& seq) {
-    if (std::find(seen.begin(), seen.end(), seq) != seen.end()) return;
+  const auto consider = [&](const BlockSequence& seq) {
+    for (const BlockSequence* s : seen) {
+      if (*s == seq) return;
+    }
     const double bytes = model.crossings.Bytes(seq);
-    if (seen.empty() || bytes < best_bytes) {
-      best = seen.size();
+    if (best == nullptr || bytes < best_bytes) {
+      best = &seq;
       best_bytes = bytes;
     }
-    seen.push_back(std::forward<decltype(seq)>(seq));
+    seen.push_back(&seq);
   };
   static_assert(kOrders == std::array{Order::kSelection, Order::kBlockId, Order::kResidueChain});
   const int unit = model.cut.unit;
-  for (bool by_pod : {true, false}) {
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool by_pod = pass == 0;
     if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
     const std::optional<HybridSelection>& hybrid = by_pod ? selections.by_pod : selections.flat;
     if (!hybrid) return std::nullopt;
@@ -128,12 +135,12 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const Domain& doma
     consider(hybrid->greedy_in_order);
     consider(hybrid->greedy_by_id);
     if (unit <= 1) continue;
-    consider(Arrange(hybrid->selection, 1, unit, Amounts::kGreedy, Order::kResidueChain));
-    for (BlockSequence& seq : ArrangeEachOrder(hybrid->selection, 1, unit, Amounts::kUnitTrimmed)) {
-      consider(std::move(seq));
-    }
+    chained[pass] = Arrange(hybrid->selection, 1, unit, Amounts::kGreedy, Order::kResidueChain);
+    consider(chained[pass]);
+    trimmed[pass] = ArrangeEachOrder(hybrid->selection, 1, unit, Amounts::kUnitTrimmed);
+    for (const BlockSequence& seq : trimmed[pass]) consider(seq);
   }
-  return Layout{std::move(seen[best]), &model, best_bytes, /*aligned=*/false, domain};
+  return Layout{*best, &model, best_bytes, /*aligned=*/false, domain};
 }
 
 // Several blocks of one pod, else of the whole cluster. In the smallest domain that fits
@@ -164,7 +171,9 @@ absl::StatusOr<JobCuts> BuildJobCuts(const PlacementContext& ctx) {
   absl::StatusOr<RunCrossings> in_order = RunCrossings::InNodeOrder(graph);
   if (!in_order.ok()) return internal(in_order.status());
   JobCuts out{{}, {PlainCut(ctx), *std::move(in_order)}};
-  for (Dim dim : {Dim::kPp, Dim::kDp}) {
+  constexpr std::array kCutDims = {Dim::kPp, Dim::kDp};
+  out.cuts.reserve(kCutDims.size());
+  for (Dim dim : kCutDims) {
     std::optional<Cut> cut = MakeCut(ctx, dim);
     if (!cut) continue;
     absl::StatusOr<RunCrossings> grouped =

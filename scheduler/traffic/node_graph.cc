@@ -28,6 +28,7 @@ NodeGraph BuildNodeGraph(const RankLayout& layout, const TrafficModel& traffic, 
                          int nodes) {
   NodeGraph graph;
   graph.nodes = nodes;
+  graph.segments.reserve(2 * kAllDims.size());  // a dimension's pattern and its ring
   const int g = gpus_per_node;
   for (Dim d : kAllDims) {
     if (layout.size(d) <= 1 || layout.stride(d) % g != 0) continue;

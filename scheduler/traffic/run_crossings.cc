@@ -38,6 +38,7 @@ void RunCrossings::Add(double weight, EdgeFamilyList families) {
 absl::StatusOr<RunCrossings> RunCrossings::InNodeOrder(const NodeGraph& graph) {
   RunCrossings out;
   out.nodes_ = graph.nodes;
+  out.segments_.reserve(graph.segments.size());
   for (const NodeGraph::Segment& segment : graph.segments) {
     if (graph.nodes % (static_cast<int64_t>(segment.step) * segment.size) != 0) {
       return Untiled(segment.step, segment.size, graph.nodes);
@@ -67,6 +68,7 @@ absl::StatusOr<RunCrossings> RunCrossings::GroupedBy(const NodeGraph& graph,
   const int64_t unit = nodes / size;
   RunCrossings out;
   out.nodes_ = graph.nodes;
+  out.segments_.reserve(graph.segments.size());
   for (const NodeGraph::Segment& segment : graph.segments) {
     const int64_t period = static_cast<int64_t>(segment.step) * segment.size;
     if (nodes % period != 0) return Untiled(segment.step, segment.size, nodes);
