@@ -5,9 +5,11 @@ random below the kernel's ephemeral range (where an outgoing connection cannot t
 before the child binds it), else one from binding port 0.
 
     from free_port import free_port        # or, from a shell: python3 free_port.py
+    first = free_ports(5)                  # five consecutive ports: python3 free_port.py 5
 """
 import random
 import socket
+import sys
 
 LOWEST = 10000
 
@@ -29,15 +31,22 @@ def _try_bind(port):
         return s.getsockname()[1]
 
 
-def free_port():
+def free_ports(count=1):
+    """The first of `count` consecutive ports that could all be bound just now."""
     end = ephemeral_ports_start()
-    if end > LOWEST:
+    if end > LOWEST + count:
         for _ in range(200):
-            port = _try_bind(random.randrange(LOWEST, end))
-            if port:
-                return port
-    return _try_bind(0)
+            first = random.randrange(LOWEST, end - count + 1)
+            if all(_try_bind(p) for p in range(first, first + count)):
+                return first
+    if count == 1:
+        return _try_bind(0)
+    return 0
+
+
+def free_port():
+    return free_ports(1)
 
 
 if __name__ == "__main__":
-    print(free_port())
+    print(free_ports(int(sys.argv[1]) if len(sys.argv) > 1 else 1))

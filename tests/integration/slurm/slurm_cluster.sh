@@ -21,14 +21,6 @@ daemon_pids=()
 extra_logs=()
 node_spec=${SLURM_NODE_SPEC:-b00-n[000-003],b01-n[000-003]}
 read -r -a nodes <<<"${SLURM_NODE_NAMES:-b00-n000 b00-n001 b00-n002 b00-n003 b01-n000 b01-n001 b01-n002 b01-n003}"
-# Below the kernel's ephemeral range (ip_local_port_range, 32768 and up by default): a
-# port there can be taken by any outgoing connection, slurmctld's own among them, before
-# the slurmd meant to listen on it binds. (Once in CI one slurmd stayed "unk*" with the
-# ports drawn from 20000-39999; a port taken so is the cause we could not rule out.)
-ephemeral_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-((ephemeral_low > 21000)) || ephemeral_low=32768
-ctld_port=$((20000 + RANDOM % (ephemeral_low - 20000 - 64)))
-node_port=$((ctld_port + 1))
 
 stop_slurm() {
   if ((${#daemon_pids[@]})); then
@@ -53,6 +45,14 @@ fail() {
   done
   exit 1
 }
+
+# slurmctld's port and the slurmds' after it, below the kernel's ephemeral range
+# (free_port.py): a port there can be taken by any outgoing connection, slurmctld's own
+# among them, before the slurmd meant to listen on it binds. (Once in CI one slurmd stayed
+# "unk*" with the ports drawn from 20000-39999; a port taken so is the cause that fit.)
+ctld_port=$(python3 "$(dirname "${BASH_SOURCE[0]}")/../../testing/free_port.py" $((1 + ${#nodes[@]})))
+((ctld_port > 0)) || fail "no ${#nodes[@]} + 1 consecutive free ports below the ephemeral range"
+node_port=$((ctld_port + 1))
 
 write_config() {  # $1: topology plugin
   mkdir -p "$D"/{etc,log,run,state,spool}
