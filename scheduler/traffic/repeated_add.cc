@@ -1,6 +1,7 @@
 #include "scheduler/traffic/repeated_add.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -9,14 +10,27 @@
 namespace topoplace::sched {
 namespace {
 
-// v = odd * 2^exp for a finite v > 0.
+// The fields of an IEEE-754 double (binary64), read from its bits: the fast path below
+// runs for every booking of every candidate, where frexp and ldexp are library calls.
+constexpr int kFractionBits = 52;
+constexpr int kExponentBias = 1023;
+constexpr uint64_t kFractionMask = (uint64_t{1} << kFractionBits) - 1;
+
+// v = odd * 2^exp for a finite v > 0 (a subnormal v has no implicit leading bit and the
+// smallest exponent).
 void OddScaled(double v, uint64_t& odd, int& exp) {
-  int e = 0;
-  const double f = std::frexp(v, &e);  // v = f * 2^e, f in [0.5, 1)
-  const auto mantissa = static_cast<uint64_t>(std::ldexp(f, 53));
+  const auto bits = std::bit_cast<uint64_t>(v);
+  const auto biased = static_cast<int>(bits >> kFractionBits);
+  const uint64_t mantissa =
+      biased == 0 ? bits & kFractionMask : (bits & kFractionMask) | (kFractionMask + 1);
   const int zeros = __builtin_ctzll(mantissa);
   odd = mantissa >> zeros;
-  exp = e - 53 + zeros;
+  exp = std::max(biased, 1) - kExponentBias - kFractionBits + zeros;
+}
+
+// 2^e as a double, for e in the normal range [-1022, 1023].
+double PowerOfTwo(int e) {
+  return std::bit_cast<double>(static_cast<uint64_t>(e + kExponentBias) << kFractionBits);
 }
 
 // The common case of byte counts, in one step: when acc and x are multiples of one power
@@ -38,7 +52,9 @@ std::optional<double> SumOnOneGrid(double acc, double x, int64_t n) {
   const uint64_t units_acc = acc == 0 ? 0 : acc_odd << (acc_exp - low);
   if (static_cast<uint64_t>(n) > (kLimit - 1 - units_acc) / units_x) return std::nullopt;
   const uint64_t total = units_acc + static_cast<uint64_t>(n) * units_x;
-  return std::ldexp(static_cast<double>(total), low);
+  // total * 2^low is a double (see above): scaling by an exact power of two is exact.
+  if (low < 1 - kExponentBias) return std::ldexp(static_cast<double>(total), low);
+  return static_cast<double>(total) * PowerOfTwo(low);
 }
 
 }  // namespace
