@@ -73,9 +73,12 @@ for preset in "${presets[@]}"; do
     | sed "s/^  name: $preset\$/  name: $preset-v1beta1/" >"$out/kueue-v1beta1.yaml"
   "$topoplace" export volcano-hypernodes --fabric "preset:$preset" --out "$out/volcano.yaml"
   "$topoplace" export kai-topology --fabric "preset:$preset" --out "$out/kai.yaml"
-  echo "$preset: $(/usr/bin/python3 "$here/apply_exports.py" "$api" "$token" "$out"/*.yaml)"
-  # Each fabric names its blocks block-00...: start the next one from an empty cluster.
+  # Assigned first: inside echo's argument its failure would not stop the script.
+  counts=$(/usr/bin/python3 "$here/apply_exports.py" "$api" "$token" "$out"/*.yaml) ||
+    fail "$preset: an export was rejected or read back wrong"
+  echo "$preset: $counts"
   [[ $preset == "${presets[-1]}" ]] && break
+  # Each fabric names its blocks block-00...: start the next one from an empty cluster.
   kc -X DELETE "$api/apis/topology.volcano.sh/v1alpha1/hypernodes" >/dev/null
   kc -X DELETE "$api/api/v1/nodes" >/dev/null
 done
