@@ -23,7 +23,7 @@ void OddScaled(double v, uint64_t& odd, int& exp) {
   const auto biased = static_cast<int>(bits >> kFractionBits);
   const uint64_t mantissa =
       biased == 0 ? bits & kFractionMask : (bits & kFractionMask) | (kFractionMask + 1);
-  const int zeros = __builtin_ctzll(mantissa);
+  const int zeros = std::countr_zero(mantissa);
   odd = mantissa >> zeros;
   exp = std::max(biased, 1) - kExponentBias - kFractionBits + zeros;
 }

@@ -71,6 +71,21 @@ TEST(AddRepeated, SumsThatStayOnOneGridAreExactWhateverTheCount) {
   ExpectSameBits(AddRepeated(0x1p52 + 1, 0.5, 9), Loop(0x1p52 + 1, 0.5, 9), 0x1p52 + 1, 0.5, 9);
 }
 
+TEST(AddRepeated, OneGridSumsAtTheEdgesOfTheExponentRange) {
+  // The one-grid path reads exponents from the bits and scales by 2^low: at the smallest
+  // normal grid (2^-1022), below it (subnormal grids, 2^-1074 at the least), and at the
+  // top, where the sum overflows to infinity as the loop's does.
+  for (double x : {0x1p-1022, 3 * 0x1p-1022, 0x1p-1023, 5 * 0x1p-1074, 0x1p-1074,
+                   0x1.fffffffffffffp-1023, 0x1p1023, 0x1.8p1022, 0x1p970}) {
+    for (double acc : {0.0, x, 0x1p-1020}) {
+      for (int64_t n : {2, 3, 1000}) {
+        ExpectSameBits(AddRepeated(acc, x, n), Loop(acc, x, n), acc, x, n);
+      }
+    }
+  }
+  EXPECT_EQ(AddRepeated(0.0, 0x1p1023, 2), std::numeric_limits<double>::infinity());
+}
+
 TEST(AddRepeated, StepsSmallerThanHalfASpacingVanish) {
   const double acc = 0x1p60;
   EXPECT_EQ(AddRepeated(acc, 1.0, 1000000), acc);
