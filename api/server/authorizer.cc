@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "api/server/munge_identity.h"
 #include "client/munge_credential.h"
@@ -119,11 +120,19 @@ absl::StatusOr<Caller> Authorizer::Identify(const grpc::CallbackServerContext& c
       return Caller::Admin();
     }
   }
-  if (token_.empty() && host_tokens_.empty()) {
-    return absl::UnauthenticatedError("this call needs a verified client certificate");
+  // What this daemon would have accepted (enabled(): at least one).
+  std::vector<absl::string_view> accepted;
+  if (mtls_) accepted.push_back("a verified client certificate");
+  if (!token_.empty() || !host_tokens_.empty()) {
+    accepted.push_back("'authorization: Bearer <token>' metadata");
+  }
+  if (!munge_socket_.empty()) {
+    accepted.push_back(
+        "'authorization: MUNGE <credential>' metadata (the CLI sends one when "
+        "TOPOPLACE_MUNGE_SOCKET names munged's socket)");
   }
   return absl::UnauthenticatedError(
-      "this call needs credentials: 'authorization: Bearer <token>' metadata");
+      absl::StrCat("this call needs credentials: ", absl::StrJoin(accepted, ", or ")));
 }
 
 absl::StatusOr<Caller> Authorizer::Authenticate(const grpc::CallbackServerContext& context,

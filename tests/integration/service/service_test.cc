@@ -904,8 +904,13 @@ TEST_F(ServiceTest, Service_MutationsNeedTheBearerTokenWhileReadsStayOpen) {
   auto anonymous = Client();
   EXPECT_TRUE(anonymous->Place("tp=8,pp=1,dp=1", "").ok());
   EXPECT_TRUE(anonymous->ListAllocations().ok());
-  EXPECT_EQ(anonymous->Reserve("tp=8,pp=1,dp=1", "", 0).status().code(),
-            absl::StatusCode::kUnauthenticated);
+  const absl::Status refused = anonymous->Reserve("tp=8,pp=1,dp=1", "", 0).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnauthenticated);
+  // It says what this daemon accepts, and only that.
+  EXPECT_THAT(std::string(refused.message()),
+              HasSubstr("'authorization: Bearer <token>' metadata"));
+  EXPECT_THAT(std::string(refused.message()), Not(HasSubstr("certificate")));
+  EXPECT_THAT(std::string(refused.message()), Not(HasSubstr("MUNGE")));
   EXPECT_EQ(Client("wrong")->Reserve("tp=8,pp=1,dp=1", "", 0).status().code(),
             absl::StatusCode::kPermissionDenied);
   auto allowed = Client(kToken)->Reserve("tp=8,pp=1,dp=1", "", 0);

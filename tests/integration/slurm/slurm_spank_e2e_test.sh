@@ -302,8 +302,12 @@ for _ in $(seq 300); do [[ $(squeue -h -j "$waiter" -o %t) == R ]] && break; sle
 scontrol show job "$waiter" >"$D/waiter.job"
 [[ $(squeue -h -j "$waiter" -o %t) == R ]] || fail "the waiter did not start: $(cat "$D/waiter.job")"
 grep -q "Switches=1@00:00:06" "$D/waiter.job" || fail "Slurm was not asked for 1 switch for 6 s: $(grep -o 'Switches=[^ ]*' "$D/waiter.job")"
-submitted=$(date -d "$(grep -o 'SubmitTime=[^ ]*' "$D/waiter.job" | cut -d= -f2)" +%s)
-started=$(date -d "$(grep -o 'StartTime=[^ ]*' "$D/waiter.job" | cut -d= -f2)" +%s)
+# Read first: inside date's argument a missing field would be lost (date -d "" is midnight).
+submit_time=$(grep -o 'SubmitTime=[^ ]*' "$D/waiter.job" | cut -d= -f2)
+start_time=$(grep -o 'StartTime=[^ ]*' "$D/waiter.job" | cut -d= -f2)
+[[ -n $submit_time && -n $start_time ]] || fail "no SubmitTime or StartTime: $(cat "$D/waiter.job")"
+submitted=$(date -d "$submit_time" +%s)
+started=$(date -d "$start_time" +%s)
 ((started - submitted >= 6)) || fail "Slurm started the waiter after $((started - submitted)) s, before its 6 s switch wait"
 waiter_nodes=$(nodes_of_job "$waiter")
 [[ $(block_of "$waiter_nodes" | wc -w) -eq 2 ]] || fail "the waiter should span both blocks: $waiter_nodes"
@@ -378,6 +382,8 @@ if [[ -x /usr/sbin/munged ]] && id nobody >/dev/null 2>&1; then
   write_plugstack proceed "munge_socket=$munge_socket"
   # Without a credential nothing changes.
   if tp release alloc-1 >/dev/null 2>"$D/munge-none.err"; then fail "release without credentials"; fi
+  grep -q "needs credentials: 'authorization: MUNGE" "$D/munge-none.err" ||
+    fail "unclear refusal without credentials: $(cat "$D/munge-none.err")"
   job_nobody=$(cd "$D/run" && runuser -u nobody -- sbatch --parsable --topoplace=tp=8,pp=1,dp=2 \
     -o "$D/run/nobody.out" --wrap "srun true; sleep 3" 2>"$D/run/nobody.err") ||
     fail "sbatch as nobody failed: $(cat "$D/run/nobody.err")"
@@ -428,6 +434,7 @@ hung_pid=$!
 extra_pids+=("$hung_pid")
 for _ in $(seq 50); do [[ -s $D/run/hung.port ]] && break; sleep 0.1; done
 tp_port=$(cat "$D/run/hung.port")
+[[ -n $tp_port ]] || fail "the hung daemon stand-in did not start"
 write_plugstack proceed
 start=$(date +%s%N)
 sbatch --parsable --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true >/dev/null 2>"$D/hung.err" ||
@@ -435,5 +442,7 @@ sbatch --parsable --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true >/dev/null
 elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
 ((elapsed < bound * 1000)) || fail "sbatch took ${elapsed} ms with a hung daemon"
 grep -q "warning: no placement" "$D/hung.err" || fail "no warning: $(cat "$D/hung.err")"
+# Still listening: sbatch met a daemon that never answers, not a refused connection.
+kill -0 "$hung_pid" 2>/dev/null || fail "the hung daemon stand-in exited during the test"
 echo "daemon hung, proceed: submitted unplaced in ${elapsed} ms (RPC timeout ${rpc_timeout} s)"
 echo "PASS"
