@@ -6,10 +6,10 @@
 Node objects (k8s-labels) are created with their labels over a few connections at once (a
 100k-GPU fabric has 12,800 nodes; the apiserver validates labels alike on create and on
 update), except the first PATCHED_NODES of each file: those are created bare and labelled
-with a merge patch, as `kubectl apply` does to existing nodes. One list reads every node back.
-Other objects are created and read back one by one. Labels or spec are compared with what
-was sent. A rejected object stops with the apiserver's message (exit 1). Cluster-scoped
-kinds only (all our exports are).
+with a merge patch, as `kubectl apply` does to existing nodes. One list reads every node
+back. Other objects are created and read back one by one. Labels or spec are compared
+with what was sent. A rejected object stops with the apiserver's message (exit 1).
+Cluster-scoped kinds only (all our exports are).
 """
 import concurrent.futures
 import http.client
