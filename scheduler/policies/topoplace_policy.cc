@@ -73,6 +73,17 @@ struct CutModel {
   RunCrossings crossings;
 };
 
+// What kind of multi-block layout: along which cut, whole units per block (aligned) or
+// units split (a hybrid), in which domain, and (aligned) whether blocks are chosen pod by
+// pod. The search that leaves out blocks starts with the kind of the plain search's
+// cheapest layout (AvoidingBlocks).
+struct LayoutKind {
+  const CutModel* cut = nullptr;
+  bool aligned = false;
+  Domain domain;
+  bool by_pod = false;
+};
+
 // A multi-block layout before its hosts are taken: blocks in packing order along a cut,
 // and the node graph's cross-block bytes. Candidates are ranked on these and only the
 // kept ones are materialized (Materialize takes exactly each block's amount along the
@@ -80,21 +91,18 @@ struct CutModel {
 // change).
 struct Layout {
   BlockSequence seq;
-  const CutModel* cut = nullptr;
+  LayoutKind kind;
   double bytes = 0;
-  // What Describe says: whole units per block (aligned) or units split (a hybrid), in
-  // which domain, pods chosen first or not.
-  bool aligned = false;
-  Domain domain;
-  bool pods_first = false;
+  bool pods_first = false;  // by pod, on a domain of several pods
 };
 
 // The candidate's `how`, written only for the layouts kept.
 std::string Describe(const Layout& l) {
-  if (!l.aligned) {
-    return absl::StrCat(l.cut->cut.name, " packing across blocks of ", DomainName(l.domain));
+  const LayoutKind& k = l.kind;
+  if (!k.aligned) {
+    return absl::StrCat(k.cut->cut.name, " packing across blocks of ", DomainName(k.domain));
   }
-  return absl::StrCat(l.cut->cut.name, " packing, whole units per block, in ", DomainName(l.domain),
+  return absl::StrCat(k.cut->cut.name, " packing, whole units per block, in ", DomainName(k.domain),
                       l.pods_first ? ", pods first" : "");
 }
 
@@ -140,7 +148,7 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const Domain& doma
     trimmed[pass] = ArrangeEachOrder(hybrid->selection, 1, unit, Amounts::kUnitTrimmed);
     for (const BlockSequence& seq : trimmed[pass]) consider(seq);
   }
-  return Layout{*best, &model, best_bytes, /*aligned=*/false, domain};
+  return Layout{*best, {&model, /*aligned=*/false, domain}, best_bytes};
 }
 
 // Several blocks of one pod, else of the whole cluster. In the smallest domain that fits
@@ -159,6 +167,14 @@ struct JobCuts {
   std::vector<CutModel> cuts;  // stage and DP-column cuts, where the job has them
   CutModel plain;
 };
+
+// The cuts hybrids are built along: the job's, then the plain one.
+absl::InlinedVector<const CutModel*, 3> HybridCuts(const JobCuts& job_cuts) {
+  absl::InlinedVector<const CutModel*, 3> out;
+  for (const CutModel& model : job_cuts.cuts) out.push_back(&model);
+  out.push_back(&job_cuts.plain);
+  return out;
+}
 
 // Internal if the job's node graph cannot be counted by runs: every valid job can (its
 // groups tile job.nodes() slots and nest), so that would be a bug.
@@ -184,18 +200,30 @@ absl::StatusOr<JobCuts> BuildJobCuts(const PlacementContext& ctx) {
   return out;
 }
 
-std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed,
-                                            const JobCuts& job_cuts,
-                                            size_t kept_at_most = kMultiBlockCandidates) {
+// The candidates kept, and the kind of the first (the cheapest layout), if any.
+struct MultiBlock {
+  std::vector<Candidate> candidates;
+  std::optional<LayoutKind> cheapest;
+};
+
+// `only`: build layouts of that kind alone (its domain, cut, aligned or not, by pod or not).
+
+MultiBlock MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed,
+                                const JobCuts& job_cuts,
+                                size_t kept_at_most = kMultiBlockCandidates,
+                                const std::optional<LayoutKind>& only = std::nullopt) {
   const Inventory& inv = ctx.inventory;
   const std::vector<CutModel>& cuts = job_cuts.cuts;
-  const CutModel& plain = job_cuts.plain;
   std::vector<Domain> domains;
-  std::vector<Domain> pods = FittingDomains(inv, DomainLevel::kPod, ctx.nodes);
-  for (size_t i = 0; i < pods.size() && i < kPodCandidates; ++i) domains.push_back(pods[i]);
-  if (allowed == DomainLevel::kCluster) {
-    for (const Domain& d : FittingDomains(inv, DomainLevel::kCluster, ctx.nodes)) {
-      domains.push_back(d);
+  if (only) {
+    domains.push_back(only->domain);  // a search over the same inventory listed it: it fits
+  } else {
+    std::vector<Domain> pods = FittingDomains(inv, DomainLevel::kPod, ctx.nodes);
+    for (size_t i = 0; i < pods.size() && i < kPodCandidates; ++i) domains.push_back(pods[i]);
+    if (allowed == DomainLevel::kCluster) {
+      for (const Domain& d : FittingDomains(inv, DomainLevel::kCluster, ctx.nodes)) {
+        domains.push_back(d);
+      }
     }
   }
   // Aligned (by pod or not, per cut, from the one domain that admits them), then hybrids
@@ -205,27 +233,29 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
   for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
     const Domain& domain = domains[i];
     for (const CutModel& model : cuts) {
+      if (only && (!only->aligned || only->cut != &model)) continue;
       const Cut& cut = model.cut;
       for (bool by_pod : {true, false}) {
         if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
+        if (only && only->by_pod != by_pod) continue;
         std::optional<BlockSequence> seq = ChooseBlocks(ctx, domain, cut.unit, cut.unit, by_pod,
                                                         Amounts::kGreedy, Order::kSelection);
         if (!seq) continue;
         const double bytes = model.crossings.Bytes(*seq);
-        layouts.push_back({*std::move(seq), &model, bytes, /*aligned=*/true, domain,
+        layouts.push_back({*std::move(seq),
+                           {&model, /*aligned=*/true, domain, by_pod},
+                           bytes,
                            by_pod && MultiPod(ctx.fabric, domain)});
         aligned_found = true;
       }
     }
-    if (i > 0) continue;  // hybrids: the smallest fitting domain only (see above)
+    if (i > 0 || (only && only->aligned)) continue;  // hybrids: the smallest fitting domain
     const HybridSelections selections = SelectForHybrids(ctx, domain);
-    for (const CutModel& model : cuts) {
-      if (std::optional<Layout> l = BestHybrid(ctx, domain, model, selections)) {
+    for (const CutModel* model : HybridCuts(job_cuts)) {
+      if (only && only->cut != model) continue;
+      if (std::optional<Layout> l = BestHybrid(ctx, domain, *model, selections)) {
         layouts.push_back(*std::move(l));
       }
-    }
-    if (std::optional<Layout> l = BestHybrid(ctx, domain, plain, selections)) {
-      layouts.push_back(*std::move(l));
     }
   }
   absl::InlinedVector<size_t, 2 * 2 + 2 + 1> ranked(layouts.size());
@@ -234,14 +264,15 @@ std::vector<Candidate> MultiBlockCandidates(const PlacementContext& ctx, DomainL
   std::sort(ranked.begin(), ranked.end(), [&](size_t a, size_t b) {
     return std::pair(layouts[a].bytes, a) < std::pair(layouts[b].bytes, b);
   });
-  std::vector<Candidate> kept;
-  kept.reserve(std::min(kept_at_most, ranked.size()));
+  MultiBlock out;
+  out.candidates.reserve(std::min(kept_at_most, ranked.size()));
   for (size_t i = 0; i < ranked.size() && i < kept_at_most; ++i) {
     const Layout& l = layouts[ranked[i]];
     if (i > 0 && l.bytes > layouts[ranked[0]].bytes * (1 + kNearTieFraction)) break;
-    kept.push_back(Materialize(ctx, l.seq, l.cut->cut, Describe(l)));
+    out.candidates.push_back(Materialize(ctx, l.seq, l.kind.cut->cut, Describe(l)));
   }
-  return kept;
+  if (!ranked.empty()) out.cheapest = layouts[ranked[0]].kind;
+  return out;
 }
 
 // Per block, 1 if its leaves' uplinks carry more of the running jobs' traffic than the
@@ -310,23 +341,29 @@ absl::Status NoBlockFits(const PlacementContext& ctx) {
                    " nodes in one block, the freest block has ", largest));
 }
 
-// Phase 3, with the running jobs' uplink load or bad uplinks known: the best several-block
-// layout that leaves out the blocks `avoid` marks (whose uplinks are `why`), if the others
-// can hold the job and it is not among `found` already. The engine's scorers weigh it
-// against the others (its spine bytes against their hot bytes or bad links).
+// Phase 3, with the running jobs' uplink load or bad uplinks known: a several-block layout
+// that leaves out the blocks `avoid` marks (whose uplinks are `why`), if the others can
+// hold the job and it is not among `found` already. It is of the kind of `found`'s
+// cheapest layout (the same cut and domain, whole units or not) where the other blocks
+// can hold that, so that it differs from the plain choice in the blocks alone; else the
+// cheapest of every kind. The engine's scorers weigh it against the others (its spine
+// bytes against their hot bytes or bad links). Trying that kind first spares most of a
+// second full search on every load-aware placement (issue 36).
 std::optional<Candidate> AvoidingBlocks(const PlacementContext& ctx, DomainLevel allowed,
-                                        const JobCuts& job_cuts,
-                                        const std::vector<Candidate>& found,
+                                        const JobCuts& job_cuts, const MultiBlock& found,
                                         std::span<const uint8_t> avoid, absl::string_view why) {
-  if (found.empty() || avoid.empty()) return std::nullopt;
+  if (found.candidates.empty() || avoid.empty()) return std::nullopt;
   PlacementContext cool = ctx;
   cool.avoid_blocks = avoid;
   std::vector<Candidate> avoiding =
-      MultiBlockCandidates(cool, allowed, job_cuts, /*kept_at_most=*/1);
+      MultiBlockCandidates(cool, allowed, job_cuts, /*kept_at_most=*/1, found.cheapest).candidates;
+  if (avoiding.empty()) {
+    avoiding = MultiBlockCandidates(cool, allowed, job_cuts, /*kept_at_most=*/1).candidates;
+  }
   if (avoiding.empty()) return std::nullopt;
-  const bool known = std::any_of(found.begin(), found.end(), [&](const Candidate& c) {
-    return c.node_hosts == avoiding.front().node_hosts;
-  });
+  const bool known =
+      std::any_of(found.candidates.begin(), found.candidates.end(),
+                  [&](const Candidate& c) { return c.node_hosts == avoiding.front().node_hosts; });
   if (known) return std::nullopt;
   absl::StrAppend(&avoiding.front().how, ", leaving out blocks with ", why, " uplinks");
   return std::move(avoiding.front());
@@ -371,7 +408,7 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
           ctx.nodes,  ctx.seed, ctx.uplink_busy, ctx.avoid_blocks, ctx.bad_uplink_blocks};
       TP_ASSIGN_OR_RETURN(const JobCuts sub_cuts, BuildJobCuts(sub));
       for (std::vector<Candidate> arranged :
-           {OneBlock(sub), MultiBlockCandidates(sub, allowed, sub_cuts)}) {
+           {OneBlock(sub), MultiBlockCandidates(sub, allowed, sub_cuts).candidates}) {
         for (Candidate& a : arranged) {
           a.how += ", over the hosts of the fewest NVLink domains";
           out.push_back(std::move(a));
@@ -387,16 +424,16 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
   if (allowed == DomainLevel::kBlock) return NoBlockFits(ctx);
   // Phase 2, several blocks (MultiBlockCandidates).
   TP_ASSIGN_OR_RETURN(const JobCuts job_cuts, BuildJobCuts(ctx));
-  std::vector<Candidate> multi = MultiBlockCandidates(ctx, allowed, job_cuts);
+  MultiBlock multi = MultiBlockCandidates(ctx, allowed, job_cuts);
   const std::vector<uint8_t> hot = HotBlocks(ctx);
   for (auto [avoid, why] :
        {std::pair<std::span<const uint8_t>, absl::string_view>(hot, "hotter than average"),
         {ctx.bad_uplink_blocks, "down or degraded"}}) {
     if (std::optional<Candidate> c = AvoidingBlocks(ctx, allowed, job_cuts, multi, avoid, why)) {
-      multi.push_back(*std::move(c));
+      multi.candidates.push_back(*std::move(c));
     }
   }
-  for (Candidate& c : multi) out.push_back(std::move(c));
+  for (Candidate& c : multi.candidates) out.push_back(std::move(c));
   if (!out.empty()) return KeepGroupsInDomains(ctx, std::move(out));
   return absl::ResourceExhaustedError(
       absl::StrCat("max_tier=", MaxTierName(ctx.job.max_tier), " (hard): no ",

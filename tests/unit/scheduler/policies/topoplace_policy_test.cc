@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,11 @@ class Proposal {
         health_(*fabric, {}),
         inventory_(*Inventory::Build(*fabric, occupancy, health_, job_)) {}
 
-  absl::StatusOr<std::vector<Candidate>> Run() const {
+  // `uplink_busy`: per switch, the share of its uplinks running jobs use (empty: unknown).
+  absl::StatusOr<std::vector<Candidate>> Run(std::span<const double> uplink_busy = {}) const {
     const PlacementContext ctx{*fabric_, job_,       layout_,
-                               traffic_, inventory_, static_cast<int>(job_.nodes())};
+                               traffic_, inventory_, static_cast<int>(job_.nodes()),
+                               1,        uplink_busy};
     return TopoplacePolicy().Propose(ctx);
   }
   // The blocks a candidate's hosts are in, in first-use order.
@@ -141,6 +144,58 @@ TEST(TopoplacePolicy, HybridLayoutsComeFromTheSmallestFittingDomainOnly) {
     }
   }
   EXPECT_TRUE(aligned_in_pod_1) << "pod 1 no longer gives the aligned layout";
+}
+
+// Per switch of superpod-4su, the leaves of block `hot` at 0.9 of their uplinks and every
+// other switch idle: that block alone is hotter than the mean.
+std::vector<double> HotBlock(int hot) {
+  std::vector<double> busy(Superpod()->switches().size(), 0.0);
+  for (SwitchId leaf : Superpod()->blocks()[hot].leaves) busy[leaf] = 0.9;
+  return busy;
+}
+
+// The candidates whose `how` says they leave out the hotter than average blocks.
+std::vector<Candidate> LeavingOutHotBlocks(const std::vector<Candidate>& candidates) {
+  std::vector<Candidate> out;
+  for (const Candidate& c : candidates) {
+    if (c.how.find("leaving out blocks with hotter than average uplinks") != std::string::npos) {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// With the uplinks' load known, one more candidate leaves out the hot blocks, laid out
+// like the plain search's cheapest candidate (the first): 40 nodes in five stages of 8,
+// four in b2 and one in b0 without load; with b0 hot, four in b2 and one in b1, still
+// whole stages per block, in the same domain.
+TEST(TopoplacePolicy, TheCandidateLeavingOutHotBlocksKeepsTheCheapestLayout) {
+  const Proposal p(Superpod(), Background(), "tp=8,pp=5,dp=8");
+  const std::vector<double> busy = HotBlock(0);
+  absl::StatusOr<std::vector<Candidate>> c = p.Run(busy);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const std::vector<Candidate> cool = LeavingOutHotBlocks(*c);
+  ASSERT_EQ(cool.size(), 1u);
+  EXPECT_EQ(cool[0].how, c->front().how + ", leaving out blocks with hotter than average uplinks");
+  const std::vector<int32_t> blocks = p.Blocks(cool[0]);
+  EXPECT_EQ(std::set<int32_t>(blocks.begin(), blocks.end()), (std::set<int32_t>{1, 2}));
+}
+
+// When the cooler blocks cannot hold the cheapest layout, every layout is tried on them.
+// 35 nodes in five stages of 7: without load, four stages in b2 (32 free) and one in b0
+// (10). With b2 hot, b0, b1 and b3 hold one, two and no whole stages (10, 20 and 5 free
+// hosts), but 35 hosts: only a layout that splits stages fits there.
+TEST(TopoplacePolicy, WhenTheCheapestLayoutDoesNotFitTheCoolerBlocksAnyLayoutMay) {
+  const Proposal p(Superpod(), Background(), "tp=8,pp=5,dp=7");
+  const std::vector<double> busy = HotBlock(2);
+  absl::StatusOr<std::vector<Candidate>> c = p.Run(busy);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(c->front().how, HasSubstr("whole units per block"));
+  const std::vector<Candidate> cool = LeavingOutHotBlocks(*c);
+  ASSERT_EQ(cool.size(), 1u);
+  EXPECT_THAT(cool[0].how, HasSubstr("packing across blocks of the cluster"));
+  const std::vector<int32_t> blocks = p.Blocks(cool[0]);
+  EXPECT_EQ(std::set<int32_t>(blocks.begin(), blocks.end()), (std::set<int32_t>{0, 1, 3}));
 }
 
 }  // namespace
