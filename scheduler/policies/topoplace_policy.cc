@@ -281,16 +281,21 @@ MultiBlock MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed
 // than the alternatives whatever the cluster's overall load.
 std::vector<uint8_t> HotBlocks(const PlacementContext& ctx) {
   const std::vector<Block>& blocks = ctx.fabric.blocks();
-  if (ctx.uplink_busy.empty() || blocks.empty()) return {};
+  const std::span<const double> busy = ctx.uplink_busy;
+  if (busy.empty() || blocks.empty()) return {};
   std::vector<double> heat(blocks.size(), 0);
   double mean = 0;
   for (size_t b = 0; b < blocks.size(); ++b) {
+    double sum = 0;
     for (SwitchId leaf : blocks[b].leaves) {
-      if (leaf >= 0 && static_cast<size_t>(leaf) < ctx.uplink_busy.size()) {
-        heat[b] += ctx.uplink_busy[leaf];
-      }
+      // A leaf without a load (a negative id, or past `busy`) adds nothing. The load is
+      // read at a clamped index and then kept or not, without a branch: this runs for
+      // every leaf of the fabric per placement.
+      const size_t at = static_cast<size_t>(leaf);
+      const double load = busy[std::min(at, busy.size() - 1)];
+      sum += at < busy.size() ? load : 0.0;
     }
-    if (!blocks[b].leaves.empty()) heat[b] /= static_cast<double>(blocks[b].leaves.size());
+    heat[b] = blocks[b].leaves.empty() ? 0 : sum / static_cast<double>(blocks[b].leaves.size());
     mean += heat[b] / static_cast<double>(blocks.size());
   }
   std::vector<uint8_t> hot(blocks.size(), 0);

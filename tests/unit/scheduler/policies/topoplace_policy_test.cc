@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <span>
 #include <string>
@@ -179,6 +180,25 @@ TEST(TopoplacePolicy, TheCandidateLeavingOutHotBlocksKeepsTheCheapestLayout) {
   EXPECT_EQ(cool[0].how, c->front().how + ", leaving out blocks with hotter than average uplinks");
   const std::vector<int32_t> blocks = p.Blocks(cool[0]);
   EXPECT_EQ(std::set<int32_t>(blocks.begin(), blocks.end()), (std::set<int32_t>{1, 2}));
+}
+
+// A load known for the first switches only (up to block 0's last leaf) leaves every other
+// switch idle: the same proposal as with the whole fabric's list.
+TEST(TopoplacePolicy, ALoadListShorterThanTheSwitchesLeavesTheRestIdle) {
+  const Proposal p(Superpod(), Background(), "tp=8,pp=5,dp=8");
+  const std::vector<double> busy = HotBlock(0);
+  const std::vector<SwitchId>& leaves = Superpod()->blocks()[0].leaves;
+  const std::vector<double> shorter(
+      busy.begin(), busy.begin() + *std::max_element(leaves.begin(), leaves.end()) + 1);
+  ASSERT_LT(shorter.size(), busy.size());
+  absl::StatusOr<std::vector<Candidate>> whole = p.Run(busy), part = p.Run(shorter);
+  ASSERT_TRUE(whole.ok() && part.ok());
+  ASSERT_EQ(part->size(), whole->size());
+  for (size_t i = 0; i < part->size(); ++i) {
+    EXPECT_EQ((*part)[i].how, (*whole)[i].how);
+    EXPECT_EQ((*part)[i].node_hosts, (*whole)[i].node_hosts);
+  }
+  EXPECT_EQ(LeavingOutHotBlocks(*part).size(), 1u);
 }
 
 // When the cooler blocks cannot hold the cheapest layout, every layout is tried on them.
