@@ -25,7 +25,7 @@ namespace {
 // scorers (link health, fragmentation) can break ties between equally tight blocks.
 constexpr int kBlockCandidates = 3;
 // Pods tried at the pod level, best fit first.
-constexpr int kPodCandidates = 2;
+constexpr size_t kPodCandidates = 2;
 // Multi-block candidates handed to the engine's full evaluation: the cheapest by
 // cross-block bytes, plus at most one more within 2% of it for the other scorers to
 // weigh. The node-level estimate is exact for node-aligned dimensions, so candidates
@@ -151,16 +151,6 @@ std::optional<Layout> BestHybrid(const PlacementContext& ctx, const Domain& doma
   return Layout{*best, {&model, /*aligned=*/false, domain}, best_bytes};
 }
 
-// Several blocks of one pod, else of the whole cluster. In the smallest domain that fits
-// (the first), every layout competes (which dimension is cheaper to cut depends on the
-// model), aligned ones and hybrids that split units; larger domains are tried only for an
-// aligned layout (no unit split), and only while no domain before them admitted one.
-// Hybrids are built for the first domain alone, on purpose: it is the tightest fit, and a
-// hybrid in a looser domain would only spread the job further (pinned by the test
-// TopoplacePolicy.HybridLayoutsComeFromTheSmallestFittingDomainOnly). Returns the
-// cheapest candidates by cross-block bytes (at most `kept`, see kMultiBlockCandidates), or
-// none.
-//
 // What depends only on the job (its cuts and their byte counts) is built once per
 // proposal and shared by the searches that differ in the blocks they may use.
 struct JobCuts {
@@ -200,59 +190,90 @@ absl::StatusOr<JobCuts> BuildJobCuts(const PlacementContext& ctx) {
   return out;
 }
 
+// The domains a several-block search tries, in order: the tightest fitting pods (at most
+// kPodCandidates), then the cluster where `allowed`.
+std::vector<Domain> SearchDomains(const PlacementContext& ctx, DomainLevel allowed) {
+  std::vector<Domain> domains = FittingDomains(ctx.inventory, DomainLevel::kPod, ctx.nodes);
+  if (domains.size() > kPodCandidates) domains.resize(kPodCandidates);
+  if (allowed == DomainLevel::kCluster) {
+    for (const Domain& d : FittingDomains(ctx.inventory, DomainLevel::kCluster, ctx.nodes)) {
+      domains.push_back(d);
+    }
+  }
+  return domains;
+}
+
+// The aligned layout of `kind` (whole units of its cut per block, pods first or not), or
+// nullopt if its domain cannot hold the job that way. Precondition: kind.aligned.
+std::optional<Layout> AlignedLayout(const PlacementContext& ctx, const LayoutKind& kind) {
+  const Cut& cut = kind.cut->cut;
+  std::optional<BlockSequence> seq = ChooseBlocks(ctx, kind.domain, cut.unit, cut.unit, kind.by_pod,
+                                                  Amounts::kGreedy, Order::kSelection);
+  if (!seq) return std::nullopt;
+  const double bytes = kind.cut->crossings.Bytes(*seq);
+  return Layout{*std::move(seq), kind, bytes, kind.by_pod && MultiPod(ctx.fabric, kind.domain)};
+}
+
+// The layout of `kind` on the blocks ctx lets the job use, or nullopt if they cannot hold
+// it: a hybrid, the best of its cut over its domain; an aligned one, in its domain or else
+// in the first domain after it, in the plain search's order (the tightest pods, then the
+// cluster where `allowed`), that holds it.
+std::optional<Layout> LayoutOfKind(const PlacementContext& ctx, const LayoutKind& kind,
+                                   DomainLevel allowed) {
+  if (!kind.aligned) {
+    return BestHybrid(ctx, kind.domain, *kind.cut, SelectForHybrids(ctx, kind.domain));
+  }
+  if (std::optional<Layout> l = AlignedLayout(ctx, kind)) return l;
+  const std::vector<Domain> domains = SearchDomains(ctx, allowed);
+  const auto same = [&](const Domain& d) {
+    return d.level == kind.domain.level && d.id == kind.domain.id;
+  };
+  const auto at = std::find_if(domains.begin(), domains.end(), same);
+  for (auto next = at == domains.end() ? at : at + 1; next != domains.end(); ++next) {
+    LayoutKind k = kind;
+    k.domain = *next;
+    if (std::optional<Layout> l = AlignedLayout(ctx, k)) return l;
+  }
+  return std::nullopt;
+}
+
 // The candidates kept, and the kind of the first (the cheapest layout), if any.
 struct MultiBlock {
   std::vector<Candidate> candidates;
   std::optional<LayoutKind> cheapest;
 };
 
-// `only`: build layouts of that kind alone (its domain, cut, aligned or not, by pod or not).
-
+// Several blocks of one pod, else of the whole cluster. In the smallest domain that fits
+// (the first), every layout competes (which dimension is cheaper to cut depends on the
+// model), aligned ones and hybrids that split units; larger domains are tried only for an
+// aligned layout (no unit split), and only while no domain before them admitted one.
+// Hybrids are built for the first domain alone, on purpose: it is the tightest fit, and a
+// hybrid in a looser domain would only spread the job further (pinned by the test
+// TopoplacePolicy.HybridLayoutsComeFromTheSmallestFittingDomainOnly). Returns the
+// cheapest candidates by cross-block bytes (at most `kept_at_most`, see
+// kMultiBlockCandidates), or none.
 MultiBlock MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed,
                                 const JobCuts& job_cuts,
-                                size_t kept_at_most = kMultiBlockCandidates,
-                                const std::optional<LayoutKind>& only = std::nullopt) {
-  const Inventory& inv = ctx.inventory;
-  const std::vector<CutModel>& cuts = job_cuts.cuts;
-  std::vector<Domain> domains;
-  if (only) {
-    domains.push_back(only->domain);  // a search over the same inventory listed it: it fits
-  } else {
-    std::vector<Domain> pods = FittingDomains(inv, DomainLevel::kPod, ctx.nodes);
-    for (size_t i = 0; i < pods.size() && i < kPodCandidates; ++i) domains.push_back(pods[i]);
-    if (allowed == DomainLevel::kCluster) {
-      for (const Domain& d : FittingDomains(inv, DomainLevel::kCluster, ctx.nodes)) {
-        domains.push_back(d);
-      }
-    }
-  }
+                                size_t kept_at_most = kMultiBlockCandidates) {
+  const std::vector<Domain> domains = SearchDomains(ctx, allowed);
   // Aligned (by pod or not, per cut, from the one domain that admits them), then hybrids
   // (per cut and the plain one): seven at most, on the stack.
   absl::InlinedVector<Layout, 2 * 2 + 2 + 1> layouts;
   bool aligned_found = false;
   for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
     const Domain& domain = domains[i];
-    for (const CutModel& model : cuts) {
-      if (only && (!only->aligned || only->cut != &model)) continue;
-      const Cut& cut = model.cut;
+    for (const CutModel& model : job_cuts.cuts) {
       for (bool by_pod : {true, false}) {
         if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
-        if (only && only->by_pod != by_pod) continue;
-        std::optional<BlockSequence> seq = ChooseBlocks(ctx, domain, cut.unit, cut.unit, by_pod,
-                                                        Amounts::kGreedy, Order::kSelection);
-        if (!seq) continue;
-        const double bytes = model.crossings.Bytes(*seq);
-        layouts.push_back({*std::move(seq),
-                           {&model, /*aligned=*/true, domain, by_pod},
-                           bytes,
-                           by_pod && MultiPod(ctx.fabric, domain)});
-        aligned_found = true;
+        if (std::optional<Layout> l = AlignedLayout(ctx, {&model, true, domain, by_pod})) {
+          layouts.push_back(*std::move(l));
+          aligned_found = true;
+        }
       }
     }
-    if (i > 0 || (only && only->aligned)) continue;  // hybrids: the smallest fitting domain
+    if (i > 0) continue;  // hybrids: the smallest fitting domain only (see above)
     const HybridSelections selections = SelectForHybrids(ctx, domain);
     for (const CutModel* model : HybridCuts(job_cuts)) {
-      if (only && only->cut != model) continue;
       if (std::optional<Layout> l = BestHybrid(ctx, domain, *model, selections)) {
         layouts.push_back(*std::move(l));
       }
@@ -348,30 +369,35 @@ absl::Status NoBlockFits(const PlacementContext& ctx) {
 
 // Phase 3, with the running jobs' uplink load or bad uplinks known: a several-block layout
 // that leaves out the blocks `avoid` marks (whose uplinks are `why`), if the others can
-// hold the job and it is not among `found` already. It is of the kind of `found`'s
-// cheapest layout (the same cut and domain, whole units or not) where the other blocks
-// can hold that, so that it differs from the plain choice in the blocks alone; else the
-// cheapest of every kind. The engine's scorers weigh it against the others (its spine
-// bytes against their hot bytes or bad links). Trying that kind first spares most of a
-// second full search on every load-aware placement (issue 36).
+// hold the job and it is not among `found` already. It is laid out like `found`'s
+// cheapest layout (the same cut, whole units per block or not, pods first or not; in the
+// same domain, or for whole units the next that holds them: LayoutOfKind) where the other
+// blocks can hold that; else it is the cheapest of every layout on them. Where that layout on the
+// other blocks is one found already (the plain choice leaves those blocks out itself), there is
+// nothing to add. The engine's scorers weigh it against the others (its spine bytes against their
+// hot bytes or bad links). Starting from the cheapest layout's kind spares most of a second full
+// search on every load-aware placement (issue 36).
 std::optional<Candidate> AvoidingBlocks(const PlacementContext& ctx, DomainLevel allowed,
                                         const JobCuts& job_cuts, const MultiBlock& found,
                                         std::span<const uint8_t> avoid, absl::string_view why) {
-  if (found.candidates.empty() || avoid.empty()) return std::nullopt;
+  if (!found.cheapest || avoid.empty()) return std::nullopt;
   PlacementContext cool = ctx;
   cool.avoid_blocks = avoid;
-  std::vector<Candidate> avoiding =
-      MultiBlockCandidates(cool, allowed, job_cuts, /*kept_at_most=*/1, found.cheapest).candidates;
-  if (avoiding.empty()) {
-    avoiding = MultiBlockCandidates(cool, allowed, job_cuts, /*kept_at_most=*/1).candidates;
+  std::optional<Candidate> avoiding;
+  if (std::optional<Layout> l = LayoutOfKind(cool, *found.cheapest, allowed)) {
+    avoiding = Materialize(cool, l->seq, l->kind.cut->cut, Describe(*l));
+  } else if (std::vector<Candidate> any =
+                 MultiBlockCandidates(cool, allowed, job_cuts, /*kept_at_most=*/1).candidates;
+             !any.empty()) {
+    avoiding = std::move(any.front());
   }
-  if (avoiding.empty()) return std::nullopt;
+  if (!avoiding) return std::nullopt;
   const bool known =
       std::any_of(found.candidates.begin(), found.candidates.end(),
-                  [&](const Candidate& c) { return c.node_hosts == avoiding.front().node_hosts; });
+                  [&](const Candidate& c) { return c.node_hosts == avoiding->node_hosts; });
   if (known) return std::nullopt;
-  absl::StrAppend(&avoiding.front().how, ", leaving out blocks with ", why, " uplinks");
-  return std::move(avoiding.front());
+  absl::StrAppend(&avoiding->how, ", leaving out blocks with ", why, " uplinks");
+  return avoiding;
 }
 
 // On fabrics whose NVLink domains span hosts, TP x CP x EP groups (the heaviest traffic)

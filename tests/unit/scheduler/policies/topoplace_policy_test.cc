@@ -201,6 +201,43 @@ TEST(TopoplacePolicy, ALoadListShorterThanTheSwitchesLeavesTheRestIdle) {
   EXPECT_EQ(LeavingOutHotBlocks(*part).size(), 1u);
 }
 
+// Where the cheapest layout's domain cannot hold it on the cooler blocks, the same layout
+// is sought in the domains after it, in the plain search's order. Two pods of three
+// 8-host blocks; free hosts b0 8, b1 4, b2 4 | b3 8, b4 0, b5 0; 12 nodes in three stages
+// of 4. Without load: two stages in b0 and one in b1, in pod 0 (the only pod that holds
+// 12). With b0 hot, pod 0 holds 8 on its other blocks, so the stages go to the cluster,
+// pods first: one each in b1 and b2 (pod 0 first), one in b3. The cheapest of every
+// layout would take b3 and b1 without choosing pods first (two blocks): the candidate
+// keeps the cheapest layout's rule instead, and the engine weighs it as it is.
+TEST(TopoplacePolicy, TheCheapestLayoutMovesToTheNextDomainThatHoldsItOnTheCoolerBlocks) {
+  ClosParams shape;
+  shape.name = "two-pods";
+  shape.tiers = 3;
+  shape.pods = 2;
+  shape.blocks_per_pod = 3;
+  shape.nodes_per_block = 8;
+  shape.cores = 2;
+  const FabricPtr fabric = *GenerateClos(shape);
+  Occupancy occ(*fabric);
+  const int busy_hosts[] = {0, 4, 4, 0, 8, 8};
+  for (int b = 0; b < 6; ++b) {
+    for (int i = 0; i < busy_hosts[b]; ++i) occ.SetHost(fabric->blocks()[b].hosts[i], true);
+  }
+  std::vector<double> busy(fabric->switches().size(), 0.0);
+  for (SwitchId leaf : fabric->blocks()[0].leaves) busy[leaf] = 0.9;
+  const Proposal p(fabric, occ, "tp=8,pp=3,dp=4");
+  absl::StatusOr<std::vector<Candidate>> c = p.Run(busy);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->front().how, "pp-aligned packing, whole units per block, in pod 0");
+  const std::vector<Candidate> cool = LeavingOutHotBlocks(*c);
+  ASSERT_EQ(cool.size(), 1u);
+  EXPECT_EQ(cool[0].how,
+            "pp-aligned packing, whole units per block, in the cluster, pods first, leaving out "
+            "blocks with hotter than average uplinks");
+  const std::vector<int32_t> blocks = p.Blocks(cool[0]);
+  EXPECT_EQ(std::set<int32_t>(blocks.begin(), blocks.end()), (std::set<int32_t>{1, 2, 3}));
+}
+
 // When the cooler blocks cannot hold the cheapest layout, every layout is tried on them.
 // 35 nodes in five stages of 7: without load, four stages in b2 (32 free) and one in b0
 // (10). With b2 hot, b0, b1 and b3 hold one, two and no whole stages (10, 20 and 5 free
