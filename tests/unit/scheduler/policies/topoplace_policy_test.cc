@@ -116,12 +116,8 @@ TEST(TopoplacePolicy, SpanningJobUsesTheFewestBlocksWithWholeStagesAndAtMostTwoC
   }
 }
 
-// Hybrid layouts (which may split a unit across blocks) are built for the smallest
-// fitting domain only. Pod 0 (blocks with 5, 5, 2 free hosts) is the tightest that holds
-// a 12-node job of three 4-node stages (or four 3-node DP columns), but only by splitting
-// them; pod 1 (4, 4, 5) holds it with whole stages, so it is tried for that aligned
-// layout, and nothing else: no candidate is a hybrid of pod 1 or of the cluster.
-TEST(TopoplacePolicy, HybridLayoutsComeFromTheSmallestFittingDomainOnly) {
+// Two pods of three blocks of 8 hosts, three tiers.
+FabricPtr TwoPods() {
   ClosParams shape;
   shape.name = "two-pods";
   shape.tiers = 3;
@@ -129,12 +125,26 @@ TEST(TopoplacePolicy, HybridLayoutsComeFromTheSmallestFittingDomainOnly) {
   shape.blocks_per_pod = 3;
   shape.nodes_per_block = 8;
   shape.cores = 2;
-  const FabricPtr fabric = *GenerateClos(shape);
+  return *GenerateClos(shape);
+}
+
+// The first busy[b] hosts of each block b busy.
+Occupancy BusyHosts(const FabricPtr& fabric, const std::vector<int>& busy) {
   Occupancy occ(*fabric);
-  const int busy[] = {3, 3, 6, 4, 4, 3};
-  for (int b = 0; b < 6; ++b) {
+  for (size_t b = 0; b < busy.size(); ++b) {
     for (int i = 0; i < busy[b]; ++i) occ.SetHost(fabric->blocks()[b].hosts[i], true);
   }
+  return occ;
+}
+
+// Hybrid layouts (which may split a unit across blocks) are built for the smallest
+// fitting domain only. Pod 0 (blocks with 5, 5, 2 free hosts) is the tightest that holds
+// a 12-node job of three 4-node stages (or four 3-node DP columns), but only by splitting
+// them; pod 1 (4, 4, 5) holds it with whole stages, so it is tried for that aligned
+// layout, and nothing else: no candidate is a hybrid of pod 1 or of the cluster.
+TEST(TopoplacePolicy, HybridLayoutsComeFromTheSmallestFittingDomainOnly) {
+  const FabricPtr fabric = TwoPods();
+  const Occupancy occ = BusyHosts(fabric, {3, 3, 6, 4, 4, 3});
   absl::StatusOr<std::vector<Candidate>> c = Proposal(fabric, occ, "tp=8,pp=3,dp=4").Run();
   ASSERT_TRUE(c.ok()) << c.status();
   bool aligned_in_pod_1 = false;
@@ -210,19 +220,8 @@ TEST(TopoplacePolicy, ALoadListShorterThanTheSwitchesLeavesTheRestIdle) {
 // layout would take b3 and b1 without choosing pods first (two blocks): the candidate
 // keeps the cheapest layout's rule instead, and the engine weighs it as it is.
 TEST(TopoplacePolicy, TheCheapestLayoutMovesToTheNextDomainThatHoldsItOnTheCoolerBlocks) {
-  ClosParams shape;
-  shape.name = "two-pods";
-  shape.tiers = 3;
-  shape.pods = 2;
-  shape.blocks_per_pod = 3;
-  shape.nodes_per_block = 8;
-  shape.cores = 2;
-  const FabricPtr fabric = *GenerateClos(shape);
-  Occupancy occ(*fabric);
-  const int busy_hosts[] = {0, 4, 4, 0, 8, 8};
-  for (int b = 0; b < 6; ++b) {
-    for (int i = 0; i < busy_hosts[b]; ++i) occ.SetHost(fabric->blocks()[b].hosts[i], true);
-  }
+  const FabricPtr fabric = TwoPods();
+  const Occupancy occ = BusyHosts(fabric, {0, 4, 4, 0, 8, 8});
   std::vector<double> busy(fabric->switches().size(), 0.0);
   for (SwitchId leaf : fabric->blocks()[0].leaves) busy[leaf] = 0.9;
   const Proposal p(fabric, occ, "tp=8,pp=3,dp=4");
