@@ -217,7 +217,7 @@ std::optional<Layout> AlignedLayout(const PlacementContext& ctx, const LayoutKin
 // The layout of `kind` on the blocks ctx lets the job use, or nullopt if they cannot hold
 // it: a hybrid, the best of its cut over its domain; an aligned one, in its domain or else
 // in the first domain after it, in the plain search's order (the tightest pods, then the
-// cluster where `allowed`), that holds it.
+// cluster where `allowed`), that holds whole units of its cut.
 std::optional<Layout> LayoutOfKind(const PlacementContext& ctx, const LayoutKind& kind,
                                    DomainLevel allowed) {
   if (!kind.aligned) {
@@ -230,9 +230,15 @@ std::optional<Layout> LayoutOfKind(const PlacementContext& ctx, const LayoutKind
   };
   const auto at = std::find_if(domains.begin(), domains.end(), same);
   for (auto next = at == domains.end() ? at : at + 1; next != domains.end(); ++next) {
-    LayoutKind k = kind;
-    k.domain = *next;
-    if (std::optional<Layout> l = AlignedLayout(ctx, k)) return l;
+    // Pods first or not, as the plain search weighs them there: fewer bytes, then pods
+    // first (a pod's own kind says nothing about it: its blocks are one pod's).
+    std::optional<Layout> best;
+    for (bool by_pod : {true, false}) {
+      if (!by_pod && !MultiPod(ctx.fabric, *next)) break;
+      std::optional<Layout> l = AlignedLayout(ctx, {kind.cut, true, *next, by_pod});
+      if (l && (!best || l->bytes < best->bytes)) best = std::move(l);
+    }
+    if (best) return best;
   }
   return std::nullopt;
 }
@@ -369,14 +375,14 @@ absl::Status NoBlockFits(const PlacementContext& ctx) {
 
 // Phase 3, with the running jobs' uplink load or bad uplinks known: a several-block layout
 // that leaves out the blocks `avoid` marks (whose uplinks are `why`), if the others can
-// hold the job and it is not among `found` already. It is laid out like `found`'s
-// cheapest layout (the same cut, whole units per block or not, pods first or not; in the
-// same domain, or for whole units the next that holds them: LayoutOfKind) where the other
-// blocks can hold that; else it is the cheapest of every layout on them. Where that layout on the
-// other blocks is one found already (the plain choice leaves those blocks out itself), there is
-// nothing to add. The engine's scorers weigh it against the others (its spine bytes against their
-// hot bytes or bad links). Starting from the cheapest layout's kind spares most of a second full
-// search on every load-aware placement (issue 36).
+// hold the job and it is not among `found` already. It is `found`'s cheapest layout
+// remade on the other blocks (LayoutOfKind: the same cut, whole units per block or not,
+// in the same domain or for whole units the next that holds them) where they can hold
+// that; else the cheapest of every layout on them. Where that is a layout found already
+// (the plain choice leaves those blocks out itself), there is nothing to add. The
+// engine's scorers weigh it against the others (its spine bytes against their hot bytes
+// or bad links). Starting from the cheapest layout spares most of a second full search
+// on every load-aware placement (issue 36).
 std::optional<Candidate> AvoidingBlocks(const PlacementContext& ctx, DomainLevel allowed,
                                         const JobCuts& job_cuts, const MultiBlock& found,
                                         std::span<const uint8_t> avoid, absl::string_view why) {

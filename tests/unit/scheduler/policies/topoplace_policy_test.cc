@@ -211,15 +211,16 @@ TEST(TopoplacePolicy, ALoadListShorterThanTheSwitchesLeavesTheRestIdle) {
   EXPECT_EQ(LeavingOutHotBlocks(*part).size(), 1u);
 }
 
-// Where the cheapest layout's domain cannot hold it on the cooler blocks, the same layout
-// is sought in the domains after it, in the plain search's order. Two pods of three
-// 8-host blocks; free hosts b0 8, b1 4, b2 4 | b3 8, b4 0, b5 0; 12 nodes in three stages
-// of 4. Without load: two stages in b0 and one in b1, in pod 0 (the only pod that holds
-// 12). With b0 hot, pod 0 holds 8 on its other blocks, so the stages go to the cluster,
-// pods first: one each in b1 and b2 (pod 0 first), one in b3. The cheapest of every
-// layout would take b3 and b1 without choosing pods first (two blocks): the candidate
-// keeps the cheapest layout's rule instead, and the engine weighs it as it is.
-TEST(TopoplacePolicy, TheCheapestLayoutMovesToTheNextDomainThatHoldsItOnTheCoolerBlocks) {
+// Where the cheapest layout's domain cannot hold it on the cooler blocks, the same cut's
+// whole units are sought in the domains after it, in the plain search's order, pods
+// first or not by fewer bytes as the plain search weighs them. Two pods of three 8-host
+// blocks; free hosts b0 8, b1 4, b2 4 | b3 8, b4 0, b5 0; 12 nodes in three stages of 4.
+// Without load: two stages in b0 and one in b1, in pod 0 (the only pod that holds 12).
+// With b0 hot, pod 0 holds 8 on its other blocks, so the stages go to the cluster: pods
+// first would take b1, b2 and b3 (three blocks), not pods first b3 and b1 (two, fewer
+// bytes). (Here the search over every layout finds the same; docs/report/FINDINGS.md
+// has plans where they part.)
+TEST(TopoplacePolicy, TheCheapestLayoutsUnitsMoveToTheNextDomainThatHoldsThem) {
   const FabricPtr fabric = TwoPods();
   const Occupancy occ = BusyHosts(fabric, {0, 4, 4, 0, 8, 8});
   std::vector<double> busy(fabric->switches().size(), 0.0);
@@ -231,10 +232,10 @@ TEST(TopoplacePolicy, TheCheapestLayoutMovesToTheNextDomainThatHoldsItOnTheCoole
   const std::vector<Candidate> cool = LeavingOutHotBlocks(*c);
   ASSERT_EQ(cool.size(), 1u);
   EXPECT_EQ(cool[0].how,
-            "pp-aligned packing, whole units per block, in the cluster, pods first, leaving out "
-            "blocks with hotter than average uplinks");
+            "pp-aligned packing, whole units per block, in the cluster, leaving out blocks with "
+            "hotter than average uplinks");
   const std::vector<int32_t> blocks = p.Blocks(cool[0]);
-  EXPECT_EQ(std::set<int32_t>(blocks.begin(), blocks.end()), (std::set<int32_t>{1, 2, 3}));
+  EXPECT_EQ(std::set<int32_t>(blocks.begin(), blocks.end()), (std::set<int32_t>{1, 3}));
 }
 
 // When the cooler blocks cannot hold the cheapest layout, every layout is tried on them.
