@@ -214,6 +214,20 @@ std::optional<Layout> AlignedLayout(const PlacementContext& ctx, const LayoutKin
   return Layout{*std::move(seq), kind, bytes, kind.by_pod && MultiPod(ctx.fabric, kind.domain)};
 }
 
+// The aligned layouts of `model`'s cut over `domain` that it holds: pods first, then (on a
+// domain of several pods) not.
+absl::InlinedVector<Layout, 2> AlignedLayouts(const PlacementContext& ctx, const CutModel& model,
+                                              const Domain& domain) {
+  absl::InlinedVector<Layout, 2> out;
+  for (bool by_pod : {true, false}) {
+    if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
+    if (std::optional<Layout> l = AlignedLayout(ctx, {&model, true, domain, by_pod})) {
+      out.push_back(*std::move(l));
+    }
+  }
+  return out;
+}
+
 // The layout of `kind` on the blocks ctx lets the job use, or nullopt if they cannot hold
 // it: a hybrid, the best of its cut over its domain; an aligned one, in its domain or else
 // in the first domain after it, in the plain search's order (the tightest pods, then the
@@ -232,13 +246,10 @@ std::optional<Layout> LayoutOfKind(const PlacementContext& ctx, const LayoutKind
   for (auto next = at == domains.end() ? at : at + 1; next != domains.end(); ++next) {
     // Pods first or not, as the plain search weighs them there: fewer bytes, then pods
     // first (a pod's own kind says nothing about it: its blocks are one pod's).
-    std::optional<Layout> best;
-    for (bool by_pod : {true, false}) {
-      if (!by_pod && !MultiPod(ctx.fabric, *next)) break;
-      std::optional<Layout> l = AlignedLayout(ctx, {kind.cut, true, *next, by_pod});
-      if (l && (!best || l->bytes < best->bytes)) best = std::move(l);
-    }
-    if (best) return best;
+    absl::InlinedVector<Layout, 2> held = AlignedLayouts(ctx, *kind.cut, *next);
+    if (held.empty()) continue;
+    return *std::min_element(held.begin(), held.end(),
+                             [](const Layout& a, const Layout& b) { return a.bytes < b.bytes; });
   }
   return std::nullopt;
 }
@@ -269,12 +280,9 @@ MultiBlock MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed
   for (size_t i = 0; i < domains.size() && !aligned_found; ++i) {
     const Domain& domain = domains[i];
     for (const CutModel& model : job_cuts.cuts) {
-      for (bool by_pod : {true, false}) {
-        if (!by_pod && !MultiPod(ctx.fabric, domain)) break;
-        if (std::optional<Layout> l = AlignedLayout(ctx, {&model, true, domain, by_pod})) {
-          layouts.push_back(*std::move(l));
-          aligned_found = true;
-        }
+      for (Layout& l : AlignedLayouts(ctx, model, domain)) {
+        layouts.push_back(std::move(l));
+        aligned_found = true;
       }
     }
     if (i > 0) continue;  // hybrids: the smallest fitting domain only (see above)
