@@ -27,9 +27,10 @@ constexpr int kBlockCandidates = 3;
 // Pods tried at the pod level, best fit first.
 constexpr size_t kPodCandidates = 2;
 // Multi-block candidates handed to the engine's full evaluation: the cheapest by
-// cross-block bytes, plus at most one more within 2% of it for the other scorers to
-// weigh. The node-level estimate is exact for node-aligned dimensions, so candidates
-// further behind rarely win and would only cost time on big jobs.
+// cross-block bytes, plus the runner-up if it is within 2% of it and takes other hosts,
+// for the other scorers to weigh. The node-level estimate is exact for node-aligned
+// dimensions, so candidates further behind rarely win and would only cost time on big
+// jobs.
 constexpr size_t kMultiBlockCandidates = 2;
 constexpr double kNearTieFraction = 0.02;
 
@@ -95,6 +96,15 @@ struct Layout {
   double bytes = 0;
   bool pods_first = false;  // by pod, on a domain of several pods
 };
+
+// True when `a` and `b` take the very same hosts: the same blocks, amounts and order,
+// filled in the same node order (Materialize). A hybrid whose amounts and order come out
+// as the aligned layout's is such a twin, and so is a pp cut's layout when the stages are
+// the outermost dimension (its node order is the plain one): common on small blocks.
+bool SameHosts(const Layout& a, const Layout& b) {
+  return a.seq == b.seq &&
+         (a.kind.cut == b.kind.cut || a.kind.cut->cut.node_order == b.kind.cut->cut.node_order);
+}
 
 // The candidate's `how`, written only for the layouts kept.
 std::string Describe(const Layout& l) {
@@ -304,6 +314,11 @@ MultiBlock MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed
   for (size_t i = 0; i < ranked.size() && i < kept_at_most; ++i) {
     const Layout& l = layouts[ranked[i]];
     if (i > 0 && l.bytes > layouts[ranked[0]].bytes * (1 + kNearTieFraction)) break;
+    // A twin of a cheaper layout gives the scorers nothing to weigh (and the engine would
+    // sketch it for nothing, issue 36): it is dropped, and no layout further behind takes
+    // its place.
+    const auto twin = [&](size_t earlier) { return SameHosts(l, layouts[earlier]); };
+    if (std::any_of(ranked.begin(), ranked.begin() + i, twin)) continue;
     out.candidates.push_back(Materialize(ctx, l.seq, l.kind.cut->cut, Describe(l)));
   }
   if (!ranked.empty()) out.cheapest = layouts[ranked[0]].kind;
