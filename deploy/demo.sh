@@ -75,8 +75,9 @@ tp allocations
 console=$(sed -n 's/^topoplaced: web console on \(http[^ ]*\)$/\1/p' "$DEMO_DIR/topoplaced.log")
 if [[ -n "$console" ]] && command -v curl > /dev/null; then
   echo
-  echo "\$ curl -s ${console}api/v1/allocations"
-  curl -s "${console}api/v1/allocations" | head -c 300
+  echo "\$ curl -sf ${console}api/v1/allocations"
+  # -f: an error status fails the demo (set -e, pipefail) instead of printing its page.
+  curl -sSf "${console}api/v1/allocations" | head -c 300
   echo " ..."
 fi
 
