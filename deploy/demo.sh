@@ -75,10 +75,11 @@ tp allocations
 console=$(sed -n 's/^topoplaced: web console on \(http[^ ]*\)$/\1/p' "$DEMO_DIR/topoplaced.log")
 if [[ -n "$console" ]] && command -v curl > /dev/null; then
   echo
-  echo "\$ curl -sf ${console}api/v1/allocations"
-  # -f: an error status fails the demo (set -e, pipefail) instead of printing its page.
-  curl -sSf "${console}api/v1/allocations" | head -c 300
-  echo " ..."
+  echo "\$ curl -sSf ${console}api/v1/allocations"
+  # -f: an error status fails the demo (set -e) instead of printing its page. Read whole,
+  # then cut: a pipe into head could end curl early on a long body.
+  body=$(curl -sSf "${console}api/v1/allocations")
+  echo "${body:0:300} ..."
 fi
 
 trap - EXIT

@@ -99,8 +99,8 @@ struct Layout {
 
 // True when `a` and `b` take the very same hosts: the same blocks, amounts and order,
 // filled in the same node order (Materialize). A hybrid whose amounts and order come out
-// as the aligned layout's is such a twin, and so is a pp cut's layout when the stages are
-// the outermost dimension (its node order is the plain one): common on small blocks.
+// as the aligned layout's of its cut is such a twin, and so is a layout of a cut whose
+// node order is the plain one (the pp or dp cut when that dimension is the outermost).
 bool SameHosts(const Layout& a, const Layout& b) {
   return a.seq == b.seq &&
          (a.kind.cut == b.kind.cut || a.kind.cut->cut.node_order == b.kind.cut->cut.node_order);
@@ -314,9 +314,9 @@ MultiBlock MultiBlockCandidates(const PlacementContext& ctx, DomainLevel allowed
   for (size_t i = 0; i < ranked.size() && i < kept_at_most; ++i) {
     const Layout& l = layouts[ranked[i]];
     if (i > 0 && l.bytes > layouts[ranked[0]].bytes * (1 + kNearTieFraction)) break;
-    // A twin of a cheaper layout gives the scorers nothing to weigh (and the engine would
-    // sketch it for nothing, issue 36): it is dropped, and no layout further behind takes
-    // its place.
+    // A twin of a layout ranked before it (same bytes, same hosts) gives the scorers
+    // nothing to weigh, and the engine would sketch it for nothing (issue 36): it is
+    // dropped, and no layout further behind takes its place.
     const auto twin = [&](size_t earlier) { return SameHosts(l, layouts[earlier]); };
     if (std::any_of(ranked.begin(), ranked.begin() + i, twin)) continue;
     out.candidates.push_back(Materialize(ctx, l.seq, l.kind.cut->cut, Describe(l)));

@@ -126,6 +126,7 @@ TEST(TopoplacePolicy, NoTwoCandidatesTakeTheSameHosts) {
                            "tp=8,pp=5,dp=8", "tp=8,pp=8,dp=6"}) {
     for (double load : {0.0, 0.3, 0.6}) {
       for (uint64_t seed : {7, 8, 9}) {
+        if (load == 0 && seed != 7) continue;  // one idle cluster
         const Occupancy occ =
             load == 0 ? Occupancy(*Superpod()) : RandomBackgroundLoad(*Superpod(), load, seed);
         absl::StatusOr<std::vector<Candidate>> c = Proposal(Superpod(), occ, spec).Run();
