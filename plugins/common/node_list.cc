@@ -104,8 +104,10 @@ class HostlistExpander {
       if (hi - lo >= kMaxNodeListNames - part.numbers.size()) return TooMany();
       const int width =
           lo_text.size() > 1 && lo_text[0] == '0' ? static_cast<int>(lo_text.size()) : 0;
-      for (uint64_t i = lo; i <= hi; ++i) {
-        part.numbers.push_back(absl::StrFormat("%0*d", width, i));
+      // Counted from lo, not up to hi: at hi = 2^64 - 1 `i <= hi` never ends (the fuzzer's
+      // 'gpu[018446744073709551615]' wrapped around and ran out of memory).
+      for (uint64_t k = 0; k <= hi - lo; ++k) {
+        part.numbers.push_back(absl::StrFormat("%0*d", width, lo + k));
         part.width = std::max(part.width, part.numbers.back().size());
       }
     }

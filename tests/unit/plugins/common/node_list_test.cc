@@ -65,6 +65,14 @@ TEST(NodeList, HugeOrDeeplyBracketedListsAreRefusedWithoutExpanding) {
   EXPECT_EQ(Parse("a[0-999][0-99]").size(), 100000u);  // big, but within the limits
 }
 
+// The largest index there is expands once: a loop up to it wrapped around to 0 and ran
+// until memory ran out (node_list_fuzzer, CI of 2026-11-29).
+TEST(NodeList, TheLargestIndexExpandsOnce) {
+  EXPECT_THAT(Parse("gpu[018446744073709551615]"), ElementsAre("gpu018446744073709551615"));
+  EXPECT_THAT(Parse("g[18446744073709551614-18446744073709551615]"),
+              ElementsAre("g18446744073709551614", "g18446744073709551615"));
+}
+
 // Hardening finding 2: SLURM_JOB_NODELIST="b03-n030 dp=2 hosts=b03-n031" put 'dp=2' and
 // 'hosts=...' into the job's start spec as host names. Names are host names or an error.
 TEST(NodeList, NamesThatAreNotHostNamesAreRefused) {
