@@ -21,6 +21,10 @@ telemetry::LedgerGauges ReadLedgerGauges(ledger::Ledger& ledger) {
   gauges.writable = ledger.WriteState().ok();
   gauges.leading = ledger.MayWrite().ok();
   gauges.expired_reservations = ledger.expired_reservations();
+  if (std::optional<ledger::Ledger::StoreUsage> usage = ledger.store_usage()) {
+    gauges.store_bytes = usage->bytes;
+    gauges.store_quota_bytes = usage->quota_bytes;
+  }
   return gauges;
 }
 

@@ -90,14 +90,15 @@ absl::StatusOr<LedgerBackend> OpenLedgerBackend(const ServerConfig& config, Fabr
                       etcd::LeaderElection::Create(
                           *backend.etcd, {.key = absl::StrCat(config.etcd_prefix, "leader"),
                                           .lease_ttl = config.leader_lease}));
-  TP_ASSIGN_OR_RETURN(
-      backend.ledger,
-      etcd::EtcdLedger::Open(
-          *backend.etcd, *backend.election, std::move(fabric), clock,
-          {.prefix = config.etcd_prefix,
-           .watermark_path = config.db_path + ".etcd-watermark",
-           .accept_loss = config.accept_ledger_loss,
-           .max_request_bytes = static_cast<size_t>(config.etcd_max_request_bytes)}));
+  TP_ASSIGN_OR_RETURN(backend.ledger,
+                      etcd::EtcdLedger::Open(
+                          *backend.etcd, *backend.election, std::move(fabric), clock,
+                          {.prefix = config.etcd_prefix,
+                           .watermark_path = config.db_path + ".etcd-watermark",
+                           .accept_loss = config.accept_ledger_loss,
+                           .max_request_bytes = static_cast<size_t>(config.etcd_max_request_bytes),
+                           .keep_finished = config.etcd_keep_finished,
+                           .quota_bytes = config.etcd_quota_bytes}));
   return backend;
 }
 

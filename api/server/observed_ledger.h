@@ -51,6 +51,7 @@ class ObservedLedger final : public ledger::Ledger {
   absl::Status WriteState() override { return inner_.WriteState(); }
   absl::Status ProbeWrites() override { return inner_.ProbeWrites(); }
   absl::Status MayWrite() override { return inner_.MayWrite(); }
+  std::optional<StoreUsage> store_usage() override { return inner_.store_usage(); }
 
  private:
   // Passes `result` through, calling on_change_ first when it is OK.

@@ -140,6 +140,17 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         config.etcd_max_request_bytes > (int64_t{1} << 31)) {
       return BadValue(key, "a byte count from 4096 to 2147483648", value);
     }
+  } else if (key == "etcd_quota_bytes") {
+    if (!absl::SimpleAtoi(value, &config.etcd_quota_bytes) ||
+        config.etcd_quota_bytes < (int64_t{1} << 20) ||
+        config.etcd_quota_bytes > (int64_t{8} << 30)) {
+      return BadValue(key, "a byte count from 1048576 to 8589934592 (etcd's largest quota)", value);
+    }
+  } else if (key == "etcd_keep_finished") {
+    if (!absl::SimpleAtoi(value, &config.etcd_keep_finished) || config.etcd_keep_finished < 1 ||
+        config.etcd_keep_finished > 10'000'000) {
+      return BadValue(key, "a count from 1 to 10000000", value);
+    }
   } else if (key == "advertise") {
     if (value.find(':') == absl::string_view::npos) return BadValue(key, "host:port", value);
     config.advertise = std::string(value);
@@ -158,7 +169,8 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
         "uplink_load_file,"
         " uplink_load_from_allocations, uplink_load_from_counters,"
         " uplink_counter_max_age_seconds, store, etcd_prefix, etcd_ca_file, etcd_cert_file,"
-        " etcd_key_file, etcd_user, etcd_password_file, etcd_max_request_bytes, advertise, "
+        " etcd_key_file, etcd_user, etcd_password_file, etcd_max_request_bytes, etcd_quota_bytes,"
+        " etcd_keep_finished, advertise, "
         "leader_lease_seconds"));
   }
   return absl::OkStatus();

@@ -110,6 +110,10 @@ struct ServerConfig {
   // The largest request etcd takes (its --max-request-bytes; etcd's default 1.5 MiB). A
   // change that would not fit is refused before anything is written.
   int64_t etcd_max_request_bytes = 1'572'864;
+  // etcd's --quota-backend-bytes, for the topoplace_store_bytes alert; and how many
+  // finished records the leader keeps (etcd_ledger.h says why any are deleted).
+  int64_t etcd_quota_bytes = int64_t{2} << 30;
+  int64_t etcd_keep_finished = 5'000;
   // The address clients reach this replica at, which followers name as the leader's.
   // Empty: the listen address with the bound port.
   std::string advertise;

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,15 @@ class Ledger {
   // at all, being one replica of several that does not lead; OK otherwise. Lets a caller
   // refuse a write before it does work for it.
   virtual absl::Status MayWrite() { return absl::OkStatus(); }
+
+  // How full a store with a space quota is (etcd refuses every write past its quota);
+  // nullopt for a store without one (SQLite: its disk) or before it was first read.
+  // Without I/O: the figure ProbeWrites last read.
+  struct StoreUsage {
+    int64_t bytes = 0;        // the store's database file
+    int64_t quota_bytes = 0;  // where the store stops taking writes
+  };
+  virtual std::optional<StoreUsage> store_usage() { return std::nullopt; }
 
   // Reservations this process marked expired (not committed in time) since it started:
   // jobs whose scheduler reserved and never came back, which an operator wants to see.

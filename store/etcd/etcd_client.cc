@@ -86,6 +86,7 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(const EtcdOption
     m.channel = grpc::CreateCustomChannel(endpoint, credentials, args);
     m.kv = etcdserverpb::KV::NewStub(m.channel);
     m.lease = etcdserverpb::Lease::NewStub(m.channel);
+    m.maintenance = etcdserverpb::Maintenance::NewStub(m.channel);
     m.watch = etcdserverpb::Watch::NewStub(m.channel);
     m.auth = etcdserverpb::Auth::NewStub(m.channel);
     members.push_back(std::move(m));
@@ -204,6 +205,15 @@ absl::Status EtcdClient::Compact(int64_t revision) {
   // etcd: "mvcc: required revision has been compacted" when someone got there first.
   if (!s.ok() && absl::StrContains(s.message(), "has been compacted")) return absl::OkStatus();
   return s;
+}
+
+absl::StatusOr<EtcdStatus> EtcdClient::Status() {
+  etcdserverpb::StatusRequest request;
+  etcdserverpb::StatusResponse response;
+  TP_RETURN_IF_ERROR(Run("Status", true, [&](const Member& m) {
+    return m.maintenance->Status(Context().get(), request, &response);
+  }));
+  return EtcdStatus{.db_bytes = response.db_size(), .db_bytes_in_use = response.db_size_in_use()};
 }
 
 absl::StatusOr<int64_t> EtcdClient::Put(const std::string& key, const std::string& value,

@@ -54,6 +54,12 @@ struct KeyValue {
   int64_t lease = 0;         // 0: none
 };
 
+// A member's database, as its space quota (--quota-backend-bytes) measures it.
+struct EtcdStatus {
+  int64_t db_bytes = 0;         // the file
+  int64_t db_bytes_in_use = 0;  // of it, in use (the rest is free pages compaction left)
+};
+
 // One watch on a key range (etcd's Watch stream), from EtcdClient::WatchPrefix. Next may
 // block for as long as nothing changes; Cancel, from any thread, makes it return.
 class EtcdWatch {
@@ -100,6 +106,8 @@ class EtcdClient {
   // every revision until compacted, and its space quota counts them. OK when the history
   // was already compacted that far.
   absl::Status Compact(int64_t revision);
+  // The database size of the member calls go to now.
+  absl::StatusOr<EtcdStatus> Status();
 
   // Watches every key starting with `prefix` from `start_revision` on (older changes
   // included, while etcd still has them), once etcd confirmed the watch. OutOfRange when
@@ -123,6 +131,7 @@ class EtcdClient {
     std::shared_ptr<grpc::Channel> channel;
     std::unique_ptr<etcdserverpb::KV::Stub> kv;
     std::unique_ptr<etcdserverpb::Lease::Stub> lease;
+    std::unique_ptr<etcdserverpb::Maintenance::Stub> maintenance;
     std::unique_ptr<etcdserverpb::Watch::Stub> watch;
     std::unique_ptr<etcdserverpb::Auth::Stub> auth;
   };

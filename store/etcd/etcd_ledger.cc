@@ -188,6 +188,7 @@ absl::Status EtcdLedger::LoadLocked() {
   live_ = std::move(live);
   mod_revision_ = std::move(mod_revision);
   view_revision_ = r->header().revision();
+  loaded_revision_ = view_revision_;
   // Never a number this ledger acknowledged before, even after an accepted loss.
   next_n_ = std::max(last, mark_.allocation) + 1;
   stale_ = false;
@@ -403,7 +404,15 @@ void EtcdLedger::ApplyWatchedLocked(const etcdserverpb::WatchResponse& batch) {
   if (!loaded_under_.key.empty() || stale_) return;  // leading, or a reload is due anyway
   for (const etcdserverpb::Event& event : batch.events()) {
     const etcdserverpb::KeyValue& kv = event.kv();
-    if (kv.mod_revision() <= view_revision_) continue;  // the load already had it
+    // A group commit changes many records in one revision, so events share revisions: only
+    // those the load already had are skipped (hardening round four, finding 1: skipping
+    // every event at the revision of the one before dropped all but the first of a
+    // revision's changes, for good). One that goes back cannot be placed in the view.
+    if (kv.mod_revision() <= loaded_revision_) continue;
+    if (kv.mod_revision() < view_revision_) {
+      stale_ = true;
+      return;
+    }
     const int64_t n = NumberOfKey(kv.key());
     if (live_.Find(n) != nullptr) live_.Remove(n);
     mod_revision_.erase(n);
@@ -717,9 +726,61 @@ absl::Status EtcdLedger::ProbeWrites() {
     // A reload that works shows etcd answers again (and brings the view up to date).
     if (!write_state_.ok() && loss_.ok()) (void)LoadLocked();
   }
+  SampleStoreUsage();
   TP_RETURN_IF_ERROR(WriteState());
+  PruneFinished();
   CompactHistoryIfDue();
   return absl::OkStatus();
+}
+
+std::optional<ledger::Ledger::StoreUsage> EtcdLedger::store_usage() {
+  absl::MutexLock lock(&mu_);
+  return usage_;
+}
+
+void EtcdLedger::SampleStoreUsage() {
+  absl::StatusOr<EtcdStatus> status = etcd_.Status();
+  if (!status.ok()) return;  // the last figure stands; WriteState says etcd is away
+  absl::MutexLock lock(&mu_);
+  usage_ = StoreUsage{.bytes = status->db_bytes, .quota_bytes = options_.quota_bytes};
+}
+
+void EtcdLedger::PruneFinished() {
+  // etcd's default --max-txn-ops is 128: two deletes per record.
+  constexpr int kPruneBatch = 60;
+  // Bounded per call, so one sweep never holds etcd for long; the next sweep goes on.
+  constexpr int kBatchesPerCall = 20;
+  const std::string prefix = Key("done", "");
+  for (int batch = 0; batch < kBatchesPerCall; ++batch) {
+    if (!fence_.WriteFence().ok()) return;  // the leader's job
+    etcdserverpb::TxnRequest read;
+    etcdserverpb::RangeRequest* count = read.add_success()->mutable_request_range();
+    *count = PrefixRequest(prefix);
+    count->set_count_only(true);
+    etcdserverpb::RangeRequest* oldest = read.add_success()->mutable_request_range();
+    *oldest = PrefixRequest(prefix);
+    oldest->set_limit(kPruneBatch);
+    absl::StatusOr<etcdserverpb::TxnResponse> r = etcd_.Txn(read);
+    if (!r.ok()) return;
+    int64_t left = r->responses(0).response_range().count();
+    const absl::Time cutoff = clock_.Now() - options_.finished_max_age;
+    etcdserverpb::TxnRequest prune;
+    for (const etcdserverpb::KeyValue& kv : r->responses(1).response_range().kvs()) {
+      if (left <= 1) break;  // the newest stays: it numbers the next allocation
+      absl::StatusOr<Allocation> a = DecodeAllocation(kv.key(), kv.value());
+      const bool too_many = left > std::max<int64_t>(options_.keep_finished, 1);
+      const bool too_old = a.ok() && a->finished_at < cutoff;
+      if (!too_many && !too_old) break;  // in number order: the rest are kept this time
+      Delete(prune, kv.key());
+      if (a.ok() && !a->request_id.empty()) Delete(prune, Key("request", a->request_id));
+      --left;
+    }
+    if (prune.success_size() == 0) return;
+    if (absl::Status s = etcd_.Txn(prune).status(); !s.ok()) {
+      std::cerr << "topoplaced: finished etcd records not pruned: " << s.message() << std::endl;
+      return;
+    }
+  }
 }
 
 void EtcdLedger::CompactHistoryIfDue() {

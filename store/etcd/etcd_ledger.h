@@ -95,6 +95,19 @@ struct EtcdLedgerOptions {
   // (etcd 3.4 `embed.DefaultMaxRequestBytes`). A change that would not fit is refused
   // before anything is written.
   size_t max_request_bytes = 1'572'864;
+  // Finished records (done/ keys, 9-15 KB each with their plans) and the idempotency keys
+  // of their Reserves are live keys, so compaction cannot free them: kept for ever they
+  // filled a 100 MiB quota after 6,801 reserve+release cycles and every write failed
+  // (hardening round four, finding 3). The leader deletes, oldest number first, those
+  // beyond the newest keep_finished and those finished more than finished_max_age ago
+  // (ProbeWrites; the newest one always stays, as it numbers the next allocation).
+  // After that Get of such an allocation is NotFound, as for a number never used.
+  // 5,000 records of 15 KB are 75 MB, 3.5 % of etcd's default 2 GiB quota.
+  int64_t keep_finished = 5'000;
+  absl::Duration finished_max_age = absl::Hours(24 * 7);
+  // etcd's --quota-backend-bytes (its default: 2 GiB), reported beside etcd's database
+  // size (store_usage, the topoplace_store_bytes metric) so an alert fires before NOSPACE.
+  int64_t quota_bytes = int64_t{2} << 30;
 };
 
 class EtcdLedger final : public ledger::Ledger {
@@ -127,6 +140,7 @@ class EtcdLedger final : public ledger::Ledger {
   absl::Status WriteState() override;
   absl::Status ProbeWrites() override;
   absl::Status MayWrite() override { return fence_.WriteFence().status(); }
+  std::optional<StoreUsage> store_usage() override;
 
  private:
   EtcdLedger(EtcdClient& etcd, FenceSource& fence, FabricPtr fabric, const ledger::Clock& clock,
@@ -200,6 +214,11 @@ class EtcdLedger final : public ledger::Ledger {
   // As leader, compacts etcd's history to keep_revisions when compact_every revisions
   // (anyone's) have passed or compact_interval since the last compaction.
   void CompactHistoryIfDue() ABSL_LOCKS_EXCLUDED(mu_);
+  // As leader, deletes the finished records (and their request/ keys) that keep_finished
+  // and finished_max_age leave out, in transactions of at most kPruneBatch records.
+  void PruneFinished() ABSL_LOCKS_EXCLUDED(mu_);
+  // Reads etcd's database size for store_usage().
+  void SampleStoreUsage() ABSL_LOCKS_EXCLUDED(mu_);
   // A finished allocation (or one a follower's view does not have yet) read from etcd.
   absl::StatusOr<ledger::Allocation> ReadStoredLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<GpuId> ResolveGpu(const ledger::GpuRef& ref) const;
@@ -228,12 +247,14 @@ class EtcdLedger final : public ledger::Ledger {
   std::unique_ptr<ledger::WatermarkFile> watermark_ ABSL_GUARDED_BY(mu_);
   // Set for good once etcd failed the store checks; every write answers it.
   absl::Status loss_ ABSL_GUARDED_BY(mu_);
-  bool opening_ ABSL_GUARDED_BY(mu_) = true;    // accept_loss applies to Open's load only
+  bool opening_ ABSL_GUARDED_BY(mu_) = true;  // accept_loss applies to Open's load only
+  std::optional<StoreUsage> usage_ ABSL_GUARDED_BY(mu_);
   int64_t compacted_ ABSL_GUARDED_BY(mu_) = 0;  // the revision this replica compacted to
   absl::Time compacted_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   std::vector<std::string> warnings_;
   // The etcd revision the view reflects (its load's, then each watched change's).
   int64_t view_revision_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t loaded_revision_ ABSL_GUARDED_BY(mu_) = 0;    // the last load's: watched events after it
   int64_t watch_from_ ABSL_GUARDED_BY(mu_) = 0;         // > 0: open a watch from this revision
   uint64_t watch_generation_ ABSL_GUARDED_BY(mu_) = 0;  // a restart ends older watches
   bool watch_current_ ABSL_GUARDED_BY(mu_) = false;     // this generation's watch is open

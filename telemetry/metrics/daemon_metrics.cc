@@ -59,7 +59,7 @@ class DaemonMetrics::LedgerCollectable : public prometheus::Collectable {
       m.gauge.value = count;
       allocations.metric.push_back(std::move(m));
     }
-    return {
+    std::vector<prometheus::MetricFamily> families = {
         std::move(allocations),
         One(Family("topoplace_ledger_writable",
                    "1 while this process can record ledger changes, 0 otherwise",
@@ -74,6 +74,19 @@ class DaemonMetrics::LedgerCollectable : public prometheus::Collectable {
                    prometheus::MetricType::Counter),
             static_cast<double>(now.expired_reservations)),
     };
+    if (now.store_bytes >= 0 && now.store_quota_bytes > 0) {
+      families.push_back(One(Family("topoplace_store_bytes",
+                                    "Bytes of the ledger store's database (etcd's db size), "
+                                    "which its space quota is measured against",
+                                    prometheus::MetricType::Gauge),
+                             static_cast<double>(now.store_bytes)));
+      families.push_back(One(Family("topoplace_store_quota_bytes",
+                                    "The ledger store's space quota (etcd_quota_bytes): past "
+                                    "it etcd refuses every write",
+                                    prometheus::MetricType::Gauge),
+                             static_cast<double>(now.store_quota_bytes)));
+    }
+    return families;
   }
 
  private:

@@ -12,6 +12,8 @@
 //   topoplace_ledger_writable                        1 while this process can record changes
 //   topoplace_leader                                 1 while this replica leads
 //   topoplace_reservations_expired_total             reservations never committed in time
+//   topoplace_store_bytes, topoplace_store_quota_bytes  etcd's database size and quota
+//                                                    (a store with a quota only)
 //   topoplace_placement_duration_seconds{result}     histogram
 //   topoplace_rpc_requests_total{method,code}
 //
@@ -55,6 +57,9 @@ struct LedgerGauges {
   bool writable = false;                      // Ledger::WriteState() is OK
   bool leading = false;                       // Ledger::MayWrite() is OK
   int64_t expired_reservations = 0;           // since this process started
+  // A store with a space quota (etcd): its database size and the quota; -1 unknown.
+  int64_t store_bytes = -1;
+  int64_t store_quota_bytes = -1;
 };
 
 class DaemonMetrics {

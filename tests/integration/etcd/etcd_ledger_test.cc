@@ -15,6 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_format.h"
+#include "scheduler/ledger/ledger_rules.h"
+#include "store/etcd/allocation_record.h"
 #include "store/etcd/etcd_health_history.h"
 #include "store/etcd/etcd_host_report_store.h"
 #include "store/etcd/leader_election.h"
@@ -313,6 +316,81 @@ TEST_F(EtcdLedgerTest, EtcdLedger_RefusesWritesWhenEtcdComesBackEmpty) {
   EXPECT_TRUE(plain.ok()) << plain.status();
 }
 
+// Hardening round four, finding 1: a group commit writes several allocations in one etcd
+// revision, and a follower applied only the first event of each revision (it skipped every
+// event at or below the revision of the one before), its watch still "current", so it
+// never reloaded. Two records put in one transaction, as a group commit writes them, both
+// reach a follower that would reload only once an hour.
+TEST_F(EtcdLedgerTest, EtcdLedger_AFollowerAppliesEveryChangeOfOneRevision) {
+  Replica a = Start("10.0.0.1:7469");
+  ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
+  absl::StatusOr<Replica> started =
+      StartReplica(prefix_, "10.0.0.2:7469", fabric_, clock_, {.follower_refresh = absl::Hours(1)});
+  ASSERT_TRUE(started.ok()) << started.status();
+  Replica b = *std::move(started);
+  ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
+  ASSERT_TRUE(Eventually([&] { return b.ledger->held_gpus() == 0; }));
+
+  etcdserverpb::TxnRequest txn;
+  for (const int n : {1000, 1001}) {
+    auto record = ledger::NewReservation(*fabric_, Request(Gpus((n - 1000) * 8, 8)), clock_.Now());
+    ASSERT_TRUE(record.ok()) << record.status();
+    record->id = ledger::FormatAllocationId(n);
+    etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
+    put->set_key(absl::StrFormat("%sledger/live/%020d", prefix_, n));
+    put->set_value(EncodeAllocation(*record));
+  }
+  auto written = a.client->Txn(txn);
+  ASSERT_TRUE(written.ok()) << written.status();
+  ASSERT_EQ(written->responses_size(), 2);  // both puts, so both at one revision
+
+  EXPECT_TRUE(Eventually([&] { return b.ledger->held_gpus() == 16; }))
+      << b.ledger->held_gpus() << " GPUs held in the follower's view";
+  EXPECT_TRUE(b.ledger->Occupancy().busy(3));
+  EXPECT_TRUE(b.ledger->Occupancy().busy(12));
+}
+
+// The same through the leader: 16 threads reserve, commit and release at once, so the
+// group commit batches their changes; every follower's live allocations then equal the
+// leader's.
+TEST_F(EtcdLedgerTest, EtcdLedger_FollowersSeeEveryChangeOfABurst) {
+  Replica a = Start("10.0.0.1:7469");
+  ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
+  std::vector<Replica> followers;
+  for (const char* name : {"10.0.0.2:7469", "10.0.0.3:7469"}) {
+    absl::StatusOr<Replica> f =
+        StartReplica(prefix_, name, fabric_, clock_, {.follower_refresh = absl::Hours(1)});
+    ASSERT_TRUE(f.ok()) << f.status();
+    followers.push_back(*std::move(f));
+    ASSERT_TRUE(Eventually([&] { return followers.back().election->leader() == "10.0.0.1:7469"; }));
+    ASSERT_TRUE(Eventually([&] { return followers.back().ledger->held_gpus() == 0; }));
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 12; ++i) {
+        auto r = a.ledger->Reserve(Request({static_cast<GpuId>((t * 2 + i % 2) % 32)}));
+        if (!r.ok()) continue;  // ABORTED: another thread's GPU
+        if (i % 3 == 0) (void)a.ledger->Release(r->id);
+        if (i % 3 == 1) (void)a.ledger->Commit(r->id, absl::StrCat("job-", t, "-", i));
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const auto live = [](ledger::Ledger& l) {
+    std::map<std::string, ledger::AllocationState> ids;
+    l.ForEachLive([&](const ledger::Allocation& x) { ids[x.id] = x.state; });
+    return ids;
+  };
+  const std::map<std::string, ledger::AllocationState> leader = live(*a.ledger);
+  EXPECT_FALSE(leader.empty());
+  for (Replica& f : followers) {
+    EXPECT_TRUE(Eventually([&] { return live(*f.ledger) == leader; }))
+        << live(*f.ledger).size() << " live in a follower's view, " << leader.size()
+        << " in the leader's";
+  }
+}
+
 TEST_F(EtcdLedgerTest, EtcdLedger_ConcurrentChangesFromManyThreadsNeverHoldAGpuTwice) {
   Replica r = Start("leader");
   ASSERT_TRUE(Eventually([&] { return r.election->leading(); }));
@@ -345,6 +423,63 @@ TEST_F(EtcdLedgerTest, EtcdLedger_ConcurrentChangesFromManyThreadsNeverHoldAGpuT
   // The rebuild refuses a store where two live allocations name one GPU, so it held none
   // twice; and it holds what the leader held.
   EXPECT_EQ(again.ledger->held_gpus(), held);
+}
+
+// Hardening round four, finding 3: finished records (and the request ids of their
+// Reserves) were never deleted, and as live keys compaction could not free them: a 100
+// MiB quota filled after 6,801 reserve+release cycles. The leader keeps the newest
+// keep_finished, and none older than finished_max_age but the newest; the keys in etcd
+// stay bounded however long the load runs, and numbering goes on above the deleted ones.
+TEST_F(EtcdLedgerTest, EtcdLedger_FinishedRecordsAreBoundedByCountAndAge) {
+  absl::StatusOr<Replica> started =
+      StartReplica(prefix_, "leader", fabric_, clock_, {.keep_finished = 10});
+  ASSERT_TRUE(started.ok()) << started.status();
+  Replica& r = *started;
+  ASSERT_TRUE(Eventually([&] { return r.election->leading(); }));
+  const auto keys = [&](const char* kind) {
+    auto kvs = r.client->GetPrefix(absl::StrCat(prefix_, "ledger/", kind, "/"));
+    EXPECT_TRUE(kvs.ok()) << kvs.status();
+    return kvs.ok() ? kvs->size() : size_t{0};
+  };
+  std::string first;
+  std::string newest;
+  for (int round = 0; round < 5; ++round) {
+    for (int i = 0; i < 40; ++i) {
+      ledger::ReserveRequest request = Request(Gpus(0, 8));
+      request.request_id = absl::StrCat("job-", round, "-", i);
+      auto a = r.ledger->Reserve(request);
+      ASSERT_TRUE(a.ok()) << a.status();
+      ASSERT_TRUE(r.ledger->Release(a->id).ok());
+      if (first.empty()) first = a->id;
+      newest = a->id;
+    }
+    ASSERT_TRUE(r.ledger->ProbeWrites().ok());
+    EXPECT_EQ(keys("done"), 10u) << "after " << (round + 1) * 40 << " cycles";
+    EXPECT_EQ(keys("request"), 10u);
+  }
+  EXPECT_EQ(r.ledger->Get(first).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(r.ledger->Get(newest)->state, ledger::AllocationState::kReleased);
+  auto retried = r.ledger->FindByRequestId("job-4-39");
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(retried->id, newest);
+
+  // A week later every finished record is past its age; the newest stays.
+  clock_.Advance(absl::Hours(24 * 7 + 1));
+  ASSERT_TRUE(r.ledger->ProbeWrites().ok());
+  EXPECT_EQ(keys("done"), 1u);
+  // etcd's size against its quota, for the alert.
+  std::optional<ledger::Ledger::StoreUsage> usage = r.ledger->store_usage();
+  ASSERT_TRUE(usage.has_value());
+  EXPECT_GT(usage->bytes, 0);
+  EXPECT_EQ(usage->quota_bytes, int64_t{2} << 30);
+
+  // A new leader numbers above everything, deleted records included.
+  r.election->Resign();
+  Replica next = Start("next");
+  ASSERT_TRUE(Eventually([&] { return next.election->leading(); }));
+  auto after = next.ledger->Reserve(Request(Gpus(0, 8)));
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_GT(*ledger::AllocationNumber(after->id), *ledger::AllocationNumber(newest));
 }
 
 // Hardening finding 3: nothing compacted etcd, so its history grew with every change

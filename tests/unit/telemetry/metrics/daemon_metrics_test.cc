@@ -35,7 +35,9 @@ void Fill(DaemonMetrics& m) {
     return LedgerGauges{.allocations = {{"committed", 2}},
                         .writable = true,
                         .leading = false,
-                        .expired_reservations = 3};
+                        .expired_reservations = 3,
+                        .store_bytes = 52'428'800,
+                        .store_quota_bytes = 104'857'600};
   });
 }
 
@@ -54,7 +56,17 @@ TEST(DaemonMetricsTest, RendersConventionalNames) {
   EXPECT_THAT(text, HasSubstr("topoplace_leader 0"));
   EXPECT_THAT(text, HasSubstr("# TYPE topoplace_reservations_expired_total counter"));
   EXPECT_THAT(text, HasSubstr("topoplace_reservations_expired_total 3"));
+  EXPECT_THAT(text, HasSubstr("topoplace_store_bytes 52428800"));
+  EXPECT_THAT(text, HasSubstr("topoplace_store_quota_bytes 104857600"));
   EXPECT_THAT(text, HasSubstr("topoplace_rpc_requests_total{"));
+}
+
+// A store without a quota (SQLite) exports no store series at all, rather than a 0 that
+// would read as an empty etcd.
+TEST(DaemonMetricsTest, AStoreWithoutAQuotaExportsNoStoreSeries) {
+  DaemonMetrics m;
+  m.SetLedgerSource([] { return LedgerGauges{.allocations = {}, .writable = true}; });
+  EXPECT_THAT(m.Render(), ::testing::Not(HasSubstr("topoplace_store_")));
 }
 
 // The alerting rules and the dashboard (deploy/) name only series the daemon exports.
