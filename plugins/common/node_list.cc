@@ -28,13 +28,17 @@ bool ParseIndex(absl::string_view text, uint64_t& value) {
 }
 
 // Expands one hostlist expression ("gpu[01-03,7]-ib[0-1]") into `out`, without recursion:
-// the expression becomes literal parts and bracketed lists of numbers, and the names are
-// their product, counted (and refused past kMaxNodeListNames or a name past
-// kMaxHostNameBytes) before any is made.
+// the expression becomes literal parts and bracketed lists of number ranges, and the names
+// are their product. The count, the longest name and the bytes of all names are checked
+// before any name is made, and a range is never written out but counted through, so time
+// and memory are bounded by what the list may expand to, whatever its padding (hardening
+// round four, finding 4: 'n[' + 30,000 zeros + '0-999999]' formatted 30 GB of numbers
+// before the width was checked).
 class HostlistExpander {
  public:
-  HostlistExpander(absl::string_view source, int line, std::vector<std::string>& out)
-      : source_(source), line_(line), out_(out) {}
+  HostlistExpander(absl::string_view source, int line, std::vector<std::string>& out,
+                   size_t& out_bytes)
+      : source_(source), line_(line), out_(out), out_bytes_(out_bytes) {}
 
   absl::Status Expand(absl::string_view expr) {
     std::vector<Part> parts;
@@ -56,38 +60,66 @@ class HostlistExpander {
       Part part{std::string(expr.substr(at, open - at)), {}};
       TP_RETURN_IF_ERROR(ParseRanges(expr, expr.substr(open + 1, close - open - 1), part));
       name_bytes += part.literal.size() + part.width;
-      count *= part.numbers.size();  // each factor is at most kMaxNodeListNames: no overflow
-      if (name_bytes > kMaxHostNameBytes) {
-        return Error(expr, absl::StrCat("names longer than ", kMaxHostNameBytes, " bytes"));
-      }
+      count *= part.count;  // each factor is at most kMaxNodeListNames: no overflow
+      if (name_bytes > kMaxHostNameBytes) return TooLong(expr);
       if (count + out_.size() > kMaxNodeListNames) return TooMany();
       parts.push_back(std::move(part));
       at = close + 1;
     }
+    if (name_bytes > kMaxHostNameBytes) return TooLong(expr);
+    // count <= kMaxNodeListNames and name_bytes <= kMaxHostNameBytes: no overflow.
+    if (out_bytes_ + count * name_bytes > kMaxNodeListBytes) return TooManyBytes();
     // An odometer over the bracketed parts, the last turning fastest.
-    std::vector<size_t> digit(parts.size(), 0);
+    std::vector<Digit> digit(parts.size());
     for (uint64_t n = 0; n < count; ++n) {
       std::string name;
+      name.reserve(name_bytes);
       for (size_t i = 0; i < parts.size(); ++i) {
         name += parts[i].literal;
-        if (!parts[i].numbers.empty()) name += parts[i].numbers[digit[i]];
+        if (!parts[i].ranges.empty()) parts[i].Append(digit[i], name);
       }
       TP_RETURN_IF_ERROR(Add(expr, std::move(name)));
       for (size_t i = parts.size(); i-- > 0;) {
-        if (parts[i].numbers.empty()) continue;
-        if (++digit[i] < parts[i].numbers.size()) break;
-        digit[i] = 0;
+        if (parts[i].ranges.empty()) continue;
+        if (parts[i].Advance(digit[i])) break;
       }
     }
     return absl::OkStatus();
   }
 
  private:
-  // A literal, then (unless it ends the expression) one bracketed list, written out.
+  // lo..hi, each printed zero-padded to `width` digits (0: as it is).
+  struct Range {
+    uint64_t lo = 0;
+    uint64_t hi = 0;
+    int width = 0;
+  };
+  // Where the odometer stands in one part: a range and the offset from its low end.
+  struct Digit {
+    size_t range = 0;
+    uint64_t offset = 0;
+  };
+  // A literal, then (unless it ends the expression) one bracketed list of ranges.
   struct Part {
     std::string literal;
-    std::vector<std::string> numbers;
-    size_t width = 0;  // the longest of `numbers`
+    std::vector<Range> ranges;
+    uint64_t count = 0;  // numbers in all ranges
+    size_t width = 0;    // the longest number's digits
+    void Append(const Digit& d, std::string& name) const {
+      const Range& r = ranges[d.range];
+      absl::StrAppendFormat(&name, "%0*d", r.width, r.lo + d.offset);
+    }
+    // Steps to the next number; false (and back to the first) after the last.
+    bool Advance(Digit& d) const {
+      if (d.offset < ranges[d.range].hi - ranges[d.range].lo) {
+        ++d.offset;
+        return true;
+      }
+      d.offset = 0;
+      if (++d.range < ranges.size()) return true;
+      d.range = 0;
+      return false;
+    }
   };
 
   absl::Status ParseRanges(absl::string_view expr, absl::string_view ranges, Part& part) const {
@@ -97,19 +129,20 @@ class HostlistExpander {
       const absl::string_view lo_text = range.substr(0, dash);
       const absl::string_view hi_text =
           dash == absl::string_view::npos ? lo_text : range.substr(dash + 1);
+      // Checked before the numbers are read: padding alone may make a name too long.
+      if (lo_text.size() > kMaxHostNameBytes || hi_text.size() > kMaxHostNameBytes) {
+        return TooLong(expr);
+      }
       uint64_t lo = 0, hi = 0;
       if (!ParseIndex(lo_text, lo) || !ParseIndex(hi_text, hi) || hi < lo) {
         return Error(expr, absl::StrCat("'", range, "' is not N or N-M with N <= M"));
       }
-      if (hi - lo >= kMaxNodeListNames - part.numbers.size()) return TooMany();
+      if (hi - lo >= kMaxNodeListNames - part.count) return TooMany();
       const int width =
           lo_text.size() > 1 && lo_text[0] == '0' ? static_cast<int>(lo_text.size()) : 0;
-      // Counted from lo, not up to hi: at hi = 2^64 - 1 `i <= hi` never ends (the fuzzer's
-      // 'gpu[018446744073709551615]' wrapped around and ran out of memory).
-      for (uint64_t k = 0; k <= hi - lo; ++k) {
-        part.numbers.push_back(absl::StrFormat("%0*d", width, lo + k));
-        part.width = std::max(part.width, part.numbers.back().size());
-      }
+      part.ranges.push_back(Range{lo, hi, width});
+      part.count += hi - lo + 1;
+      part.width = std::max({part.width, static_cast<size_t>(width), absl::StrCat(hi).size()});
     }
     return absl::OkStatus();
   }
@@ -119,6 +152,7 @@ class HostlistExpander {
     if (absl::Status valid = CheckHostName("node name", name); !valid.ok()) {
       return Error(expr, valid.message());
     }
+    out_bytes_ += name.size();
     out_.push_back(std::move(name));
     return absl::OkStatus();
   }
@@ -127,14 +161,23 @@ class HostlistExpander {
     return LineError(source_, line_,
                      absl::StrCat("hostlist '", expr.substr(0, 64), cut ? "...': " : "': ", what));
   }
+  absl::Status TooLong(absl::string_view expr) const {
+    return Error(expr, absl::StrCat("names longer than ", kMaxHostNameBytes, " bytes"));
+  }
   absl::Status TooMany() const {
     return LineError(source_, line_,
                      absl::StrCat("more than ", kMaxNodeListNames, " node names; a typo?"));
+  }
+  absl::Status TooManyBytes() const {
+    return LineError(
+        source_, line_,
+        absl::StrCat("node names of more than ", kMaxNodeListBytes, " bytes in all; a typo?"));
   }
 
   absl::string_view source_;
   int line_;
   std::vector<std::string>& out_;
+  size_t& out_bytes_;  // of every name in out_
 };
 
 absl::StatusOr<std::vector<std::string>> ParseJsonNodeList(absl::string_view text,
@@ -195,10 +238,11 @@ absl::StatusOr<std::vector<std::string>> ParseNodeList(absl::string_view text,
     TP_ASSIGN_OR_RETURN(names, ParseJsonNodeList(text, source));
   } else {
     int line_no = 0;
+    size_t bytes = 0;
     for (absl::string_view line : absl::StrSplit(text, '\n')) {
       ++line_no;
       line = line.substr(0, line.find('#'));
-      HostlistExpander expander(source, line_no, names);
+      HostlistExpander expander(source, line_no, names, bytes);
       for (absl::string_view token : Tokens(line)) {
         if (absl::StartsWith(token, "node/")) token.remove_prefix(5);
         if (token.empty()) continue;

@@ -19,12 +19,16 @@ namespace topoplace::exporters {
 
 // Most names one list may expand to; a range beyond it is a typo, not a cluster.
 inline constexpr size_t kMaxNodeListNames = 1'000'000;
+// Most bytes all of a list's names may take together (64 MiB: a million names of 64
+// bytes), checked before a hostlist expands, so no list of any padding grows past it.
+inline constexpr size_t kMaxNodeListBytes = size_t{64} << 20;
 
 // Parses a node list; `source` names it in errors ("nodes.txt:3: ..."). InvalidArgument on
-// an unbalanced or malformed range, a list of more than kMaxNodeListNames names, a name
-// that is not a host name (CheckHostName: no blanks, '=' or ',' to smuggle fields into a
-// job spec), JSON without items[].metadata.name, or a list with no name at all. Hostlists
-// expand without recursion, their size checked before any name is made.
+// an unbalanced or malformed range, a list of more than kMaxNodeListNames names or of
+// more than kMaxNodeListBytes in all, a name that is not a host name (CheckHostName: no
+// blanks, '=' or ',' to smuggle fields into a job spec), JSON without
+// items[].metadata.name, or a list with no name at all. Hostlists expand without
+// recursion, their size checked before any name is made.
 absl::StatusOr<std::vector<std::string>> ParseNodeList(absl::string_view text,
                                                        absl::string_view source);
 // Reads and parses a file; NotFound if it cannot be read.

@@ -2,6 +2,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <cstdlib>
+
+#include "absl/strings/match.h"
 
 namespace topoplace::exporters {
 namespace {
@@ -71,6 +76,55 @@ TEST(NodeList, TheLargestIndexExpandsOnce) {
   EXPECT_THAT(Parse("gpu[018446744073709551615]"), ElementsAre("gpu018446744073709551615"));
   EXPECT_THAT(Parse("g[18446744073709551614-18446744073709551615]"),
               ElementsAre("g18446744073709551614", "g18446744073709551615"));
+}
+
+// Hardening round four, finding 4: zero padding was checked only after every number of
+// the range had been formatted at its width, so 'n[' + 30,000 zeros + '0-999999]' (30 KB)
+// took 24 GB and was killed, and 3,000 zeros took 4 GB before the error. Parsed in a child
+// whose address space is capped at 1 GiB, the list is refused there instead of failing to
+// allocate. (Without the cap under AddressSanitizer, which reserves terabytes of shadow.)
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kCapAddressSpace = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kCapAddressSpace = false;
+#else
+constexpr bool kCapAddressSpace = true;
+#endif
+#else
+constexpr bool kCapAddressSpace = true;
+#endif
+
+void ParseWithinOneGiB(const std::string& text) {
+  if (kCapAddressSpace) {
+    const rlimit cap{size_t{1} << 30, size_t{1} << 30};
+    setrlimit(RLIMIT_AS, &cap);
+  }
+  absl::StatusOr<std::vector<std::string>> names = ParseNodeList(text, "nodes.txt");
+  const bool refused =
+      !names.ok() && absl::StrContains(names.status().message(), "names longer than 256 bytes");
+  std::exit(refused ? 0 : 1);
+}
+
+TEST(NodeListDeathTest, PaddingIsCheckedBeforeAnyNumberIsWritten) {
+  for (const int zeros : {300, 3'000, 30'000}) {
+    const std::string list = "n[" + std::string(zeros, '0') + "0-999999]";
+    EXPECT_EXIT(ParseWithinOneGiB(list), ::testing::ExitedWithCode(0), "") << zeros << " zeros";
+  }
+  // The high end's padding too, and a padded single number.
+  EXPECT_THAT(Error("n[0-" + std::string(300, '0') + "9]"), HasSubstr("names longer than 256"));
+  EXPECT_THAT(Error("n[" + std::string(300, '0') + "]"), HasSubstr("names longer than 256"));
+}
+
+// All the names of a list together are bounded too, before any is made: a million names
+// of 250 bytes would take 250 MB.
+TEST(NodeList, AllNamesTogetherAreBoundedBeforeExpanding) {
+  const std::string long_prefix(240, 'x');
+  EXPECT_THAT(Error(long_prefix + "[000000-999999]"),
+              HasSubstr("node names of more than 67108864 bytes in all"));
+  EXPECT_EQ(Parse("gpu[000001-100000]-ib[0-1]").size(), 200000u);  // 3.2 MB: accepted
+  EXPECT_THAT(Parse("g[08-10,1,001]"), ElementsAre("g08", "g09", "g10", "g1", "g001"));
+  EXPECT_THAT(Parse("r[1-2]n[9-10]"), ElementsAre("r1n9", "r1n10", "r2n9", "r2n10"));
 }
 
 // Hardening finding 2: SLURM_JOB_NODELIST="b03-n030 dp=2 hosts=b03-n031" put 'dp=2' and
