@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace topoplace::k8s {
@@ -22,7 +23,8 @@ absl::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(const Serv
                                   .tls_client_ca_file = options.tls_client_ca_file,
                                   .max_body_bytes = options.max_body_bytes,
                                   .worker_threads = options.worker_threads,
-                                  .read_timeout_seconds = options.read_timeout_seconds});
+                                  .read_timeout_seconds = options.read_timeout_seconds,
+                                  .max_connections = std::max(256, options.worker_threads)});
   if (!listener.ok()) return listener.status();
   httplib::Server* server = &(*listener)->server();
 

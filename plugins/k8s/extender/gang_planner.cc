@@ -25,6 +25,12 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// Keeps the scheduler's victims on `node`, if it named any there.
+void KeepVictimsOn(const std::string& node, const VictimsByNode& candidates, VictimsByNode& kept) {
+  auto it = candidates.find(node);
+  if (it != candidates.end() && !it->second.pod_uids.empty()) kept[node] = it->second;
+}
+
 }  // namespace
 
 GangPlanner::GangPlanner(PlacementBackendPtr backend, PlannerOptions options, Clock clock)
@@ -94,7 +100,7 @@ absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanGroup(
     if (found.status().code() != absl::StatusCode::kNotFound) return found.status();
   }
   absl::StatusOr<GroupPlan> plan =
-      backend_->Reserve(WithExclusions(job_spec, exclude), options_.reservation_ttl);
+      backend_->Reserve(WithExclusions(job_spec, exclude), options_.reservation_ttl, {});
   if (!plan.ok()) return plan.status();
   return MakeState(member, *std::move(plan));
 }
@@ -233,7 +239,7 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
 }
 
 absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanByPreemption(
-    const GroupMember& member, std::vector<std::string>& victims) {
+    const GroupMember& member, std::vector<std::string>& victims, std::vector<std::string>& hosts) {
   absl::StatusOr<PreemptionChoice> choice = backend_->PlanPreemption(member.job_spec);
   if (!choice.ok()) return choice.status();
   if (choice->victims.empty()) {
@@ -244,12 +250,13 @@ absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanByPreemption(
     released.push_back(v.allocation_id);
     victims.push_back(v.external_id);
   }
+  hosts = choice->hosts;
   ReleaseAll(released, absl::StrCat("preempted for ", member.group_key));
-  std::string spec = member.job_spec;
-  if (!absl::StrContains(spec, "hosts=")) {
-    absl::StrAppend(&spec, ",hosts=", absl::StrJoin(choice->hosts, ","));
-  }
-  absl::StatusOr<GroupPlan> plan = backend_->Reserve(spec, options_.reservation_ttl);
+  // A spec naming its own hosts keeps them; otherwise the freed ones go in the request's
+  // field (appended to the spec, 460 host names pushed it past the daemon's 4,096 bytes).
+  const bool own_hosts = absl::StrContains(member.job_spec, "hosts=");
+  absl::StatusOr<GroupPlan> plan = backend_->Reserve(
+      member.job_spec, options_.reservation_ttl, own_hosts ? std::vector<std::string>{} : hosts);
   if (!plan.ok()) return plan.status();
   GroupState group = MakeState(member, *std::move(plan));
   group.pinned = true;
@@ -266,30 +273,34 @@ VictimsByNode GangPlanner::Preempt(const GroupMember& member, const VictimsByNod
   if (group == nullptr) {
     planning_.insert(member.group_key);
     std::vector<std::string> victims;
+    std::vector<std::string> hosts;
     mu_.Unlock();
     ReleaseAll(to_release, "replaced");
-    absl::StatusOr<GroupState> planned = PlanByPreemption(member, victims);
+    absl::StatusOr<GroupState> planned = PlanByPreemption(member, victims, hosts);
     mu_.Lock();
     planning_.erase(member.group_key);
-    if (!planned.ok()) {
-      std::cerr << "topoplace-k8s-extender: no preemption for group " << member.group_key << ": "
-                << planned.status() << "\n";
-      mu_.Unlock();
-      return kept;
-    }
-    waiting_.erase(member.group_key);
     // The victims' pods are being evicted; their groups' plans are void.
     for (auto it = groups_.begin(); it != groups_.end();) {
       auto here = it++;
       if (Contains(victims, GroupExternalId(here->first))) groups_.erase(here);
     }
+    if (!planned.ok()) {
+      std::cerr << "topoplace-k8s-extender: no preemption for group " << member.group_key << ": "
+                << planned.status() << "\n";
+      // Victims released but nothing held: their pods go all the same, on the node this
+      // rank was to have, and the group is planned afresh by its next Filter.
+      if (!victims.empty() && member.rank >= 0 && member.rank < static_cast<int>(hosts.size())) {
+        KeepVictimsOn(options_.node_names.NodeName(hosts[member.rank]), candidates, kept);
+      }
+      mu_.Unlock();
+      return kept;
+    }
+    waiting_.erase(member.group_key);
     group = &(groups_[member.group_key] = *std::move(planned));
     group->last_seen = now;
   }
   if (member.rank < static_cast<int>(group->nodes.size())) {
-    const std::string& node = group->nodes[member.rank];
-    auto it = candidates.find(node);
-    if (it != candidates.end() && !it->second.pod_uids.empty()) kept[node] = it->second;
+    KeepVictimsOn(group->nodes[member.rank], candidates, kept);
   }
   mu_.Unlock();
   return kept;

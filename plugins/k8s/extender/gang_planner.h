@@ -153,10 +153,15 @@ class GangPlanner {
   std::string SpecToReserve(const GroupMember& member, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Stops the lower-priority allocations topoplaced chooses for `member`'s group and
-  // reserves the group on the freed hosts (pinned). `victims` gets their external ids.
-  // FailedPrecondition when the group fits without stopping anything. Without mu_.
+  // reserves the group on the freed hosts (pinned), passed in the request's hosts field.
+  // `victims` gets the external ids of every allocation released and `hosts` the plan's
+  // hosts, also when the Reserve then fails (the daemon lost, or the race): their GPUs are
+  // free then, so their pods must be evicted all the same (hardening round four, finding
+  // 2). FailedPrecondition, releasing nothing, when the group fits without stopping
+  // anything. Without mu_.
   absl::StatusOr<GroupState> PlanByPreemption(const GroupMember& member,
-                                              std::vector<std::string>& victims)
+                                              std::vector<std::string>& victims,
+                                              std::vector<std::string>& hosts)
       ABSL_LOCKS_EXCLUDED(mu_);
   GroupState MakeState(const GroupMember& member, GroupPlan plan) const;
   // The allocation to commit if every rank of `group` was steered and no commit is in

@@ -49,11 +49,16 @@ class GrpcPlacementBackend final : public PlacementBackend {
   GrpcPlacementBackend(std::unique_ptr<client::TopoplaceClient> client, std::string policy)
       : client_(std::move(client)), policy_(std::move(policy)) {}
 
-  absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl) override {
-    const int64_t ttl_seconds = TtlSeconds(ttl);
+  absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl,
+                                    const std::vector<std::string>& hosts) override {
+    v1::ReserveRequest request;
+    request.set_job_spec(job_spec);
+    request.set_policy(policy_);
+    request.set_ttl_seconds(TtlSeconds(ttl));
+    for (const std::string& host : hosts) request.add_hosts(host);
     // The daemon retries lost races itself (scheduler/reserve/reserver.h); ABORTED here
     // means heavy contention, and the pod is retried by kube-scheduler's own loop.
-    absl::StatusOr<v1::ReserveResponse> response = client_->Reserve(job_spec, policy_, ttl_seconds);
+    absl::StatusOr<v1::ReserveResponse> response = client_->Reserve(request);
     if (!response.ok()) return response.status();
     GroupPlan plan;
     plan.allocation_id = response->allocation().allocation_id();

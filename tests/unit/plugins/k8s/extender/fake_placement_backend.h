@@ -1,6 +1,7 @@
 // An in-memory PlacementBackend for tests and benchmarks. It plans the first free hosts in
 // fabric order: the job spec's `nodes=N` says how many (default 1), `exclude=a,b` (last
-// key) keeps hosts out, `hosts=a,b` (last key) keeps it on those. Reservations expire on
+// key) keeps hosts out, `hosts=a,b` (last key) or the request's hosts keep it on those;
+// a spec over 4,096 bytes is refused as topoplaced refuses it. Reservations expire on
 // the shared clock like the daemon's. PlanPreemption answers `preemption` (set by a test).
 //
 // Thread-safe (one mutex).
@@ -43,11 +44,15 @@ class FakePlacementBackend final : public PlacementBackend {
   FakePlacementBackend(std::vector<std::string> hosts, const FakeClock* clock)
       : hosts_(std::move(hosts)), clock_(clock) {}
 
-  absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl) override {
+  absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl,
+                                    const std::vector<std::string>& on_hosts) override {
     absl::MutexLock lock(&mu_);
     ++reserve_calls;
     specs.push_back(job_spec);
-    if (unavailable) return absl::UnavailableError("fake topoplaced is down");
+    reserved_on.push_back(on_hosts);
+    if (unavailable || refuse_reserves) return absl::UnavailableError("fake topoplaced is down");
+    // As topoplaced's request limits (api/server/request_limits.h).
+    if (job_spec.size() > 4096) return absl::InvalidArgumentError("job_spec: over 4096 bytes");
     if (hard_tier_never_fits && !absl::StrContains(job_spec, "mode=soft")) {
       return absl::ResourceExhaustedError("no block has the free nodes (hard max_tier)");
     }
@@ -73,6 +78,7 @@ class FakePlacementBackend final : public PlacementBackend {
         list = nullptr;
       }
     }
+    if (!on_hosts.empty()) only = on_hosts;
     ReclaimExpired();
     GroupPlan plan;
     for (const std::string& host : hosts_) {
@@ -162,11 +168,13 @@ class FakePlacementBackend final : public PlacementBackend {
   bool unavailable = false;
   bool fail_commits = false;
   bool hard_tier_never_fits = false;  // refuse every spec without mode=soft
+  bool refuse_reserves = false;       // Reserve alone answers Unavailable
   int reserve_calls = 0;
   int commit_calls = 0;
   int release_calls = 0;
   int renew_calls = 0;
   std::vector<std::string> specs;
+  std::vector<std::vector<std::string>> reserved_on;  // each Reserve's hosts field
   std::vector<std::string> preemption_specs;
   std::optional<PreemptionChoice> preemption;  // what PlanPreemption answers
   std::map<std::string, Allocation> allocations;

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "tests/unit/plugins/k8s/extender/fake_placement_backend.h"
 
@@ -19,6 +20,7 @@ using testing::FakeClock;
 using testing::FakePlacementBackend;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 const std::vector<std::string> kHosts = {"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"};
@@ -363,12 +365,13 @@ TEST_F(GangPlannerTest, ReleaseUncommittedGivesBackPendingReservationsOnly) {
 class HangingBackend final : public PlacementBackend {
  public:
   explicit HangingBackend(std::unique_ptr<FakePlacementBackend> inner) : inner_(std::move(inner)) {}
-  absl::StatusOr<GroupPlan> Reserve(const std::string& spec, absl::Duration ttl) override {
+  absl::StatusOr<GroupPlan> Reserve(const std::string& spec, absl::Duration ttl,
+                                    const std::vector<std::string>& hosts) override {
     if (spec.find("nodes=2") != std::string::npos) {
       entered.Notify();
       release.WaitForNotification();
     }
-    return inner_->Reserve(spec, ttl);
+    return inner_->Reserve(spec, ttl, hosts);
   }
   absl::Status Commit(const std::string& id, const std::string& ext) override {
     return inner_->Commit(id, ext);
@@ -443,7 +446,8 @@ TEST_F(GangPlannerPreemptionTest, StopsTheChosenVictimsAndKeepsOnlyTheRanksPlann
   EXPECT_EQ(backend_->allocations.at("alloc-3").state, FakePlacementBackend::State::kReleased);
   EXPECT_EQ(backend_->allocations.at("alloc-4").state, FakePlacementBackend::State::kReleased);
   EXPECT_EQ(backend_->allocations.at("alloc-1").state, FakePlacementBackend::State::kCommitted);
-  EXPECT_THAT(backend_->specs.back(), HasSubstr(",hosts=h4,h5,h6,h7"));
+  EXPECT_THAT(backend_->reserved_on.back(), ElementsAre("h4", "h5", "h6", "h7"));
+  EXPECT_THAT(backend_->specs.back(), Not(HasSubstr("hosts=")));
   EXPECT_THAT(planner_->Group("ml/urgent")->nodes, ElementsAre("h4", "h5", "h6", "h7"));
   EXPECT_FALSE(planner_->Group("ml/low-c").has_value()) << "a victim's plan is void";
   EXPECT_TRUE(planner_->Group("ml/low-a").has_value());
@@ -477,6 +481,49 @@ TEST_F(GangPlannerPreemptionTest, NoCandidateOnThePlannedNodeMeansNoPreemptionFo
 
   EXPECT_TRUE(kept.empty());
   EXPECT_THAT(planner_->Group("ml/urgent")->nodes, SizeIs(4)) << "the plan is kept";
+}
+
+// Hardening round four, finding 2: the preempt verb released the victims, then reserved
+// with the freed hosts appended to the spec; when that Reserve failed it returned no
+// victims, so kube-scheduler evicted nothing while their GPUs were free in topoplaced.
+TEST_F(GangPlannerPreemptionTest, VictimsReleasedAreEvictedEvenWhenTheReserveFails) {
+  backend_->refuse_reserves = true;  // the daemon lost between the release and the Reserve
+  VictimsByNode kept = planner_->Preempt(Member(2, "urgent", 4), EveryNode());
+
+  EXPECT_EQ(backend_->allocations.at("alloc-3").state, FakePlacementBackend::State::kReleased);
+  ASSERT_EQ(kept.size(), 1u) << "released victims must be evicted";
+  EXPECT_THAT(kept.at("h6").pod_uids, ElementsAre("pod-on-h6"));
+  EXPECT_FALSE(planner_->Group("ml/low-c").has_value()) << "a victim's plan is void";
+  EXPECT_FALSE(planner_->Group("ml/urgent").has_value()) << "planned afresh by its Filter";
+
+  backend_->refuse_reserves = false;
+  const std::string node = OnlyPassing(planner_->Filter(Member(2, "urgent", 4), kHosts), kHosts);
+  EXPECT_FALSE(node.empty()) << "the freed GPUs are the group's to take";
+}
+
+// A preempting group of 460 nodes: its hosts appended to the spec pushed it past the
+// daemon's 4,096 bytes, so the Reserve failed after the release. They go in the request.
+TEST_F(GangPlannerTest, APreemptingGroupOfHundredsOfNodesIsReservedOnItsFreedHosts) {
+  std::vector<std::string> hosts;
+  VictimsByNode candidates;
+  for (int i = 0; i < 460; ++i) {
+    hosts.push_back(absl::StrCat("b", i / 18, "-node-", i % 18));
+    candidates[hosts.back()] = {{absl::StrCat("pod-", i)}, 0};
+  }
+  auto backend = std::make_unique<FakePlacementBackend>(hosts, &clock_);
+  FakePlacementBackend* fake = backend.get();
+  GangPlanner planner(std::move(backend), PlannerOptions{}, [this] { return clock_(); });
+  const GroupMember low = Member(0, "low", 460);
+  ASSERT_FALSE(OnlyPassing(planner.Filter(low, hosts), hosts).empty());
+  fake->preemption = PreemptionChoice{hosts, {{"alloc-1", "k8s:ml/low"}}};
+
+  VictimsByNode kept = planner.Preempt(Member(7, "big", 460), candidates);
+
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_TRUE(kept.contains(hosts[7]));
+  ASSERT_TRUE(planner.Group("ml/big").has_value());
+  EXPECT_EQ(planner.Group("ml/big")->nodes.size(), 460u);
+  EXPECT_EQ(fake->reserved_on.back(), hosts);
 }
 
 TEST_F(GangPlannerPreemptionTest, NothingToPreemptStopsNothing) {
