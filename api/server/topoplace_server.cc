@@ -6,7 +6,9 @@
 #include <grpcpp/impl/server_builder_plugin.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -68,6 +70,18 @@ telemetry::MetricsServer::BasicAuthCheck MetricsAuth(const ServerConfig& config,
   return [&authorizer](const std::string&, const std::string& password) {
     return authorizer.AcceptsToken(password);
   };
+}
+
+// The console's share of the daemon's descriptors: what the open-file limit leaves after
+// the relay's connections (three descriptors each) and 512 for everything else (stores,
+// etcd, metrics, logs), a quarter of it, between the console's 32 workers and 256.
+int ConsoleConnectionBudget(const ServerConfig& config) {
+  rlimit limit{};
+  const int64_t files = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                            ? static_cast<int64_t>(limit.rlim_cur)
+                            : int64_t{1} << 20;
+  const int64_t left = files - 3 * int64_t{config.max_connections} - 512;
+  return static_cast<int>(std::clamp<int64_t>(left / 4, 32, 256));
 }
 
 }  // namespace
@@ -159,6 +173,7 @@ absl::Status TopoplaceServer::StartSideServers(const ServerConfig& config) {
     console.listener.tls_cert_file = config.tls_cert_file;
     console.listener.tls_key_file = config.tls_key_file;
     console.listener.tls_client_ca_file = config.tls_client_ca_file;
+    console.listener.max_connections = ConsoleConnectionBudget(config);
     console.authenticated_reads = config.read_access == "authenticated";
     absl::StatusOr<std::unique_ptr<ConsoleServer>> started =
         ConsoleServer::Start(console, services_->context, services_->changes);

@@ -6,11 +6,66 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace topoplace::http {
+
+// Counts the listener's open connections. The accept loop calls Enter for each connection
+// it accepted, before handing it to a worker, and waits there while `max` are open: it
+// accepts nothing more meanwhile. Stop lets it through, so Shutdown never waits on it.
+class ConnectionGate {
+ public:
+  explicit ConnectionGate(int max) : max_(max) {}
+  void Enter() {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(this, &ConnectionGate::HasRoom));
+    ++open_;
+  }
+  void Leave() {
+    absl::MutexLock lock(&mu_);
+    --open_;
+  }
+  void Stop() {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  int open() {
+    absl::MutexLock lock(&mu_);
+    return open_;
+  }
+
+ private:
+  bool HasRoom() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || open_ < max_; }
+  const int max_;
+  absl::Mutex mu_;
+  int open_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+};
+
 namespace {
+
+// httplib's pool of workers behind the gate: a connection counts from its accept until
+// its worker closed it.
+class GatedPool final : public httplib::TaskQueue {
+ public:
+  GatedPool(size_t workers, std::shared_ptr<ConnectionGate> gate)
+      : pool_(workers), gate_(std::move(gate)) {}
+  void enqueue(std::function<void()> fn) override {
+    gate_->Enter();
+    pool_.enqueue([fn = std::move(fn), gate = gate_] {
+      fn();
+      gate->Leave();
+    });
+  }
+  void shutdown() override { pool_.shutdown(); }
+
+ private:
+  httplib::ThreadPool pool_;
+  std::shared_ptr<ConnectionGate> gate_;
+};
 
 absl::Status CheckReadable(const std::string& path, const char* what) {
   if (access(path.c_str(), R_OK) != 0) {
@@ -63,6 +118,11 @@ absl::StatusOr<std::unique_ptr<HttpListener>> HttpListener::Create(
     return absl::InvalidArgumentError(
         "max body bytes, worker threads and read timeout must be positive");
   }
+  if (options.max_connections < options.worker_threads) {
+    return absl::InvalidArgumentError(absl::StrCat("max connections (", options.max_connections,
+                                                   ") must be at least the worker threads (",
+                                                   options.worker_threads, ")"));
+  }
   absl::StatusOr<std::unique_ptr<httplib::Server>> server = MakeServer(options);
   if (!server.ok()) return server.status();
   auto listener = std::unique_ptr<HttpListener>(new HttpListener());
@@ -81,8 +141,9 @@ absl::StatusOr<std::unique_ptr<HttpListener>> HttpListener::Create(
   // Headers and body go out in separate writes: without TCP_NODELAY a small answer on a
   // kept-alive connection waits for the peer's delayed ACK (40 ms on Linux).
   s.set_tcp_nodelay(true);
-  s.new_task_queue = [n = options.worker_threads] {
-    return new httplib::ThreadPool(static_cast<size_t>(n));
+  listener->gate_ = std::make_shared<ConnectionGate>(options.max_connections);
+  s.new_task_queue = [n = options.worker_threads, gate = listener->gate_] {
+    return new GatedPool(static_cast<size_t>(n), gate);
   };
   return listener;
 }
@@ -102,7 +163,10 @@ absl::Status HttpListener::Start() {
   return absl::OkStatus();
 }
 
+int HttpListener::open_connections() const { return gate_->open(); }
+
 void HttpListener::Shutdown() {
+  if (gate_ != nullptr) gate_->Stop();  // an accept loop waiting for room goes on to stop
   if (server_ != nullptr) server_->stop();
   if (thread_.joinable()) thread_.join();
 }

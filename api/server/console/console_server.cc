@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <atomic>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,8 +19,12 @@
 namespace topoplace::server {
 namespace {
 
-// Streams of server-sent events hold a worker each; the rest serve pages and documents.
+// Streams of server-sent events hold a worker each; at most a quarter of the workers
+// serve them, so the rest always serve pages and documents (hardening round four, finding
+// 5: 32 held streams took all 32 workers and every page timed out). A stream past the
+// share is answered 503 with Retry-After; the page's EventSource tries again by itself.
 constexpr int kWorkers = 32;
+constexpr int kMaxEventStreams = kWorkers / 4;
 
 int HttpStatusOf(const absl::Status& status) {
   switch (status.code()) {
@@ -119,9 +125,20 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
   server.Get("/api/v1/links", [ctx](const httplib::Request&, httplib::Response& res) {
     Answer(res, LinksJson(*ctx, absl::Now()));
   });
-  server.Get("/api/v1/events", [&feed, heartbeat = options.heartbeat](const httplib::Request&,
-                                                                      httplib::Response& res) {
+  auto streams = std::make_shared<std::atomic<int>>(0);
+  server.Get("/api/v1/events", [&feed, streams, heartbeat = options.heartbeat](
+                                   const httplib::Request&, httplib::Response& res) {
     res.set_header("Cache-Control", "no-store");
+    if (streams->fetch_add(1) >= kMaxEventStreams) {
+      streams->fetch_sub(1);
+      res.status = 503;
+      res.set_header("Retry-After", "10");
+      res.set_header("Connection", "close");
+      res.set_content(ErrorJson(absl::StrCat("the console serves ", kMaxEventStreams,
+                                             " event streams at once; try again later")),
+                      "application/json");
+      return;
+    }
     const uint64_t start = feed.last();
     res.set_chunked_content_provider(
         "text/event-stream",
@@ -144,7 +161,9 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
             out = ": heartbeat\n\n";
           }
           return sink.write(out.data(), out.size());
-        });
+        },
+        // Runs when the response is destroyed, however the stream ended.
+        [streams](bool) { streams->fetch_sub(1); });
   });
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) {

@@ -3,6 +3,11 @@
 // /api/v1/events, a server-sent event stream of the daemon's changes (change_feed.h) so
 // pages update within a second of a reservation, release or health change.
 //
+// At most a quarter of the console's 32 workers serve event streams (more are answered
+// 503 with Retry-After) and at most listener.max_connections connections are open at
+// once (http_listener.h), so neither held streams nor idle connections take the pages or
+// the daemon's descriptors.
+//
 // Reads follow the gRPC reads' rules: with read_access "open" anyone may look; with
 // "authenticated" a request needs the admin or a host token (HTTP basic auth, any user
 // name and the token as password, which browsers ask for; or "Authorization: Bearer")

@@ -6,15 +6,20 @@
 // tests/integration/console/console_browser_test.cc.
 #include "api/server/console/console_server.h"
 
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "api/server/console/console_views.h"
 #include "api/server/observed_ledger.h"
 #include "nlohmann/json.hpp"
@@ -280,6 +285,94 @@ TEST_F(ConsoleServerTest, WithAClientCaOnlyCallersWithASignedCertificateGetIn) {
   ASSERT_TRUE(r) << httplib::to_string(r.error());
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(json::parse(r->body)["schema"], "topoplace.console.snapshot/v1");
+}
+
+// A client socket to 127.0.0.1:`port`, connected (blocking) or only started (`wait`
+// false: the connect goes on in the kernel). -1 on failure.
+int Dial(int port, bool wait = true) {
+  const int fd = socket(AF_INET, SOCK_STREAM | (wait ? 0 : SOCK_NONBLOCK), 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 && wait) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// This process's descriptors that are the server's end of a connection to `port`.
+int AcceptedConnections(int port) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    int fd = 0;
+    if (!absl::SimpleAtoi(entry.path().filename().string(), &fd)) continue;
+    sockaddr_in local{}, peer{};
+    socklen_t size = sizeof(local);
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) != 0) continue;
+    size = sizeof(peer);
+    if (local.sin_family != AF_INET || ntohs(local.sin_port) != port) continue;
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &size) != 0) continue;  // listener
+    ++n;
+  }
+  return n;
+}
+
+// Hardening round four, finding 5: 32 held event streams took all 32 workers and every
+// page timed out while they were held. Streams get a quarter of the workers; the others
+// are answered 503 at once, and pages are served meanwhile.
+TEST_F(ConsoleServerTest, HeldEventStreamsLeaveWorkersForPages) {
+  std::unique_ptr<ConsoleServer> server = Serve();
+  ASSERT_NE(server, nullptr);
+  std::vector<int> streams;
+  int refused = 0;
+  for (int i = 0; i < 32; ++i) {
+    const int fd = Dial(server->port());
+    ASSERT_GE(fd, 0);
+    const std::string get = "GET /api/v1/events HTTP/1.1\r\nHost: console\r\n\r\n";
+    ASSERT_EQ(write(fd, get.data(), get.size()), static_cast<ssize_t>(get.size()));
+    char status[13] = {};
+    ASSERT_EQ(read(fd, status, 12), 12);  // "HTTP/1.1 200" or "HTTP/1.1 503"
+    if (std::string(status) == "HTTP/1.1 503") {
+      ++refused;
+      close(fd);  // as the 503's Connection: close asks
+    } else {
+      streams.push_back(fd);  // held open, read no further
+    }
+  }
+  EXPECT_EQ(refused, 24);
+  httplib::Client http("127.0.0.1", server->port());
+  http.set_read_timeout(30, 0);  // before the fix: no worker ever answered
+  httplib::Result page = http.Get("/api/v1/snapshot");
+  ASSERT_TRUE(page) << "no answer while 8 streams are held";
+  EXPECT_EQ(page->status, 200);
+  for (int fd : streams) close(fd);
+  feed_.Close();  // ends the held streams at their next wait
+}
+
+// Hardening round four, finding 5: the console accepted every connection, so 4,200 idle
+// ones took all of the daemon's descriptors (and gRPC never accepted again). Past
+// max_connections it stops accepting: the rest wait in the kernel's backlog.
+TEST_F(ConsoleServerTest, ConnectionsPastTheCapAreNotAccepted) {
+  ConsoleOptions options;
+  options.listener.max_connections = 40;
+  absl::StatusOr<std::unique_ptr<ConsoleServer>> server =
+      ConsoleServer::Start(options, context_, feed_);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->port();
+  std::vector<int> idle;
+  for (int i = 0; i < 200; ++i) idle.push_back(Dial(port, /*wait=*/false));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the listener accept
+  EXPECT_LE(AcceptedConnections(port), 40);
+  EXPECT_GT(AcceptedConnections(port), 0);
+  for (int fd : idle) close(fd);
+  // Once they close, it accepts again.
+  httplib::Client http("127.0.0.1", port);
+  http.set_read_timeout(30, 0);
+  httplib::Result page = http.Get("/api/v1/links");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
 }
 
 }  // namespace
