@@ -13,6 +13,9 @@ int ExitCodeFor(const absl::Status& status) {
       return kExitBadInput;
     case absl::StatusCode::kResourceExhausted:
       return kExitCannotPlace;
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kPermissionDenied:
+      return kExitDenied;
     default:
       return kExitInternal;
   }

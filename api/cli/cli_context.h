@@ -1,6 +1,6 @@
 // What every `topoplace` subcommand shares: where to print, and how a Status becomes the
 // process exit code of the docs/DESIGN.md contract (0 ok, 2 bad input, 3 cannot place,
-// 1 internal error).
+// 4 not allowed, 1 internal error).
 #ifndef TOPOPLACE_API_CLI_CLI_CONTEXT_H_
 #define TOPOPLACE_API_CLI_CLI_CONTEXT_H_
 
@@ -15,9 +15,12 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitCannotPlace = 3;
+inline constexpr int kExitDenied = 4;
 
 // Maps a status to the exit code: InvalidArgument, NotFound, AlreadyExists, OutOfRange
-// -> 2; ResourceExhausted (a verdict such as "does not fit") -> 3; anything else -> 1.
+// -> 2; ResourceExhausted (a verdict such as "does not fit") -> 3; Unauthenticated,
+// PermissionDenied -> 4 (hardening round four, finding 8: they were 1, "internal
+// error"); anything else -> 1.
 int ExitCodeFor(const absl::Status& status);
 
 // Output streams and the exit code the chosen subcommand leaves behind.

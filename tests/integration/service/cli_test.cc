@@ -1,5 +1,9 @@
 // Specification of the CLI against a running daemon: the ledger commands' exit codes, and
 // remote answers that print exactly what the offline commands print.
+#include <sys/stat.h>
+
+#include <fstream>
+
 #include "client/topoplace_client.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -185,6 +189,23 @@ TEST_F(CliTest, Cli_UnreachableDaemonIsAnInternalErrorNamingTheAddress) {
   CommandResult r = Cli("allocations");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(daemon_.address()), std::string::npos) << r.err;
+}
+
+// Hardening round four, finding 8: a refused credential exited 1, "internal error", like
+// a crash. It has its own code, 4.
+TEST(CliAuthTest, Cli_ACallWithoutTheCredentialExitsNotAllowed) {
+  TempDir dir;
+  const std::string token_file = dir.File("token");
+  std::ofstream(token_file) << "cli-token-0123456789abcdef\n";
+  ASSERT_EQ(chmod(token_file.c_str(), 0600), 0);
+  DaemonProcess daemon(
+      TopoplacedPath(),
+      {"--db", dir.File("auth.db"), "--token-file", token_file, "--read-access", "authenticated"},
+      dir.path());
+  ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
+  CommandResult r =
+      RunCommand(ShellQuote(TopoplaceCliPath()) + " --server " + daemon.address() + " allocations");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
 }
 
 TEST_F(CliTest, Cli_RemoteAnswersPrintExactlyWhatTheOfflineCommandsPrint) {
