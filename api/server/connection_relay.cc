@@ -9,10 +9,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <iterator>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -34,17 +37,27 @@ bool SplitHostPort(const std::string& address, std::string& host, std::string& p
   return absl::SimpleAtoi(port, &number) && number >= 0 && number <= 65535;
 }
 
-std::string PeerAddress(const sockaddr_storage& addr) {
+}  // namespace
+
+std::string PeerKey(const sockaddr_storage& addr) {
   std::array<char, INET6_ADDRSTRLEN> text{};
   if (addr.ss_family == AF_INET) {
     inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(addr).sin_addr, text.data(),
               text.size());
   } else if (addr.ss_family == AF_INET6) {
-    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(addr).sin6_addr, text.data(),
-              text.size());
+    in6_addr a = reinterpret_cast<const sockaddr_in6&>(addr).sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&a)) {  // an IPv4 client of a dual-stack listener
+      inet_ntop(AF_INET, &a.s6_addr[12], text.data(), text.size());
+      return text.data();
+    }
+    std::fill(std::begin(a.s6_addr) + 8, std::end(a.s6_addr), 0);  // its /64
+    inet_ntop(AF_INET6, &a, text.data(), text.size());
+    return absl::StrCat(text.data(), "/64");
   }
   return text.data();
 }
+
+namespace {
 
 int ConnectBackend(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -159,7 +172,7 @@ void ConnectionRelay::AcceptLoop() {
       if (errno == EMFILE || errno == ENFILE) absl::SleepFor(absl::Milliseconds(50));
       continue;
     }
-    const std::string peer = PeerAddress(addr);
+    const std::string peer = PeerKey(addr);
     if (!Admit(peer)) {
       close(client);
       ++refused_;
@@ -188,21 +201,59 @@ void ConnectionRelay::AcceptLoop() {
   }
 }
 
+void HttpHeadClock::Feed(absl::string_view bytes, absl::Time now) {
+  for (const char c : bytes) {
+    if (!in_head_) {
+      in_head_ = true;
+      started_ = now;
+    }
+    tail_ = (tail_ << 8) | static_cast<unsigned char>(c);
+    if ((tail_ & 0xffffffffu) == 0x0d0a0d0au) {  // "\r\n\r\n": the head is complete
+      in_head_ = false;
+      tail_ = 0;
+    }
+  }
+}
+
+absl::Time HttpHeadClock::deadline() const {
+  return in_head_ ? started_ + timeout_ : absl::InfiniteFuture();
+}
+
 void ConnectionRelay::Relay(int client, int backend, const std::string& peer) {
   std::array<char, 64 * 1024> buffer{};
   bool open = true;
+  int64_t from_client = 0;  // bytes, counted until the handshake's are in
+  const absl::Time handshake_deadline = absl::Now() + limits_.handshake_timeout;
+  std::optional<HttpHeadClock> heads;
+  if (limits_.http_head_timeout > absl::ZeroDuration()) heads.emplace(limits_.http_head_timeout);
   while (open) {
     std::array<pollfd, 2> fds = {pollfd{client, POLLIN, 0}, pollfd{backend, POLLIN, 0}};
-    if (poll(fds.data(), fds.size(), -1) < 0) {
+    absl::Time deadline = absl::InfiniteFuture();
+    if (from_client < kHandshakeBytes) deadline = handshake_deadline;
+    if (heads) deadline = std::min(deadline, heads->deadline());
+    int wait_ms = -1;
+    if (deadline != absl::InfiniteFuture()) {
+      const absl::Duration left = deadline - absl::Now();
+      if (left <= absl::ZeroDuration()) break;  // silent or slow too long: closed
+      wait_ms = static_cast<int>(absl::ToInt64Milliseconds(left)) + 1;
+    }
+    const int ready = poll(fds.data(), fds.size(), wait_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
+    if (ready == 0) continue;  // the deadline check above decides
     for (int i = 0; i < 2 && open; ++i) {
       if (fds[i].revents == 0) continue;
       const int from = i == 0 ? client : backend;
       const int to = i == 0 ? backend : client;
       const ssize_t n = recv(from, buffer.data(), buffer.size(), 0);
       if (n < 0 && errno == EINTR) continue;
+      if (i == 0 && n > 0) {
+        from_client += n;
+        if (heads)
+          heads->Feed(absl::string_view(buffer.data(), static_cast<size_t>(n)), absl::Now());
+      }
       open = n > 0 && WriteAll(to, buffer.data(), n);
     }
   }

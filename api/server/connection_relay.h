@@ -11,9 +11,14 @@
 //   auto relay = ConnectionRelay::Start("0.0.0.0:7469", grpc_port, {.max_total = 4096});
 //   ... relay->port() ...;  relay->Stop();
 //
+// Peers are counted by address; IPv6 ones by their /64 (one host or LAN segment holds a
+// whole /64, so counting single addresses would let one client take every slot).
+//
 // Thread-safe. A thread accepts; each relayed connection has a thread of its own.
 #ifndef TOPOPLACE_API_SERVER_CONNECTION_RELAY_H_
 #define TOPOPLACE_API_SERVER_CONNECTION_RELAY_H_
+
+#include <sys/socket.h>
 
 #include <atomic>
 #include <cstdint>
@@ -24,14 +29,53 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 
 namespace topoplace::server {
 
 struct ConnectionLimits {
   int max_total = 4096;    // open relayed connections, all clients together
-  int max_per_peer = 256;  // from one client address
+  int max_per_peer = 256;  // from one client address (an IPv6 one: its /64)
+  // A connection that has not sent kHandshakeBytes this long after it was accepted is
+  // closed: idle connections cannot hold a peer's slots (hardening round four, finding 6:
+  // 256 idle ones from a login node locked out every other client there for as long as
+  // they were held).
+  absl::Duration handshake_timeout = absl::Seconds(5);
+  // For a plaintext HTTP/1.1 backend whose requests have no body (the web console): a
+  // request head that is not complete this long after its first byte closes the
+  // connection, however slowly its bytes keep coming; 0: off. (Hardening round four,
+  // finding 5: 40 connections sending a header byte every 2 s held every console worker,
+  // and an authorised request waited for ever.)
+  absl::Duration http_head_timeout = absl::ZeroDuration();
 };
+
+// When the request head a connection is sending must be complete: from its first byte
+// until its blank line ("\r\n\r\n"), at most `timeout`. Requests are heads alone (GET):
+// the next byte after a blank line starts the next head. Not thread-safe.
+class HttpHeadClock {
+ public:
+  explicit HttpHeadClock(absl::Duration timeout) : timeout_(timeout) {}
+  // `bytes` arrived from the client at `now`.
+  void Feed(absl::string_view bytes, absl::Time now);
+  // The end of the head under way; InfiniteFuture between requests.
+  absl::Time deadline() const;
+
+ private:
+  absl::Duration timeout_;
+  bool in_head_ = false;
+  absl::Time started_;
+  uint32_t tail_ = 0;  // the last four bytes
+};
+
+// What a client sends first: gRPC's HTTP/2 connection preface is 24 bytes, and a TLS
+// ClientHello is longer.
+inline constexpr int kHandshakeBytes = 24;
+
+// The key a client's connections are counted under: its IPv4 address, or its IPv6 /64
+// ("2001:db8:1:2::/64"); an IPv4-mapped IPv6 address counts as the IPv4 one.
+std::string PeerKey(const sockaddr_storage& addr);
 
 class ConnectionRelay {
  public:

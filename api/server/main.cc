@@ -118,7 +118,7 @@ absl::Status Run(const std::string& config_file, const std::vector<std::string>&
   if (absl::Status s = notifier.Notify("READY=1"); !s.ok()) std::cerr << s.message() << std::endl;
   std::optional<ServiceWatchdog> watchdog;
   if (std::optional<absl::Duration> interval = notifier.watchdog_interval()) {
-    watchdog.emplace(notifier, *interval, server->port());
+    watchdog.emplace(notifier, *interval, server->probe_target());
   }
 
   int received = 0;

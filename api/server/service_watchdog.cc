@@ -27,11 +27,11 @@ constexpr int64_t kMinFdHeadroom = 8;
 // True if the daemon on `port` answered a health Check within `deadline`. An empty
 // HealthCheckRequest (service "") is zero bytes on the wire. A fresh channel each time: a
 // beat must show a new connection can still be accepted.
-bool Answers(int port, absl::Duration deadline) {
+bool Answers(const std::string& target, absl::Duration deadline) {
   grpc::ChannelArguments args;
   args.SetInt("grpc.use_local_subchannel_pool", 1);
-  const std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials(), args);
+  const std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
   grpc::GenericStub stub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(deadline));
@@ -72,15 +72,17 @@ int64_t FdHeadroom() {
 
 }  // namespace
 
-ServiceWatchdog::ServiceWatchdog(SystemdNotifier notifier, absl::Duration interval, int port)
-    : notifier_(std::move(notifier)), thread_([this, interval, port] { Run(interval, port); }) {}
+ServiceWatchdog::ServiceWatchdog(SystemdNotifier notifier, absl::Duration interval,
+                                 std::string target)
+    : notifier_(std::move(notifier)),
+      thread_([this, interval, target = std::move(target)] { Run(interval, target); }) {}
 
 ServiceWatchdog::~ServiceWatchdog() {
   stop_.Notify();
   thread_.join();
 }
 
-void ServiceWatchdog::Run(absl::Duration interval, int port) {
+void ServiceWatchdog::Run(absl::Duration interval, const std::string& target) {
   const absl::Duration beat = interval / 2;
   std::string logged;  // the last problem logged; each is logged once until it changes
   do {
@@ -88,9 +90,9 @@ void ServiceWatchdog::Run(absl::Duration interval, int port) {
     std::string problem;
     if (headroom <= kMinFdHeadroom) {
       problem = absl::StrCat("only ", headroom, " file descriptors left");
-    } else if (!Answers(port, beat)) {
-      problem = absl::StrCat("the listener on port ", port,
-                             " did not answer a health check within ", absl::FormatDuration(beat));
+    } else if (!Answers(target, beat)) {
+      problem = absl::StrCat("the listener at ", target, " did not answer a health check within ",
+                             absl::FormatDuration(beat));
     } else if (absl::Status s = notifier_.Notify("WATCHDOG=1"); !s.ok()) {
       problem = std::string(s.message());
     }

@@ -7,10 +7,17 @@
 // accepting (out of file descriptors) or whose handlers are stuck stops feeding it, and
 // systemd restarts it.
 //
-//   ServiceWatchdog watchdog(notifier, *notifier.watchdog_interval(), server->port());
+// The probe goes to gRPC's own listener (`TopoplaceServer::probe_target()`): the address
+// the daemon listens on, or with the connection relay the loopback port behind it, so
+// neither a listen address other than 127.0.0.1 (a refused probe failed at once and
+// counted as alive) nor a connection the relay refuses stands for an answer (hardening
+// round four, finding 6).
+//
+//   ServiceWatchdog watchdog(notifier, *notifier.watchdog_interval(), server->probe_target());
 #ifndef TOPOPLACE_API_SERVER_SERVICE_WATCHDOG_H_
 #define TOPOPLACE_API_SERVER_SERVICE_WATCHDOG_H_
 
+#include <string>
 #include <thread>
 
 #include "absl/synchronization/notification.h"
@@ -21,15 +28,15 @@ namespace topoplace::server {
 
 class ServiceWatchdog {
  public:
-  // Starts beating at once. `interval`: systemd's (WATCHDOG_USEC); `port`: the listener's,
-  // reached on 127.0.0.1.
-  ServiceWatchdog(SystemdNotifier notifier, absl::Duration interval, int port);
+  // Starts beating at once. `interval`: systemd's (WATCHDOG_USEC); `target`: host:port of
+  // the listener to probe.
+  ServiceWatchdog(SystemdNotifier notifier, absl::Duration interval, std::string target);
   ~ServiceWatchdog();  // stops the thread
   ServiceWatchdog(const ServiceWatchdog&) = delete;
   ServiceWatchdog& operator=(const ServiceWatchdog&) = delete;
 
  private:
-  void Run(absl::Duration interval, int port);
+  void Run(absl::Duration interval, const std::string& target);
 
   SystemdNotifier notifier_;
   absl::Notification stop_;

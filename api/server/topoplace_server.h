@@ -30,6 +30,11 @@
 
 namespace topoplace::server {
 
+// The grpc.health.v1 service name that is SERVING while the daemon answers at all, for
+// liveness probes (deploy/k8s); "" (the whole server) is SERVING only while the ledger can
+// record changes, for readiness.
+inline constexpr char kLivenessService[] = "topoplace.v1.Liveness";
+
 class TopoplaceServer {
  public:
   // Validates `config` and starts serving. InvalidArgument for bad configuration,
@@ -41,6 +46,9 @@ class TopoplaceServer {
 
   // The bound TCP port (useful with port 0).
   int port() const { return port_; }
+  // host:port where gRPC itself answers, for the watchdog's probe: the listen address
+  // (a wildcard one as loopback), or with the relay the loopback port behind it.
+  const std::string& probe_target() const { return probe_target_; }
   const Fabric& fabric() const { return *stores_.fabric; }
   uint64_t fabric_version() const { return stores_.fabric_version; }
   // The bound /metrics port; 0 when metrics_listen is empty.
@@ -83,6 +91,7 @@ class TopoplaceServer {
   std::unique_ptr<ConsoleServer> console_;
   std::unique_ptr<ConnectionRelay> relay_;  // with max_connections only
   int port_ = 0;
+  std::string probe_target_;
   absl::Notification stop_;
   std::thread sweeper_;
   absl::Mutex shutdown_mu_;

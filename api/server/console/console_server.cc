@@ -83,6 +83,13 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
                                                                     ChangeFeed& feed) {
   http::HttpListenerOptions listener_options = options.listener;
   listener_options.worker_threads = std::max(listener_options.worker_threads, kWorkers);
+  listener_options.max_connections =
+      std::max(listener_options.max_connections, listener_options.worker_threads);
+  // Plaintext: a relay owns the address and times each request head; the listener serves
+  // on loopback behind it.
+  const bool relayed =
+      options.listener.tls_cert_file.empty() && options.head_timeout > absl::ZeroDuration();
+  if (relayed) listener_options.listen = "127.0.0.1:0";
   absl::StatusOr<std::unique_ptr<http::HttpListener>> listener =
       http::HttpListener::Create(listener_options);
   if (!listener.ok()) return listener.status();
@@ -171,7 +178,21 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
     }
   });
   if (absl::Status s = (*listener)->Start(); !s.ok()) return s;
-  return std::unique_ptr<ConsoleServer>(new ConsoleServer(*std::move(listener)));
+  std::unique_ptr<ConnectionRelay> relay;
+  if (relayed) {
+    absl::StatusOr<std::unique_ptr<ConnectionRelay>> started = ConnectionRelay::Start(
+        options.listener.listen, (*listener)->port(),
+        {.max_total = listener_options.max_connections,
+         .max_per_peer = listener_options.max_connections,
+         .handshake_timeout = absl::InfiniteDuration(),  // a GET may be under 24 bytes
+         .http_head_timeout = options.head_timeout});
+    if (!started.ok()) {
+      (*listener)->Shutdown();
+      return started.status();
+    }
+    relay = *std::move(started);
+  }
+  return std::unique_ptr<ConsoleServer>(new ConsoleServer(*std::move(listener), std::move(relay)));
 }
 
 }  // namespace topoplace::server

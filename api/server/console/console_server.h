@@ -4,9 +4,11 @@
 // pages update within a second of a reservation, release or health change.
 //
 // At most a quarter of the console's 32 workers serve event streams (more are answered
-// 503 with Retry-After) and at most listener.max_connections connections are open at
-// once (http_listener.h), so neither held streams nor idle connections take the pages or
-// the daemon's descriptors.
+// 503 with Retry-After), at most listener.max_connections connections are open at once
+// (http_listener.h), and without TLS a request head must arrive whole within
+// head_timeout, so neither held streams, idle connections nor headers sent a byte at a
+// time take the pages or the daemon's descriptors. (With TLS the relay cannot read the
+// heads; the listener's per-read timeout alone bounds a slow one.)
 //
 // Reads follow the gRPC reads' rules: with read_access "open" anyone may look; with
 // "authenticated" a request needs the admin or a host token (HTTP basic auth, any user
@@ -27,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "api/server/connection_relay.h"
 #include "api/server/console/change_feed.h"
 #include "api/server/service_context.h"
 #include "plugins/common/http_listener.h"
@@ -39,6 +42,10 @@ struct ConsoleOptions {
   // An idle event stream sends a comment this often, so proxies keep it and a closed
   // browser tab frees its worker.
   absl::Duration heartbeat = absl::Seconds(10);
+  // Without TLS, a request head must be complete this long after its first byte, or the
+  // connection is closed (a relay in front of the listener times it: connection_relay.h),
+  // so clients sending their headers a byte at a time cannot hold the workers.
+  absl::Duration head_timeout = absl::Seconds(10);
 };
 
 class ConsoleServer {
@@ -48,13 +55,18 @@ class ConsoleServer {
   static absl::StatusOr<std::unique_ptr<ConsoleServer>> Start(const ConsoleOptions& options,
                                                               const ServiceContext& context,
                                                               ChangeFeed& feed);
-  int port() const { return listener_->port(); }
-  void Shutdown() { listener_->Shutdown(); }
+  int port() const { return relay_ != nullptr ? relay_->port() : listener_->port(); }
+  void Shutdown() {
+    if (relay_ != nullptr) relay_->Stop();
+    listener_->Shutdown();
+  }
 
  private:
-  explicit ConsoleServer(std::unique_ptr<http::HttpListener> listener)
-      : listener_(std::move(listener)) {}
+  ConsoleServer(std::unique_ptr<http::HttpListener> listener,
+                std::unique_ptr<ConnectionRelay> relay)
+      : listener_(std::move(listener)), relay_(std::move(relay)) {}
   std::unique_ptr<http::HttpListener> listener_;
+  std::unique_ptr<ConnectionRelay> relay_;  // in front of a plaintext listener
 };
 
 }  // namespace topoplace::server

@@ -219,7 +219,10 @@ TEST(DaemonTest, Daemon_FeedsSystemdsWatchdogOnlyWhileItCanStillAcceptClients) {
   TempDir dir;
   NotifySocket systemd(dir.File("notify"));
   ASSERT_TRUE(systemd.bound());
-  DaemonProcess daemon(TopoplacedPath(), {"--db", dir.File("t.db")}, dir.path());
+  // gRPC alone on the listener (no relay, whose handshake timeout would close the idle
+  // connections): the watchdog must catch what the relay prevents.
+  DaemonProcess daemon(TopoplacedPath(), {"--db", dir.File("t.db"), "--max-connections", "0"},
+                       dir.path());
   daemon.SetEnv("NOTIFY_SOCKET", dir.File("notify"));
   daemon.SetEnv("WATCHDOG_USEC", "4000000");
   daemon.SetOpenFileLimit(256);

@@ -45,11 +45,14 @@ std::unique_ptr<client::TopoplaceClient> Connect(const DaemonProcess& daemon) {
   return *client::TopoplaceClient::Connect(options);
 }
 
-HealthCheckResponse::ServingStatus Health(const DaemonProcess& daemon) {
+// `service` "" is the whole server (readiness); "topoplace.v1.Liveness" liveness.
+HealthCheckResponse::ServingStatus Health(const DaemonProcess& daemon,
+                                          const std::string& service = "") {
   auto stub = grpc::health::v1::Health::NewStub(
       grpc::CreateChannel(daemon.address(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext ctx;
   grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
   HealthCheckResponse response;
   if (!stub->Check(&ctx, request, &response).ok()) return HealthCheckResponse::UNKNOWN;
   return response.status();
@@ -99,6 +102,9 @@ TEST_F(LedgerStorageTest, ReadOnlyMount_ServesReadsRefusesWritesAndIsNotServing)
   DaemonProcess daemon(TopoplacedPath(), Args(), dir_.path());
   ASSERT_TRUE(daemon.Start().ok()) << daemon.log();
   EXPECT_TRUE(HealthBecomes(daemon, HealthCheckResponse::NOT_SERVING)) << daemon.log();
+  // Hardening round four, finding 6: the manifests had no liveness probe. Theirs asks this
+  // service, which stays SERVING: a read-only daemon is not ready, but alive.
+  EXPECT_EQ(Health(daemon, "topoplace.v1.Liveness"), HealthCheckResponse::SERVING);
   auto read = Connect(daemon)->GetAllocation(id);
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_EQ(read->external_id(), "slurm:5");

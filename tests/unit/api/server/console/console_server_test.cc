@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -373,6 +374,51 @@ TEST_F(ConsoleServerTest, ConnectionsPastTheCapAreNotAccepted) {
   httplib::Result page = http.Get("/api/v1/links");
   ASSERT_TRUE(page);
   EXPECT_EQ(page->status, 200);
+}
+
+// Hardening round four, finding 5: 40 connections sending one header byte every 2 s held
+// every worker (each byte came within the read timeout), and an authorised request waited
+// for as long as they kept on. A request head must now be whole within head_timeout: the
+// slow ones are closed while they are still sending, and pages are served meanwhile.
+TEST_F(ConsoleServerTest, HeadersSentAByteAtATimeAreCutOffAndPagesServed) {
+  ConsoleOptions options;
+  options.head_timeout = absl::Seconds(1);
+  absl::StatusOr<std::unique_ptr<ConsoleServer>> server =
+      ConsoleServer::Start(options, context_, feed_);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->port();
+  std::vector<int> slow;
+  for (int i = 0; i < 40; ++i) {
+    slow.push_back(Dial(port));
+    ASSERT_GE(slow.back(), 0);
+    const std::string start = "GET /api/v1/snapshot HTTP/1.1\r\nHost: console\r\nX-Slow: ";
+    ASSERT_GT(send(slow.back(), start.data(), start.size(), MSG_NOSIGNAL), 0);
+  }
+  std::atomic<bool> trickling{true};
+  std::atomic<int> cut_off{0};
+  std::thread trickle([&] {
+    std::vector<bool> open(slow.size(), true);
+    for (int round = 0; round < 40; ++round) {  // 8 s: one byte each per 200 ms
+      for (size_t i = 0; i < slow.size(); ++i) {
+        if (open[i] && send(slow[i], "a", 1, MSG_NOSIGNAL) != 1) {
+          open[i] = false;
+          ++cut_off;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    trickling = false;
+  });
+  httplib::Client http("127.0.0.1", port);
+  http.set_read_timeout(5, 0);
+  httplib::Result page = http.Get("/api/v1/snapshot");
+  const bool during = trickling.load();
+  trickle.join();
+  ASSERT_TRUE(page) << "no answer while slow heads were held";
+  EXPECT_EQ(page->status, 200);
+  EXPECT_TRUE(during) << "answered only after the slow clients stopped";
+  EXPECT_EQ(cut_off.load(), 40) << "slow heads kept their connections";
+  for (int fd : slow) close(fd);
 }
 
 }  // namespace
