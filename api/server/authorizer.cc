@@ -37,24 +37,23 @@ std::vector<std::string> CertificateNames(const grpc::AuthContext& auth) {
   return names;
 }
 
-// The submit key prefix of `uid`'s reservations (plugins/slurm/spank/job_binding.h).
-std::string SubmitKeyPrefix(uint32_t uid) { return absl::StrCat("slurm-submit:", uid, ":"); }
-
 }  // namespace
 
+std::string SlurmSubmitKeyPrefix(uint32_t uid) { return absl::StrCat("slurm-submit:", uid, ":"); }
+
 absl::Status Caller::CheckMayReserveAs(absl::string_view request_id) const {
-  if (kind_ != Kind::kSlurmUser || absl::StartsWith(request_id, SubmitKeyPrefix(uid_))) {
+  if (kind_ != Kind::kSlurmUser || absl::StartsWith(request_id, SlurmSubmitKeyPrefix(uid_))) {
     return absl::OkStatus();
   }
   return absl::PermissionDeniedError(absl::StrCat(
       "request_id: the MUNGE credential of uid ", uid_, " may reserve only with request_id '",
-      SubmitKeyPrefix(uid_), "<nonce>', not '", request_id, "'"));
+      SlurmSubmitKeyPrefix(uid_), "<nonce>', not '", request_id, "'"));
 }
 
 absl::Status Caller::CheckMayChange(absl::string_view allocation_id, absl::string_view request_id,
                                     bool reserved) const {
   if (kind_ != Kind::kSlurmUser) return absl::OkStatus();
-  if (reserved && absl::StartsWith(request_id, SubmitKeyPrefix(uid_))) return absl::OkStatus();
+  if (reserved && absl::StartsWith(request_id, SlurmSubmitKeyPrefix(uid_))) return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat(
       "the MUNGE credential of uid ", uid_, " may change only reservations it made, and ",
       allocation_id, " is ", reserved ? "another's reservation" : "no longer a reservation",

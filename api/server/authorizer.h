@@ -40,6 +40,10 @@ namespace topoplace::server {
 // that changes state (admin credentials only).
 enum class Access { kRead, kReport, kUserWrite, kWrite };
 
+// The request_id prefix of `uid`'s reservations, "slurm-submit:<uid>:"
+// (plugins/slurm/spank/job_binding.h).
+std::string SlurmSubmitKeyPrefix(uint32_t uid);
+
 // The checked identity behind a call.
 class Caller {
  public:

@@ -90,6 +90,10 @@ absl::StatusOr<std::unique_ptr<DaemonServices>> BuildDaemonServices(const Server
   context.authorizer = std::move(authorizer);
   context.default_ttl = config.reservation_ttl;
   context.accept_unknown_hosts = config.accept_unknown_hosts;
+  context.user_limits = {.max_priority = config.user_max_priority,
+                         .max_reservations = config.user_max_reservations,
+                         .max_reserved_gpus = config.user_max_reserved_gpus,
+                         .max_ttl = config.user_max_ttl};
   context.host_report_budget = std::make_unique<ReportBudget>(kHostReportBudget);
   context.telemetry_budget = std::make_unique<ReportBudget>(kTelemetryBudget);
   AddLoadSources(config, context);

@@ -1,6 +1,7 @@
 #include "api/server/placement_service.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,7 @@
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
 #include "api/server/restart_exclusions.h"
+#include "api/server/user_limits.h"
 #include "scheduler/job/job_spec.h"
 #include "topology/base/status_macros.h"
 
@@ -101,13 +103,21 @@ absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
   return absl::OkStatus();
 }
 
-absl::Status PlacementService::DoReserve(const v1::ReserveRequest& request,
+absl::Status PlacementService::DoReserve(const Caller& caller, const v1::ReserveRequest& request,
                                          v1::ReserveResponse& response) {
   TP_ASSIGN_OR_RETURN(absl::Duration ttl, ParseTtl(request.ttl_seconds()));
   TP_RETURN_IF_ERROR(
       CheckText("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
+  // A Slurm user's reservations are counted and made one at a time, so two at once cannot
+  // both pass the limits.
+  std::optional<absl::MutexLock> one_user_reserve;
+  if (caller.is_slurm_user()) {
+    one_user_reserve.emplace(&user_reserve_mu_);
+    TP_RETURN_IF_ERROR(CheckUserReserve(context_.user_limits, caller.uid(), placement.job.priority,
+                                        placement.job.world_size(), ttl, *context_.ledger));
+  }
   TP_ASSIGN_OR_RETURN(
       sched::ReserveOutcome outcome,
       reserver_.Reserve({std::move(placement), ttl, std::string(request.request_id())}));
@@ -146,7 +156,9 @@ grpc::ServerUnaryReactor* PlacementService::Reserve(grpc::CallbackServerContext*
   absl::Status s = caller.status();
   if (s.ok()) s = caller->CheckMayReserveAs(request->request_id());
   if (!s.ok()) return FinishUnary(ctx, s);
-  return calls_.Run(ctx, [=, this] { return DoReserve(*request, *response); });
+  return calls_.Run(ctx, [=, this, caller = *std::move(caller)] {
+    return DoReserve(caller, *request, *response);
+  });
 }
 
 absl::Status PlacementService::CheckMayChange(const Caller& caller,
@@ -166,6 +178,7 @@ grpc::ServerUnaryReactor* PlacementService::Renew(grpc::CallbackServerContext* c
   return calls_.Run(ctx, [=, this, caller = *std::move(caller)]() -> absl::Status {
     TP_RETURN_IF_ERROR(CheckMayChange(caller, request->allocation_id()));
     TP_ASSIGN_OR_RETURN(const absl::Duration ttl, ParseTtl(request->ttl_seconds()));
+    if (caller.is_slurm_user()) TP_RETURN_IF_ERROR(CheckUserTtl(context_.user_limits, ttl));
     TP_ASSIGN_OR_RETURN(const ledger::Allocation renewed,
                         context_.ledger->Renew(request->allocation_id(), ttl));
     *response = AllocationToProto(renewed);

@@ -7,6 +7,7 @@
 #ifndef TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_
 #define TOPOPLACE_API_SERVER_PLACEMENT_SERVICE_H_
 
+#include "absl/synchronization/mutex.h"
 #include "api/server/blocking_calls.h"
 #include "api/server/service_context.h"
 #include "scheduler/reserve/advisor.h"
@@ -51,7 +52,9 @@ class PlacementService final : public v1::Placement::CallbackService {
   // For a Slurm user (MUNGE), OK only if `allocation_id` is a reservation of its own.
   absl::Status CheckMayChange(const Caller& caller, const std::string& allocation_id) const;
   absl::Status DoDefrag(const v1::DefragRequest& request, v1::DefragResponse& response);
-  absl::Status DoReserve(const v1::ReserveRequest& request, v1::ReserveResponse& response);
+  // Reserve for `caller`: a Slurm user's within context_.user_limits (user_limits.h).
+  absl::Status DoReserve(const Caller& caller, const v1::ReserveRequest& request,
+                         v1::ReserveResponse& response);
   // The use cases' view of the daemon (Reserve and the dry runs): its ledger, current
   // engine, uplink load and restart exclusions.
   static sched::ReserverPorts UseCasePorts(const ServiceContext& context);
@@ -63,6 +66,7 @@ class PlacementService final : public v1::Placement::CallbackService {
   const sched::Reserver reserver_;
   const sched::Advisor advisor_;  // Place, Place with may_preempt, Defrag
   BlockingCalls calls_;           // Reserve, Renew, Commit, Release
+  absl::Mutex user_reserve_mu_;   // Slurm users' Reserves, one at a time
 };
 
 }  // namespace topoplace::server

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "scheduler/state/text_records.h"
+#include "topology/base/input_file.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -69,6 +71,26 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
       return BadValue(key, "a count from 0 to 1000000", value);
     }
     (key == "max_connections" ? config.max_connections : config.max_connections_per_peer) = n;
+  } else if (key == "handshake_timeout_seconds") {
+    TP_ASSIGN_OR_RETURN(config.handshake_timeout, ParseSeconds(key, value));
+  } else if (key == "user_max_priority") {
+    if (!absl::SimpleAtoi(value, &config.user_max_priority) ||
+        config.user_max_priority < -(int64_t{1} << 31) ||
+        config.user_max_priority > (int64_t{1} << 32) - 1) {
+      return BadValue(key, "a priority as job specs take it", value);
+    }
+  } else if (key == "user_max_reservations") {
+    if (!absl::SimpleAtoi(value, &config.user_max_reservations) ||
+        config.user_max_reservations < 1 || config.user_max_reservations > 1'000'000) {
+      return BadValue(key, "a count from 1 to 1000000", value);
+    }
+  } else if (key == "user_max_reserved_gpus") {
+    if (!absl::SimpleAtoi(value, &config.user_max_reserved_gpus) ||
+        config.user_max_reserved_gpus < 0 || config.user_max_reserved_gpus > 100'000'000) {
+      return BadValue(key, "a GPU count (0: no cap)", value);
+    }
+  } else if (key == "user_max_ttl_seconds") {
+    TP_ASSIGN_OR_RETURN(config.user_max_ttl, ParseSeconds(key, value));
   } else if (key == "munge_socket") {
     config.munge_socket = std::string(value);
   } else if (key == "munge_admin_uids") {
@@ -161,7 +183,9 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown key '", key,
         "'; known: listen, db_path, fabric, reservation_ttl_seconds, reclaim_interval_seconds,"
-        " durability, max_message_bytes, max_connections, max_connections_per_peer, token_file, "
+        " durability, max_message_bytes, max_connections, max_connections_per_peer,"
+        " handshake_timeout_seconds, user_max_priority, user_max_reservations,"
+        " user_max_reserved_gpus, user_max_ttl_seconds, token_file, "
         "host_tokens_file, accept_unknown_hosts,"
         " accept_ledger_loss,"
         " munge_socket, munge_admin_uids, read_access, tls_cert_file, tls_key_file,"
@@ -177,9 +201,7 @@ absl::Status ApplyConfigValue(absl::string_view key, absl::string_view value,
 }
 
 absl::Status LoadConfigFile(const std::string& path, ServerConfig& config) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("config file '", path, "' cannot be read"));
-  const std::string text(std::istreambuf_iterator<char>(in), {});
+  TP_ASSIGN_OR_RETURN(const std::string text, ReadInputFile(path, size_t{1} << 20, "config file"));
   return ApplyConfigText(path, text, config);
 }
 
@@ -187,14 +209,22 @@ absl::Status ApplyConfigText(absl::string_view source, absl::string_view text,
                              ServerConfig& config) {
   // Apply to a copy so that a bad line leaves `config` untouched.
   ServerConfig updated = config;
-  TP_RETURN_IF_ERROR(
-      sched::ForEachRecord(text, source, [&updated](const sched::RecordLine& r) -> absl::Status {
+  // A key given twice is a mistake to show, not a silent "the last one wins" (hardening
+  // round four, finding 8).
+  absl::flat_hash_map<std::string, int> seen;  // key -> its line
+  TP_RETURN_IF_ERROR(sched::ForEachRecord(
+      text, source, [&updated, &seen](const sched::RecordLine& r) -> absl::Status {
         const size_t eq = r.text.find('=');
         if (eq == absl::string_view::npos) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(r.where, "expected 'key = value', got '", r.text, "'"));
+          return absl::InvalidArgumentError(absl::StrCat(r.where, "expected 'key = value', got '",
+                                                         r.text.substr(0, 80),
+                                                         r.text.size() > 80 ? "...'" : "'"));
         }
         const absl::string_view key = absl::StripAsciiWhitespace(r.text.substr(0, eq));
+        if (auto [it, first] = seen.try_emplace(std::string(key), r.line); !first) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              r.where, key.substr(0, 80), ": given again (first on line ", it->second, ")"));
+        }
         const absl::string_view value = absl::StripAsciiWhitespace(r.text.substr(eq + 1));
         if (absl::Status s = ApplyConfigValue(key, value, updated); !s.ok()) {
           return absl::InvalidArgumentError(absl::StrCat(r.where, s.message()));

@@ -34,9 +34,13 @@ struct ServerConfig {
   int64_t max_message_bytes = 4 << 20;
   // Connections the daemon keeps open at once, all clients together, and from one client
   // address (api/server/connection_relay.h); past them a connection is closed at once.
-  // 0: no limit (gRPC alone owns the listener).
-  int max_connections = 0;
+  // 0: no limit (gRPC alone owns the listener). On by default (hardening round four,
+  // finding 6: it was off while the example configuration called 4096 the default).
+  int max_connections = 4096;
   int max_connections_per_peer = 256;
+  // A connection that has not sent its first 24 bytes (gRPC's HTTP/2 preface, or a TLS
+  // ClientHello) this long after it was accepted is closed (the relay's).
+  absl::Duration handshake_timeout = absl::Seconds(5);
   // Admin bearer token file (first line is the token; mode 0600/0640, >= 16 characters).
   // Empty, no host tokens and no client CA: no auth.
   std::string token_file;
@@ -58,6 +62,13 @@ struct ServerConfig {
   std::vector<uint32_t> munge_admin_uids = {0};
   // "open": read-only RPCs need no credentials; "authenticated": they need them too.
   std::string read_access = "open";
+  // What a Slurm user (a MUNGE credential that is not an admin's) may hold: the highest
+  // priority it may ask, its uncommitted reservations, their GPUs (0: no cap) and the
+  // longest TTL of a Reserve or Renew (api/server/user_limits.h).
+  int64_t user_max_priority = 0;
+  int user_max_reservations = 16;
+  int64_t user_max_reserved_gpus = 0;
+  absl::Duration user_max_ttl = absl::Hours(1);
   // TLS for the listener: certificate chain and private key (PEM). Both or neither.
   std::string tls_cert_file;
   std::string tls_key_file;

@@ -19,6 +19,7 @@
 #include "api/server/measured_uplink_load.h"
 #include "api/server/report_budget.h"
 #include "api/server/uplink_load_source.h"
+#include "api/server/user_limits.h"
 #include "client/rpc_status.h"
 #include "scheduler/ledger/ledger.h"
 #include "scheduler/load/held_uplink_load.h"
@@ -49,6 +50,7 @@ struct ServiceContext {
   Authorizer authorizer;
   absl::Duration default_ttl;
   bool accept_unknown_hosts = false;  // ServerConfig::accept_unknown_hosts
+  UserLimits user_limits;             // what a Slurm user may hold (user_limits.h)
   // What each host may report (report_budget.h): host reports, and probe results and port
   // counters, per reporting host. Null: unlimited (tests of other things).
   std::unique_ptr<ReportBudget> host_report_budget;

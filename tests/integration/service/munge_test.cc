@@ -185,5 +185,36 @@ TEST_F(MungeTest, WithMungedDownCallsAreUnavailableNamingTheSocket) {
   EXPECT_THAT(s.error_message(), HasSubstr(munge_.socket()));
 }
 
+// Hardening round four, finding 7: a MUNGE user (uid 1000) reserved all 1,024 GPUs at
+// priority 4294967295 for 86,400 s and renewed it, outside Slurm's QOS. A Slurm user's
+// priority, TTL and uncommitted reservations are bounded (user_limits.h); root's are not.
+TEST_F(MungeTest, ASlurmUsersPriorityTtlAndReservationsAreBounded) {
+  const auto reserve = [&](uint32_t uid, const std::string& spec, int64_t ttl, int n) {
+    v1::ReserveRequest request;
+    request.set_job_spec(spec);
+    request.set_ttl_seconds(ttl);
+    request.set_request_id(absl::StrCat("slurm-submit:", uid, ":", 1000 + n));
+    v1::ReserveResponse out;
+    return placement_->Reserve(As(uid).get(), request, &out);
+  };
+  grpc::Status high = reserve(kNobody, "tp=8,pp=1,dp=1,priority=4294967295", 60, 0);
+  EXPECT_EQ(high.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(high.error_message(), HasSubstr("user_max_priority"));
+  grpc::Status day = reserve(kNobody, "tp=8,pp=1,dp=1", 86'400, 1);
+  EXPECT_EQ(day.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(day.error_message(), HasSubstr("user_max_ttl_seconds"));
+  // 16 uncommitted reservations, then no more.
+  for (int n = 2; n < 18; ++n) {
+    grpc::Status ok = reserve(kNobody, "tp=8,pp=1,dp=1", 600, n);
+    ASSERT_TRUE(ok.ok()) << n << ": " << ok.error_message();
+  }
+  grpc::Status seventeenth = reserve(kNobody, "tp=8,pp=1,dp=1", 600, 18);
+  EXPECT_EQ(seventeenth.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(seventeenth.error_message(), HasSubstr("user_max_reservations"));
+  // Root is an admin: unbounded.
+  grpc::Status admin = reserve(0, "tp=8,pp=1,dp=1,priority=4294967295", 86'400, 19);
+  EXPECT_TRUE(admin.ok()) << admin.error_message();
+}
+
 }  // namespace
 }  // namespace topoplace::server

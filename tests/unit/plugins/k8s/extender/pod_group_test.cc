@@ -79,8 +79,10 @@ TEST(PodGroup, MissingAnnotationsAreInvalidArgumentNamingThem) {
 }
 
 // The pod's priority (from its PriorityClass) goes into the job spec topoplaced stores
-// with the allocation, unless the annotation names one itself; 0 (no class) adds nothing.
-TEST(PodGroup, ThePodsPriorityJoinsTheJobSpecUnlessTheSpecNamesOne) {
+// with the allocation; 0 (no class) adds nothing. Hardening round four, finding 7: a
+// priority the annotation names itself is dropped, so a pod's author cannot outrank the
+// PriorityClass the cluster's admins gave it.
+TEST(PodGroup, ThePodsPriorityClassAloneSetsThePriority) {
   const auto spec_of = [](const char* annotation, std::optional<int64_t> priority) {
     PodInfo pod = Pod(
         {{kJobSpecAnnotation, annotation}, {kGroupAnnotation, "llama"}, {kRankAnnotation, "0"}});
@@ -91,7 +93,8 @@ TEST(PodGroup, ThePodsPriorityJoinsTheJobSpecUnlessTheSpecNamesOne) {
   };
   EXPECT_EQ(spec_of("tp=8,dp=4", 1000), "tp=8,dp=4,priority=1000");
   EXPECT_EQ(spec_of("tp=8,dp=4", -20), "tp=8,dp=4,priority=-20");
-  EXPECT_EQ(spec_of("tp=8,priority=5,dp=4", 1000), "tp=8,priority=5,dp=4");
+  EXPECT_EQ(spec_of("tp=8,priority=5,dp=4", 1000), "tp=8,dp=4,priority=1000");
+  EXPECT_EQ(spec_of("tp=8,priority=4294967295", std::nullopt), "tp=8");
   EXPECT_EQ(spec_of("tp=8,dp=4", 0), "tp=8,dp=4");
   EXPECT_EQ(spec_of("tp=8,dp=4", std::nullopt), "tp=8,dp=4");
 }
