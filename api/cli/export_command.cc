@@ -62,6 +62,15 @@ absl::StatusOr<Scope> ExportScope(const Fabric& fabric, const ExportOptions& opt
     if (!known.contains(name)) unknown.push_back(name);
   }
   std::sort(unknown.begin(), unknown.end());
+  // Hardening round four, finding 8: a list naming no host of the fabric exported nothing
+  // and exited 1, as if topoplace had failed; it is the input that is wrong.
+  if (left_out.size() == fabric.hosts().size()) {
+    const std::vector<std::string> some(unknown.begin(),
+                                        unknown.begin() + std::min<size_t>(unknown.size(), 8));
+    return absl::InvalidArgumentError(absl::StrCat(
+        opt.nodes, ": none of its ", wanted.size(), " names is a host of fabric '", fabric.name(),
+        "' (by fabric name or mapped node name), e.g. ", slurm::CompressHostlist(some)));
+  }
   if (!left_out.empty()) {
     scope.notes.push_back(absl::StrCat(left_out.size(), " fabric hosts not in ", opt.nodes,
                                        " are left out: ", slurm::CompressHostlist(left_out)));

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "topology/base/host_name.h"
+#include "topology/base/input_file.h"
 #include "topology/base/json_depth.h"
 #include "topology/base/status_macros.h"
 
@@ -258,11 +259,8 @@ absl::StatusOr<std::vector<std::string>> ParseNodeList(absl::string_view text,
 }
 
 absl::StatusOr<std::vector<std::string>> LoadNodeList(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read node list '", path, "'"));
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseNodeList(text.str(), path);
+  TP_ASSIGN_OR_RETURN(const std::string text, ReadInputFile(path, kMaxNodeListBytes, "node list"));
+  return ParseNodeList(text, path);
 }
 
 }  // namespace topoplace::exporters

@@ -8,15 +8,14 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/sim/trace_csv.h"
 #include "scheduler/sim/trace_native.h"
+#include "topology/base/input_file.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 
 absl::StatusOr<Trace> LoadTraceFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read trace file '", path, "'"));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  // A million-job trace is about 100 MB; past 1 GiB it is not a trace.
+  TP_ASSIGN_OR_RETURN(const std::string text, ReadInputFile(path, size_t{1} << 30, "trace file"));
   if (absl::StartsWith(text, kNativeTraceHeader)) return ParseNativeTrace(text, path);
   return ParseCsvTrace(text, path);
 }

@@ -4,16 +4,13 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "topology/base/input_file.h"
 
 namespace topoplace::discovery {
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open for reading"));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
-  return std::move(bytes).str();
+  // Discovery dumps of the largest fabrics are tens of MB; 1 GiB is no dump.
+  return ReadInputFile(path, size_t{1} << 30, "file", InputKind::kFileOrPipe);
 }
 
 }  // namespace topoplace::discovery

@@ -8,7 +8,9 @@
 
 namespace topoplace::discovery {
 
-// Returns the bytes of `path`. NotFound if it cannot be opened, DataLoss on a read error.
+// Returns the bytes of `path` (a file or a pipe, at most 1 GiB: topology/base/input_file.h).
+// NotFound if it cannot be opened, InvalidArgument for a device or directory or past the
+// bound, DataLoss on a read error.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 
 }  // namespace topoplace::discovery

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "topology/base/input_file.h"
 #include "topology/base/json_string.h"
 #include "topology/base/status_macros.h"
 #include "topology/generate/reference_fabrics.h"
@@ -348,11 +349,9 @@ absl::StatusOr<FabricPtr> ParseFabricJson(absl::string_view text, absl::string_v
 }
 
 absl::StatusOr<FabricPtr> LoadFabricFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read fabric file '", path, "'"));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return ParseFabricJson(buffer.str(), path);
+  TP_ASSIGN_OR_RETURN(const std::string text,
+                      ReadInputFile(path, kMaxFabricFileBytes, "fabric file"));
+  return ParseFabricJson(text, path);
 }
 
 std::string FabricToJson(const Fabric& f) {

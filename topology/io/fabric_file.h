@@ -7,6 +7,7 @@
 #ifndef TOPOPLACE_TOPOLOGY_IO_FABRIC_FILE_H_
 #define TOPOPLACE_TOPOLOGY_IO_FABRIC_FILE_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/status/status.h"
@@ -18,7 +19,10 @@ namespace topoplace {
 
 // Parses fabric JSON held in memory; `source_name` is used in error messages.
 absl::StatusOr<FabricPtr> ParseFabricJson(absl::string_view text, absl::string_view source_name);
-// Reads and parses a fabric file. NotFound if it cannot be read.
+// The largest fabric file read: clos3-100k's is a few tens of MB.
+inline constexpr size_t kMaxFabricFileBytes = size_t{1} << 30;
+// Reads and parses a fabric file. NotFound if it cannot be read; InvalidArgument for a
+// FIFO, device or directory, or a file past kMaxFabricFileBytes (topology/base/input_file.h).
 absl::StatusOr<FabricPtr> LoadFabricFile(const std::string& path);
 
 // Serialises `fabric` in canonical form.

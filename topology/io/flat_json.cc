@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "topology/io/json_lines.h"
 
@@ -53,7 +54,14 @@ class FlatHandler : public nlohmann::json_sax<Json> {
   bool binary(binary_t&) override { return Scalar(JsonValue{}); }
 
   bool key(string_t& k) override {
-    if (skip_ == 0) key_ = std::move(k);
+    if (skip_ > 0) return true;
+    // A section or header given twice would silently win or be lost (hardening round four,
+    // finding 8): the parse stops at the second.
+    if (depth_ == 1 && !top_keys_.insert(k).second) {
+      duplicate_ = k.substr(0, 64);
+      return false;
+    }
+    key_ = std::move(k);
     return true;
   }
 
@@ -72,6 +80,7 @@ class FlatHandler : public nlohmann::json_sax<Json> {
   bool top_is_object() const { return top_is_object_; }
   size_t error_position() const { return error_position_; }
   const std::string& error() const { return error_; }
+  const std::string& duplicate() const { return duplicate_; }
 
  private:
   bool Scalar(JsonValue v) {
@@ -145,6 +154,8 @@ class FlatHandler : public nlohmann::json_sax<Json> {
   int depth_ = 0;
   int skip_ = 0;  // > 0 while inside a value nested too deep to keep
   bool top_is_object_ = false;
+  absl::flat_hash_set<std::string> top_keys_;
+  std::string duplicate_;  // a top-level key given twice
   size_t error_position_ = 0;
   std::string error_;
 };
@@ -174,6 +185,10 @@ absl::StatusOr<FlatDocument> ParseFlatJson(absl::string_view text, absl::string_
   FlatHandler handler(doc);
   const bool ok = Json::sax_parse(text.data(), text.data() + text.size(), &handler);
   if (ok) return doc;
+  if (!handler.duplicate().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": top-level key '", handler.duplicate(),
+                                                   "' appears twice; give it once"));
+  }
   if (!handler.error().empty()) {
     const size_t at = handler.error_position() == 0 ? 0 : handler.error_position() - 1;
     TextPosition pos = PositionOf(text, at);

@@ -11,7 +11,27 @@
 namespace topoplace {
 namespace {
 
-bool ValidSpeed(double gbps) { return std::isfinite(gbps) && gbps > 0; }
+// Bounds a fabric must be within (hardening round four, finding 8: a fabric file could
+// carry a 10 MB host name, speed 1e308 and tier 1e9, and every report and plan after it
+// repeated them). 100 Tb/s is past any port or bundle built, 16 tiers past any Clos.
+constexpr double kMaxSpeedGbps = 100'000;
+constexpr int32_t kMaxTier = 16;
+constexpr size_t kMaxElementNameBytes = 256;
+
+bool ValidSpeed(double gbps) { return std::isfinite(gbps) && gbps > 0 && gbps <= kMaxSpeedGbps; }
+
+std::string SpeedError(double gbps) {
+  return absl::StrFormat("speed_gbps must be a number above 0 and at most %g, got %g",
+                         kMaxSpeedGbps, gbps);
+}
+
+// InvalidArgument for a name past kMaxElementNameBytes, quoting its start.
+absl::Status CheckNameLength(absl::string_view kind, absl::string_view name) {
+  if (name.size() <= kMaxElementNameBytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(kind, " name '", name.substr(0, 32), "...' is ",
+                                                 name.size(), " bytes; at most ",
+                                                 kMaxElementNameBytes));
+}
 
 // Adds `attachment` to `list` unless its name is empty, taken or its switch unknown;
 // `kind` names the list in errors.
@@ -21,6 +41,7 @@ absl::StatusOr<int32_t> AddAttachment(SwitchAttachment attachment, size_t num_sw
   if (attachment.name.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(kind, " name must not be empty"));
   }
+  if (absl::Status s = CheckNameLength(kind, attachment.name); !s.ok()) return s;
   if (attachment.switch_id < 0 || static_cast<size_t>(attachment.switch_id) >= num_switches) {
     return absl::InvalidArgumentError(
         absl::StrCat(kind, " '", attachment.name, "': unknown switch id ", attachment.switch_id));
@@ -45,6 +66,8 @@ FabricBuilder::~FabricBuilder() = default;
 
 absl::StatusOr<HostId> FabricBuilder::AddHost(std::string name, std::string nvlink_domain) {
   if (name.empty()) return absl::InvalidArgumentError("host name must not be empty");
+  if (absl::Status s = CheckNameLength("host", name); !s.ok()) return s;
+  if (absl::Status s = CheckNameLength("NVLink domain", nvlink_domain); !s.ok()) return s;
   if (name.find('/') != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat("host name '", name, "' must not contain '/'"));
   }
@@ -62,10 +85,8 @@ absl::StatusOr<NicId> FabricBuilder::AddNic(HostId host, std::string name, doubl
     return absl::InvalidArgumentError(absl::StrCat("no host with id ", host));
   }
   if (name.empty()) return absl::InvalidArgumentError("NIC name must not be empty");
-  if (!ValidSpeed(speed_gbps)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("speed_gbps must be a positive number, got %g", speed_gbps));
-  }
+  if (absl::Status s = CheckNameLength("NIC", name); !s.ok()) return s;
+  if (!ValidSpeed(speed_gbps)) return absl::InvalidArgumentError(SpeedError(speed_gbps));
   Host& h = fabric_->hosts_[host];
   const NicId id = static_cast<NicId>(fabric_->nics_.size());
   auto [it, inserted] = fabric_->nic_by_name_.try_emplace(absl::StrCat(h.name, "/", name), id);
@@ -108,9 +129,10 @@ absl::StatusOr<GpuId> FabricBuilder::AddGpu(HostId host, int32_t index, NicId ni
 
 absl::StatusOr<SwitchId> FabricBuilder::AddSwitch(std::string name, int32_t declared_tier) {
   if (name.empty()) return absl::InvalidArgumentError("switch name must not be empty");
-  if (declared_tier < 0) {
+  if (absl::Status s = CheckNameLength("switch", name); !s.ok()) return s;
+  if (declared_tier < 0 || declared_tier > kMaxTier) {
     return absl::InvalidArgumentError(
-        absl::StrCat("tier must be >= 1 (or 0 to infer), got ", declared_tier));
+        absl::StrCat("tier must be 1 to ", kMaxTier, " (or 0 to infer), got ", declared_tier));
   }
   const SwitchId id = static_cast<SwitchId>(fabric_->switches_.size());
   auto [it, inserted] = fabric_->switch_by_name_.try_emplace(name, id);
@@ -143,10 +165,8 @@ absl::StatusOr<LinkId> FabricBuilder::AddLink(Endpoint a, Endpoint b, const Link
         absl::StrCat("link connects two NICs ('", fabric_->EndpointName(a), "', '",
                      fabric_->EndpointName(b), "'); expected a NIC-switch or switch-switch link"));
   }
-  if (!ValidSpeed(attrs.speed_gbps)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("speed_gbps must be a positive number, got %g", attrs.speed_gbps));
-  }
+  if (!ValidSpeed(attrs.speed_gbps))
+    return absl::InvalidArgumentError(SpeedError(attrs.speed_gbps));
   if (attrs.lanes < 1) {
     return absl::InvalidArgumentError(absl::StrCat("lanes must be >= 1, got ", attrs.lanes));
   }

@@ -117,6 +117,17 @@ TEST_F(ExportCommandTest, NodeListKeepsOnlyListedNodesAndSaysWhatIsLeftOut) {
   EXPECT_THAT(labels.out, HasSubstr("topoplace.io/block: block-01\n"));  // names stay
 }
 
+// Hardening round four, finding 8: a node list that names no host of the fabric exited 1
+// ("internal error"); it is bad input, exit 2 naming the file.
+TEST_F(ExportCommandTest, ANodeListNamingNoHostIsBadInput) {
+  const std::string nodes = Write("strangers.txt", "ghost-[1-3]\n");
+  auto r = RunCommand(Cli("export slurm-block --fabric " + ShellQuote(Fabric(false)) + " --nodes " +
+                          ShellQuote(nodes)));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(nodes + ": none of its 3 names is a host of fabric"));
+  EXPECT_THAT(r.err, HasSubstr("ghost-[1-3]"));
+}
+
 TEST_F(ExportCommandTest, KubectlJsonNodeListIsAccepted) {
   const std::string nodes =
       Write("nodes.json",

@@ -138,6 +138,13 @@ TEST(SimulateCommand, FaultsNeedSharedLinksAndASweepNeedsTheModel) {
                      ShellQuote(TOPOPLACE_FIXTURES_DIR "/faults/unknown-host.faults")));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("replayed as written"));
+  // Hardening round four, finding 8: --fault-scale 1e6 ran out of memory (std::bad_alloc).
+  r = RunCommand(Cli(base + "--network shared --faults published --fault-scale 1e6"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--fault-scale: expected 0 to 1000"));
+  r = RunCommand(Cli(base + "--network shared --fault-sweep 0,1e9"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--fault-sweep: expected 0 to 1000"));
 }
 
 // A fault sweep on the large mix: at scale 0 nothing is interrupted; at 20x the published

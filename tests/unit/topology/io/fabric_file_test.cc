@@ -2,6 +2,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -135,7 +137,39 @@ TEST(FabricFile, GpuWithoutHost_IsRejected) {
 
 TEST(FabricFile, NegativeSpeed_IsRejected) {
   std::string s = ParseError(Tiny(R"("speed_gbps": 800.5)", R"("speed_gbps": -800)"));
-  EXPECT_THAT(s, HasSubstr("links[2]: speed_gbps must be a positive number, got -800"));
+  EXPECT_THAT(s, HasSubstr("links[2]: speed_gbps must be a number above 0 and at most 100000, "
+                           "got -800"));
+}
+
+// Hardening round four, finding 8: a fabric file could carry a 10 MB host name, speed
+// 1e308, tier 1e9 and a top-level key twice, silently. Each is refused, naming the record.
+TEST(FabricFile, OutlandishValuesAndRepeatedKeysAreRefused) {
+  const std::string huge(10 << 20, 'h');
+  std::string s = ParseError(Tiny(R"({"name": "n2"})", "{\"name\": \"" + huge + "\"}"));
+  EXPECT_THAT(s, HasSubstr("hosts[1]: host name 'hhhh"));
+  EXPECT_THAT(s, HasSubstr("is 10485760 bytes; at most 256"));
+  EXPECT_LT(s.size(), 300u) << "the error quotes a short excerpt";
+  EXPECT_THAT(ParseError(Tiny(R"("speed_gbps": 800.5)", R"("speed_gbps": 1e308)")),
+              HasSubstr("links[2]: speed_gbps must be a number above 0 and at most 100000"));
+  EXPECT_THAT(ParseError(Tiny(R"({"name": "spine1", "tier": 2})",
+                              R"({"name": "spine1", "tier": 1000000000})")),
+              HasSubstr("switches[1]: tier must be 1 to 16 (or 0 to infer), got 1000000000"));
+  EXPECT_THAT(ParseError(Tiny(R"("version": 3,)", R"("version": 3, "name": "again",)")),
+              HasSubstr("bad.json: top-level key 'name' appears twice"));
+}
+
+// /dev/zero as a fabric file grew to about 2 GB and aborted; a FIFO hung.
+TEST(FabricFile, ADeviceOrFifoIsRefusedBeforeReading) {
+  absl::Status s = LoadFabricFile("/dev/zero").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("'/dev/zero' is not a regular file"));
+  const std::string fifo = ::testing::TempDir() + "/fabric-fifo";
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  s = LoadFabricFile(fifo).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is not a regular file"));
+  unlink(fifo.c_str());
 }
 
 TEST(FabricFile, WrongTypes_SayWhatWasExpected) {

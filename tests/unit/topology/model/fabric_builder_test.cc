@@ -21,7 +21,7 @@ TEST(FabricBuilder, AddNic_RejectsNonPositiveSpeedAndUnknownHost) {
   FabricBuilder b("t");
   HostId h = *b.AddHost("n1");
   EXPECT_THAT(b.AddNic(h, "mlx5_0", -400).status().message(),
-              HasSubstr("speed_gbps must be a positive number, got -400"));
+              HasSubstr("speed_gbps must be a number above 0 and at most 100000, got -400"));
   EXPECT_THAT(b.AddNic(h, "mlx5_0", 0).status().message(), HasSubstr("speed_gbps"));
   EXPECT_FALSE(b.AddNic(7, "mlx5_0", 400).ok());
   ASSERT_TRUE(b.AddNic(h, "mlx5_0", 400).ok());
