@@ -76,8 +76,11 @@ class TopoplaceClient {
   // `ttl_seconds` 0 means the daemon's default.
   absl::StatusOr<v1::ReserveResponse> Reserve(const std::string& job_spec,
                                               const std::string& policy, int64_t ttl_seconds);
-  // The full request, for callers that set an idempotency key (request_id).
+  // The full request, for callers that set an idempotency key (request_id). ABORTED (lost
+  // races, nothing held) is asked again, kReserveAttempts times in all, a few tens of
+  // milliseconds apart.
   absl::StatusOr<v1::ReserveResponse> Reserve(const v1::ReserveRequest& given);
+  static constexpr int kReserveAttempts = 4;
   // `ttl_seconds` 0 means the daemon's default.
   absl::StatusOr<v1::Allocation> Renew(const std::string& allocation_id, int64_t ttl_seconds);
   absl::StatusOr<v1::Allocation> Commit(const std::string& allocation_id,

@@ -56,8 +56,9 @@ class GrpcPlacementBackend final : public PlacementBackend {
     request.set_policy(policy_);
     request.set_ttl_seconds(TtlSeconds(ttl));
     for (const std::string& host : hosts) request.add_hosts(host);
-    // The daemon retries lost races itself (scheduler/reserve/reserver.h); ABORTED here
-    // means heavy contention, and the pod is retried by kube-scheduler's own loop.
+    // The daemon retries lost races itself (scheduler/reserve/reserver.h), and the client
+    // asks again after ABORTED; ABORTED still here means sustained contention, and the pod
+    // is retried by kube-scheduler's own loop.
     absl::StatusOr<v1::ReserveResponse> response = client_->Reserve(request);
     if (!response.ok()) return response.status();
     GroupPlan plan;

@@ -43,8 +43,9 @@ absl::StatusOr<Reservation> PlacementSession::Reserve(const std::string& job_spe
   request.set_policy(config_.policy);
   request.set_ttl_seconds(config_.ttl_seconds);
   request.set_request_id(request_id);
-  // The daemon retries lost races itself (scheduler/reserve/reserver.h); ABORTED here means
-  // heavy contention, and the job is left to Slurm like any other failed placement.
+  // The daemon retries lost races itself (scheduler/reserve/reserver.h) and the client asks
+  // again after ABORTED (client/topoplace_client.h); ABORTED still here means sustained
+  // contention, and the job is left to Slurm like any other failed placement.
   absl::StatusOr<client::v1::ReserveResponse> response = client_->Reserve(request);
   if (!response.ok()) return response.status();
   TP_ASSIGN_OR_RETURN(PlanView plan, ParsePlanJson(response->plan().json()));
