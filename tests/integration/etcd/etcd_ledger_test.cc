@@ -147,6 +147,17 @@ class EtcdLedgerTest : public ::testing::Test {
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *std::move(r) : Replica{};
   }
+  // A follower of the leader `leader` that would reload its view only once an hour, so
+  // what it sees comes from the watch on the live records; started once it names the
+  // leader.
+  Replica StartWatchingFollower(const std::string& name, const std::string& leader) {
+    absl::StatusOr<Replica> r =
+        StartReplica(prefix_, name, fabric_, clock_, {.follower_refresh = absl::Hours(1)});
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return Replica{};
+    EXPECT_TRUE(Eventually([&] { return r->election->leader() == leader; }));
+    return *std::move(r);
+  }
 
   const std::string prefix_ = FreshPrefix();
   ledger::FakeClock clock_;
@@ -192,13 +203,8 @@ TEST_F(EtcdLedgerTest, EtcdLedger_FollowersReadTheLeadersChangesAndNameItForWrit
 TEST_F(EtcdLedgerTest, EtcdLedger_AFollowersWatchBringsEveryChangeWithoutAReload) {
   Replica a = Start("10.0.0.1:7469");
   ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
-  // A follower that would reload its view only once an hour: what it sees comes from the
-  // watch on the live records.
-  absl::StatusOr<Replica> started =
-      StartReplica(prefix_, "10.0.0.2:7469", fabric_, clock_, {.follower_refresh = absl::Hours(1)});
-  ASSERT_TRUE(started.ok()) << started.status();
-  Replica b = *std::move(started);
-  ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
+  Replica b = StartWatchingFollower("10.0.0.2:7469", "10.0.0.1:7469");
+  ASSERT_NE(b.ledger, nullptr);
   EXPECT_EQ(b.ledger->held_gpus(), 0);
 
   auto first = a.ledger->Reserve(Request(Gpus(0, 8)));
@@ -324,11 +330,8 @@ TEST_F(EtcdLedgerTest, EtcdLedger_RefusesWritesWhenEtcdComesBackEmpty) {
 TEST_F(EtcdLedgerTest, EtcdLedger_AFollowerAppliesEveryChangeOfOneRevision) {
   Replica a = Start("10.0.0.1:7469");
   ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
-  absl::StatusOr<Replica> started =
-      StartReplica(prefix_, "10.0.0.2:7469", fabric_, clock_, {.follower_refresh = absl::Hours(1)});
-  ASSERT_TRUE(started.ok()) << started.status();
-  Replica b = *std::move(started);
-  ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
+  Replica b = StartWatchingFollower("10.0.0.2:7469", "10.0.0.1:7469");
+  ASSERT_NE(b.ledger, nullptr);
   ASSERT_TRUE(Eventually([&] { return b.ledger->held_gpus() == 0; }));
 
   etcdserverpb::TxnRequest txn;
@@ -358,11 +361,8 @@ TEST_F(EtcdLedgerTest, EtcdLedger_FollowersSeeEveryChangeOfABurst) {
   ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
   std::vector<Replica> followers;
   for (const char* name : {"10.0.0.2:7469", "10.0.0.3:7469"}) {
-    absl::StatusOr<Replica> f =
-        StartReplica(prefix_, name, fabric_, clock_, {.follower_refresh = absl::Hours(1)});
-    ASSERT_TRUE(f.ok()) << f.status();
-    followers.push_back(*std::move(f));
-    ASSERT_TRUE(Eventually([&] { return followers.back().election->leader() == "10.0.0.1:7469"; }));
+    followers.push_back(StartWatchingFollower(name, "10.0.0.1:7469"));
+    ASSERT_NE(followers.back().ledger, nullptr);
     ASSERT_TRUE(Eventually([&] { return followers.back().ledger->held_gpus() == 0; }));
   }
   std::vector<std::thread> threads;
