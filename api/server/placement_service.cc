@@ -110,6 +110,16 @@ absl::Status PlacementService::DoReserve(const Caller& caller, const v1::Reserve
       CheckText("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
+  std::vector<std::string> releasing;
+  for (int i = 0; i < request.release_allocation_ids_size(); ++i) {
+    TP_RETURN_IF_ERROR(CheckText(absl::StrCat("release_allocation_ids[", i, "]"),
+                                 request.release_allocation_ids(i), kMaxNameBytes, true));
+    releasing.push_back(request.release_allocation_ids(i));
+  }
+  if (!releasing.empty() && caller.is_slurm_user()) {
+    return absl::PermissionDeniedError(
+        "release_allocation_ids: only an admin credential may release others' allocations");
+  }
   // A Slurm user's reservations are counted and made one at a time, so two at once cannot
   // both pass the limits.
   std::optional<absl::MutexLock> one_user_reserve;
@@ -118,9 +128,9 @@ absl::Status PlacementService::DoReserve(const Caller& caller, const v1::Reserve
     TP_RETURN_IF_ERROR(CheckUserReserve(context_.user_limits, caller.uid(), placement.job.priority,
                                         placement.job.world_size(), ttl, *context_.ledger));
   }
-  TP_ASSIGN_OR_RETURN(
-      sched::ReserveOutcome outcome,
-      reserver_.Reserve({std::move(placement), ttl, std::string(request.request_id())}));
+  TP_ASSIGN_OR_RETURN(sched::ReserveOutcome outcome,
+                      reserver_.Reserve({std::move(placement), ttl,
+                                         std::string(request.request_id()), std::move(releasing)}));
   *response.mutable_allocation() = AllocationToProto(outcome.allocation);
   if (outcome.plan) {
     *response.mutable_plan() =

@@ -37,15 +37,22 @@ struct ReserveRequest {
   absl::Duration ttl = absl::Seconds(60);  // in (0, kMaxReservationTtl]
   // Optional idempotency key chosen by the client; unique over the ledger's whole history.
   std::string request_id;
+  // Live allocations this same change releases ("alloc-<n>"), whose GPUs count as free
+  // for `gpus`: a preemption's victims, so their GPUs are never free without being held
+  // again, and stay theirs when the Reserve fails (hardening round four, finding 2). One
+  // that is no longer live is passed over.
+  std::vector<std::string> releasing = {};
 };
 
 class Ledger {
  public:
   virtual ~Ledger() = default;
 
-  // Holds `request.gpus` until now + ttl. InvalidArgument for a bad ttl, an empty,
-  // duplicated or unknown GPU list; Aborted (retry with a fresh placement) if any GPU is
-  // already held, naming the GPU and its holder.
+  // Holds `request.gpus` until now + ttl, releasing `request.releasing` in the same
+  // change (all of it or, on any error, none). InvalidArgument for a bad ttl, an empty,
+  // duplicated or unknown GPU list or a malformed releasing id; Aborted (retry with a
+  // fresh placement) if any GPU is already held by an allocation not being released,
+  // naming the GPU and its holder.
   // AlreadyExists if `request.request_id` was used before (see FindByRequestId).
   // Unavailable when the store cannot record the change (naming why).
   virtual absl::StatusOr<Allocation> Reserve(const ReserveRequest& request) = 0;

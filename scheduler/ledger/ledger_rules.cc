@@ -1,5 +1,7 @@
 #include "scheduler/ledger/ledger_rules.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 
@@ -53,10 +55,31 @@ absl::StatusOr<Allocation> NewReservation(const Fabric& fabric, const ReserveReq
   return a;
 }
 
+absl::StatusOr<std::vector<int64_t>> LiveReleasing(const LiveAllocations& live,
+                                                   const ReserveRequest& request) {
+  if (request.releasing.size() > kMaxReleasing) {
+    return absl::InvalidArgumentError(absl::StrCat("releasing: at most ", kMaxReleasing,
+                                                   " allocations in one change, got ",
+                                                   request.releasing.size()));
+  }
+  std::vector<int64_t> numbers;
+  for (const std::string& id : request.releasing) {
+    absl::StatusOr<int64_t> n = AllocationNumber(id);
+    if (!n.ok())
+      return absl::InvalidArgumentError(absl::StrCat("releasing: ", n.status().message()));
+    if (live.Find(*n) != nullptr &&
+        std::find(numbers.begin(), numbers.end(), *n) == numbers.end()) {
+      numbers.push_back(*n);
+    }
+  }
+  return numbers;
+}
+
 absl::Status CheckFree(const Fabric& fabric, const LiveAllocations& live,
-                       const ReserveRequest& request) {
+                       const ReserveRequest& request, const std::vector<int64_t>& releasing) {
   for (GpuId g : request.gpus) {
-    if (live.Holder(g) != 0) {
+    const int64_t holder = live.Holder(g);
+    if (holder != 0 && std::find(releasing.begin(), releasing.end(), holder) == releasing.end()) {
       return absl::AbortedError(absl::StrCat("GPU ", fabric.GpuName(g), " is already held by ",
                                              FormatAllocationId(live.Holder(g)),
                                              "; place again and retry"));

@@ -5,9 +5,11 @@
 #ifndef TOPOPLACE_SCHEDULER_LEDGER_LEDGER_RULES_H_
 #define TOPOPLACE_SCHEDULER_LEDGER_LEDGER_RULES_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -28,9 +30,17 @@ absl::Status UnknownAllocation(int64_t n);
 // returns the reservation it asks for as of `now`, without an id yet.
 absl::StatusOr<Allocation> NewReservation(const Fabric& fabric, const ReserveRequest& request,
                                           absl::Time now);
-// Aborted naming the first GPU of `request` that `live` holds; OK if all are free.
+// Most allocations one Reserve may release: each is a compare and up to three operations
+// of one etcd transaction, within etcd's default --max-txn-ops of 128.
+inline constexpr size_t kMaxReleasing = 32;
+// The numbers of `request.releasing` that are live in `live`, each once; InvalidArgument
+// for an id that is not "alloc-<n>" or more than kMaxReleasing of them.
+absl::StatusOr<std::vector<int64_t>> LiveReleasing(const LiveAllocations& live,
+                                                   const ReserveRequest& request);
+// Aborted naming the first GPU of `request` that `live` holds, other than by `releasing`
+// (LiveReleasing's numbers); OK if all are free.
 absl::Status CheckFree(const Fabric& fabric, const LiveAllocations& live,
-                       const ReserveRequest& request);
+                       const ReserveRequest& request, const std::vector<int64_t>& releasing = {});
 // AlreadyExists naming the allocation `request_id` was used by.
 absl::Status RequestIdUsed(const std::string& request_id, int64_t by);
 // InvalidArgument for an empty external id.

@@ -27,6 +27,7 @@ absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
   reserve.fabric_version = ports_.fabric_version;
   reserve.ttl = command.ttl;
   reserve.request_id = std::move(command.request_id);
+  reserve.releasing = std::move(command.releasing);
   if (!reserve.request_id.empty()) {
     absl::StatusOr<ledger::Allocation> earlier = ledger.FindByRequestId(reserve.request_id);
     if (earlier.ok()) return Replay(reserve);
@@ -37,7 +38,8 @@ absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
   TP_RETURN_IF_ERROR(AddWhatPlacementReads(ports_, placement));
   absl::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    TP_ASSIGN_OR_RETURN(PlacementPlan plan, ports_.place(placement, ledger.Occupancy()));
+    TP_ASSIGN_OR_RETURN(const Occupancy occupancy, OccupancyWithout(reserve.releasing));
+    TP_ASSIGN_OR_RETURN(PlacementPlan plan, ports_.place(placement, occupancy));
     reserve.gpus.clear();
     for (const RankSlot& slot : plan.ranks) reserve.gpus.push_back(slot.gpu);
     reserve.plan_json = PlanToJson(*ports_.fabric, plan);
@@ -55,6 +57,26 @@ absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
     if (!absl::IsAborted(last)) return last;
   }
   return last;
+}
+
+absl::StatusOr<Occupancy> Reserver::OccupancyWithout(
+    const std::vector<std::string>& releasing) const {
+  Occupancy occupancy = ports_.ledger->Occupancy();
+  for (const std::string& id : releasing) {
+    absl::StatusOr<ledger::Allocation> victim = ports_.ledger->Get(id);
+    if (absl::IsNotFound(victim.status())) continue;  // the ledger says which ids are bad
+    TP_RETURN_IF_ERROR(victim.status());
+    if (victim->state != ledger::AllocationState::kReserved &&
+        victim->state != ledger::AllocationState::kCommitted) {
+      continue;  // finished meanwhile: its GPUs are free already
+    }
+    for (const ledger::GpuRef& ref : victim->gpus) {
+      if (std::optional<GpuId> gpu = ports_.fabric->FindGpu(ref.host, ref.index)) {
+        occupancy.Set(*gpu, false);
+      }
+    }
+  }
+  return occupancy;
 }
 
 absl::StatusOr<ReserveOutcome> Reserver::Replay(const ledger::ReserveRequest& request) const {

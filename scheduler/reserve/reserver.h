@@ -7,6 +7,8 @@
 //   spec or policy under the same key is ALREADY_EXISTS);
 // - the job is placed with the uplink load known now and the restart exclusions, and
 //   the plan (with its uplink offer, when live load is on) is stored with the allocation;
+// - with `releasing` (a preemption's victims) the job is placed as if their GPUs were free
+//   and the ledger releases them in the same change as it holds the job's, or not at all;
 // - a concurrent Reserve that takes a chosen GPU between placing and recording (ABORTED
 //   from the ledger) makes the next attempt place on the fresher occupancy, kAttempts in
 //   all; then the caller gets ABORTED and may retry later. Nobody else retries.
@@ -38,6 +40,9 @@ struct ReserveCommand {
   PlacementRequest placement;  // the parsed job (with any request hosts), policy, routing
   absl::Duration ttl;          // in (0, ledger::kMaxReservationTtl]
   std::string request_id;      // idempotency key; empty: none
+  // Allocations to release in the same ledger change (a preemption's victims): placed as
+  // if their GPUs were free, and released only if the reservation is made.
+  std::vector<std::string> releasing = {};
 };
 
 struct ReserveOutcome {
@@ -84,6 +89,8 @@ class Reserver {
   absl::StatusOr<ReserveOutcome> Reserve(ReserveCommand command) const;
 
  private:
+  // The ledger's occupancy with the GPUs of the live allocations in `releasing` free.
+  absl::StatusOr<Occupancy> OccupancyWithout(const std::vector<std::string>& releasing) const;
   // The allocation made earlier under `request.request_id`, if it was for the same job.
   absl::StatusOr<ReserveOutcome> Replay(const ledger::ReserveRequest& request) const;
 

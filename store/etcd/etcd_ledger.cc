@@ -465,24 +465,53 @@ absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& req
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked(fence).status());
-  TP_RETURN_IF_ERROR(ledger::CheckFree(*fabric_, live_, request));
+  // Victims with a change in flight are waited for: this change builds on their records.
+  for (const std::string& id : request.releasing) {
+    if (std::optional<int64_t> v = ledger::ParseAllocationId(id)) AwaitIdleLocked(*v);
+  }
+  TP_ASSIGN_OR_RETURN(const std::vector<int64_t> releasing, ledger::LiveReleasing(live_, request));
+  TP_RETURN_IF_ERROR(ledger::CheckFree(*fabric_, live_, request, releasing));
   const int64_t n = next_n_++;
   a.id = ledger::FormatAllocationId(n);
-  etcdserverpb::TxnRequest txn;
-  CompareAbsent(txn, LiveKey(n));
-  CompareAbsent(txn, DoneKey(n));
   const std::string request_key = Key("request", request.request_id);
-  if (!request.request_id.empty()) {
-    CompareAbsent(txn, request_key);
-    Put(txn, request_key, absl::StrCat(n));
-    ReadOnFailure(txn, request_key);
-  }
-  Put(txn, LiveKey(n), EncodeAllocation(a));
+  // The victims' final records keep their plans when the change fits etcd's request limit
+  // with them, as FinishLocked's do.
+  const auto build = [&](bool victims_keep_plans) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    etcdserverpb::TxnRequest txn;
+    CompareAbsent(txn, LiveKey(n));
+    CompareAbsent(txn, DoneKey(n));
+    if (!request.request_id.empty()) {
+      CompareAbsent(txn, request_key);
+      Put(txn, request_key, absl::StrCat(n));
+      ReadOnFailure(txn, request_key);
+    }
+    for (const int64_t v : releasing) {
+      const Allocation& victim = *live_.Find(v);
+      Allocation done = ledger::FinishedAs(victim, AllocationState::kReleased, a.created_at);
+      if (!victims_keep_plans) done.plan_json.clear();
+      CompareRevision(txn, LiveKey(v), etcdserverpb::Compare::MOD, mod_revision_[v]);
+      Delete(txn, LiveKey(v));
+      Put(txn, DoneKey(v), EncodeAllocation(done));
+      if (victim.state == AllocationState::kCommitted) {
+        Delete(txn, Key("external", victim.external_id));
+      }
+    }
+    Put(txn, LiveKey(n), EncodeAllocation(a));
+    return txn;
+  };
+  etcdserverpb::TxnRequest txn = build(/*victims_keep_plans=*/true);
+  if (!releasing.empty() && !Fits(txn, a.id).ok()) txn = build(/*victims_keep_plans=*/false);
   if (absl::Status fits = Fits(txn, a.id); !fits.ok()) {
     --next_n_;  // nothing was written, so the number is not used
     return fits;
   }
-  // Held in the view while etcd decides, so no concurrent Reserve here takes these GPUs.
+  // Held in the view while etcd decides, so no concurrent Reserve here takes these GPUs;
+  // the victims leave the view now and come back if etcd refuses.
+  std::vector<Allocation> victims;
+  for (const int64_t v : releasing) {
+    victims.push_back(live_.Remove(v));
+    in_flight_.insert(v);
+  }
   live_.Add(n, a, request.gpus);
   in_flight_.insert(n);
   unconfirmed_.insert(n);
@@ -491,13 +520,23 @@ absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& req
   mu_.Lock();
   in_flight_.erase(n);
   unconfirmed_.erase(n);
+  for (const int64_t v : releasing) in_flight_.erase(v);
   if (r.ok() && r->succeeded()) {
     mod_revision_[n] = r->header().revision();
+    for (const int64_t v : releasing) mod_revision_.erase(v);
     mark_.allocation = std::max(mark_.allocation, n);
     TP_RETURN_IF_ERROR(RecordMarkLocked());
     return a;
   }
   live_.Remove(n);
+  for (size_t i = 0; i < releasing.size(); ++i) {
+    absl::StatusOr<std::vector<GpuId>> held = HeldGpus(victims[i], live_, false);
+    if (!held.ok()) {
+      stale_ = true;  // cannot happen: its GPUs were its own a moment ago; reload anyway
+      continue;
+    }
+    live_.Add(releasing[i], std::move(victims[i]), *std::move(held));
+  }
   if (!r.ok()) return r.status();
   if (!request.request_id.empty()) {
     if (std::optional<int64_t> used = HolderInFailure(*r, 0)) {

@@ -422,9 +422,15 @@ absl::StatusOr<Allocation> SqliteLedger::ReserveUnsealed(const ReserveRequest& r
     TP_ASSIGN_OR_RETURN(std::optional<int64_t> used, FindRequestIdLocked(request.request_id));
     if (used) return RequestIdUsed(request.request_id, *used);
   }
-  TP_RETURN_IF_ERROR(CheckFree(*fabric_, live_, request));
+  TP_ASSIGN_OR_RETURN(const std::vector<int64_t> releasing, LiveReleasing(live_, request));
+  TP_RETURN_IF_ERROR(CheckFree(*fabric_, live_, request, releasing));
   int64_t n = 0;
   TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+    // The victims first, in the same transaction: their GPUs are free for this one's rows.
+    for (const int64_t victim : releasing) {
+      TP_RETURN_IF_ERROR(FinishRowsLocked(victim, AllocationState::kReleased, a.created_at,
+                                          "released for the reservation that follows"));
+    }
     TP_ASSIGN_OR_RETURN(
         SqliteStatement insert,
         db_->Prepare("INSERT INTO allocations (state, job_spec, policy,"
@@ -466,6 +472,7 @@ absl::StatusOr<Allocation> SqliteLedger::ReserveUnsealed(const ReserveRequest& r
                        absl::StrCat(a.gpus.size(), " GPUs until ", absl::FormatTime(a.expires_at)));
   }));
   a.id = FormatAllocationId(n);
+  for (const int64_t victim : releasing) live_.Remove(victim);
   live_.Add(n, a, request.gpus);
   return a;
 }
@@ -495,22 +502,27 @@ absl::StatusOr<Allocation> SqliteLedger::CommitUnsealed(const std::string& id,
   return a;
 }
 
+absl::Status SqliteLedger::FinishRowsLocked(int64_t n, AllocationState state, absl::Time now,
+                                            absl::string_view event_detail) {
+  TP_ASSIGN_OR_RETURN(SqliteStatement update,
+                      db_->Prepare("UPDATE allocations SET state = ?2, finished_us = ?3"
+                                   " WHERE id = ?1"));
+  update.BindInt(1, n);
+  update.BindText(2, AllocationStateName(state));
+  update.BindInt(3, ToMicros(now));
+  TP_RETURN_IF_ERROR(update.Run());
+  TP_ASSIGN_OR_RETURN(SqliteStatement free, db_->Prepare("UPDATE allocation_gpus SET live = 0"
+                                                         " WHERE allocation_id = ?1"));
+  free.BindInt(1, n);
+  TP_RETURN_IF_ERROR(free.Run());
+  return AppendEvent(n, AllocationStateName(state), event_detail);
+}
+
 absl::StatusOr<Allocation> SqliteLedger::Finish(int64_t n, AllocationState state,
                                                 absl::string_view event_detail) {
   const absl::Time now = clock_.Now();
   TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
-    TP_ASSIGN_OR_RETURN(SqliteStatement update,
-                        db_->Prepare("UPDATE allocations SET state = ?2, finished_us = ?3"
-                                     " WHERE id = ?1"));
-    update.BindInt(1, n);
-    update.BindText(2, AllocationStateName(state));
-    update.BindInt(3, ToMicros(now));
-    TP_RETURN_IF_ERROR(update.Run());
-    TP_ASSIGN_OR_RETURN(SqliteStatement free, db_->Prepare("UPDATE allocation_gpus SET live = 0"
-                                                           " WHERE allocation_id = ?1"));
-    free.BindInt(1, n);
-    TP_RETURN_IF_ERROR(free.Run());
-    return AppendEvent(n, AllocationStateName(state), event_detail);
+    return FinishRowsLocked(n, state, now, event_detail);
   }));
   return FinishedAs(live_.Remove(n), state, now);
 }

@@ -85,6 +85,10 @@ class SqliteLedger final : public Ledger {
   SqliteLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric, const Clock& clock);
   absl::Status Rebuild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<int> ReclaimExpiredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Within a WriteChange: marks allocation `n` finished as of `now` and frees its GPUs'
+  // rows (the in-memory view is the caller's).
+  absl::Status FinishRowsLocked(int64_t n, AllocationState state, absl::Time now,
+                                absl::string_view event_detail) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves live allocation `n` to a finished state in SQLite and then in memory; returns
   // its final record.
   absl::StatusOr<Allocation> Finish(int64_t n, AllocationState state,

@@ -111,6 +111,50 @@ TYPED_TEST_P(LedgerContract, Ledger_OverlappingReserveIsAbortedAndTakesNothing) 
   EXPECT_TRUE(ledger->Reserve(Request(Gpus(4, 4))).ok());  // 4 and 5 were not taken
 }
 
+// A preemption's Reserve releases its victims in the same change (hardening round four,
+// finding 2): on success they are released and the GPUs held again; when the Reserve
+// fails (a GPU held by an allocation that is not a victim) nothing changes, the victims
+// included.
+TYPED_TEST_P(LedgerContract, Ledger_AReserveReleasingItsVictimsIsOneChange) {
+  auto ledger = this->OpenLedger();
+  auto victim = ledger->Reserve(Request(Gpus(0, 8)));
+  ASSERT_TRUE(victim.ok()) << victim.status();
+  ASSERT_TRUE(ledger->Commit(victim->id, "k8s:ml/low").ok());
+  auto bystander = ledger->Reserve(Request(Gpus(8, 4)));
+  ASSERT_TRUE(bystander.ok()) << bystander.status();
+
+  // GPUs 4..11: the victim's 4..7 are free for it, the bystander's 8..11 are not.
+  ReserveRequest too_wide = Request(Gpus(4, 8));
+  too_wide.releasing = {victim->id};
+  auto refused = ledger->Reserve(too_wide);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kAborted) << refused.status();
+  EXPECT_NE(refused.status().message().find(bystander->id), absl::string_view::npos)
+      << refused.status();
+  EXPECT_EQ(ledger->Get(victim->id)->state, AllocationState::kCommitted) << "nothing released";
+  EXPECT_EQ(ledger->GetByExternalId("k8s:ml/low")->id, victim->id);
+  EXPECT_EQ(ledger->held_gpus(), 12);
+
+  ReserveRequest preempting = Request(Gpus(0, 8));
+  preempting.releasing = {victim->id, "alloc-999"};  // one never live: passed over
+  auto held = ledger->Reserve(preempting);
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_EQ(ledger->Get(victim->id)->state, AllocationState::kReleased);
+  EXPECT_FALSE(ledger->GetByExternalId("k8s:ml/low").ok()) << "its external id is free";
+  EXPECT_EQ(ledger->held_gpus(), 12);
+  EXPECT_TRUE(ledger->Occupancy().busy(3));
+
+  // The change survives a reopen, as one.
+  ledger.reset();
+  ledger = this->OpenLedger();
+  EXPECT_EQ(ledger->Get(victim->id)->state, AllocationState::kReleased);
+  EXPECT_EQ(ledger->Get(held->id)->state, AllocationState::kReserved);
+  EXPECT_EQ(ledger->held_gpus(), 12);
+
+  ReserveRequest bad = Request(Gpus(12, 1));
+  bad.releasing = {"not-an-id"};
+  EXPECT_EQ(ledger->Reserve(bad).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TYPED_TEST_P(LedgerContract, Ledger_NeverDoubleBooksAGpuUnderConcurrentReserves) {
   auto ledger = this->OpenLedger();
   // 8 threads x 20 attempts, each on one of 6 overlapping windows of 8 GPUs over the first
@@ -332,6 +376,7 @@ TYPED_TEST_P(LedgerContract, Ledger_UplinkOfferIsKeptWithTheAllocationAsGiven) {
 
 REGISTER_TYPED_TEST_SUITE_P(LedgerContract, Ledger_ReserveCommitSurvivesReopenAndKeepsGpusBusy,
                             Ledger_OverlappingReserveIsAbortedAndTakesNothing,
+                            Ledger_AReserveReleasingItsVictimsIsOneChange,
                             Ledger_NeverDoubleBooksAGpuUnderConcurrentReserves,
                             Ledger_ExpiredReservationIsReclaimedAndCannotBeCommitted,
                             Ledger_RestartReclaimsReservationsThatExpiredWhileDown,

@@ -100,7 +100,7 @@ absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanGroup(
     if (found.status().code() != absl::StatusCode::kNotFound) return found.status();
   }
   absl::StatusOr<GroupPlan> plan =
-      backend_->Reserve(WithExclusions(job_spec, exclude), options_.reservation_ttl, {});
+      backend_->Reserve(WithExclusions(job_spec, exclude), options_.reservation_ttl, {}, {});
   if (!plan.ok()) return plan.status();
   return MakeState(member, *std::move(plan));
 }
@@ -239,25 +239,25 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
 }
 
 absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanByPreemption(
-    const GroupMember& member, std::vector<std::string>& victims, std::vector<std::string>& hosts) {
+    const GroupMember& member, std::vector<std::string>& victims) {
   absl::StatusOr<PreemptionChoice> choice = backend_->PlanPreemption(member.job_spec);
   if (!choice.ok()) return choice.status();
   if (choice->victims.empty()) {
     return absl::FailedPreconditionError("it fits without stopping anything");
   }
-  std::vector<std::string> released;
-  for (const PreemptionChoice::Victim& v : choice->victims) {
-    released.push_back(v.allocation_id);
-    victims.push_back(v.external_id);
-  }
-  hosts = choice->hosts;
-  ReleaseAll(released, absl::StrCat("preempted for ", member.group_key));
+  std::vector<std::string> releasing;
+  for (const PreemptionChoice::Victim& v : choice->victims) releasing.push_back(v.allocation_id);
   // A spec naming its own hosts keeps them; otherwise the freed ones go in the request's
   // field (appended to the spec, 460 host names pushed it past the daemon's 4,096 bytes).
+  // The victims are released by the same ledger change that holds the group, or not at
+  // all: their GPUs are never free without being held again (hardening round four,
+  // finding 2).
   const bool own_hosts = absl::StrContains(member.job_spec, "hosts=");
-  absl::StatusOr<GroupPlan> plan = backend_->Reserve(
-      member.job_spec, options_.reservation_ttl, own_hosts ? std::vector<std::string>{} : hosts);
+  absl::StatusOr<GroupPlan> plan =
+      backend_->Reserve(member.job_spec, options_.reservation_ttl,
+                        own_hosts ? std::vector<std::string>{} : choice->hosts, releasing);
   if (!plan.ok()) return plan.status();
+  for (const PreemptionChoice::Victim& v : choice->victims) victims.push_back(v.external_id);
   GroupState group = MakeState(member, *std::move(plan));
   group.pinned = true;
   return group;
@@ -273,27 +273,22 @@ VictimsByNode GangPlanner::Preempt(const GroupMember& member, const VictimsByNod
   if (group == nullptr) {
     planning_.insert(member.group_key);
     std::vector<std::string> victims;
-    std::vector<std::string> hosts;
     mu_.Unlock();
     ReleaseAll(to_release, "replaced");
-    absl::StatusOr<GroupState> planned = PlanByPreemption(member, victims, hosts);
+    absl::StatusOr<GroupState> planned = PlanByPreemption(member, victims);
     mu_.Lock();
     planning_.erase(member.group_key);
+    if (!planned.ok()) {
+      // Nothing was released: nobody is evicted, and the victims keep their plans.
+      std::cerr << "topoplace-k8s-extender: no preemption for group " << member.group_key << ": "
+                << planned.status() << "\n";
+      mu_.Unlock();
+      return kept;
+    }
     // The victims' pods are being evicted; their groups' plans are void.
     for (auto it = groups_.begin(); it != groups_.end();) {
       auto here = it++;
       if (Contains(victims, GroupExternalId(here->first))) groups_.erase(here);
-    }
-    if (!planned.ok()) {
-      std::cerr << "topoplace-k8s-extender: no preemption for group " << member.group_key << ": "
-                << planned.status() << "\n";
-      // Victims released but nothing held: their pods go all the same, on the node this
-      // rank was to have, and the group is planned afresh by its next Filter.
-      if (!victims.empty() && member.rank >= 0 && member.rank < static_cast<int>(hosts.size())) {
-        KeepVictimsOn(options_.node_names.NodeName(hosts[member.rank]), candidates, kept);
-      }
-      mu_.Unlock();
-      return kept;
     }
     waiting_.erase(member.group_key);
     group = &(groups_[member.group_key] = *std::move(planned));

@@ -152,16 +152,14 @@ class GangPlanner {
   // --switches=N@max-time relaxes.
   std::string SpecToReserve(const GroupMember& member, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Stops the lower-priority allocations topoplaced chooses for `member`'s group and
-  // reserves the group on the freed hosts (pinned), passed in the request's hosts field.
-  // `victims` gets the external ids of every allocation released and `hosts` the plan's
-  // hosts, also when the Reserve then fails (the daemon lost, or the race): their GPUs are
-  // free then, so their pods must be evicted all the same (hardening round four, finding
-  // 2). FailedPrecondition, releasing nothing, when the group fits without stopping
-  // anything. Without mu_.
+  // Reserves `member`'s group on the hosts topoplaced chooses (pinned, in the request's
+  // hosts field), releasing the lower-priority allocations it names in the same ledger
+  // change. `victims` gets their external ids when the Reserve is made; when it fails
+  // nothing was released and `victims` stays empty.
+  // FailedPrecondition, releasing nothing, when the group fits without stopping anything.
+  // Without mu_.
   absl::StatusOr<GroupState> PlanByPreemption(const GroupMember& member,
-                                              std::vector<std::string>& victims,
-                                              std::vector<std::string>& hosts)
+                                              std::vector<std::string>& victims)
       ABSL_LOCKS_EXCLUDED(mu_);
   GroupState MakeState(const GroupMember& member, GroupPlan plan) const;
   // The allocation to commit if every rank of `group` was steered and no commit is in

@@ -50,12 +50,14 @@ class GrpcPlacementBackend final : public PlacementBackend {
       : client_(std::move(client)), policy_(std::move(policy)) {}
 
   absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl,
-                                    const std::vector<std::string>& hosts) override {
+                                    const std::vector<std::string>& hosts,
+                                    const std::vector<std::string>& releasing) override {
     v1::ReserveRequest request;
     request.set_job_spec(job_spec);
     request.set_policy(policy_);
     request.set_ttl_seconds(TtlSeconds(ttl));
     for (const std::string& host : hosts) request.add_hosts(host);
+    for (const std::string& id : releasing) request.add_release_allocation_ids(id);
     // The daemon retries lost races itself (scheduler/reserve/reserver.h), and the client
     // asks again after ABORTED; ABORTED still here means sustained contention, and the pod
     // is retried by kube-scheduler's own loop.

@@ -120,6 +120,28 @@ TEST_F(ServiceTest, Service_PlaceIsADryRunThatHoldsNothing) {
   EXPECT_EQ(client->ListAllocations()->allocations_size(), 0);
 }
 
+// Hardening round four, finding 2: a preemption's Reserve names its victims, which the
+// same ledger change releases; the job is placed as if their GPUs were free.
+TEST_F(ServiceTest, Service_AReserveReleasesItsVictimsInTheSameChange) {
+  StartServer();
+  auto client = Client();
+  auto low = client->Reserve("tp=8,pp=1,dp=2", "", 0);
+  ASSERT_TRUE(low.ok()) << low.status();
+  const std::string victim = low->allocation().allocation_id();
+  ASSERT_TRUE(client->Commit(victim, "k8s:ml/low").ok());
+  v1::ReserveRequest request;
+  request.set_job_spec("tp=8,pp=1,dp=2");
+  for (const std::string& host : low->plan().hosts()) request.add_hosts(host);
+  request.add_release_allocation_ids(victim);
+  auto urgent = client->Reserve(request);
+  ASSERT_TRUE(urgent.ok()) << urgent.status();
+  EXPECT_EQ(std::vector<std::string>(urgent->plan().hosts().begin(), urgent->plan().hosts().end()),
+            std::vector<std::string>(low->plan().hosts().begin(), low->plan().hosts().end()))
+      << "placed on the victim's hosts, as if free";
+  EXPECT_EQ(client->GetAllocation(victim)->state(), v1::ALLOCATION_STATE_RELEASED);
+  EXPECT_EQ(client->ListAllocations()->allocations_size(), 1);
+}
+
 // The blocks of a plan's hosts, in order of first use.
 std::vector<int32_t> PlanBlocks(const Fabric& fabric, const v1::PlacementPlan& plan) {
   std::vector<int32_t> blocks;

@@ -1,8 +1,10 @@
 // An in-memory PlacementBackend for tests and benchmarks. It plans the first free hosts in
 // fabric order: the job spec's `nodes=N` says how many (default 1), `exclude=a,b` (last
 // key) keeps hosts out, `hosts=a,b` (last key) or the request's hosts keep it on those;
-// a spec over 4,096 bytes is refused as topoplaced refuses it. Reservations expire on
-// the shared clock like the daemon's. PlanPreemption answers `preemption` (set by a test).
+// a spec over 4,096 bytes is refused as topoplaced refuses it. Allocations a Reserve
+// releases are released only if it succeeds, and their hosts count as free for it. Reservations
+// expire on the shared clock like the daemon's. PlanPreemption answers `preemption` (set by a
+// test).
 //
 // Thread-safe (one mutex).
 #ifndef TOPOPLACE_TESTS_UNIT_PLUGINS_K8S_EXTENDER_FAKE_PLACEMENT_BACKEND_H_
@@ -45,7 +47,8 @@ class FakePlacementBackend final : public PlacementBackend {
       : hosts_(std::move(hosts)), clock_(clock) {}
 
   absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl,
-                                    const std::vector<std::string>& on_hosts) override {
+                                    const std::vector<std::string>& on_hosts,
+                                    const std::vector<std::string>& releasing) override {
     absl::MutexLock lock(&mu_);
     ++reserve_calls;
     specs.push_back(job_spec);
@@ -83,12 +86,17 @@ class FakePlacementBackend final : public PlacementBackend {
     GroupPlan plan;
     for (const std::string& host : hosts_) {
       if (static_cast<int>(plan.hosts.size()) == nodes) break;
-      if (Busy(host) || std::count(exclude.begin(), exclude.end(), host) > 0) continue;
+      if (Busy(host, releasing) || std::count(exclude.begin(), exclude.end(), host) > 0) continue;
       if (!only.empty() && std::count(only.begin(), only.end(), host) == 0) continue;
       plan.hosts.push_back(host);
     }
     if (static_cast<int>(plan.hosts.size()) < nodes) {
       return absl::ResourceExhaustedError(absl::StrCat("needs ", nodes, " free nodes"));
+    }
+    // Released in the same change as the reservation is made, as topoplaced's ledger does.
+    for (const std::string& id : releasing) {
+      auto victim = allocations.find(id);
+      if (victim != allocations.end()) victim->second.state = State::kReleased;
     }
     plan.allocation_id = absl::StrCat("alloc-", ++next_id_);
     plan.expires = clock_->now + ttl;
@@ -185,9 +193,11 @@ class FakePlacementBackend final : public PlacementBackend {
       if (a.state == State::kReserved && clock_->now >= a.expires) a.state = State::kReleased;
     }
   }
-  bool Busy(const std::string& host) const {
+  // Whether a live allocation not in `releasing` holds `host`.
+  bool Busy(const std::string& host, const std::vector<std::string>& releasing) const {
     for (const auto& [id, a] : allocations) {
       if (a.state != State::kReleased &&
+          std::find(releasing.begin(), releasing.end(), id) == releasing.end() &&
           std::find(a.hosts.begin(), a.hosts.end(), host) != a.hosts.end()) {
         return true;
       }

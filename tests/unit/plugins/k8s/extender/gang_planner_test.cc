@@ -366,12 +366,13 @@ class HangingBackend final : public PlacementBackend {
  public:
   explicit HangingBackend(std::unique_ptr<FakePlacementBackend> inner) : inner_(std::move(inner)) {}
   absl::StatusOr<GroupPlan> Reserve(const std::string& spec, absl::Duration ttl,
-                                    const std::vector<std::string>& hosts) override {
+                                    const std::vector<std::string>& hosts,
+                                    const std::vector<std::string>& releasing) override {
     if (spec.find("nodes=2") != std::string::npos) {
       entered.Notify();
       release.WaitForNotification();
     }
-    return inner_->Reserve(spec, ttl, hosts);
+    return inner_->Reserve(spec, ttl, hosts, releasing);
   }
   absl::Status Commit(const std::string& id, const std::string& ext) override {
     return inner_->Commit(id, ext);
@@ -483,22 +484,28 @@ TEST_F(GangPlannerPreemptionTest, NoCandidateOnThePlannedNodeMeansNoPreemptionFo
   EXPECT_THAT(planner_->Group("ml/urgent")->nodes, SizeIs(4)) << "the plan is kept";
 }
 
-// Hardening round four, finding 2: the preempt verb released the victims, then reserved
-// with the freed hosts appended to the spec; when that Reserve failed it returned no
-// victims, so kube-scheduler evicted nothing while their GPUs were free in topoplaced.
-TEST_F(GangPlannerPreemptionTest, VictimsReleasedAreEvictedEvenWhenTheReserveFails) {
-  backend_->refuse_reserves = true;  // the daemon lost between the release and the Reserve
+// Hardening round four, finding 2: the preempt verb released the victims, then reserved;
+// when that Reserve failed it returned no victims, so kube-scheduler evicted nothing while
+// their GPUs were free in topoplaced for anyone. The victims are now released by the very
+// change that holds the group: a failed Reserve releases nothing and evicts nobody.
+TEST_F(GangPlannerPreemptionTest, AFailedPreemptingReserveReleasesNothing) {
+  backend_->refuse_reserves = true;  // the daemon lost, or the Reserve lost its race
   VictimsByNode kept = planner_->Preempt(Member(2, "urgent", 4), EveryNode());
 
-  EXPECT_EQ(backend_->allocations.at("alloc-3").state, FakePlacementBackend::State::kReleased);
-  ASSERT_EQ(kept.size(), 1u) << "released victims must be evicted";
-  EXPECT_THAT(kept.at("h6").pod_uids, ElementsAre("pod-on-h6"));
-  EXPECT_FALSE(planner_->Group("ml/low-c").has_value()) << "a victim's plan is void";
-  EXPECT_FALSE(planner_->Group("ml/urgent").has_value()) << "planned afresh by its Filter";
+  EXPECT_TRUE(kept.empty()) << "nothing was released, so nobody may be evicted";
+  EXPECT_EQ(backend_->release_calls, 0);
+  EXPECT_EQ(backend_->allocations.at("alloc-3").state, FakePlacementBackend::State::kCommitted);
+  EXPECT_EQ(backend_->allocations.at("alloc-4").state, FakePlacementBackend::State::kCommitted);
+  EXPECT_TRUE(planner_->Group("ml/low-c").has_value()) << "a victim keeps its plan";
+  EXPECT_FALSE(planner_->Group("ml/urgent").has_value());
+}
 
-  backend_->refuse_reserves = false;
-  const std::string node = OnlyPassing(planner_->Filter(Member(2, "urgent", 4), kHosts), kHosts);
-  EXPECT_FALSE(node.empty()) << "the freed GPUs are the group's to take";
+TEST_F(GangPlannerPreemptionTest, TheVictimsAreReleasedByTheReserveThatHoldsTheGroup) {
+  planner_->Preempt(Member(2, "urgent", 4), EveryNode());
+  EXPECT_EQ(backend_->release_calls, 0) << "no separate Release before the Reserve";
+  EXPECT_EQ(backend_->allocations.at("alloc-3").state, FakePlacementBackend::State::kReleased);
+  EXPECT_EQ(backend_->allocations.at("alloc-4").state, FakePlacementBackend::State::kReleased);
+  EXPECT_EQ(backend_->allocations.at("alloc-5").state, FakePlacementBackend::State::kReserved);
 }
 
 // A preempting group of 460 nodes: its hosts appended to the spec pushed it past the
