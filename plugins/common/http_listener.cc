@@ -32,10 +32,6 @@ class ConnectionGate {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  int open() {
-    absl::MutexLock lock(&mu_);
-    return open_;
-  }
 
  private:
   bool HasRoom() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || open_ < max_; }
@@ -162,8 +158,6 @@ absl::Status HttpListener::Start() {
   }
   return absl::OkStatus();
 }
-
-int HttpListener::open_connections() const { return gate_->open(); }
 
 void HttpListener::Shutdown() {
   if (gate_ != nullptr) gate_->Stop();  // an accept loop waiting for room goes on to stop

@@ -66,8 +66,6 @@ class HttpListener {
   absl::Status Start();
   // The bound port (after Start).
   int port() const { return port_; }
-  // Connections accepted and not yet closed.
-  int open_connections() const;
   // Stops accepting, ends the serving thread. Requests still running finish first.
   void Shutdown();
 

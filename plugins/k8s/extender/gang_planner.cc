@@ -25,12 +25,6 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// Keeps the scheduler's victims on `node`, if it named any there.
-void KeepVictimsOn(const std::string& node, const VictimsByNode& candidates, VictimsByNode& kept) {
-  auto it = candidates.find(node);
-  if (it != candidates.end() && !it->second.pod_uids.empty()) kept[node] = it->second;
-}
-
 }  // namespace
 
 GangPlanner::GangPlanner(PlacementBackendPtr backend, PlannerOptions options, Clock clock)
@@ -295,7 +289,9 @@ VictimsByNode GangPlanner::Preempt(const GroupMember& member, const VictimsByNod
     group->last_seen = now;
   }
   if (member.rank < static_cast<int>(group->nodes.size())) {
-    KeepVictimsOn(group->nodes[member.rank], candidates, kept);
+    const std::string& node = group->nodes[member.rank];
+    auto it = candidates.find(node);
+    if (it != candidates.end() && !it->second.pod_uids.empty()) kept[node] = it->second;
   }
   mu_.Unlock();
   return kept;
