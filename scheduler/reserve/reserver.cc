@@ -38,8 +38,7 @@ absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
   TP_RETURN_IF_ERROR(AddWhatPlacementReads(ports_, placement));
   absl::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    TP_ASSIGN_OR_RETURN(const Occupancy occupancy, OccupancyWithout(reserve.releasing));
-    TP_ASSIGN_OR_RETURN(PlacementPlan plan, ports_.place(placement, occupancy));
+    TP_ASSIGN_OR_RETURN(PlacementPlan plan, PlaceAndClaim(placement, reserve.releasing));
     reserve.gpus.clear();
     for (const RankSlot& slot : plan.ranks) reserve.gpus.push_back(slot.gpu);
     reserve.plan_json = PlanToJson(*ports_.fabric, plan);
@@ -47,6 +46,7 @@ absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
       reserve.uplink_offer = ports_.live_load->OfferOf(plan);
     }
     absl::StatusOr<ledger::Allocation> allocation = ledger.Reserve(reserve);
+    Unclaim(plan);
     if (allocation.ok()) {
       return ReserveOutcome{*std::move(allocation), std::move(reserve.plan_json), std::move(plan),
                             /*replayed=*/false};
@@ -57,6 +57,21 @@ absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
     if (!absl::IsAborted(last)) return last;
   }
   return last;
+}
+
+absl::StatusOr<PlacementPlan> Reserver::PlaceAndClaim(
+    const PlacementRequest& placement, const std::vector<std::string>& releasing) const {
+  absl::MutexLock lock(&planning_);
+  TP_ASSIGN_OR_RETURN(Occupancy occupancy, OccupancyWithout(releasing));
+  for (GpuId gpu : claimed_) occupancy.Set(gpu, true);
+  TP_ASSIGN_OR_RETURN(PlacementPlan plan, ports_.place(placement, occupancy));
+  for (const RankSlot& slot : plan.ranks) claimed_.insert(slot.gpu);
+  return plan;
+}
+
+void Reserver::Unclaim(const PlacementPlan& plan) const {
+  absl::MutexLock lock(&planning_);
+  for (const RankSlot& slot : plan.ranks) claimed_.erase(slot.gpu);
 }
 
 absl::StatusOr<Occupancy> Reserver::OccupancyWithout(

@@ -9,7 +9,10 @@
 //   the plan (with its uplink offer, when live load is on) is stored with the allocation;
 // - with `releasing` (a preemption's victims) the job is placed as if their GPUs were free
 //   and the ledger releases them in the same change as it holds the job's, or not at all;
-// - a concurrent Reserve that takes a chosen GPU between placing and recording (ABORTED
+// - concurrent Reserves through one Reserver place one at a time, each around the GPUs
+//   the others placed on and the ledger has not answered yet (so ties among free GPUs
+//   do not send them all to the same one); only the ledger's write runs concurrently;
+// - a Reserve elsewhere that takes a chosen GPU between placing and recording (ABORTED
 //   from the ledger) makes the next attempt place on the fresher occupancy, kAttempts in
 //   all; then the caller gets ABORTED and may retry later. Nobody else retries.
 //
@@ -27,7 +30,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "scheduler/ledger/ledger.h"
 #include "scheduler/load/held_uplink_load.h"
@@ -82,6 +88,8 @@ class Reserver {
   static constexpr int kAttempts = 5;
 
   explicit Reserver(ReserverPorts ports) : ports_(std::move(ports)) {}
+  Reserver(const Reserver&) = delete;
+  Reserver& operator=(const Reserver&) = delete;
 
   // Errors: the ledger's MayWrite (UNAVAILABLE on a follower), ALREADY_EXISTS for a
   // request_id used with another job spec or policy, the placement's (INVALID_ARGUMENT,
@@ -89,12 +97,22 @@ class Reserver {
   absl::StatusOr<ReserveOutcome> Reserve(ReserveCommand command) const;
 
  private:
+  // Places `placement` on the ledger's occupancy (with `releasing` free) and the GPUs
+  // other Reserves claimed, then claims the plan's GPUs: one caller at a time.
+  absl::StatusOr<PlacementPlan> PlaceAndClaim(const PlacementRequest& placement,
+                                              const std::vector<std::string>& releasing) const
+      ABSL_LOCKS_EXCLUDED(planning_);
+  // Gives back what PlaceAndClaim claimed once the ledger has answered.
+  void Unclaim(const PlacementPlan& plan) const ABSL_LOCKS_EXCLUDED(planning_);
   // The ledger's occupancy with the GPUs of the live allocations in `releasing` free.
   absl::StatusOr<Occupancy> OccupancyWithout(const std::vector<std::string>& releasing) const;
   // The allocation made earlier under `request.request_id`, if it was for the same job.
   absl::StatusOr<ReserveOutcome> Replay(const ledger::ReserveRequest& request) const;
 
   ReserverPorts ports_;
+  mutable absl::Mutex planning_;
+  // GPUs placed on by Reserves whose ledger write has not returned.
+  mutable absl::flat_hash_set<GpuId> claimed_ ABSL_GUARDED_BY(planning_);
 };
 
 }  // namespace topoplace::sched

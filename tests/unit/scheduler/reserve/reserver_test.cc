@@ -1,15 +1,20 @@
 // The Reserve use case on a real SQLite ledger and the real engine: it holds the plan's
 // GPUs and stores the plan, answers a repeated request_id from the ledger, places again
-// when a concurrent Reserve takes its GPUs first (kAttempts in all), and hands the
-// placement the load and exclusions its ports give.
+// when a concurrent Reserve takes its GPUs first (kAttempts in all), places concurrent
+// Reserves around each other's GPUs, and hands the placement the load and exclusions its
+// ports give.
 #include "scheduler/reserve/reserver.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "scheduler/job/job_spec.h"
 #include "tests/unit/scheduler/reserve/use_case_test_base.h"
 
@@ -94,6 +99,81 @@ TEST_F(ReserverTest, GivesUpWithAbortedAfterKAttemptsLostRaces) {
   absl::StatusOr<ReserveOutcome> out = reserver.Reserve(Command("tp=8,pp=1,dp=1"));
   EXPECT_EQ(out.status().code(), absl::StatusCode::kAborted) << out.status();
   EXPECT_EQ(placements_, Reserver::kAttempts);
+}
+
+// A ledger whose Reserve waits until `callers` Reserves have come (at most 30 s), so that
+// they all write at once, and counts the lost races (ABORTED) it answers.
+class GatedLedger final : public ledger::Ledger {
+ public:
+  GatedLedger(ledger::Ledger& inner, int callers) : inner_(inner), waiting_for_(callers) {}
+
+  absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override {
+    {
+      absl::MutexLock lock(&mu_);
+      --waiting_for_;
+      mu_.AwaitWithTimeout(absl::Condition(this, &GatedLedger::AllCame), absl::Seconds(30));
+    }
+    absl::StatusOr<ledger::Allocation> out = inner_.Reserve(request);
+    if (absl::IsAborted(out.status())) ++lost_races;
+    return out;
+  }
+  absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& id) override {
+    return inner_.FindByRequestId(id);
+  }
+  absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) override {
+    return inner_.Renew(id, ttl);
+  }
+  absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
+                                            const std::string& external_id) override {
+    return inner_.Commit(id, external_id);
+  }
+  absl::StatusOr<ledger::Allocation> Release(const std::string& id) override {
+    return inner_.Release(id);
+  }
+  absl::StatusOr<ledger::Allocation> Get(const std::string& id) override { return inner_.Get(id); }
+  absl::StatusOr<ledger::Allocation> GetByExternalId(const std::string& id) override {
+    return inner_.GetByExternalId(id);
+  }
+  void ForEachLive(absl::FunctionRef<void(const ledger::Allocation&)> fn) override {
+    inner_.ForEachLive(fn);
+  }
+  absl::StatusOr<int> ReclaimExpired() override { return inner_.ReclaimExpired(); }
+  sched::Occupancy Occupancy() override { return inner_.Occupancy(); }
+  int64_t held_gpus() override { return inner_.held_gpus(); }
+  const Fabric& fabric() const override { return inner_.fabric(); }
+  const std::vector<std::string>& warnings() const override { return inner_.warnings(); }
+  absl::Status WriteState() override { return inner_.WriteState(); }
+  absl::Status ProbeWrites() override { return inner_.ProbeWrites(); }
+
+  std::atomic<int> lost_races{0};
+
+ private:
+  bool AllCame() const ABSL_SHARED_LOCKS_REQUIRED(mu_) { return waiting_for_ <= 0; }
+
+  ledger::Ledger& inner_;
+  mutable absl::Mutex mu_;
+  int waiting_for_ ABSL_GUARDED_BY(mu_);
+};
+
+// Hardening round four, finding 8: concurrent 1-GPU Reserves all placed on the first free
+// GPU, and all but one lost the race in the ledger.
+TEST_F(ReserverTest, ConcurrentReservesArePlacedAroundEachOthersGpus) {
+  constexpr int kReserves = 4;
+  GatedLedger gated(*ledger_, kReserves);
+  ReserverPorts ports = Ports();
+  ports.ledger = &gated;
+  const Reserver reserver(std::move(ports));
+  std::vector<absl::StatusOr<ReserveOutcome>> outs(kReserves, absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kReserves; ++i) {
+    threads.emplace_back(
+        [&, i] { outs[i] = reserver.Reserve(Command("tp=1,pp=1,dp=1,gpus_per_node=1")); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const auto& out : outs) ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(gated.lost_races.load(), 0) << "every Reserve was placed on the same free GPU";
+  EXPECT_EQ(placements_, kReserves) << "each placed once";
+  EXPECT_EQ(ledger_->Occupancy().busy_gpu_count(), kReserves);
 }
 
 TEST_F(ReserverTest, PlacesWithTheLoadAndExclusionsItsPortsGiveAndRecordsTheClientsSpec) {

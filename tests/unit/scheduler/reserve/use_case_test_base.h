@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 
 #include "scheduler/ledger/clock.h"
@@ -45,7 +46,7 @@ class UseCaseTestBase : public ::testing::Test {
   std::shared_ptr<const PlacementEngine> engine_;
   testing::TempDir dir_;
   std::unique_ptr<ledger::SqliteLedger> ledger_;
-  int placements_ = 0;
+  std::atomic<int> placements_{0};
   PlacementRequest last_request_;
 };
 
