@@ -43,30 +43,34 @@ struct ConnectionLimits {
   // 256 idle ones from a login node locked out every other client there for as long as
   // they were held).
   absl::Duration handshake_timeout = absl::Seconds(5);
-  // For a plaintext HTTP/1.1 backend whose requests have no body (the web console): a
-  // request head that is not complete this long after its first byte closes the
-  // connection, however slowly its bytes keep coming; 0: off. (Hardening round four,
-  // finding 5: 40 connections sending a header byte every 2 s held every console worker,
-  // and an authorised request waited for ever.)
-  absl::Duration http_head_timeout = absl::ZeroDuration();
+  // For a request-response backend (the web console, plaintext or TLS): a connection
+  // whose client has sent bytes the backend has not answered for this long is closed,
+  // however slowly its bytes keep coming; 0: off. The bytes need not be read: a request
+  // head sent a byte at a time, in the clear or in TLS records, stays unanswered.
+  // (Hardening round four, finding 5: 40 connections sending a header byte every 2 s held
+  // every console worker, and an authorised request waited for ever.)
+  absl::Duration reply_timeout = absl::ZeroDuration();
 };
 
-// When the request head a connection is sending must be complete: from its first byte
-// until its blank line ("\r\n\r\n"), at most `timeout`. Requests are heads alone (GET):
-// the next byte after a blank line starts the next head. Not thread-safe.
-class HttpHeadClock {
+// When a connection's client must have had an answer: from the first byte it sent after
+// the backend last sent one, at most `timeout`; no deadline while nothing is unanswered.
+// Not thread-safe.
+class ReplyClock {
  public:
-  explicit HttpHeadClock(absl::Duration timeout) : timeout_(timeout) {}
-  // `bytes` arrived from the client at `now`.
-  void Feed(absl::string_view bytes, absl::Time now);
-  // The end of the head under way; InfiniteFuture between requests.
-  absl::Time deadline() const;
+  explicit ReplyClock(absl::Duration timeout) : timeout_(timeout) {}
+  // Bytes arrived from the client at `now`.
+  void FromClient(absl::Time now) {
+    if (!waiting_) since_ = now;
+    waiting_ = true;
+  }
+  // Bytes went from the backend to the client.
+  void FromBackend() { waiting_ = false; }
+  absl::Time deadline() const { return waiting_ ? since_ + timeout_ : absl::InfiniteFuture(); }
 
  private:
   absl::Duration timeout_;
-  bool in_head_ = false;
-  absl::Time started_;
-  uint32_t tail_ = 0;  // the last four bytes
+  bool waiting_ = false;
+  absl::Time since_;
 };
 
 // What a client sends first: gRPC's HTTP/2 connection preface is 24 bytes, and a TLS

@@ -85,10 +85,9 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
   listener_options.worker_threads = std::max(listener_options.worker_threads, kWorkers);
   listener_options.max_connections =
       std::max(listener_options.max_connections, listener_options.worker_threads);
-  // Plaintext: a relay owns the address and times each request head; the listener serves
-  // on loopback behind it.
-  const bool relayed =
-      options.listener.tls_cert_file.empty() && options.head_timeout > absl::ZeroDuration();
+  // A relay owns the address and times each request's answer; the listener serves on
+  // loopback behind it (TLS, when set, runs end to end through the relay).
+  const bool relayed = options.reply_timeout > absl::ZeroDuration();
   if (relayed) listener_options.listen = "127.0.0.1:0";
   absl::StatusOr<std::unique_ptr<http::HttpListener>> listener =
       http::HttpListener::Create(listener_options);
@@ -185,7 +184,7 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
         {.max_total = listener_options.max_connections,
          .max_per_peer = listener_options.max_connections,
          .handshake_timeout = absl::InfiniteDuration(),  // a GET may be under 24 bytes
-         .http_head_timeout = options.head_timeout});
+         .reply_timeout = options.reply_timeout});
     if (!started.ok()) {
       (*listener)->Shutdown();
       return started.status();
