@@ -18,7 +18,6 @@
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
 #include "scheduler/builtin/builtin_plugins.h"
-#include "scheduler/policies/topoplace_policy.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/sim/fault_report.h"
 #include "scheduler/sim/fault_trace.h"
@@ -28,6 +27,7 @@
 #include "scheduler/sim/priority_mix.h"
 #include "scheduler/sim/report_writer.h"
 #include "scheduler/sim/simulator.h"
+#include "scheduler/sim/study.h"
 #include "scheduler/sim/sweep_report.h"
 #include "scheduler/sim/synthetic_trace.h"
 #include "scheduler/sim/trace.h"
@@ -79,35 +79,6 @@ absl::StatusOr<std::vector<std::string>> ParsePolicies(const std::string& list) 
     TP_RETURN_IF_ERROR(sched::BuiltinPlugins().MakePolicy(name).status());
   }
   return names;
-}
-
-absl::StatusOr<sim::Trace> LoadTrace(const SimulateOptions& opt, const Fabric& fabric) {
-  const int64_t fabric_gpus = static_cast<int64_t>(fabric.gpus().size());
-  if (opt.jobs < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("--jobs: expected >= 0, got ", opt.jobs));
-  }
-  sim::Trace trace;
-  // Jobs the degree rule shapes from a GPU count are shaped for this fabric's hosts.
-  const sim::NodeShape shape = sim::NodeShapeOf(fabric);
-  if (opt.trace == sim::kLargeMixTraceName || opt.trace == sim::kMoeMixTraceName) {
-    sim::LargeMixOptions mix;
-    mix.jobs = opt.jobs > 0 ? opt.jobs : mix.jobs;
-    mix.seed = opt.seed;
-    mix.shape = shape;
-    if (opt.trace == sim::kMoeMixTraceName) mix.moe_share = sim::kMoeMixShare;
-    TP_ASSIGN_OR_RETURN(trace, sim::GenerateLargeJobMix(fabric_gpus, mix));
-  } else {
-    TP_ASSIGN_OR_RETURN(trace, sim::LoadTraceFile(opt.trace));
-    if (opt.jobs > 0 && static_cast<int64_t>(trace.jobs.size()) > opt.jobs) {
-      trace.jobs.resize(static_cast<size_t>(opt.jobs));
-    }
-    TP_RETURN_IF_ERROR(sim::ReshapeFor(trace, shape));
-  }
-  TP_RETURN_IF_ERROR(sim::AssignPriorities(trace, fabric,
-                                           {.share = opt.high_priority_share,
-                                            .min_gpus = opt.high_priority_min_gpus,
-                                            .seed = opt.seed}));
-  return trace;
 }
 
 // A sweep's factors ("1,4,16"), or {1} without a sweep; `flag` names the option, and
@@ -171,21 +142,6 @@ absl::StatusOr<sim::PreemptionMode> ParsePreemptionMode(const std::string& name)
       absl::StrCat("--preemption: expected none, priority-only or topology, got '", name, "'"));
 }
 
-sim::RunInfo InfoOf(const SimulateOptions& opt, const Fabric& fabric, const sim::Trace& trace,
-                    double factor, const sim::SimOptions& sim_options) {
-  return {fabric.name(),
-          static_cast<int64_t>(fabric.gpus().size()),
-          trace.source,
-          static_cast<int64_t>(trace.jobs.size()),
-          opt.load_scale * factor,
-          opt.seed,
-          opt.backfill_window,
-          sim_options.rail_local,
-          opt.network,
-          std::string(sched::EcmpModeName(sim_options.ecmp)),
-          sim_options.comm};
-}
-
 // Where the fault model's figures come from, for the fault report.
 std::string FaultAssumptions(const sim::SimFaults& f, const sim::FaultRates& r) {
   return absl::StrFormat(
@@ -204,45 +160,8 @@ std::string FaultAssumptions(const sim::SimFaults& f, const sim::FaultRates& r) 
       f.restart_s / 60, f.detect_s, f.recover_s);
 }
 
-// How far the published model's schedule must reach at first: the last arrival, plus the
-// longest job, plus all the work run on the whole fabric at once. A run that outlasts it
-// is run again with the horizon doubled (the longer schedule starts with the same events).
-double FirstHorizon(const Fabric& fabric, const sim::Trace& trace) {
-  double last_arrival = 0, longest = 0, gpu_seconds = 0;
-  for (const sim::TraceJob& job : trace.jobs) {
-    last_arrival = std::max(last_arrival, job.arrival_s);
-    longest = std::max(longest, job.duration_s);
-    gpu_seconds += job.duration_s * static_cast<double>(job.spec.world_size());
-  }
-  return last_arrival + longest + gpu_seconds / static_cast<double>(fabric.gpus().size());
-}
-
-// The fault schedule of one run: the operator's trace, or the published model at `scale`
-// over [0, horizon_s).
-absl::StatusOr<std::shared_ptr<const sim::FaultSchedule>> FaultsFor(const SimulateOptions& opt,
-                                                                    const Fabric& fabric,
-                                                                    double scale,
-                                                                    double horizon_s) {
-  if (!opt.faults.empty() && opt.faults != "published") {
-    TP_ASSIGN_OR_RETURN(sim::FaultSchedule schedule, sim::LoadFaultTraceFile(opt.faults, fabric));
-    return std::make_shared<const sim::FaultSchedule>(std::move(schedule));
-  }
-  sim::FaultRates rates = sim::PublishedFaultRates();
-  rates.scale = scale;
-  TP_ASSIGN_OR_RETURN(sim::FaultSchedule schedule,
-                      sim::GenerateFaults(fabric, rates, 0, horizon_s,
-                                          opt.fault_seed != 0 ? opt.fault_seed : opt.seed));
-  return std::make_shared<const sim::FaultSchedule>(std::move(schedule));
-}
-
-// When the last job of `result` ended.
-double LastEnd(const sim::SimResult& result) {
-  return result.busy_steps.empty() ? 0 : result.busy_steps.back().time_s;
-}
-
-absl::Status RunFaultSweep(CliContext& ctx, const SimulateOptions& opt, const FabricPtr& fabric,
-                           const sim::Trace& base_trace, const std::vector<std::string>& policies,
-                           const std::vector<double>& factors, sim::SimOptions sim_options) {
+// Adds to `study` the faults the flags ask for, after checking them.
+absl::Status AddFaults(const SimulateOptions& opt, sim::Study& study) {
   const bool from_file = !opt.faults.empty() && opt.faults != "published";
   if (from_file && !opt.fault_sweep.empty()) {
     return absl::InvalidArgumentError(
@@ -254,124 +173,98 @@ absl::Status RunFaultSweep(CliContext& ctx, const SimulateOptions& opt, const Fa
         "--faults and --fault-sweep need --network shared: degraded and rerouted links slow "
         "jobs through the link sharing");
   }
-  if (!(opt.checkpoint_interval_s >= 0) || !(opt.restart_s >= 0)) {
-    return absl::InvalidArgumentError(
-        "--checkpoint-interval and --restart-cost: expected seconds >= 0");
-  }
-  std::vector<double> scales = {from_file ? 1 : opt.fault_scale};
+  sim::FaultStudy faults;
+  faults.seed = opt.fault_seed != 0 ? opt.fault_seed : opt.seed;
+  faults.scales = {from_file ? 1 : opt.fault_scale};
   if (!opt.fault_sweep.empty()) {
-    TP_ASSIGN_OR_RETURN(scales, ParseSweep(opt.fault_sweep, "--fault-sweep", /*zero_ok=*/true));
+    TP_ASSIGN_OR_RETURN(faults.scales,
+                        ParseSweep(opt.fault_sweep, "--fault-sweep", /*zero_ok=*/true));
   }
   // The fault process draws events in proportion to the scale: at 1e6 it ran out of memory
   // (hardening round four, finding 8). 1,000 times the published rates is a failure every
   // few minutes on the largest reference fabric, past any cluster worth simulating.
   constexpr double kMaxFaultScale = 1000;
-  for (double scale : scales) {
+  for (double scale : faults.scales) {
     if (!(scale >= 0 && scale <= kMaxFaultScale)) {
       return absl::InvalidArgumentError(absl::StrCat(
           opt.fault_sweep.empty() ? "--fault-scale" : "--fault-sweep", ": expected 0 to ",
           kMaxFaultScale, " times the published fault rates, got ", scale));
     }
   }
-  sim::SimFaults& f = sim_options.faults;
-  f.checkpoint_interval_s = opt.checkpoint_interval_s;
-  f.restart_s = opt.restart_s;
+  if (from_file) {
+    TP_ASSIGN_OR_RETURN(sim::FaultSchedule schedule,
+                        sim::LoadFaultTraceFile(opt.faults, *study.fabric));
+    faults.replay = std::make_shared<const sim::FaultSchedule>(std::move(schedule));
+  }
   // Detection as the daemon's health model would: probe rounds x samples its hysteresis
   // waits for, to worsen and to recover.
+  sim::SimFaults& f = study.options.faults;
   const double probe_s = absl::ToDoubleSeconds(telemetry::ProbePlanOptions{}.interval);
   f.detect_s = probe_s * telemetry::HysteresisOptions{}.worsen_after;
   f.recover_s = probe_s * telemetry::HysteresisOptions{}.recover_after;
-  std::vector<sim::FaultSweepPoint> points;
-  for (double factor : factors) {
-    sim::Trace trace = base_trace;
-    TP_RETURN_IF_ERROR(sim::ScaleLoad(trace, opt.load_scale * factor));
-    for (double scale : scales) {
-      sim::FaultSweepPoint& point = points.emplace_back();
-      point.fault_scale = scale;
-      point.run.factor = factor;
-      point.run.info = InfoOf(opt, *fabric, trace, factor, sim_options);
-      for (double horizon = FirstHorizon(*fabric, trace);; horizon *= 2) {
-        TP_ASSIGN_OR_RETURN(f.schedule, FaultsFor(opt, *fabric, scale, horizon));
-        const sim::Simulator simulator(fabric, sim_options);
-        point.run.metrics.clear();
-        double last_end = 0;
-        for (const std::string& policy : policies) {
-          TP_ASSIGN_OR_RETURN(sim::SimResult result, simulator.Run(trace, policy));
-          last_end = std::max(last_end, LastEnd(result));
-          point.run.metrics.push_back(sim::Summarize(result));
-        }
-        // The control run: topoplace blind to link faults, to measure what seeing them is
-        // worth.
-        if (std::find(policies.begin(), policies.end(), sched::kTopoplacePolicyName) !=
-            policies.end()) {
-          sim::SimOptions blind = sim_options;
-          blind.faults.ignore_link_health = true;
-          TP_ASSIGN_OR_RETURN(sim::SimResult result,
-                              sim::Simulator(fabric, blind).Run(trace, "topoplace"));
-          last_end = std::max(last_end, LastEnd(result));
-          point.run.metrics.push_back(sim::Summarize(result));
-          point.run.metrics.back().policy = std::string(sim::kBlindTopoplaceLabel);
-        }
-        if (from_file || last_end <= horizon) break;
-      }
-      if (!opt.write_faults.empty()) {
-        TP_RETURN_IF_ERROR(
-            sim::WriteTextFile(opt.write_faults, sim::FormatFaultTrace(*f.schedule, *fabric)));
-      }
-    }
-  }
-  if (!opt.report.empty()) {
-    TP_RETURN_IF_ERROR(sim::WriteFaultSweepReport(opt.report, points, opt.command,
-                                                  FaultAssumptions(f, sim::PublishedFaultRates())));
-  }
-  ctx.out << (opt.json ? sim::FaultSweepToJson(points) + "\n" : sim::FaultSweepTable(points));
+  study.faults = std::move(faults);
   return absl::OkStatus();
 }
 
-absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
-  TP_ASSIGN_OR_RETURN(std::vector<std::string> policies, ParsePolicies(opt.policies));
+// The study the flags describe.
+absl::StatusOr<sim::Study> StudyOf(const SimulateOptions& opt) {
+  sim::Study study;
+  TP_ASSIGN_OR_RETURN(study.policies, ParsePolicies(opt.policies));
   if (opt.backfill_window < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--backfill-window: expected >= 0, got ", opt.backfill_window));
   }
-  TP_ASSIGN_OR_RETURN(std::vector<double> factors,
+  TP_ASSIGN_OR_RETURN(study.load_factors,
                       ParseSweep(opt.load_sweep, "--load-sweep", /*zero_ok=*/false));
-  TP_ASSIGN_OR_RETURN(sched::EcmpMode ecmp, sched::ParseEcmpMode(opt.ecmp));
-  TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
-  TP_ASSIGN_OR_RETURN(const sim::Trace base_trace, LoadTrace(opt, *fabric));
-  sim::SimOptions sim_options;
-  sim_options.seed = opt.seed;
-  sim_options.backfill_window = opt.backfill_window;
-  sim_options.shared_links = opt.network == "shared";
-  sim_options.ecmp = ecmp;
-  sim_options.load_aware = opt.load_aware;
-  TP_ASSIGN_OR_RETURN(sim_options.preemption.mode, ParsePreemptionMode(opt.preemption));
-  sim_options.preemption.look_ahead = opt.look_ahead;
+  study.load_scale = opt.load_scale;
+  sim::SimOptions& o = study.options;
+  TP_ASSIGN_OR_RETURN(o.ecmp, sched::ParseEcmpMode(opt.ecmp));
+  TP_ASSIGN_OR_RETURN(study.fabric, LoadFabricSpec(opt.fabric));
+  TP_ASSIGN_OR_RETURN(
+      study.trace,
+      sim::LoadStudyTrace(*study.fabric, {.trace = opt.trace,
+                                          .jobs = opt.jobs,
+                                          .seed = opt.seed,
+                                          .priorities = {.share = opt.high_priority_share,
+                                                         .min_gpus = opt.high_priority_min_gpus}}));
+  o.seed = opt.seed;
+  o.backfill_window = opt.backfill_window;
+  o.shared_links = opt.network == "shared";
+  o.load_aware = opt.load_aware;
+  TP_ASSIGN_OR_RETURN(o.preemption.mode, ParsePreemptionMode(opt.preemption));
+  o.preemption.look_ahead = opt.look_ahead;
   if (!(opt.checkpoint_interval_s >= 0) || !(opt.restart_s >= 0)) {
     return absl::InvalidArgumentError(
         "--checkpoint-interval and --restart-cost: expected seconds >= 0");
   }
   // Preempted jobs lose work and restart as interrupted ones do.
-  sim_options.faults.checkpoint_interval_s = opt.checkpoint_interval_s;
-  sim_options.faults.restart_s = opt.restart_s;
-  if (!opt.faults.empty() || !opt.fault_sweep.empty()) {
-    return RunFaultSweep(ctx, opt, fabric, base_trace, policies, factors, sim_options);
-  }
-  const sim::Simulator simulator(fabric, sim_options);
+  o.faults.checkpoint_interval_s = opt.checkpoint_interval_s;
+  o.faults.restart_s = opt.restart_s;
+  if (!opt.faults.empty() || !opt.fault_sweep.empty()) TP_RETURN_IF_ERROR(AddFaults(opt, study));
+  return study;
+}
 
-  std::vector<sim::SweepPoint> points;
-  for (double factor : factors) {
-    sim::Trace trace = base_trace;
-    TP_RETURN_IF_ERROR(sim::ScaleLoad(trace, opt.load_scale * factor));
-    sim::SweepPoint& point = points.emplace_back();
-    point.factor = factor;
-    for (const std::string& policy : policies) {
-      TP_ASSIGN_OR_RETURN(sim::SimResult result, simulator.Run(trace, policy));
-      point.metrics.push_back(sim::Summarize(result));
-      point.results.push_back(std::move(result));
-    }
-    point.info = InfoOf(opt, *fabric, trace, factor, sim_options);
+absl::Status WriteFaultSweep(CliContext& ctx, const SimulateOptions& opt, const sim::Study& study,
+                             const sim::StudyResult& out) {
+  if (!opt.write_faults.empty() && out.last_schedule != nullptr) {
+    TP_RETURN_IF_ERROR(sim::WriteTextFile(
+        opt.write_faults, sim::FormatFaultTrace(*out.last_schedule, *study.fabric)));
   }
+  if (!opt.report.empty()) {
+    TP_RETURN_IF_ERROR(sim::WriteFaultSweepReport(
+        opt.report, out.fault_points, opt.command,
+        FaultAssumptions(study.options.faults, sim::PublishedFaultRates())));
+  }
+  ctx.out << (opt.json ? sim::FaultSweepToJson(out.fault_points) + "\n"
+                       : sim::FaultSweepTable(out.fault_points));
+  return absl::OkStatus();
+}
+
+absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
+  TP_ASSIGN_OR_RETURN(const sim::Study study, StudyOf(opt));
+  TP_ASSIGN_OR_RETURN(const sim::StudyResult out, sim::RunStudy(study));
+  if (study.faults.has_value()) return WriteFaultSweep(ctx, opt, study, out);
+  const std::vector<sim::SweepPoint>& points = out.loads;
   const bool sweep = !opt.load_sweep.empty();
   if (!opt.report.empty()) {
     const sim::SweepPoint& only = points.front();
