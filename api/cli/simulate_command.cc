@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "scheduler/sim/fault_report.h"
 #include "scheduler/sim/fault_trace.h"
 #include "scheduler/sim/faults.h"
+#include "scheduler/sim/job_records.h"
 #include "scheduler/sim/metrics.h"
 #include "scheduler/sim/metrics_json.h"
 #include "scheduler/sim/priority_mix.h"
@@ -46,7 +48,8 @@ struct SimulateOptions {
   std::string trace;
   std::string policies = "all";
   double load_scale = 1;
-  int64_t jobs = 0;  // 0: all of a file; 1000 for the synthetic mix
+  std::string offered_load;  // "0.5,0.7": shares of the fabric the trace offers
+  int64_t jobs = 0;          // 0: all of a file; 1000 for the synthetic mix
   uint64_t seed = 1;
   int backfill_window = 500;
   std::string network = "alone";
@@ -66,7 +69,8 @@ struct SimulateOptions {
   bool look_ahead = false;
   bool json = false;
   std::string report;
-  std::string command;  // as typed, for the report
+  std::string jobs_out;  // JSON Lines, one per job per policy per point
+  std::string command;   // as typed, for the report
 };
 
 absl::StatusOr<std::vector<std::string>> ParsePolicies(const std::string& list) {
@@ -104,9 +108,9 @@ absl::StatusOr<std::vector<double>> ParseSweep(const std::string& list, absl::st
 void PrintTable(CliContext& ctx, const sim::RunInfo& info,
                 const std::vector<sim::PolicyMetrics>& metrics) {
   ctx.out << absl::StrFormat(
-      "%s on %s (%d GPUs), %d jobs, load scale %g, seed %d, network %s\n", info.trace, info.fabric,
-      info.fabric_gpus, info.jobs, info.load_scale, info.seed,
-      info.network == "shared" ? "shared (ECMP " + info.ecmp + ")" : info.network);
+      "%s on %s (%d GPUs), %d jobs, load scale %g (offered load %.2f), seed %d, network %s\n",
+      info.trace, info.fabric, info.fabric_gpus, info.jobs, info.load_scale, info.offered_load,
+      info.seed, info.network == "shared" ? "shared (ECMP " + info.ecmp + ")" : info.network);
   ctx.out << absl::StrFormat("%-14s %12s %8s %8s %9s %9s %9s %9s %7s %6s %9s %8s\n", "policy",
                              "spine bytes", "x-block", "rejected", "queue h", "p95 q h", "JCT h",
                              "slowdown", "util", "frag", "place us", "wall s");
@@ -214,8 +218,15 @@ absl::StatusOr<sim::Study> StudyOf(const SimulateOptions& opt) {
     return absl::InvalidArgumentError(
         absl::StrCat("--backfill-window: expected >= 0, got ", opt.backfill_window));
   }
+  if (!opt.offered_load.empty() && (opt.load_scale != 1 || !opt.load_sweep.empty())) {
+    return absl::InvalidArgumentError(
+        "--offered-load sets the arrival rate itself: give it without --load-scale and "
+        "--load-sweep");
+  }
   TP_ASSIGN_OR_RETURN(study.load_factors,
-                      ParseSweep(opt.load_sweep, "--load-sweep", /*zero_ok=*/false));
+                      opt.offered_load.empty()
+                          ? ParseSweep(opt.load_sweep, "--load-sweep", /*zero_ok=*/false)
+                          : ParseSweep(opt.offered_load, "--offered-load", /*zero_ok=*/false));
   study.load_scale = opt.load_scale;
   sim::SimOptions& o = study.options;
   TP_ASSIGN_OR_RETURN(o.ecmp, sched::ParseEcmpMode(opt.ecmp));
@@ -227,6 +238,11 @@ absl::StatusOr<sim::Study> StudyOf(const SimulateOptions& opt) {
                                           .seed = opt.seed,
                                           .priorities = {.share = opt.high_priority_share,
                                                          .min_gpus = opt.high_priority_min_gpus}}));
+  // Load factors X are then offered loads: the base load offers the whole fabric.
+  if (!opt.offered_load.empty()) {
+    TP_ASSIGN_OR_RETURN(study.load_scale,
+                        sim::LoadScaleForOffer(study.trace, *study.fabric, /*offered_load=*/1));
+  }
   o.seed = opt.seed;
   o.backfill_window = opt.backfill_window;
   o.shared_links = opt.network == "shared";
@@ -260,12 +276,27 @@ absl::Status WriteFaultSweep(CliContext& ctx, const SimulateOptions& opt, const 
   return absl::OkStatus();
 }
 
+// Every job of every run of `out` as JSON Lines (job_records.h) into `path`.
+absl::Status WriteJobRecords(const std::string& path, const sim::StudyResult& out) {
+  std::string lines;
+  const auto add = [&](const sim::SweepPoint& point, std::optional<double> fault_scale) {
+    for (size_t i = 0; i < point.results.size(); ++i) {
+      lines +=
+          sim::JobRecordLines(point.info, point.results[i], point.metrics[i].policy, fault_scale);
+    }
+  };
+  for (const sim::SweepPoint& point : out.loads) add(point, std::nullopt);
+  for (const sim::FaultSweepPoint& point : out.fault_points) add(point.run, point.fault_scale);
+  return sim::WriteTextFile(path, lines);
+}
+
 absl::Status RunSimulate(CliContext& ctx, const SimulateOptions& opt) {
   TP_ASSIGN_OR_RETURN(const sim::Study study, StudyOf(opt));
   TP_ASSIGN_OR_RETURN(const sim::StudyResult out, sim::RunStudy(study));
+  if (!opt.jobs_out.empty()) TP_RETURN_IF_ERROR(WriteJobRecords(opt.jobs_out, out));
   if (study.faults.has_value()) return WriteFaultSweep(ctx, opt, study, out);
   const std::vector<sim::SweepPoint>& points = out.loads;
-  const bool sweep = !opt.load_sweep.empty();
+  const bool sweep = !opt.load_sweep.empty() || study.load_factors.size() > 1;
   if (!opt.report.empty()) {
     const sim::SweepPoint& only = points.front();
     TP_RETURN_IF_ERROR(
@@ -286,6 +317,7 @@ std::string CommandLine(const SimulateOptions& opt) {
   std::string cmd = absl::StrCat("topoplace simulate --fabric ", opt.fabric, " --trace ", opt.trace,
                                  " --policy ", opt.policies);
   if (opt.load_scale != 1) absl::StrAppend(&cmd, " --load-scale ", opt.load_scale);
+  if (!opt.offered_load.empty()) absl::StrAppend(&cmd, " --offered-load ", opt.offered_load);
   if (opt.jobs != 0) absl::StrAppend(&cmd, " --jobs ", opt.jobs);
   if (opt.seed != 1) absl::StrAppend(&cmd, " --seed ", opt.seed);
   if (opt.backfill_window != 500) absl::StrAppend(&cmd, " --backfill-window ", opt.backfill_window);
@@ -332,6 +364,10 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
                       absl::StrJoin(sched::BuiltinPlugins().PolicyNames(), ", "));
   cmd->add_option("--load-scale", opt->load_scale,
                   "Divide arrival times by X (X times the offered load)");
+  cmd->add_option("--offered-load", opt->offered_load,
+                  "Scale arrivals so the trace offers X of the fabric's GPU-hours over its "
+                  "arrival span (e.g. 0.7; a list 0.3,0.5,0.7,0.85 is a sweep). Instead of "
+                  "--load-scale and --load-sweep");
   cmd->add_option("--jobs", opt->jobs,
                   "First N jobs of a trace file; job count of the synthetic mix (default 1000)");
   cmd->add_option("--seed", opt->seed, "Seed for the random policy and the synthetic mix");
@@ -383,6 +419,9 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
                 "Keep whole free blocks from other jobs while jobs that need a block wait");
   cmd->add_flag("--json", opt->json, "Print stable JSON instead of a table");
   cmd->add_option("--report", opt->report, "Write report.md and SVG charts into DIR");
+  cmd->add_option("--jobs-out", opt->jobs_out,
+                  "Write every job of every run as JSON Lines (policy, load, seed, id, GPUs, "
+                  "times, slowdown, where it ran, bytes, interruptions, preemptions)");
   cmd->callback([&ctx, opt] {
     opt->command = CommandLine(*opt);
     if (absl::Status s = RunSimulate(ctx, *opt); !s.ok()) ctx.Fail(s);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace topoplace::sched::sim {
 namespace {
@@ -22,6 +23,29 @@ double BusyIntegral(const std::vector<BusyStep>& steps, double from, double to) 
     if (b > a) area += static_cast<double>(steps[i].busy) * (b - a);
   }
   return area;
+}
+
+// The completed jobs of `jobs` by size class (kSizeClassBounds, then larger).
+std::vector<SizeClassMetrics> BySize(const std::vector<JobRecord>& jobs) {
+  constexpr size_t kClasses = std::size(kSizeClassBounds) + 1;
+  std::vector<std::vector<double>> jct(kClasses), queue(kClasses);
+  for (const JobRecord& r : jobs) {
+    if (r.outcome != JobOutcome::kCompleted) continue;
+    const size_t c = static_cast<size_t>(
+        std::lower_bound(std::begin(kSizeClassBounds), std::end(kSizeClassBounds), r.gpus) -
+        std::begin(kSizeClassBounds));
+    jct[c].push_back(r.jct_s());
+    queue[c].push_back(r.queue_s());
+  }
+  std::vector<SizeClassMetrics> classes(kClasses);
+  for (size_t c = 0; c < kClasses; ++c) {
+    classes[c] = {.max_gpus = c < std::size(kSizeClassBounds) ? kSizeClassBounds[c] : 0,
+                  .jobs = static_cast<int64_t>(jct[c].size()),
+                  .mean_jct_s = Mean(jct[c]),
+                  .p95_jct_s = Percentile(jct[c], 95),
+                  .mean_queue_s = Mean(queue[c])};
+  }
+  return classes;
 }
 
 }  // namespace
@@ -75,7 +99,7 @@ PolicyMetrics Summarize(const SimResult& result) {
   double last_end = first_arrival;
   int64_t cross_block = 0, cross_pod = 0;
   double spine_per_iter_sum = 0;
-  double useful_gpu_s = 0, held_gpu_s = 0, held_job_s = 0;
+  double useful_gpu_s = 0, held_gpu_s = 0, held_job_s = 0, weighted_slowdown = 0;
   m.faults = result.faults;
   m.faults_applied = result.faults_applied;
   m.preemption = result.preemption;
@@ -98,6 +122,7 @@ PolicyMetrics Summarize(const SimResult& result) {
     }
     ++m.completed;
     useful_gpu_s += gpus * r.duration_s;
+    weighted_slowdown += gpus * r.duration_s * r.slowdown;
     last_end = std::max(last_end, r.end_s);
     queue.push_back(r.queue_s());
     jct.push_back(r.jct_s());
@@ -137,6 +162,9 @@ PolicyMetrics Summarize(const SimResult& result) {
   m.p95_queue_s = Percentile(queue, 95);
   m.mean_jct_s = Mean(jct);
   m.p95_jct_s = Percentile(jct, 95);
+  m.p99_jct_s = Percentile(jct, 99);
+  m.jct_by_size = BySize(result.jobs);
+  if (useful_gpu_s > 0) m.gpu_hour_weighted_slowdown = weighted_slowdown / useful_gpu_s;
   m.high_mean_jct_s = Mean(high_jct);
   m.high_p95_jct_s = Percentile(high_jct, 95);
   m.low_mean_jct_s = Mean(low_jct);
@@ -150,6 +178,7 @@ PolicyMetrics Summarize(const SimResult& result) {
   m.place_mean_us = Mean(place_us);
   m.place_p95_us = Percentile(place_us, 95);
   m.makespan_s = last_end - first_arrival;
+  if (m.makespan_s > 0) m.gpu_hours_per_day = useful_gpu_s / 3600 / (m.makespan_s / 86400);
   if (m.makespan_s > 0 && result.total_gpus > 0) {
     const double capacity = static_cast<double>(result.total_gpus) * m.makespan_s;
     m.utilisation = BusyIntegral(result.busy_steps, first_arrival, last_end) / capacity;

@@ -18,6 +18,18 @@
 
 namespace topoplace::sched::sim {
 
+// Completed jobs of one size class: at most `max_gpus` GPUs (0: larger than every bound)
+// and more than the class below.
+struct SizeClassMetrics {
+  int64_t max_gpus = 0;
+  int64_t jobs = 0;
+  double mean_jct_s = 0, p95_jct_s = 0, mean_queue_s = 0;
+};
+
+// The classes' upper bounds: a node of 8 GPUs, a block-sized job, a pod-sized one, a
+// 1,024-GPU job; then everything larger.
+inline constexpr int64_t kSizeClassBounds[] = {8, 64, 256, 1024};
+
 struct PolicyMetrics {
   std::string policy;
   int64_t jobs = 0, completed = 0, rejected = 0, multi_node_jobs = 0;
@@ -32,8 +44,17 @@ struct PolicyMetrics {
   double dp_mean_blocks = 0, dp_mean_leaves = 0;    // multi-node jobs
   double pp_mean_blocks = 0, pp_mean_leaves = 0;
   double mean_queue_s = 0, p95_queue_s = 0;
-  double mean_jct_s = 0, p95_jct_s = 0;
+  double mean_jct_s = 0, p95_jct_s = 0, p99_jct_s = 0;
   double mean_slowdown = 1, max_slowdown = 1;
+  // Slowdown weighted by each completed job's GPU-hours of work (GPUs x trace duration):
+  // the share of the cluster's time lost to placement, where the mean counts a 1-GPU job
+  // as much as a 1,024-GPU one.
+  double gpu_hour_weighted_slowdown = 1;
+  // Throughput: completed jobs' GPU-hours of work per day of makespan (what an overloaded
+  // cluster is judged by, where JCT only measures the queue).
+  double gpu_hours_per_day = 0;
+  // JCT by job size, one entry per kSizeClassBounds and one for larger jobs, in order.
+  std::vector<SizeClassMetrics> jct_by_size;
   double utilisation = 0;           // 0..1
   double mean_fragmented_gpus = 0;  // time-weighted
   // Slurm's block fragmentation metric (nodes), time-weighted: what Slurm's topology/block

@@ -12,6 +12,7 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
   root["trace"] = info.trace;
   root["jobs"] = info.jobs;
   root["load_scale"] = info.load_scale;
+  root["offered_load"] = info.offered_load;
   root["seed"] = info.seed;
   root["scheduling"] = "fifo+easy-backfill";
   root["backfill_window"] = info.backfill_window;
@@ -44,13 +45,27 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
     p["p95_queue_s"] = m.p95_queue_s;
     p["mean_jct_s"] = m.mean_jct_s;
     p["p95_jct_s"] = m.p95_jct_s;
+    p["p99_jct_s"] = m.p99_jct_s;
     p["mean_slowdown"] = m.mean_slowdown;
     p["max_slowdown"] = m.max_slowdown;
+    p["gpu_hour_weighted_slowdown"] = m.gpu_hour_weighted_slowdown;
     p["gpu_utilisation"] = m.utilisation;
     p["mean_fragmented_gpus"] = m.mean_fragmented_gpus;
     p["mean_slurm_block_fragmentation"] = m.mean_slurm_block_fragmentation;
     p["head_blocked_fraction"] = m.head_blocked_fraction;
     p["makespan_s"] = m.makespan_s;
+    p["gpu_hours_per_day"] = m.gpu_hours_per_day;
+    nlohmann::ordered_json sizes = nlohmann::ordered_json::array();
+    for (const SizeClassMetrics& c : m.jct_by_size) {
+      nlohmann::ordered_json size;
+      size["max_gpus"] = c.max_gpus > 0 ? nlohmann::ordered_json(c.max_gpus) : nullptr;
+      size["jobs"] = c.jobs;
+      size["mean_jct_s"] = c.mean_jct_s;
+      size["p95_jct_s"] = c.p95_jct_s;
+      size["mean_queue_s"] = c.mean_queue_s;
+      sizes.push_back(std::move(size));
+    }
+    p["jct_by_size"] = std::move(sizes);
     if (!m.faults.empty()) {
       nlohmann::ordered_json f;
       f["schedule"] = m.faults;

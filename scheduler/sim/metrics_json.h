@@ -18,6 +18,9 @@ struct RunInfo {
   std::string trace;
   int64_t jobs = 0;
   double load_scale = 1;
+  // The trace's GPU-seconds of work over the fabric's GPU-seconds during its arrivals
+  // (OfferedLoad in trace.h), at this load_scale.
+  double offered_load = 0;
   uint64_t seed = 1;
   int backfill_window = 0;
   bool rail_local = true;

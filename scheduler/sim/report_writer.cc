@@ -82,9 +82,11 @@ std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMe
                   "| fabric | ", info.fabric, " (", info.fabric_gpus, " GPUs) |\n", "| trace | ",
                   info.trace, " (", info.jobs, " jobs) |\n", "| load scale | ",
                   absl::StrFormat("%g", info.load_scale), " (arrival times divided by it) |\n",
-                  "| seed | ", info.seed, " |\n", "| scheduling | FIFO with EASY backfill, window ",
-                  info.backfill_window, " jobs |\n", "| routing | ", RoutingText(info), " |\n",
-                  "| network model | ", NetworkModelText(info), " |\n\n");
+                  "| offered load | ", absl::StrFormat("%.0f%%", 100 * info.offered_load),
+                  " of the fabric's GPU-hours over the arrival span |\n", "| seed | ", info.seed,
+                  " |\n", "| scheduling | FIFO with EASY backfill, window ", info.backfill_window,
+                  " jobs |\n", "| routing | ", RoutingText(info), " |\n", "| network model | ",
+                  NetworkModelText(info), " |\n\n");
 
   absl::StrAppend(&md,
                   "## Placement quality\n\n"

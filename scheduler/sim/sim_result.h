@@ -36,6 +36,7 @@ struct JobRecord {
   double off_nvlink_bytes_per_iter = 0;
   double iterations = 0;  // trace duration / reference step time
   int leaves = 0, blocks = 0, pods = 0;
+  int nvlink_domains = 0;  // NVLink domains its GPUs sit in (hosts, on 8-GPU-node fabrics)
   // Mean leaves / blocks touched by one DP group and by one PP group (TrafficReport
   // spread); -1 when the job has no such group (dp == 1 or pp == 1).
   double dp_leaves = -1, dp_blocks = -1, pp_leaves = -1, pp_blocks = -1;

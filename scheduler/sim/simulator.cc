@@ -383,6 +383,9 @@ class Replay {
     r.leaves = plan.footprint.leaves_used;
     r.blocks = plan.footprint.blocks_used;
     r.pods = plan.footprint.pods_used;
+    // Where every host is its own NVLink domain the footprint counts none: its nodes are.
+    r.nvlink_domains = plan.footprint.nvlink_domains_used > 0 ? plan.footprint.nvlink_domains_used
+                                                              : plan.footprint.nodes;
     const GroupSpread& dp = plan.traffic.spread[static_cast<int>(Dim::kDp)];
     const GroupSpread& pp = plan.traffic.spread[static_cast<int>(Dim::kPp)];
     if (plan.job.dp > 1) {

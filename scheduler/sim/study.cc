@@ -1,6 +1,7 @@
 #include "scheduler/sim/study.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -52,11 +53,13 @@ absl::Status RunFaultPoint(const Study& study, const Trace& trace, double scale,
     TP_ASSIGN_OR_RETURN(options.faults.schedule, ScheduleFor(study, scale, horizon));
     const Simulator simulator(study.fabric, options);
     point.run.metrics.clear();
+    point.run.results.clear();
     double last_end = 0;
     for (const std::string& policy : study.policies) {
       TP_ASSIGN_OR_RETURN(SimResult result, simulator.Run(trace, policy));
       last_end = std::max(last_end, LastEnd(result));
       point.run.metrics.push_back(Summarize(result));
+      point.run.results.push_back(std::move(result));
     }
     if (std::find(study.policies.begin(), study.policies.end(), kTopoplacePolicyName) !=
         study.policies.end()) {
@@ -68,6 +71,7 @@ absl::Status RunFaultPoint(const Study& study, const Trace& trace, double scale,
       last_end = std::max(last_end, LastEnd(result));
       point.run.metrics.push_back(Summarize(result));
       point.run.metrics.back().policy = std::string(kBlindTopoplaceLabel);
+      point.run.results.push_back(std::move(result));
     }
     if (study.faults->replay != nullptr || last_end <= horizon) break;
   }
@@ -107,17 +111,34 @@ absl::StatusOr<Trace> LoadStudyTrace(const Fabric& fabric, const StudyTraceSpec&
 
 RunInfo StudyRunInfo(const Study& study, const Trace& scaled, double load_factor) {
   const SimOptions& o = study.options;
+  const int64_t gpus = static_cast<int64_t>(study.fabric->gpus().size());
   return {study.fabric->name(),
-          static_cast<int64_t>(study.fabric->gpus().size()),
+          gpus,
           scaled.source,
           static_cast<int64_t>(scaled.jobs.size()),
           study.load_scale * load_factor,
+          OfferedLoad(scaled, gpus),
           o.seed,
           o.backfill_window,
           o.rail_local,
           o.shared_links ? "shared" : "alone",
           std::string(EcmpModeName(o.ecmp)),
           o.comm};
+}
+
+absl::StatusOr<double> LoadScaleForOffer(const Trace& trace, const Fabric& fabric,
+                                         double offered_load) {
+  const double offered = OfferedLoad(trace, static_cast<int64_t>(fabric.gpus().size()));
+  if (!(offered > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--offered-load: trace '", trace.source,
+        "' offers no load over a span (its jobs do not arrive at two different times)"));
+  }
+  if (!(offered_load > 0) || !std::isfinite(offered_load)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--offered-load: expected a positive share of the fabric, got ", offered_load));
+  }
+  return offered_load / offered;
 }
 
 absl::StatusOr<StudyResult> RunStudy(const Study& study) {

@@ -69,7 +69,8 @@ struct Study {
 struct StudyResult {
   // Without faults: one point per load factor, with every policy's results and metrics.
   std::vector<SweepPoint> loads;
-  // With faults: one point per (load factor, fault scale), metrics only.
+  // With faults: one point per (load factor, fault scale), the results of the last
+  // horizon run (the blind control run's last).
   std::vector<FaultSweepPoint> fault_points;
   // The fault schedule of the last point run (null without faults).
   std::shared_ptr<const FaultSchedule> last_schedule;
@@ -78,6 +79,13 @@ struct StudyResult {
 // Runs every point of `study`. The simulator's errors (an unknown policy, a job the
 // engine rejects), ScaleLoad's for a bad load, GenerateFaults' for a bad scale.
 absl::StatusOr<StudyResult> RunStudy(const Study& study);
+
+// The load_scale at which `trace` offers `offered_load` of `fabric`'s GPUs (OfferedLoad):
+// a study with load_scale LoadScaleForOffer(trace, fabric, 1) and load factors X runs at
+// offered loads X. InvalidArgument for a trace that offers no load over a span or an
+// offered load that is not positive.
+absl::StatusOr<double> LoadScaleForOffer(const Trace& trace, const Fabric& fabric,
+                                         double offered_load);
 
 // What the report and the JSON say about a run at `load_factor` times the base load.
 RunInfo StudyRunInfo(const Study& study, const Trace& scaled, double load_factor);

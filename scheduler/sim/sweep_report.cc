@@ -59,8 +59,10 @@ std::string RenderSweepMarkdown(const std::vector<SweepPoint>& points, const std
       "headroom a better placement had at the time. Each load's full report (CDFs, "
       "utilisation, spread) is in its load-<x>x/ directory.\n\n");
   for (const SweepPoint& p : points) {
-    absl::StrAppendFormat(&md, "## %gx offered load (arrival times / %g)\n\n", p.factor,
-                          p.info.load_scale);
+    absl::StrAppendFormat(&md,
+                          "## %gx offered load (arrival times / %g; %.0f%% of the fabric's "
+                          "GPU-hours offered)\n\n",
+                          p.factor, p.info.load_scale, 100 * p.info.offered_load);
     absl::StrAppend(&md,
                     "| policy | mean JCT | p95 JCT | mean queue | p95 queue | mean slowdown "
                     "| spine bytes | lower bound | off NVLink | rejected |\n"

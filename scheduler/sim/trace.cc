@@ -44,6 +44,18 @@ absl::Status ScaleLoad(Trace& trace, double scale) {
   return absl::OkStatus();
 }
 
+double OfferedLoad(const Trace& trace, int64_t fabric_gpus) {
+  if (trace.jobs.empty() || fabric_gpus <= 0) return 0;
+  double first = trace.jobs.front().arrival_s, last = first, gpu_seconds = 0;
+  for (const TraceJob& job : trace.jobs) {
+    first = std::min(first, job.arrival_s);
+    last = std::max(last, job.arrival_s);
+    gpu_seconds += static_cast<double>(job.spec.world_size()) * job.duration_s;
+  }
+  if (!(last > first)) return 0;
+  return gpu_seconds / (static_cast<double>(fabric_gpus) * (last - first));
+}
+
 void SortByArrival(Trace& trace) {
   std::stable_sort(trace.jobs.begin(), trace.jobs.end(), [](const TraceJob& a, const TraceJob& b) {
     return a.arrival_s != b.arrival_s ? a.arrival_s < b.arrival_s : a.id < b.id;

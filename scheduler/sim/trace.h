@@ -44,6 +44,12 @@ absl::StatusOr<Trace> LoadTraceFile(const std::string& path);
 // faster: the offered load grows by `scale`. InvalidArgument if scale <= 0.
 absl::Status ScaleLoad(Trace& trace, double scale);
 
+// The load `trace` offers `fabric_gpus` GPUs: its jobs' GPU-seconds of work (GPUs x trace
+// duration) over the fabric's GPU-seconds between the first and the last arrival. Grows by
+// `scale` under ScaleLoad. 0 when the jobs do not arrive over a span (fewer than two
+// distinct arrival times) or the fabric has no GPUs.
+double OfferedLoad(const Trace& trace, int64_t fabric_gpus);
+
 // Derives again, for hosts of `shape`, every spec the degree rule made from a bare GPU
 // count (a trace read before the fabric was known assumes 8-GPU hosts). Keeps each job's
 // constraints (max_tier, mode, max_wait) and priority. InvalidArgument from the rule.

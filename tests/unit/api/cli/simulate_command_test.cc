@@ -1,9 +1,12 @@
 // `topoplace simulate` as a user runs it: bad input is exit 2 with the file and line,
-// the JSON has one object per policy with stable keys, --report writes the files.
+// the JSON has one object per policy with stable keys, --report writes the files,
+// --offered-load sets the load the trace offers, --jobs-out records every job.
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -86,7 +89,7 @@ TEST(SimulateCommand, LoadSweepRunsEachLoadAndWritesTheCurvesAndOneReportPerLoad
   std::ifstream in(dir + "/report.md");
   const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_THAT(md, HasSubstr("## 1x offered load"));
-  EXPECT_THAT(md, HasSubstr("## 4x offered load (arrival times / 4)"));
+  EXPECT_THAT(md, HasSubstr("## 4x offered load (arrival times / 4; "));
   EXPECT_THAT(md, HasSubstr("ECMP hashes each flow onto one uplink"));
   EXPECT_THAT(md, HasSubstr("| lower bound |"));
 }
@@ -219,6 +222,83 @@ TEST(SimulateCommand, BadPreemptionOrShareIsExitTwoNamingTheFlag) {
   EXPECT_THAT(mode.err, HasSubstr("--preemption"));
   EXPECT_EQ(share.exit_code, 2);
   EXPECT_THAT(share.err, HasSubstr("high-priority share"));
+}
+
+TEST(SimulateCommand, OfferedLoadSetsTheShareOfTheFabricTheTraceOffers) {
+  auto r = RunCommand(
+      Cli("simulate --json --fabric preset:superpod-4su --trace synthetic:large-mix --jobs 60"
+          " --policy first-fit --offered-load 0.85,0.3"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "topoplace.simulation-sweep/v1") << "a list is a sweep";
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_NEAR(j["runs"][0]["offered_load"].get<double>(), 0.3, 1e-9);
+  EXPECT_NEAR(j["runs"][1]["offered_load"].get<double>(), 0.85, 1e-9);
+  // The same jobs arrive 0.85 / 0.3 times faster.
+  EXPECT_NEAR(j["runs"][1]["load_scale"].get<double>() / j["runs"][0]["load_scale"].get<double>(),
+              0.85 / 0.3, 1e-9);
+  for (const char* key : {"p99_jct_s", "gpu_hour_weighted_slowdown", "gpu_hours_per_day"}) {
+    EXPECT_TRUE(j["runs"][0]["policies"][0].contains(key)) << key;
+  }
+  const nlohmann::json& sizes = j["runs"][0]["policies"][0]["jct_by_size"];
+  ASSERT_EQ(sizes.size(), 5u);
+  EXPECT_EQ(sizes[0]["max_gpus"], 8);
+  EXPECT_EQ(sizes[3]["max_gpus"], 1024);
+  EXPECT_TRUE(sizes[4]["max_gpus"].is_null()) << "larger than every bound";
+  int64_t jobs = 0;
+  for (const nlohmann::json& c : sizes) jobs += c["jobs"].get<int64_t>();
+  EXPECT_EQ(jobs, j["runs"][0]["policies"][0]["completed"].get<int64_t>());
+
+  auto both =
+      RunCommand(Cli("simulate --fabric preset:superpod-4su --trace synthetic:large-mix --jobs 60"
+                     " --offered-load 0.5 --load-scale 2"));
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_THAT(both.err, HasSubstr("without --load-scale"));
+  auto zero =
+      RunCommand(Cli("simulate --fabric preset:superpod-4su --trace synthetic:large-mix --jobs 60"
+                     " --offered-load 0"));
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
+  EXPECT_THAT(zero.err, HasSubstr("--offered-load"));
+}
+
+// The per-job record agrees with the summary: per policy and load, the completed jobs'
+// mean of end_s - arrival_s is the policy's mean_jct_s, and every job is there once.
+TEST(SimulateCommand, JobsOutHasEveryJobOfEveryRunAndItsMeanIsTheSummarys) {
+  const std::string file = ::testing::TempDir() + "/simulate-jobs.jsonl";
+  auto r = RunCommand(
+      Cli("simulate --json --fabric preset:gb200-nvl72 --trace synthetic:moe-mix --jobs 80"
+          " --policy topoplace,random --network shared --ecmp hash --offered-load 0.5,0.7"
+          " --seed 2 --jobs-out " +
+          ShellQuote(file)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out);
+  std::ifstream in(file);
+  std::map<std::pair<std::string, double>, std::pair<double, int>> jct;  // sum, count
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json job = nlohmann::json::parse(line);
+    ++lines;
+    for (const char* key : {"policy", "load", "seed", "id", "gpus", "arrival_s", "start_s", "end_s",
+                            "slowdown", "nvlink_domains", "blocks", "pods", "off_nvlink_bytes",
+                            "spine_bytes", "interruptions", "preemptions"}) {
+      ASSERT_TRUE(job.contains(key)) << key << " in " << line;
+    }
+    EXPECT_EQ(job["seed"], 2);
+    EXPECT_GE(job["nvlink_domains"].get<int>(), 1) << line;
+    if (job["outcome"] != "completed") continue;
+    auto& [sum, count] = jct[{job["policy"].get<std::string>(), job["load"].get<double>()}];
+    sum += job["end_s"].get<double>() - job["arrival_s"].get<double>();
+    ++count;
+  }
+  EXPECT_EQ(lines, 2 * 2 * 80) << "two policies at two loads, 80 jobs each";
+  for (const nlohmann::json& run : summary["runs"]) {
+    for (const nlohmann::json& policy : run["policies"]) {
+      const auto& [sum, count] =
+          jct[{policy["policy"].get<std::string>(), run["offered_load"].get<double>()}];
+      ASSERT_EQ(count, policy["completed"].get<int>());
+      EXPECT_DOUBLE_EQ(sum / count, policy["mean_jct_s"].get<double>());
+    }
+  }
 }
 
 }  // namespace

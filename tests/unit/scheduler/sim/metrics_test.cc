@@ -1,4 +1,5 @@
-// Metrics: percentiles, CDF points, utilisation and fragmentation arithmetic.
+// Metrics: percentiles, CDF points, utilisation and fragmentation arithmetic, the
+// GPU-hour weighting, throughput and the size classes.
 #include "scheduler/sim/metrics.h"
 
 #include "gtest/gtest.h"
@@ -52,6 +53,50 @@ TEST(Metrics, UtilisationAndFragmentationAreTimeWeighted) {
   ASSERT_EQ(series.size(), 2u);
   EXPECT_DOUBLE_EQ(series[0].second, 1.0);
   EXPECT_DOUBLE_EQ(series[1].second, 0.5);
+}
+
+// Three completed jobs and a rejected one, by hand:
+//   1 GPU,    100 s of work, slowdown 1, queued 10 s, JCT 110 s
+//   64 GPUs,  100 s,         slowdown 2, queued 0,    JCT 200 s
+//   2,048,    100 s,         slowdown 1.5, queued 50, JCT 200 s
+TEST(Metrics, SlowdownWeighsEachJobsGpuHoursAndJctIsSplitBySize) {
+  SimResult r;
+  r.total_gpus = 4096;
+  const auto job = [](int64_t id, int64_t gpus, double slowdown, double arrival, double start) {
+    JobRecord j;
+    j.id = id;
+    j.gpus = gpus;
+    j.duration_s = 100;
+    j.slowdown = slowdown;
+    j.arrival_s = arrival;
+    j.start_s = start;
+    j.end_s = start + 100 * slowdown;
+    return j;
+  };
+  JobRecord rejected = job(3, 8, 1, 0, -1);
+  rejected.outcome = JobOutcome::kRejected;
+  r.jobs = {job(0, 1, 1, 0, 10), job(1, 64, 2, 0, 0), job(2, 2048, 1.5, 0, 50), rejected};
+  const PolicyMetrics m = Summarize(r);
+  EXPECT_DOUBLE_EQ(m.mean_slowdown, 1.5);
+  // (1 x 1 + 64 x 2 + 2048 x 1.5) / (1 + 64 + 2048): the large job counts most.
+  EXPECT_DOUBLE_EQ(m.gpu_hour_weighted_slowdown, (1 + 128 + 3072) / 2113.0);
+  EXPECT_DOUBLE_EQ(m.p99_jct_s, 200);
+  // 2,113 GPUs x 100 s of work over a makespan of 200 s, per day.
+  EXPECT_DOUBLE_EQ(m.gpu_hours_per_day, 2113 * 100 / 3600.0 / (200 / 86400.0));
+  ASSERT_EQ(m.jct_by_size.size(), 5u);
+  EXPECT_EQ(m.jct_by_size[0].max_gpus, 8);
+  EXPECT_EQ(m.jct_by_size[0].jobs, 1) << "the rejected 8-GPU job is not counted";
+  EXPECT_DOUBLE_EQ(m.jct_by_size[0].mean_jct_s, 110);
+  EXPECT_DOUBLE_EQ(m.jct_by_size[0].mean_queue_s, 10);
+  EXPECT_EQ(m.jct_by_size[1].max_gpus, 64);
+  EXPECT_EQ(m.jct_by_size[1].jobs, 1) << "64 GPUs is in the class of up to 64";
+  EXPECT_EQ(m.jct_by_size[2].jobs, 0);
+  EXPECT_DOUBLE_EQ(m.jct_by_size[2].mean_jct_s, 0);
+  EXPECT_EQ(m.jct_by_size[3].jobs, 0);
+  EXPECT_EQ(m.jct_by_size[4].max_gpus, 0) << "no bound";
+  EXPECT_EQ(m.jct_by_size[4].jobs, 1);
+  EXPECT_DOUBLE_EQ(m.jct_by_size[4].p95_jct_s, 200);
+  EXPECT_DOUBLE_EQ(m.jct_by_size[4].mean_queue_s, 50);
 }
 
 }  // namespace

@@ -88,6 +88,26 @@ TEST_F(StudyTest, WithFaultsEveryLoadRunsAtEveryScaleWithTopoplacesBlindControl)
   EXPECT_GT(out->fault_points[1].run.metrics[0].faults_applied, 0);
 }
 
+TEST_F(StudyTest, AStudyAtLoadScaleForOfferRunsAtTheOfferedLoadsItsFactorsSay) {
+  absl::StatusOr<double> scale = LoadScaleForOffer(study_.trace, *study_.fabric, 1);
+  ASSERT_TRUE(scale.ok()) << scale.status();
+  study_.load_scale = *scale;
+  study_.load_factors = {0.3, 0.85};
+  absl::StatusOr<StudyResult> out = RunStudy(study_);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->loads.size(), 2u);
+  EXPECT_NEAR(out->loads[0].info.offered_load, 0.3, 1e-12);
+  EXPECT_NEAR(out->loads[1].info.offered_load, 0.85, 1e-12);
+
+  Trace one = study_.trace;
+  one.jobs.resize(1);
+  EXPECT_EQ(LoadScaleForOffer(one, *study_.fabric, 1).status().code(),
+            absl::StatusCode::kInvalidArgument)
+      << "one arrival offers no load over a span";
+  EXPECT_EQ(LoadScaleForOffer(study_.trace, *study_.fabric, -1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(LoadStudyTrace, ShapesTheMixForTheFabricAndRefusesANegativeJobCount) {
   absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
   ASSERT_TRUE(fabric.ok()) << fabric.status();

@@ -6,8 +6,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/job/job_spec.h"
 #include "scheduler/sim/trace_csv.h"
 #include "scheduler/sim/trace_native.h"
 
@@ -139,6 +141,26 @@ TEST(Trace, LoadScaleDividesArrivals) {
   EXPECT_DOUBLE_EQ(trace.jobs[0].arrival_s, 25);   // 100 / 4
   EXPECT_DOUBLE_EQ(trace.jobs[0].duration_s, 50);  // unchanged
   EXPECT_EQ(ScaleLoad(trace, 0).code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Two jobs of 16 GPUs x 100 s and one of 8 x 200 s (4,800 GPU-seconds) arriving over
+// 100 s on 96 GPUs: 4,800 / (96 x 100) = 0.5; four times faster arrivals offer 2.
+TEST(Trace, OfferedLoadIsWorkOverTheFabricDuringTheArrivalsAndScalesWithTheLoad) {
+  Trace trace;
+  const auto job = [](double arrival, int dp, double duration) {
+    TraceJob j;
+    j.arrival_s = arrival;
+    j.duration_s = duration;
+    j.spec = *ParseJobSpec(absl::StrCat("tp=8,pp=1,dp=", dp));
+    return j;
+  };
+  trace.jobs = {job(50, 2, 100), job(100, 1, 200), job(150, 2, 100)};
+  EXPECT_DOUBLE_EQ(OfferedLoad(trace, 96), 0.5);
+  ASSERT_TRUE(ScaleLoad(trace, 4).ok());
+  EXPECT_DOUBLE_EQ(OfferedLoad(trace, 96), 2);
+  trace.jobs.resize(1);
+  EXPECT_EQ(OfferedLoad(trace, 96), 0) << "one arrival is no span";
+  EXPECT_EQ(OfferedLoad(Trace{}, 96), 0);
 }
 
 }  // namespace
