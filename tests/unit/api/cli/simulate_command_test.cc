@@ -1,10 +1,14 @@
 // `topoplace simulate` as a user runs it: bad input is exit 2 with the file and line,
 // the JSON has one object per policy with stable keys, --report writes the files,
 // --offered-load sets the load the trace offers, --jobs-out records every job.
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -298,6 +302,37 @@ TEST(SimulateCommand, JobsOutHasEveryJobOfEveryRunAndItsMeanIsTheSummarys) {
       ASSERT_EQ(count, policy["completed"].get<int>());
       EXPECT_DOUBLE_EQ(sum / count, policy["mean_jct_s"].get<double>());
     }
+  }
+}
+
+// The README's synopsis of `simulate` names every flag its --help lists.
+TEST(SimulateCommand, TheReadmesSynopsisListsEveryFlag) {
+  auto help = RunCommand(Cli("simulate --help"));
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  std::set<std::string> flags;
+  const std::regex option(R"(^\s+(?:-\w,\s*)?(--[a-z][a-z-]*))");
+  std::istringstream lines(help.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, option) && m[1] != "--help") flags.insert(m[1]);
+  }
+  EXPECT_GT(flags.size(), 20u) << help.out;
+  std::ifstream in(TOPOPLACE_README);
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t start = readme.find("topoplace simulate --fabric");
+  ASSERT_NE(start, std::string::npos) << "no simulate synopsis in the README";
+  const std::string synopsis = readme.substr(start, readme.find("\n#", start) - start);
+  // The flag as a whole word: "--jobs" is not found inside "--jobs-out".
+  const auto names = [&](const std::string& flag) {
+    for (size_t at = synopsis.find(flag); at != std::string::npos;
+         at = synopsis.find(flag, at + 1)) {
+      const char next = at + flag.size() < synopsis.size() ? synopsis[at + flag.size()] : ' ';
+      if (next != '-' && !std::isalpha(static_cast<unsigned char>(next))) return true;
+    }
+    return false;
+  };
+  for (const std::string& flag : flags) {
+    EXPECT_TRUE(names(flag)) << flag << " is missing from the README's simulate synopsis";
   }
 }
 
