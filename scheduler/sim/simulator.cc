@@ -15,9 +15,14 @@
 #include "scheduler/load/uplink_tally.h"
 #include "scheduler/placement/preemption.h"
 #include "scheduler/policies/topoplace_policy.h"
+#include "scheduler/sim/cable_resources.h"
 #include "scheduler/sim/cluster_state.h"
 #include "scheduler/sim/fault_state.h"
+#include "scheduler/sim/fault_timeline.h"
+#include "scheduler/sim/job_progress.h"
 #include "scheduler/sim/link_sharing.h"
+#include "scheduler/sim/look_ahead.h"
+#include "scheduler/sim/queue_rules.h"
 #include "scheduler/state/slurm_block_fragmentation.h"
 #include "topology/base/status_macros.h"
 
@@ -69,7 +74,7 @@ class Replay {
       r.duration_s = tj.duration_s;
       r.priority = tj.spec.priority;
     }
-    if (options.preemption.look_ahead) PlanLookAhead();
+    if (options.preemption.look_ahead) needs_block_ = JobsNeedingABlock(engine.fabric(), trace);
     request_.policy = policy;
     request_.routing.rail_local = options.rail_local;
     if (options.load_aware) {
@@ -80,21 +85,15 @@ class Replay {
     }
     if (options.shared_links) {
       request_.link_loads = true;
-      // Two resources per cable: first_resource_[l] + 2c is cable c of link l upwards, + 1
-      // downwards (full duplex), each at the cable's speed in bytes per second.
-      const std::vector<Link>& links = engine.fabric().links();
-      std::vector<double> capacity;
-      first_resource_.reserve(links.size() + 1);
-      for (const Link& link : links) {
-        first_resource_.push_back(static_cast<int32_t>(capacity.size()));
-        capacity.insert(capacity.end(), 2 * static_cast<size_t>(std::max(1, link.count)),
-                        std::max(link.speed_gbps, 1e-9) * 1e9 / 8);
-      }
-      first_resource_.push_back(static_cast<int32_t>(capacity.size()));
-      sharing_.emplace(std::move(capacity));
+      cables_.emplace(engine.fabric());
+      sharing_.emplace(cables_->capacity());
       shared_.resize(trace.jobs.size());
     }
-    if (options.faults.schedule) PlanFaultSteps(*options.faults.schedule);
+    if (options.faults.schedule) {
+      result_.faults = options.faults.schedule->source;
+      fault_steps_ = FaultTimeline(*options.faults.schedule, actual_, watches_links_,
+                                   options.faults.detect_s, options.faults.recover_s);
+    }
   }
 
   absl::StatusOr<SimResult> Run() {
@@ -144,14 +143,6 @@ class Replay {
   // Why a running job was stopped before its end.
   enum class StopCause : uint8_t { kFault, kPreemption };
 
-  // A change to what is broken (begin, end) or to what the policy knows of it.
-  enum class Step : uint8_t { kBegin, kEnd, kKnownBegin, kKnownEnd };
-  struct FaultStep {
-    double time_s = 0;
-    Step step = Step::kBegin;
-    size_t event = 0;
-  };
-
   // Integrates the fragmentation sample of the previous pass up to `now`.
   void AdvanceClock(double now) {
     if (clock_ >= 0 && now > clock_) {
@@ -186,21 +177,9 @@ class Replay {
 
   int64_t Priority(size_t j) const { return trace_.jobs[j].spec.priority; }
 
-  // Puts job j into the queue, higher priority first: an arriving job behind every job of
-  // its priority or higher, a returning one (interrupted or preempted) in front of its
-  // priority class, since it arrived before those. With every priority 0 this is FIFO with
-  // returning jobs at the head.
+  // Puts job j into the queue (queue_rules.h).
   void Enqueue(size_t j, bool returning) {
-    const int64_t priority = Priority(j);
-    if (returning) {
-      auto it = std::find_if(queue_.begin(), queue_.end(),
-                             [&](size_t k) { return Priority(k) <= priority; });
-      queue_.insert(it, j);
-      return;
-    }
-    auto it = queue_.end();
-    while (it != queue_.begin() && Priority(*std::prev(it)) < priority) --it;
-    queue_.insert(it, j);
+    EnqueueByPriority(queue_, j, returning, [this](size_t k) { return Priority(k); });
   }
 
   // The job's max_wait where it matters: a hard max_tier narrower than the cluster.
@@ -226,7 +205,7 @@ class Replay {
     running_.erase(running_.begin());
     JobRecord& r = result_.jobs[j];
     r.end_s = now;
-    const Progress& p = progress_[j];
+    const JobProgress& p = progress_[j];
     if (sharing_) r.slowdown = p.work > 0 ? std::max(1.0, (now - p.start_s) / p.work) : 1.0;
     Stop(j, now);
   }
@@ -250,15 +229,6 @@ class Replay {
     }
   }
 
-  // What a job has done and is doing, for restarts: useful work saved by its last
-  // checkpoint, and its current run (from start_s: restart_s of reloading, then the work
-  // not yet saved).
-  struct Progress {
-    double checkpointed = 0;
-    double restart_s = 0;
-    double work = 0;  // restart_s + duration - checkpointed, at reference speed
-    double start_s = 0;
-  };
   double WorkLeft(size_t j) const {
     const JobRecord& r = result_.jobs[j];
     const double restart = r.interruptions + r.preemptions > 0 ? options_.faults.restart_s : 0;
@@ -363,7 +333,7 @@ class Replay {
     gpus.reserve(plan.ranks.size());
     for (const RankSlot& slot : plan.ranks) gpus.push_back(slot.gpu);
     state_.Allocate(gpus);
-    Progress& p = progress_[j];
+    JobProgress& p = progress_[j];
     p.work = WorkLeft(j);
     p.restart_s = p.work - (tj.duration_s - p.checkpointed);
     p.start_s = now;
@@ -409,7 +379,7 @@ class Replay {
       crossed.erase(std::unique(crossed.begin(), crossed.end()), crossed.end());
     }
     if (sharing_ && !plan.links.empty()) {
-      sharing_->Set(static_cast<int64_t>(j), Demand(plan.links));
+      sharing_->Set(static_cast<int64_t>(j), cables_->Demand(plan.links));
       SharedJob& s = shared_[j];
       s.compute_s = comm_.ComputeSeconds(plan.job);
       s.nvlink_s = comm_.NvlinkSeconds(plan.job, plan.traffic);
@@ -432,39 +402,6 @@ class Replay {
     sign > 0 ? uplinks_->Add(offered_[j]) : uplinks_->Remove(offered_[j]);
     for (const auto& [s, rate] : offered_[j]) request_.uplink_busy[s] = uplinks_->busy()[s];
     if (sign < 0) UplinkTally::Offer().swap(offered_[j]);
-  }
-
-  // The per-cable demand of a plan's link loads: a load on one cable stays there, a fluid
-  // one splits evenly over the link's cables.
-  std::vector<ResourceBytes> Demand(const std::vector<LinkLoad>& loads) const {
-    std::vector<ResourceBytes> demand;
-    demand.reserve(2 * loads.size());
-    for (const LinkLoad& load : loads) {
-      const int32_t first = first_resource_[load.link];
-      const int32_t cables = (first_resource_[load.link + 1] - first) / 2;
-      const int32_t from = load.cable >= 0 ? load.cable : 0;
-      const int32_t to = load.cable >= 0 ? load.cable + 1 : cables;
-      const double split = load.cable >= 0 ? 1.0 : 1.0 / cables;
-      for (int32_t c = from; c < to; ++c) {
-        demand.push_back({first + 2 * c, load.up_bytes * split});
-        demand.push_back({first + 2 * c + 1, load.down_bytes * split});
-      }
-    }
-    return demand;
-  }
-
-  // EASY reservation for a blocked head needing `gpus`: {shadow time, extra GPUs}.
-  std::pair<double, int64_t> Reservation(int64_t gpus) const {
-    int64_t avail = state_.free_gpus();
-    if (avail >= gpus) {
-      // It fits by count but not by placement: assume the next release unblocks it.
-      return {running_.empty() ? kInf : running_.begin()->first, 0};
-    }
-    for (const auto& [end, j] : running_) {
-      avail += result_.jobs[j].gpus;
-      if (avail >= gpus) return {end, avail - gpus};
-    }
-    return {kInf, 0};
   }
 
   absl::Status SchedulePass(double now) {
@@ -492,7 +429,9 @@ class Replay {
     }
     if (queue_.size() < 2) return absl::OkStatus();
     KeepBlocks();  // GPUs kept for jobs that need a block are not for backfilling
-    auto [shadow, extra] = Reservation(result_.jobs[queue_.front()].gpus);
+    auto [shadow, extra] =
+        ReserveForHead(state_.free_gpus(), result_.jobs[queue_.front()].gpus, running_,
+                       [this](size_t k) { return result_.jobs[k].gpus; });
     int scanned = 0;
     for (auto it = std::next(queue_.begin());
          it != queue_.end() && scanned < options_.backfill_window; ++scanned) {
@@ -520,44 +459,22 @@ class Replay {
     return absl::OkStatus();
   }
 
-  // Two steps per fault for what is broken (begin, end), and two for what this policy
-  // knows of it when it knows it (simulator.h SimFaults).
-  void PlanFaultSteps(const FaultSchedule& schedule) {
-    result_.faults = schedule.source;
-    const SimFaults& f = options_.faults;
-    for (size_t i = 0; i < schedule.events.size(); ++i) {
-      const FaultEvent& e = schedule.events[i];
-      const double end = e.time_s + e.duration_s;
-      fault_steps_.push_back({e.time_s, Step::kBegin, i});
-      fault_steps_.push_back({end, Step::kEnd, i});
-      if (actual_.CutsOffHosts(e)) {
-        fault_steps_.push_back({e.time_s, Step::kKnownBegin, i});
-        fault_steps_.push_back({end, Step::kKnownEnd, i});
-      } else if (watches_links_) {
-        fault_steps_.push_back({e.time_s + f.detect_s, Step::kKnownBegin, i});
-        fault_steps_.push_back({end + f.recover_s, Step::kKnownEnd, i});
-      }
-    }
-    std::stable_sort(fault_steps_.begin(), fault_steps_.end(),
-                     [](const FaultStep& a, const FaultStep& b) { return a.time_s < b.time_s; });
-  }
-
   void ApplyFaultStep(const FaultStep& step, double now) {
     const FaultEvent& e = options_.faults.schedule->events[step.event];
-    switch (step.step) {
-      case Step::kBegin:
+    switch (step.kind) {
+      case FaultStepKind::kBegin:
         ++result_.faults_applied;
         if (e.kind == FaultKind::kFail) InterruptJobsOn(e.element, now);
         actual_.Begin(e);
         ApplyCapacity(now);
         break;
-      case Step::kEnd:
+      case FaultStepKind::kEnd:
         actual_.End(e);
         ApplyCapacity(now);
         break;
-      case Step::kKnownBegin:
-      case Step::kKnownEnd:
-        step.step == Step::kKnownBegin ? known_.Begin(e) : known_.End(e);
+      case FaultStepKind::kKnownBegin:
+      case FaultStepKind::kKnownEnd:
+        step.kind == FaultStepKind::kKnownBegin ? known_.Begin(e) : known_.End(e);
         engine_stale_ = true;
         ++release_epoch_;  // what fits may have changed
         break;
@@ -603,17 +520,14 @@ class Replay {
   // at reference speed): stopping it now loses the difference.
   std::pair<double, double> UsefulAndSaved(size_t j, double now) const {
     const JobRecord& r = result_.jobs[j];
-    const Progress& p = progress_[j];
+    const JobProgress& p = progress_[j];
     const bool tracked = sharing_ && shared_[j].tracked;
     const double done = tracked
                             ? p.work - std::max(0.0, shared_[j].remaining -
                                                          (now - shared_[j].since) * shared_[j].rate)
                             : (now - p.start_s) / r.slowdown;
-    const double useful = p.checkpointed + std::clamp(done - p.restart_s, 0.0, p.work);
-    const double interval = options_.faults.checkpoint_interval_s;
-    const double saved =
-        interval > 0 ? std::max(p.checkpointed, std::floor(useful / interval) * interval) : useful;
-    return {useful, saved};
+    const double useful = UsefulWork(p, done);
+    return {useful, SavedWork(p, useful, options_.faults.checkpoint_interval_s)};
   }
 
   // Job j loses the work since its last checkpoint and goes back into the queue, in front
@@ -692,21 +606,6 @@ class Replay {
     return true;
   }
 
-  // Look-ahead (SimPreemption::look_ahead): which jobs need a block (none on a fabric
-  // without blocks, which leaves needs_block_ empty and look-ahead off).
-  void PlanLookAhead() {
-    const Fabric& fabric = base_engine_.fabric();
-    if (fabric.blocks().empty()) return;
-    size_t smallest = std::numeric_limits<size_t>::max();
-    for (const Block& block : fabric.blocks()) smallest = std::min(smallest, block.hosts.size());
-    needs_block_.assign(trace_.jobs.size(), false);
-    for (size_t j = 0; j < trace_.jobs.size(); ++j) {
-      const JobSpec& spec = trace_.jobs[j].spec;
-      needs_block_[j] = spec.mode == ConstraintMode::kHard && spec.max_tier == MaxTier::kBlock &&
-                        2 * static_cast<size_t>(spec.nodes()) >= smallest;
-    }
-  }
-
   // Marks busy the free GPUs of the blocks kept for the waiting jobs that need one (if not
   // already): one block per such job, those that will be whole free soonest by the
   // running jobs' known end times (as EASY backfill reads them; then in block order), so
@@ -725,20 +624,9 @@ class Replay {
         needs += needs_block_[*it];
       }
       if (needs > 0) {
-        std::vector<double> whole_at(fabric.blocks().size(), 0);  // when each is whole free
-        for (const auto& [end, j] : running_) {
-          for (GpuId g : allocations_[j]) {
-            const int32_t b = fabric.hosts()[fabric.gpus()[g].host].block;
-            if (b >= 0) whole_at[b] = std::max(whole_at[b], end);
-          }
-        }
-        std::vector<std::pair<double, int32_t>> soonest;
-        for (int32_t b = 0; b < static_cast<int32_t>(whole_at.size()); ++b) {
-          soonest.emplace_back(whole_at[b], b);
-        }
-        std::sort(soonest.begin(), soonest.end());
-        for (size_t i = 0; i < soonest.size() && i < needs; ++i) kept.push_back(soonest[i].second);
-        std::sort(kept.begin(), kept.end());
+        kept = BlocksWholeSoonest(
+            fabric, running_, [this](size_t k) { return std::span<const GpuId>(allocations_[k]); },
+            needs);
       }
     }
     kept_gpus_.clear();
@@ -768,7 +656,7 @@ class Replay {
     if (!sharing_ || actual_.changed_links().empty()) return;
     std::vector<int64_t> users;
     for (LinkId l : actual_.changed_links()) {
-      for (int32_t res = first_resource_[l]; res < first_resource_[l + 1]; ++res) {
+      for (int32_t res = cables_->first(l); res < cables_->end(l); ++res) {
         sharing_->SetShare(res, actual_.capacity_share(l));
         const std::vector<int64_t>& on = sharing_->Users(res);
         users.insert(users.end(), on.begin(), on.end());
@@ -833,15 +721,15 @@ class Replay {
   std::vector<int32_t> kept_blocks_;
   std::vector<GpuId> kept_gpus_;  // marked busy while blocks_kept_
   bool blocks_kept_ = false;
-  std::optional<LinkSharing> sharing_;   // with shared_links only
-  std::vector<SharedJob> shared_;        // per job, with shared_links
-  std::vector<int32_t> first_resource_;  // per link + 1, with shared_links
+  std::optional<LinkSharing> sharing_;    // with shared_links only
+  std::vector<SharedJob> shared_;         // per job, with shared_links
+  std::optional<CableResources> cables_;  // with shared_links
   // With load_aware: per link its lower switch (-1 for NIC cables and same-tier links),
   // per switch its uplink capacity and the bytes/s running jobs offer it, per job what it
   // offers where.
   std::optional<UplinkTally> uplinks_;          // --load-aware only
   std::vector<UplinkTally::Offer> offered_;     // per job
-  std::vector<Progress> progress_;              // per job
+  std::vector<JobProgress> progress_;           // per job
   std::vector<std::vector<LinkId>> job_links_;  // per running job with faults: links crossed
   // Faults: what is broken (actual_) and what this policy knows of it (known_), and the
   // steps that change them, in time order.
