@@ -201,17 +201,38 @@ void ConnectionRelay::AcceptLoop() {
   }
 }
 
+void HttpHeadClock::Feed(absl::string_view bytes, absl::Time now) {
+  for (const char c : bytes) {
+    if (!in_head_) {
+      in_head_ = true;
+      started_ = now;
+    }
+    tail_ = (tail_ << 8) | static_cast<unsigned char>(c);
+    if ((tail_ & 0xffffffffu) == 0x0d0a0d0au) {  // "\r\n\r\n": the head is complete
+      in_head_ = false;
+      tail_ = 0;
+    }
+  }
+}
+
+absl::Time HttpHeadClock::deadline() const {
+  return in_head_ ? started_ + timeout_ : absl::InfiniteFuture();
+}
+
 void ConnectionRelay::Relay(int client, int backend, const std::string& peer) {
   std::array<char, 64 * 1024> buffer{};
   bool open = true;
   int64_t from_client = 0;  // bytes, counted until the handshake's are in
   const absl::Time handshake_deadline = absl::Now() + limits_.handshake_timeout;
+  std::optional<HttpHeadClock> heads;
+  if (limits_.http_head_timeout > absl::ZeroDuration()) heads.emplace(limits_.http_head_timeout);
   std::optional<ReplyClock> replies;
   if (limits_.reply_timeout > absl::ZeroDuration()) replies.emplace(limits_.reply_timeout);
   while (open) {
     std::array<pollfd, 2> fds = {pollfd{client, POLLIN, 0}, pollfd{backend, POLLIN, 0}};
     absl::Time deadline = absl::InfiniteFuture();
     if (from_client < kHandshakeBytes) deadline = handshake_deadline;
+    if (heads) deadline = std::min(deadline, heads->deadline());
     if (replies) deadline = std::min(deadline, replies->deadline());
     int wait_ms = -1;
     if (deadline != absl::InfiniteFuture()) {
@@ -231,7 +252,11 @@ void ConnectionRelay::Relay(int client, int backend, const std::string& peer) {
       const int to = i == 0 ? backend : client;
       const ssize_t n = recv(from, buffer.data(), buffer.size(), 0);
       if (n < 0 && errno == EINTR) continue;
-      if (n > 0 && i == 0) from_client += n;
+      if (n > 0 && i == 0) {
+        from_client += n;
+        if (heads)
+          heads->Feed(absl::string_view(buffer.data(), static_cast<size_t>(n)), absl::Now());
+      }
       if (n > 0 && replies) {
         if (i == 0) {
           replies->FromClient(absl::Now());

@@ -43,13 +43,35 @@ struct ConnectionLimits {
   // 256 idle ones from a login node locked out every other client there for as long as
   // they were held).
   absl::Duration handshake_timeout = absl::Seconds(5);
-  // For a request-response backend (the web console, plaintext or TLS): a connection
-  // whose client has sent bytes the backend has not answered for this long is closed,
-  // however slowly its bytes keep coming; 0: off. The bytes need not be read: a request
-  // head sent a byte at a time, in the clear or in TLS records, stays unanswered.
-  // (Hardening round four, finding 5: 40 connections sending a header byte every 2 s held
-  // every console worker, and an authorised request waited for ever.)
+  // For a plaintext HTTP/1.1 backend whose requests have no body (the web console): a
+  // request head that is not complete this long after its first byte closes the
+  // connection, however slowly its bytes keep coming; 0: off. (Hardening round four,
+  // finding 5: 40 connections sending a header byte every 2 s held every console worker,
+  // and an authorised request waited for ever.)
+  absl::Duration http_head_timeout = absl::ZeroDuration();
+  // For a request-response backend whose bytes the relay cannot read (the console over
+  // TLS): a connection whose client sent bytes the backend has not answered for this long
+  // is closed; 0: off. Stricter than the head clock: a whole request that waits this long
+  // for a busy backend is closed too.
   absl::Duration reply_timeout = absl::ZeroDuration();
+};
+
+// When the request head a connection is sending must be complete: from its first byte
+// until its blank line ("\r\n\r\n"), at most `timeout`. Requests are heads alone (GET):
+// the next byte after a blank line starts the next head. Not thread-safe.
+class HttpHeadClock {
+ public:
+  explicit HttpHeadClock(absl::Duration timeout) : timeout_(timeout) {}
+  // `bytes` arrived from the client at `now`.
+  void Feed(absl::string_view bytes, absl::Time now);
+  // The end of the head under way; InfiniteFuture between requests.
+  absl::Time deadline() const;
+
+ private:
+  absl::Duration timeout_;
+  bool in_head_ = false;
+  absl::Time started_;
+  uint32_t tail_ = 0;  // the last four bytes
 };
 
 // When a connection's client must have had an answer: from the first byte it sent after

@@ -9,25 +9,25 @@ absl::StatusOr<ledger::Allocation> ObservedLedger::Changed(
 }
 
 absl::StatusOr<ledger::Allocation> ObservedLedger::Reserve(const ledger::ReserveRequest& request) {
-  return Changed(inner_.Reserve(request));
+  return Changed(inner().Reserve(request));
 }
 
 absl::StatusOr<ledger::Allocation> ObservedLedger::Renew(const std::string& id,
                                                          absl::Duration ttl) {
-  return Changed(inner_.Renew(id, ttl));
+  return Changed(inner().Renew(id, ttl));
 }
 
 absl::StatusOr<ledger::Allocation> ObservedLedger::Commit(const std::string& id,
                                                           const std::string& external_id) {
-  return Changed(inner_.Commit(id, external_id));
+  return Changed(inner().Commit(id, external_id));
 }
 
 absl::StatusOr<ledger::Allocation> ObservedLedger::Release(const std::string& id) {
-  return Changed(inner_.Release(id));
+  return Changed(inner().Release(id));
 }
 
 absl::StatusOr<int> ObservedLedger::ReclaimExpired() {
-  absl::StatusOr<int> reclaimed = inner_.ReclaimExpired();
+  absl::StatusOr<int> reclaimed = inner().ReclaimExpired();
   if (reclaimed.ok() && *reclaimed > 0) on_change_();
   return reclaimed;
 }

@@ -16,48 +16,27 @@
 #include <functional>
 #include <string>
 #include <utility>
-#include <vector>
 
-#include "scheduler/ledger/ledger.h"
+#include "scheduler/ledger/forwarding_ledger.h"
 
 namespace topoplace::server {
 
-class ObservedLedger final : public ledger::Ledger {
+class ObservedLedger final : public ledger::ForwardingLedger {
  public:
   ObservedLedger(ledger::Ledger& inner, std::function<void()> on_change)
-      : inner_(inner), on_change_(std::move(on_change)) {}
+      : ForwardingLedger(inner), on_change_(std::move(on_change)) {}
 
   absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override;
-  absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& request_id) override {
-    return inner_.FindByRequestId(request_id);
-  }
   absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) override;
   absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
                                             const std::string& external_id) override;
   absl::StatusOr<ledger::Allocation> Release(const std::string& id) override;
-  absl::StatusOr<ledger::Allocation> Get(const std::string& id) override { return inner_.Get(id); }
-  absl::StatusOr<ledger::Allocation> GetByExternalId(const std::string& external_id) override {
-    return inner_.GetByExternalId(external_id);
-  }
-  absl::StatusOr<std::vector<ledger::Allocation>> ListLive() override { return inner_.ListLive(); }
-  void ForEachLive(absl::FunctionRef<void(const ledger::Allocation&)> fn) override {
-    inner_.ForEachLive(fn);
-  }
   absl::StatusOr<int> ReclaimExpired() override;
-  sched::Occupancy Occupancy() override { return inner_.Occupancy(); }
-  int64_t held_gpus() override { return inner_.held_gpus(); }
-  const Fabric& fabric() const override { return inner_.fabric(); }
-  const std::vector<std::string>& warnings() const override { return inner_.warnings(); }
-  absl::Status WriteState() override { return inner_.WriteState(); }
-  absl::Status ProbeWrites() override { return inner_.ProbeWrites(); }
-  absl::Status MayWrite() override { return inner_.MayWrite(); }
-  std::optional<StoreUsage> store_usage() override { return inner_.store_usage(); }
 
  private:
   // Passes `result` through, calling on_change_ first when it is OK.
   absl::StatusOr<ledger::Allocation> Changed(absl::StatusOr<ledger::Allocation> result);
 
-  ledger::Ledger& inner_;
   const std::function<void()> on_change_;
 };
 

@@ -1,6 +1,5 @@
 #include "scheduler/sim/replay.h"
 
-
 #include <algorithm>
 #include <chrono>
 #include <limits>

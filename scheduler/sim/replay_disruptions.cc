@@ -1,7 +1,5 @@
 // Replay's disruptions (replay.h): faults begin, end and become known; jobs on what
 // fails are interrupted; heads of higher priority preempt; look-ahead keeps blocks.
-#include "scheduler/sim/replay.h"
-
 #include <algorithm>
 #include <utility>
 
@@ -9,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/placement/preemption.h"
 #include "scheduler/sim/look_ahead.h"
+#include "scheduler/sim/replay.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {

@@ -87,7 +87,8 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
       std::max(listener_options.max_connections, listener_options.worker_threads);
   // A relay owns the address and times each request's answer; the listener serves on
   // loopback behind it (TLS, when set, runs end to end through the relay).
-  const bool relayed = options.reply_timeout > absl::ZeroDuration();
+  const bool relayed = options.head_timeout > absl::ZeroDuration();
+  const bool tls = !options.listener.tls_cert_file.empty();
   if (relayed) listener_options.listen = "127.0.0.1:0";
   absl::StatusOr<std::unique_ptr<http::HttpListener>> listener =
       http::HttpListener::Create(listener_options);
@@ -184,7 +185,8 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
         {.max_total = listener_options.max_connections,
          .max_per_peer = listener_options.max_connections,
          .handshake_timeout = absl::InfiniteDuration(),  // a GET may be under 24 bytes
-         .reply_timeout = options.reply_timeout});
+         .http_head_timeout = tls ? absl::ZeroDuration() : options.head_timeout,
+         .reply_timeout = tls ? options.head_timeout : absl::ZeroDuration()});
     if (!started.ok()) {
       (*listener)->Shutdown();
       return started.status();

@@ -5,9 +5,10 @@
 //
 // At most a quarter of the console's 32 workers serve event streams (more are answered
 // 503 with Retry-After), at most listener.max_connections connections are open at once
-// (http_listener.h), and a request must be answered within reply_timeout of its first
-// byte (in the clear or in TLS), so neither held streams, idle connections nor headers
-// sent a byte at a time take the pages or the daemon's descriptors.
+// (http_listener.h), and a request head must be whole within head_timeout of its first
+// byte (over TLS, where the relay in front cannot read heads: the request must be
+// answered within it), so neither held streams, idle connections nor headers sent a byte
+// at a time take the pages or the daemon's descriptors.
 //
 // Reads follow the gRPC reads' rules: with read_access "open" anyone may look; with
 // "authenticated" a request needs the admin or a host token (HTTP basic auth, any user
@@ -41,10 +42,11 @@ struct ConsoleOptions {
   // An idle event stream sends a comment this often, so proxies keep it and a closed
   // browser tab frees its worker.
   absl::Duration heartbeat = absl::Seconds(10);
-  // A request not answered this long after its first byte closes its connection (a relay
-  // in front of the listener times it, TLS or not: connection_relay.h), so clients sending
-  // their headers a byte at a time cannot hold the workers. 0: no relay.
-  absl::Duration reply_timeout = absl::Seconds(10);
+  // A request head not whole this long after its first byte closes its connection, so
+  // clients sending their headers a byte at a time cannot hold the workers; over TLS the
+  // request must be answered within it (a relay in front of the listener times both:
+  // connection_relay.h). 0: no relay.
+  absl::Duration head_timeout = absl::Seconds(10);
 };
 
 class ConsoleServer {

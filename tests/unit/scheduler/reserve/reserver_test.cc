@@ -16,6 +16,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "scheduler/job/job_spec.h"
+#include "scheduler/ledger/forwarding_ledger.h"
 #include "tests/unit/scheduler/reserve/use_case_test_base.h"
 
 namespace topoplace::sched {
@@ -103,9 +104,10 @@ TEST_F(ReserverTest, GivesUpWithAbortedAfterKAttemptsLostRaces) {
 
 // A ledger whose Reserve waits until `callers` Reserves have come (at most 30 s), so that
 // they all write at once, and counts the lost races (ABORTED) it answers.
-class GatedLedger final : public ledger::Ledger {
+class GatedLedger final : public ledger::ForwardingLedger {
  public:
-  GatedLedger(ledger::Ledger& inner, int callers) : inner_(inner), waiting_for_(callers) {}
+  GatedLedger(ledger::Ledger& inner, int callers)
+      : ForwardingLedger(inner), waiting_for_(callers) {}
 
   absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override {
     {
@@ -113,44 +115,16 @@ class GatedLedger final : public ledger::Ledger {
       --waiting_for_;
       mu_.AwaitWithTimeout(absl::Condition(this, &GatedLedger::AllCame), absl::Seconds(30));
     }
-    absl::StatusOr<ledger::Allocation> out = inner_.Reserve(request);
+    absl::StatusOr<ledger::Allocation> out = inner().Reserve(request);
     if (absl::IsAborted(out.status())) ++lost_races;
     return out;
   }
-  absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& id) override {
-    return inner_.FindByRequestId(id);
-  }
-  absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) override {
-    return inner_.Renew(id, ttl);
-  }
-  absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
-                                            const std::string& external_id) override {
-    return inner_.Commit(id, external_id);
-  }
-  absl::StatusOr<ledger::Allocation> Release(const std::string& id) override {
-    return inner_.Release(id);
-  }
-  absl::StatusOr<ledger::Allocation> Get(const std::string& id) override { return inner_.Get(id); }
-  absl::StatusOr<ledger::Allocation> GetByExternalId(const std::string& id) override {
-    return inner_.GetByExternalId(id);
-  }
-  void ForEachLive(absl::FunctionRef<void(const ledger::Allocation&)> fn) override {
-    inner_.ForEachLive(fn);
-  }
-  absl::StatusOr<int> ReclaimExpired() override { return inner_.ReclaimExpired(); }
-  sched::Occupancy Occupancy() override { return inner_.Occupancy(); }
-  int64_t held_gpus() override { return inner_.held_gpus(); }
-  const Fabric& fabric() const override { return inner_.fabric(); }
-  const std::vector<std::string>& warnings() const override { return inner_.warnings(); }
-  absl::Status WriteState() override { return inner_.WriteState(); }
-  absl::Status ProbeWrites() override { return inner_.ProbeWrites(); }
 
   std::atomic<int> lost_races{0};
 
  private:
   bool AllCame() const ABSL_SHARED_LOCKS_REQUIRED(mu_) { return waiting_for_ <= 0; }
 
-  ledger::Ledger& inner_;
   mutable absl::Mutex mu_;
   int waiting_for_ ABSL_GUARDED_BY(mu_);
 };
