@@ -50,12 +50,13 @@ class LinkSharing {
   // 0.5. Call FractionsAround(Users(resource)) for the fractions this moves.
   void SetShare(int32_t resource, double share);
   // The jobs whose demand names `resource`.
-  const std::vector<JobKey>& Users(int32_t resource) const { return users_[resource]; }
+  std::vector<JobKey> Users(int32_t resource) const;
 
   // Seconds one iteration's communication takes for `job` alone on the healthy fabric:
   // the time of its most loaded resource. 0 for a job without network traffic.
   double AloneSeconds(JobKey job) const;
-  // Every job's fraction of its speed alone, in (0, 1], by progressive filling.
+  // Every job's fraction of its speed alone, in (0, 1], by progressive filling: O(D log D)
+  // for D demand entries (each resource's fill level kept in a heap), not O(D) per level.
   absl::flat_hash_map<JobKey, double> Fractions() const;
   // The fractions of the jobs that share a resource with one of `jobs`, directly or
   // through other jobs (and of `jobs` themselves, where still present): every fraction a
@@ -65,23 +66,74 @@ class LinkSharing {
   std::vector<JobKey> Neighbours(JobKey job) const;
 
  private:
+  // One demand entry of a job on a resource's list of users.
+  struct Use {
+    int32_t slot = -1;   // the job's slot
+    int32_t entry = -1;  // its index in the job's demand
+  };
+  // A job in a dense slot, so that the walks below mark and visit jobs by index. A
+  // resource no other job uses (its "own") fills at the job's own speed alone, a fraction
+  // of at least 1 but for rounding, and one that its users together cannot fill at their
+  // speeds alone is never full: such entries only matter through the own one that fills
+  // first, so Fill and FractionsAround walk the shared entries and that one alone.
   struct Job {
+    JobKey key = -1;  // -1: a free slot
     std::vector<ResourceBytes> demand;
     double alone_rate = 0;  // iterations per second alone: 1 / AloneSeconds
+    // Indices of the demand entries on resources that other entries use too (of other
+    // jobs, or of this one naming a resource twice) and that may be full.
+    std::vector<int32_t> shared;
+    // Per demand entry: its position in `shared`, or -1 where it is quiet.
+    std::vector<int32_t> where;
+    // Demand entries by the level at which each fills alone (capacity / bytes per second,
+    // ascending), each entry's position in that order, and the first position that may be
+    // an own entry (those before it are all shared).
+    std::vector<int32_t> by_fill, rank;
+    size_t own_head = 0;
+    // Whether the demand names a resource twice: then `shared` stays in entry order, the
+    // order in which the plain filling sums a job's bytes on one resource.
+    bool repeats = false;
+    // Scratch of FractionsAround and Fill, false between calls.
+    mutable bool seen = false, rising = false;
   };
-  using Entry = std::pair<const JobKey, Job>;
-  // Progressive filling over `group` (jobs with traffic, closed under sharing a resource).
-  void Fill(std::vector<const Entry*> rising, absl::flat_hash_map<JobKey, double>& fraction) const;
+  // The level at which demand entry `e` of `j` fills if `j` is its only user.
+  double OwnFill(const Job& j, int32_t e) const;
+  // Orders `j`'s entries by OwnFill (after a capacity change too) and finds the first own.
+  void SortByFill(Job& j);
+  // Makes the entries on `resource` shared where it may be full with them (two or more
+  // entries whose loads at full speed reach kSlack of its capacity), else quiet ("own"):
+  // all of them where that changed, else `added` (an entry just set), if not null.
+  void Classify(int32_t resource, const Use* added);
+  void MakeShared(Use use);
+  // Rebuilds `j.shared` (and `where`) in entry order.
+  static void InEntryOrder(Job& j);
+  void MakeOwn(Use use);
+  // The first own entry of `j` in fill order, or -1 (nothing of it is its own).
+  int32_t FirstOwn(const Job& j) const;
+  // Whether one of `j`'s own resources is full at `level`.
+  bool OwnFullAt(const Job& j, double level) const;
+  // Progressive filling over `group` (slots of jobs with traffic, closed under sharing a
+  // resource); see link_sharing.cc.
+  void Fill(std::vector<int32_t> group, absl::flat_hash_map<JobKey, double>& fraction) const;
 
   std::vector<double> nominal_;   // as made: what "alone" is measured against
   std::vector<double> capacity_;  // now: nominal_ x share
-  absl::flat_hash_map<JobKey, Job> jobs_;
-  // Per resource, the jobs whose demand names it.
-  std::vector<std::vector<JobKey>> users_;
-  // FractionsAround's per-resource "already walked" marks, all false between calls.
+  std::vector<Job> jobs_;
+  std::vector<int32_t> free_slots_;
+  absl::flat_hash_map<JobKey, int32_t> slot_;
+  // Per resource, the demand entries that name it, the bytes per second they would move
+  // at their speeds alone (kept as they come and go: its rounding is far below kSlack's
+  // margin), and whether they are shared (Classify).
+  std::vector<std::vector<Use>> users_;
+  std::vector<double> full_speed_;
+  std::vector<bool> binding_;
+  // Per resource scratch of FractionsAround and Fill, zero (false) between calls:
+  // allocating and clearing one entry per cable direction of a 28k-GPU fabric at every job
+  // start and end would cost more than the filling itself.
   mutable std::vector<bool> walked_;
-  // Fractions' per-resource scratch, zero between calls.
   mutable std::vector<double> frozen_load_, rising_rate_;
+  mutable std::vector<int32_t> rising_users_;
+  mutable std::vector<uint32_t> version_;
 };
 
 }  // namespace topoplace::sched::sim

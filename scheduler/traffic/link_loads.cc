@@ -35,35 +35,50 @@ const LinkIndex::Uplink& Pick(std::span<const LinkIndex::Uplink> uplinks, uint64
   return uplinks.back();
 }
 
-// The uplink of `from` that reaches `upper`, or nullptr.
-const LinkIndex::Uplink* Towards(std::span<const LinkIndex::Uplink> uplinks, SwitchId upper) {
-  for (const LinkIndex::Uplink& up : uplinks) {
-    if (up.upper == upper) return &up;
-  }
-  return nullptr;
-}
-
 // Accumulates bytes per switch-to-switch cable in the order cables are first reached; the
-// cable of a link is picked by `hash` among its parallel cables.
+// cable of a link is picked by `hash` among its parallel cables. Each cable's entry is
+// found through a table over all the fabric's cables, kept per thread between calls and
+// cleared of what this one wrote.
 class CableBytes {
  public:
-  CableBytes(const Fabric& fabric, std::vector<LinkLoad>& loads)
-      : links_(fabric.links()), loads_(loads) {}
+  CableBytes(const LinkIndex& index, std::vector<LinkLoad>& loads)
+      : index_(index), loads_(loads), first_(loads.size()) {
+    if (position_.size() < static_cast<size_t>(index.cables())) {
+      position_.resize(static_cast<size_t>(index.cables()), -1);
+    }
+  }
+  ~CableBytes() {
+    for (size_t i = first_; i < loads_.size(); ++i)
+      position_[Cell(loads_[i].link, loads_[i].cable)] = -1;
+  }
+  CableBytes(const CableBytes&) = delete;
+  CableBytes& operator=(const CableBytes&) = delete;
   void Up(LinkId link, uint64_t hash, double bytes) { At(link, hash).up_bytes += bytes; }
   void Down(LinkId link, uint64_t hash, double bytes) { At(link, hash).down_bytes += bytes; }
 
  private:
-  LinkLoad& At(LinkId link, uint64_t hash) {
-    const uint64_t cables = static_cast<uint64_t>(std::max(1, links_[link].count));
-    const int32_t cable = static_cast<int32_t>(hash % cables);
-    const auto [it, inserted] = position_.try_emplace(std::pair(link, cable), loads_.size());
-    if (inserted) loads_.push_back({link, 0, 0, cable});
-    return loads_[it->second];
+  size_t Cell(LinkId link, int32_t cable) const {
+    return static_cast<size_t>(index_.first_cable(link) + cable);
   }
-  const std::vector<Link>& links_;
+  LinkLoad& At(LinkId link, uint64_t hash) {
+    const int64_t first = index_.first_cable(link);
+    const uint64_t cables = static_cast<uint64_t>(index_.cable_count(link));
+    const int32_t cable = static_cast<int32_t>(hash % cables);
+    int64_t& position = position_[static_cast<size_t>(first + cable)];
+    if (position < 0) {
+      position = static_cast<int64_t>(loads_.size());
+      loads_.push_back({link, 0, 0, cable});
+    }
+    return loads_[static_cast<size_t>(position)];
+  }
+  const LinkIndex& index_;
   std::vector<LinkLoad>& loads_;
-  absl::flat_hash_map<std::pair<LinkId, int32_t>, size_t> position_;
+  const size_t first_;  // the first entry this one adds
+  // Per cable, its entry in loads_ or -1.
+  static thread_local std::vector<int64_t> position_;
 };
+
+thread_local std::vector<int64_t> CableBytes::position_;
 
 // Per-flow ECMP: every flow takes one path. Up: its leaf hashes it onto one uplink, and if
 // it crosses the core that spine hashes it onto one core link. Down: through the spine
@@ -72,7 +87,7 @@ class CableBytes {
 // switch on the fabric) through an uplink the destination leaf hashes it onto.
 void HashedUplinkLoads(const LinkIndex& index, const NetworkTally& tally, uint64_t seed,
                        std::vector<LinkLoad>& loads) {
-  CableBytes bytes(index.fabric(), loads);
+  CableBytes bytes(index, loads);
   std::vector<LinkIndex::Uplink> via;  // per core flow, reused
   uint64_t flow = 0;
   for (const NetworkTally::Flow& f : tally.flows) {
@@ -93,20 +108,20 @@ void HashedUplinkLoads(const LinkIndex& index, const NetworkTally& tally, uint64
     if (f.down_leaf < 0 || index.uplinks(f.down_leaf).empty()) continue;
     const std::span<const LinkIndex::Uplink> down = index.uplinks(f.down_leaf);
     if (!f.core) {
-      const LinkIndex::Uplink* same = spine >= 0 ? Towards(down, spine) : nullptr;
+      const LinkIndex::Uplink* same = spine >= 0 ? index.towards(f.down_leaf, spine) : nullptr;
       bytes.Down((same != nullptr ? *same : Pick(down, hop(3))).link, hop(13), f.bytes);
       continue;
     }
     // Spines of the destination leaf that reach the core switch the flow went up to.
     via.clear();
     for (const LinkIndex::Uplink& up : down) {
-      if (core < 0 || Towards(index.uplinks(up.upper), core) != nullptr) via.push_back(up);
+      if (core < 0 || index.reaches(up.upper, core)) via.push_back(up);
     }
     const LinkIndex::Uplink& leaf_up = via.empty() ? Pick(down, hop(3)) : Pick(via, hop(3));
     bytes.Down(leaf_up.link, hop(13), f.bytes);
     const std::span<const LinkIndex::Uplink> spine_up = index.uplinks(leaf_up.upper);
     if (spine_up.empty()) continue;
-    const LinkIndex::Uplink* same = core >= 0 ? Towards(spine_up, core) : nullptr;
+    const LinkIndex::Uplink* same = core >= 0 ? index.towards(leaf_up.upper, core) : nullptr;
     bytes.Down((same != nullptr ? *same : Pick(spine_up, hop(4))).link, hop(14), f.bytes);
   }
 }
@@ -169,6 +184,61 @@ LinkIndex::LinkIndex(const Fabric& fabric, std::span<const LinkId> unhealthy_lin
     }
   }
   first_uplink_.push_back(uplinks_.size());
+  by_upper_.reserve(uplinks_.size());
+  for (size_t i = 0; i < uplinks_.size(); ++i) {
+    by_upper_.emplace_back(uplinks_[i].upper, static_cast<int32_t>(i));
+  }
+  for (size_t s = 0; s + 1 < first_uplink_.size(); ++s) {
+    std::sort(by_upper_.begin() + static_cast<std::ptrdiff_t>(first_uplink_[s]),
+              by_upper_.begin() + static_cast<std::ptrdiff_t>(first_uplink_[s + 1]));
+  }
+  first_cable_.reserve(fabric.links().size() + 1);
+  int64_t cables = 0;
+  for (const Link& link : fabric.links()) {
+    first_cable_.push_back(cables);
+    cables += std::max(1, link.count);
+  }
+  first_cable_.push_back(cables);
+  // Rows: switches with uplinks that are some switch's upper; columns: their uppers.
+  reach_row_.assign(switches.size(), -1);
+  reach_column_.assign(switches.size(), -1);
+  int32_t rows = 0, columns = 0;
+  for (const Uplink& u : uplinks_) {
+    const SwitchId upper = u.upper;
+    if (reach_row_[upper] < 0 && first_uplink_[upper + 1] > first_uplink_[upper]) {
+      reach_row_[upper] = rows++;
+      for (const Uplink& above : uplinks(upper)) {
+        if (reach_column_[above.upper] < 0) reach_column_[above.upper] = columns++;
+      }
+    }
+  }
+  reach_columns_ = static_cast<size_t>(columns);
+  if (static_cast<size_t>(rows) * reach_columns_ > kMaxReachBits) {
+    reach_row_.clear();
+    return;
+  }
+  reach_.assign(static_cast<size_t>(rows) * reach_columns_, false);
+  for (SwitchId s = 0; s < static_cast<SwitchId>(switches.size()); ++s) {
+    if (reach_row_[s] < 0) continue;
+    for (const Uplink& above : uplinks(s)) {
+      reach_[static_cast<size_t>(reach_row_[s]) * reach_columns_ +
+             static_cast<size_t>(reach_column_[above.upper])] = true;
+    }
+  }
+}
+
+bool LinkIndex::reaches(SwitchId s, SwitchId upper) const {
+  if (reach_row_.empty() || reach_row_[s] < 0) return towards(s, upper) != nullptr;
+  const int32_t column = reach_column_[upper];
+  return column >= 0 &&
+         reach_[static_cast<size_t>(reach_row_[s]) * reach_columns_ + static_cast<size_t>(column)];
+}
+
+const LinkIndex::Uplink* LinkIndex::towards(SwitchId s, SwitchId upper) const {
+  const auto begin = by_upper_.begin() + static_cast<std::ptrdiff_t>(first_uplink_[s]);
+  const auto end = by_upper_.begin() + static_cast<std::ptrdiff_t>(first_uplink_[s + 1]);
+  const auto it = std::lower_bound(begin, end, std::pair(upper, int32_t{-1}));
+  return it != end && it->first == upper ? &uplinks_[static_cast<size_t>(it->second)] : nullptr;
 }
 
 std::vector<LinkLoad> LinkLoads(const LinkIndex& index, std::span<const RankSlot> slots,

@@ -82,6 +82,18 @@ class LinkIndex {
   std::span<const Uplink> uplinks(SwitchId s) const {
     return {uplinks_.data() + first_uplink_[s], uplinks_.data() + first_uplink_[s + 1]};
   }
+  // The first of uplinks(s) that reaches `upper`, or nullptr: O(log uplinks).
+  const Uplink* towards(SwitchId s, SwitchId upper) const;
+  // Whether towards(s, upper) is not null; O(1) where s is an upper switch itself (a
+  // spine: the question of every flow through the core), else as towards.
+  bool reaches(SwitchId s, SwitchId upper) const;
+  // Every link's parallel cables (Link::count, at least 1) numbered in one range: cable c
+  // of link l is first_cable(l) + c, below cables().
+  int64_t first_cable(LinkId l) const { return first_cable_[static_cast<size_t>(l)]; }
+  int64_t cable_count(LinkId l) const {
+    return first_cable_[static_cast<size_t>(l) + 1] - first_cable_[static_cast<size_t>(l)];
+  }
+  int64_t cables() const { return first_cable_.back(); }
 
  private:
   const Fabric& fabric_;
@@ -92,6 +104,17 @@ class LinkIndex {
   std::vector<Access> access_;        // per NIC
   std::vector<Uplink> uplinks_;       // grouped by lower switch
   std::vector<size_t> first_uplink_;  // per switch, + one past the end
+  // Per switch, its uplinks' (upper switch, position) in that order, at first_uplink_
+  // like uplinks_.
+  std::vector<std::pair<SwitchId, int32_t>> by_upper_;
+  std::vector<int64_t> first_cable_;  // per link, + one past the end
+  // For reaches(): the switches that are both above and below others (rows) and those
+  // above them (columns), numbered densely (-1: not one), and a bit per (row, column)
+  // pair linked upwards; empty where the matrix would exceed kMaxReachBits.
+  static constexpr size_t kMaxReachBits = size_t{1} << 26;
+  std::vector<int32_t> reach_row_, reach_column_;
+  size_t reach_columns_ = 0;
+  std::vector<bool> reach_;
 };
 
 // The per-link bytes of an evaluated plan: access links in rank order of their first

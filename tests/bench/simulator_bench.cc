@@ -3,6 +3,9 @@
 //    alone and with shared links (target: under 60 s per run);
 //  - 2,500 jobs of the synthetic large-job mix on 7,168 GPUs (rail-28k's design with 8
 //    blocks) with shared links, fluid and hashed ECMP (target: a few seconds);
+//  - what sharing links costs: 2,000 jobs of the large mix on clos3-100k, every policy,
+//    once with each job alone and once with shared links and hashed ECMP; counters give
+//    each policy's seconds both ways and their ratio (target: shared within 3x of alone);
 //  - the fault sweep of the report (docs/report/faults/): 1,000 jobs of the large mix on
 //    rail-28k, shared links, hashed ECMP, every policy at 0, 1 and 4 times the published
 //    fault rates, one iteration the whole sweep (target: under 60 s).
@@ -109,6 +112,41 @@ void BM_SimulateLargeMix2500On7k(benchmark::State& state, EcmpMode ecmp) {
   Replay(state, *fabric, *trace, "topoplace", options);
 }
 
+void BM_SharedOverAloneLargeMix2000OnClos100k(benchmark::State& state) {
+  absl::StatusOr<FabricPtr> fabric = GeneratePreset("clos3-100k");
+  absl::StatusOr<Trace> trace =
+      fabric.ok() ? GenerateLargeJobMix(static_cast<int64_t>((*fabric)->gpus().size()),
+                                        LargeMixOptions{.jobs = 2000})
+                  : absl::StatusOr<Trace>(fabric.status());
+  if (!trace.ok()) {
+    state.SkipWithError(std::string(trace.status().message()).c_str());
+    return;
+  }
+  SimOptions alone, shared;
+  shared.shared_links = true;
+  shared.ecmp = EcmpMode::kHash;
+  const Simulator alone_sim(*fabric, alone), shared_sim(*fabric, shared);
+  double worst = 0;
+  for (auto _ : state) {
+    for (const std::string& policy : BuiltinPlugins().PolicyNames()) {
+      double seconds[2] = {0, 0};
+      for (int i = 0; i < 2; ++i) {
+        absl::StatusOr<SimResult> result = (i == 0 ? alone_sim : shared_sim).Run(*trace, policy);
+        if (!result.ok()) {
+          state.SkipWithError(std::string(result.status().message()).c_str());
+          return;
+        }
+        seconds[i] = result->wall_seconds;
+      }
+      state.counters[policy + "_alone_s"] = seconds[0];
+      state.counters[policy + "_shared_s"] = seconds[1];
+      state.counters[policy + "_ratio"] = seconds[1] / seconds[0];
+      worst = std::max(worst, seconds[1] / seconds[0]);
+    }
+  }
+  state.counters["worst_ratio"] = worst;
+}
+
 void BM_FaultSweepLargeMix1000OnRail28k(benchmark::State& state) {
   absl::StatusOr<FabricPtr> fabric = GeneratePreset("rail-28k");
   absl::StatusOr<Trace> trace =
@@ -159,6 +197,10 @@ void BM_FaultSweepLargeMix1000OnRail28k(benchmark::State& state) {
   state.counters["interruptions"] = static_cast<double>(interruptions);
 }
 
+BENCHMARK(BM_SharedOverAloneLargeMix2000OnClos100k)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 BENCHMARK(BM_FaultSweepLargeMix1000OnRail28k)
     ->Iterations(1)
     ->Unit(benchmark::kSecond)
