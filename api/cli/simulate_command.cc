@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
 #include "scheduler/builtin/builtin_plugins.h"
+#include "scheduler/load/gpu_models.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/sim/fault_report.h"
 #include "scheduler/sim/fault_trace.h"
@@ -67,6 +68,8 @@ struct SimulateOptions {
   int64_t high_priority_min_gpus = sim::PriorityMix{}.min_gpus;
   std::string preemption = "none";
   bool look_ahead = false;
+  std::string gpu_model;  // empty: the fabric's
+  double comm_scale = 1;  // communication times x this
   bool json = false;
   std::string report;
   std::string jobs_out;  // JSON Lines, one per job per policy per point
@@ -247,6 +250,19 @@ absl::StatusOr<sim::Study> StudyOf(const SimulateOptions& opt) {
   o.backfill_window = opt.backfill_window;
   o.shared_links = opt.network == "shared";
   o.load_aware = opt.load_aware;
+  if (!opt.gpu_model.empty() && sched::FindGpuModel(opt.gpu_model) == nullptr) {
+    std::vector<std::string> known;
+    for (const sched::GpuModel& m : sched::GpuModels()) known.emplace_back(m.name);
+    return absl::InvalidArgumentError(absl::StrCat("--gpu-model: unknown model '", opt.gpu_model,
+                                                   "', expected one of ",
+                                                   absl::StrJoin(known, ", ")));
+  }
+  if (!(opt.comm_scale > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--comm-scale: expected a factor > 0, got ", opt.comm_scale));
+  }
+  o.comm.gpu_model = opt.gpu_model;
+  o.comm.comm_scale = opt.comm_scale;
   TP_ASSIGN_OR_RETURN(o.preemption.mode, ParsePreemptionMode(opt.preemption));
   o.preemption.look_ahead = opt.look_ahead;
   if (!(opt.checkpoint_interval_s >= 0) || !(opt.restart_s >= 0)) {
@@ -324,6 +340,8 @@ std::string CommandLine(const SimulateOptions& opt) {
   if (opt.network != "alone") absl::StrAppend(&cmd, " --network ", opt.network);
   if (opt.ecmp != "fluid") absl::StrAppend(&cmd, " --ecmp ", opt.ecmp);
   if (opt.load_aware) absl::StrAppend(&cmd, " --load-aware");
+  if (!opt.gpu_model.empty()) absl::StrAppend(&cmd, " --gpu-model ", opt.gpu_model);
+  if (opt.comm_scale != 1) absl::StrAppend(&cmd, " --comm-scale ", opt.comm_scale);
   if (!opt.load_sweep.empty()) absl::StrAppend(&cmd, " --load-sweep ", opt.load_sweep);
   if (!opt.faults.empty()) absl::StrAppend(&cmd, " --faults ", opt.faults);
   if (opt.fault_scale != 1) absl::StrAppend(&cmd, " --fault-scale ", opt.fault_scale);
@@ -381,6 +399,12 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
                   "With --network shared: fluid spreads each leaf's traffic over its uplinks "
                   "(default); hash puts each flow on one uplink by a seeded hash")
       ->check(CLI::IsMember({"fluid", "hash"}));
+  cmd->add_option("--gpu-model", opt->gpu_model,
+                  "The GPUs' constants (NVLink, FLOP/s; scheduler/load/gpu_models.cc): H100, "
+                  "GB200 or GH200; default: the model the fabric's hosts name (H100 if none)");
+  cmd->add_option("--comm-scale", opt->comm_scale,
+                  "Multiply every communication time by this (default 1, the calibrated "
+                  "model; 2 shows how much a result leans on it)");
   cmd->add_flag("--load-aware", opt->load_aware,
                 "Tell the placement engine how loaded each uplink is (the traffic of running "
                 "jobs), so its uplink-load scorer steers new jobs off hot uplinks");

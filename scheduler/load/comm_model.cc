@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scheduler/load/gpu_models.h"
+
 namespace topoplace::sched {
 namespace {
 
@@ -28,11 +30,22 @@ double NicGbps(const Fabric& fabric) {
 
 CommModel CommModel::ForFabric(const Fabric& fabric, const CommModelOptions& options) {
   CommModel m;
-  m.options_ = options;
-  const double nic = NicGbps(fabric) * 1e9 / 8;
+  CommModelOptions& o = m.options_;
+  o = options;
+  const GpuModel* named = o.gpu_model.empty() ? nullptr : FindGpuModel(o.gpu_model);
+  const GpuModel& gpu = o.gpu_model.empty() ? FabricGpuModel(fabric)
+                        : named != nullptr  ? *named
+                                            : DefaultGpuModel();
+  o.gpu_model = std::string(gpu.name);
+  if (!(o.gpu_flops > 0)) o.gpu_flops = gpu.achieved_flops;
+  if (!(o.nvlink_gbps > 0)) o.nvlink_gbps = gpu.nvlink_gbps;
+  if (!(o.nvlink_efficiency > 0)) o.nvlink_efficiency = gpu.nvlink_efficiency;
+  if (!(o.nic_efficiency > 0)) o.nic_efficiency = kNicEfficiency;
+  if (!(o.comm_scale > 0)) o.comm_scale = 1;
+  const double nic = NicGbps(fabric) * 1e9 / 8 * o.nic_efficiency / o.comm_scale;
   const double os1 = Oversubscription(fabric, 1);
   const double os2 = Oversubscription(fabric, 2);
-  m.bytes_per_s_[kNv] = options.nvlink_gbps * 1e9 / 8;
+  m.bytes_per_s_[kNv] = o.nvlink_gbps * 1e9 / 8 * o.nvlink_efficiency / o.comm_scale;
   m.bytes_per_s_[kLeaf] = nic;
   m.bytes_per_s_[kSpine] = nic / os1;
   m.bytes_per_s_[kCore] = nic / (os1 * os2);
@@ -68,6 +81,17 @@ DimSeconds CommModel::NvlinkSeconds(const JobSpec& job, const TrafficReport& tra
   return TierSeconds(job, traffic, kNv, kNv, bytes_per_s_);
 }
 
+DimSeconds CommModel::CommSeconds(const JobSpec& job, const TrafficReport& traffic) const {
+  return Concurrent(NvlinkSeconds(job, traffic),
+                    TierSeconds(job, traffic, kLeaf, kNumTiers - 1, bytes_per_s_));
+}
+
+DimSeconds CommModel::Concurrent(const DimSeconds& nvlink_s, const DimSeconds& network_s) {
+  DimSeconds seconds;
+  for (int d = 0; d < kNumDims; ++d) seconds[d] = std::max(nvlink_s[d], network_s[d]);
+  return seconds;
+}
+
 DimSeconds CommModel::NetworkBytes(const TrafficReport& traffic) {
   DimSeconds bytes{};
   for (int d = 0; d < kNumDims; ++d) {
@@ -89,16 +113,15 @@ double CommModel::CombineSeconds(const JobSpec& job, double compute_s,
 }
 
 double CommModel::StepSeconds(const JobSpec& job, const TrafficReport& traffic) const {
-  return CombineSeconds(job, ComputeSeconds(job),
-                        TierSeconds(job, traffic, kNv, kNumTiers - 1, bytes_per_s_));
+  return CombineSeconds(job, ComputeSeconds(job), CommSeconds(job, traffic));
 }
 
 double CommModel::ReferenceStepSeconds(const JobSpec& job, const TrafficReport& traffic) const {
   std::array<double, kNumTiers> at_leaf;
   at_leaf.fill(bytes_per_s_[kLeaf]);
-  at_leaf[kNv] = bytes_per_s_[kNv];
-  return CombineSeconds(job, ComputeSeconds(job),
-                        TierSeconds(job, traffic, kNv, kNumTiers - 1, at_leaf));
+  const DimSeconds comm = Concurrent(NvlinkSeconds(job, traffic),
+                                     TierSeconds(job, traffic, kLeaf, kNumTiers - 1, at_leaf));
+  return CombineSeconds(job, ComputeSeconds(job), comm);
 }
 
 double CommModel::Slowdown(const JobSpec& job, const TrafficReport& traffic) const {

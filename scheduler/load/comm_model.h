@@ -6,13 +6,18 @@
 // where t_compute = 6 * P * (s * b * m) * dp / world_size / gpu_flops (the 6PT rule, P the
 // parameters a token activates (ActiveParams: all of them for dense models):
 // forward + backward FLOPs per token, spread over the GPUs of one data-parallel replica),
-// and a dimension's communication time t_comm(d) is its per-rank bytes at each tier
-// (TrafficReport::dim_tier_bytes / world size) over the bandwidth a rank gets there:
+// and a dimension's communication time t_comm(d) is the longer of its NVLink part and its
+// network part, which move at the same time (NCCL runs a collective's channels over NVLink
+// and the NICs at once; DeepEP forwards over NVLink while RDMA is in flight). Each part is
+// its per-rank bytes at each of its tiers (TrafficReport::dim_tier_bytes / world size) over
+// the bandwidth a rank gets there, summed over the network's tiers:
 //
 //   nvlink: nvlink_gbps;  leaf: the NIC speed;  spine: NIC speed / leaf oversubscription;
 //   core: NIC speed / (leaf oversubscription * spine oversubscription)
 //
-// i.e. alone, each rank gets its fair share of a fully loaded oversubscribed tier. With
+// each times the share of line rate NCCL reaches (nvlink_efficiency, nic_efficiency) and
+// divided by comm_scale; i.e. alone, each rank gets its fair share of a fully loaded
+// oversubscribed tier. The GPU's constants are its model's (gpu_models.h). With
 // shared links (link_sharing.h) the network part of every dimension is instead the job's
 // bottleneck-link time divided by its current share, split over the dimensions by their
 // network bytes. DP gradient all-reduce overlaps the backward pass of the last of the
@@ -31,6 +36,7 @@
 #define TOPOPLACE_SCHEDULER_LOAD_COMM_MODEL_H_
 
 #include <array>
+#include <string>
 
 #include "scheduler/job/job_spec.h"
 #include "scheduler/traffic/traffic_report.h"
@@ -38,21 +44,28 @@
 
 namespace topoplace::sched {
 
-// The model's constants, each with its source. NIC speed and oversubscription are not
-// here: they are read from the fabric.
+// The model's constants. The GPU's come from its model's table entry (gpu_models.h, each
+// with its source); NIC speed and oversubscription are read from the fabric. A value
+// > 0 here overrides the table's (tests, experiments).
 struct CommModelOptions {
-  // Sustained FLOP/s per GPU: H100 SXM dense BF16 peak, 989 TFLOP/s (NVIDIA H100 Tensor
-  // Core GPU datasheet), at 40% model FLOPs utilisation, the low end of what Megatron-LM
-  // reports at scale (Narayanan et al., SC 2021; Korthikanti et al., MLSys 2023).
-  double gpu_flops = 400e12;
-  // Per GPU, one direction: NVLink 4 gives an H100 900 GB/s both ways, 450 GB/s each way
-  // (same datasheet).
-  double nvlink_gbps = 3600;
+  // The GPU model whose constants apply ("H100", "GB200", ...); empty: the fabric's
+  // (FabricGpuModel). An unknown name gets the default model's (H100).
+  std::string gpu_model;
+  // Sustained FLOP/s per GPU (the model's achieved_flops).
+  double gpu_flops = 0;
+  // Per GPU, one direction, in Gb/s (the model's nvlink_gbps).
+  double nvlink_gbps = 0;
+  // Share of the NVLink and NIC line rates a rank's traffic gets (the model's
+  // nvlink_efficiency; kNicEfficiency).
+  double nvlink_efficiency = 0, nic_efficiency = 0;
   // Share of the last micro-batch's backward pass that DP gradient all-reduce can hide
   // behind: gradients are all-reduced in buckets as soon as they are ready (PyTorch DDP,
   // Li et al., VLDB 2020; Megatron-LM's overlapped gradient reduction). 1: up to all of
   // it; 0: no overlap at all.
   double dp_overlap = 1.0;
+  // Multiplies every communication time (NVLink and network): 1 is the calibrated model;
+  // 2 asks how much a result leans on it (the report shows both).
+  double comm_scale = 1.0;
 };
 
 // Backward FLOPs are twice the forward ones (Kaplan et al., "Scaling Laws for Neural
@@ -66,13 +79,19 @@ using DimSeconds = std::array<double, kNumDims>;
 class CommModel {
  public:
   // Reads NIC speed and per-tier oversubscription from `fabric` (the first cabled NIC's
-  // speed; oversubscription 1 where the fabric has no tier above).
+  // speed; oversubscription 1 where the fabric has no tier above) and, unless `options`
+  // names one, its GPU model.
   static CommModel ForFabric(const Fabric& fabric, const CommModelOptions& options);
 
   // Seconds of compute per iteration (see above). Preconditions: ValidateJobSpec(job) ok.
   double ComputeSeconds(const JobSpec& job) const;
   // Each dimension's NVLink seconds per iteration (no fabric link shares them).
   DimSeconds NvlinkSeconds(const JobSpec& job, const TrafficReport& traffic) const;
+  // Each dimension's communication seconds per iteration, its tiers at their bandwidths
+  // alone: Concurrent(NVLink seconds, network seconds).
+  DimSeconds CommSeconds(const JobSpec& job, const TrafficReport& traffic) const;
+  // Per dimension, the longer of its NVLink and network seconds: the two move at once.
+  static DimSeconds Concurrent(const DimSeconds& nvlink_s, const DimSeconds& network_s);
   // Each dimension's network bytes per iteration (leaf tier and above).
   static DimSeconds NetworkBytes(const TrafficReport& traffic);
   // Seconds per iteration of `job` given its compute and each dimension's communication
@@ -88,7 +107,12 @@ class CommModel {
 
   // Bytes per second a rank gets at each tier (index = Tier).
   const std::array<double, kNumTiers>& tier_bytes_per_s() const { return bytes_per_s_; }
+  // The constants in use: every field filled in (gpu_model the table's name).
   const CommModelOptions& options() const { return options_; }
+  // Seconds per second at a cable's line rate that the network part of communication
+  // takes (comm_scale / nic_efficiency): the shared-link model's bottleneck times, which
+  // are at line rate, times this.
+  double network_time_factor() const { return options_.comm_scale / options_.nic_efficiency; }
 
  private:
   CommModel() = default;

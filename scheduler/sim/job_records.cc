@@ -19,6 +19,7 @@ std::string JobRecordLines(const RunInfo& info, const SimResult& result, const s
     line["id"] = r.id;
     line["gpus"] = r.gpus;
     line["nodes"] = r.nodes;
+    line["spec"] = r.spec;
     line["priority"] = r.priority;
     line["outcome"] = completed ? "completed" : "rejected";
     line["arrival_s"] = r.arrival_s;

@@ -19,9 +19,13 @@ std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetric
   root["rail_local"] = info.rail_local;
   root["network"] = info.network;
   if (info.network == "shared") root["ecmp"] = info.ecmp;
+  root["gpu_model"] = info.comm.gpu_model;
   root["gpu_flops"] = info.comm.gpu_flops;
   root["nvlink_gbps"] = info.comm.nvlink_gbps;
   root["dp_overlap"] = info.comm.dp_overlap;
+  root["nvlink_efficiency"] = info.comm.nvlink_efficiency;
+  root["nic_efficiency"] = info.comm.nic_efficiency;
+  root["comm_scale"] = info.comm.comm_scale;
   nlohmann::ordered_json policies = nlohmann::ordered_json::array();
   for (const PolicyMetrics& m : metrics) {
     nlohmann::ordered_json p;

@@ -28,7 +28,7 @@ struct RunInfo {
   // shares of every link), and with "shared" how ECMP splits flows ("fluid" or "hash").
   std::string network = "alone";
   std::string ecmp = "fluid";
-  CommModelOptions comm;  // the step-time model's constants
+  CommModelOptions comm;  // the step-time model's constants, as resolved for the fabric
 };
 
 std::string SimulationToJson(const RunInfo& info, const std::vector<PolicyMetrics>& metrics);

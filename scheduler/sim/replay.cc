@@ -27,6 +27,7 @@ Replay::Replay(FabricPtr fabric, const PlacementEngine& engine, const CommModel&
       base_engine_(engine),
       engine_(&engine),
       comm_(comm),
+      reference_(engine.fabric(), comm, options.rail_local),
       options_(options),
       trace_(trace),
       state_(engine.fabric()),
@@ -53,6 +54,7 @@ Replay::Replay(FabricPtr fabric, const PlacementEngine& engine, const CommModel&
     r.id = tj.id;
     r.gpus = tj.spec.world_size();
     r.nodes = tj.spec.nodes();
+    r.spec = FormatJobSpec(tj.spec);
     r.arrival_s = tj.arrival_s;
     r.duration_s = tj.duration_s;
     r.priority = tj.spec.priority;
@@ -251,8 +253,14 @@ void Replay::PrepareRequest(size_t j, double now) {
   request_.ecmp = {options_.ecmp, request_.seed};
 }
 
-double Replay::RunSeconds(size_t j, const PlacementPlan& plan) const {
-  return WorkLeft(j) * comm_.Slowdown(plan.job, plan.traffic);
+double Replay::Slowdown(const PlacementPlan& plan) {
+  const double reference = reference_.StepSeconds(plan.job, plan.traffic);
+  const double step = comm_.StepSeconds(plan.job, plan.traffic);
+  return reference > 0 && step > reference ? step / reference : 1.0;
+}
+
+double Replay::RunSeconds(size_t j, const PlacementPlan& plan) {
+  return WorkLeft(j) * Slowdown(plan);
 }
 
 void Replay::Start(size_t j, const PlacementPlan& plan, double now) {
@@ -272,9 +280,9 @@ void Replay::Start(size_t j, const PlacementPlan& plan, double now) {
   r.relaxed = plan.relaxed;
   if (const std::optional<double> wait = MaxWait(tj.spec))
     expiries_.erase({tj.arrival_s + *wait, j});
-  r.slowdown = comm_.Slowdown(plan.job, plan.traffic);
+  r.slowdown = Slowdown(plan);
   r.end_s = now + p.work * r.slowdown;
-  const double ref_step = comm_.ReferenceStepSeconds(plan.job, plan.traffic);
+  const double ref_step = reference_.StepSeconds(plan.job, plan.traffic);
   r.iterations = ref_step > 0 ? tj.duration_s / ref_step : 0;
   r.spine_bytes_per_iter = plan.traffic.spine_bytes();
   r.off_nvlink_bytes_per_iter = plan.traffic.network_bytes();
@@ -307,7 +315,7 @@ void Replay::Start(size_t j, const PlacementPlan& plan, double now) {
     std::sort(crossed.begin(), crossed.end());
     crossed.erase(std::unique(crossed.begin(), crossed.end()), crossed.end());
   }
-  if (shared_) Reschedule(shared_->Start(j, tj.spec, plan, p.work, r.end_s, now));
+  if (shared_) Reschedule(shared_->Start(j, tj.spec, plan, ref_step, p.work, r.end_s, now));
 }
 
 void Replay::OfferUplinks(size_t j, int sign) {

@@ -25,6 +25,7 @@
 #include "scheduler/sim/fault_state.h"
 #include "scheduler/sim/fault_timeline.h"
 #include "scheduler/sim/job_progress.h"
+#include "scheduler/sim/reference_step.h"
 #include "scheduler/sim/shared_progress.h"
 #include "scheduler/sim/sim_result.h"
 #include "scheduler/sim/simulator.h"
@@ -92,8 +93,11 @@ class Replay {
   // Sets request_ for job j at `now`.
   void PrepareRequest(size_t j, double now);
 
+  // Job j's step time on `plan` over its reference step (reference_step.h), at least 1:
+  // the per-job model's slowdown.
+  double Slowdown(const PlacementPlan& plan);
   // How long job j would run on `plan` by the per-job model.
-  double RunSeconds(size_t j, const PlacementPlan& plan) const;
+  double RunSeconds(size_t j, const PlacementPlan& plan);
 
   // Job j starts on `plan` at `now`: its GPUs held, its record filled, its end scheduled.
   void Start(size_t j, const PlacementPlan& plan, double now);
@@ -154,6 +158,7 @@ class Replay {
   std::unique_ptr<PlacementEngine> faulted_engine_;
   bool engine_stale_ = false;  // known_ changed since engine_ was built
   const CommModel& comm_;
+  ReferenceSteps reference_;  // what the trace's durations are measured at
   const SimOptions& options_;
   const Trace& trace_;
   ClusterState state_;

@@ -68,11 +68,14 @@ std::string NetworkModelText(const RunInfo& info) {
                                              : "spreads flows fluidly over the uplinks")
           : std::string("each job alone at its tiers' bandwidths (no contention between jobs)");
   return absl::StrFormat(
-      "%s; %.0f TFLOP/s per GPU, NVLink %.0f Gb/s, NIC speeds and oversubscription from the "
-      "fabric, bytes per step from the Megatron-LM analysis (scheduler/traffic/traffic_model.h), "
+      "%s; %s GPUs: %.0f TFLOP/s each, NVLink %.0f Gb/s per direction at %.0f%% of line rate, "
+      "NIC speeds (at %.0f%%) and oversubscription from the fabric, communication times x%g, "
+      "bytes per step from the Megatron-LM analysis (scheduler/traffic/traffic_model.h), "
       "DP all-reduce hidden behind up to %.0f%% of the last micro-batch's backward pass "
-      "(sources in scheduler/load/comm_model.h)",
-      model, info.comm.gpu_flops / 1e12, info.comm.nvlink_gbps, 100 * info.comm.dp_overlap);
+      "(sources in scheduler/load/gpu_models.cc and comm_model.h)",
+      model, info.comm.gpu_model, info.comm.gpu_flops / 1e12, info.comm.nvlink_gbps,
+      100 * info.comm.nvlink_efficiency, 100 * info.comm.nic_efficiency, info.comm.comm_scale,
+      100 * info.comm.dp_overlap);
 }
 
 std::string RenderReportMarkdown(const RunInfo& info, const std::vector<PolicyMetrics>& metrics,

@@ -8,7 +8,8 @@ SharedProgress::SharedProgress(const Fabric& fabric, const CommModel& comm, size
     : comm_(comm), cables_(fabric), sharing_(cables_.capacity()), jobs_(jobs) {}
 
 std::vector<EndMove> SharedProgress::Start(size_t j, const JobSpec& spec, const PlacementPlan& plan,
-                                           double work, double end, double now) {
+                                           double reference_s, double work, double end,
+                                           double now) {
   if (plan.links.empty()) return {};
   sharing_.Set(static_cast<int64_t>(j), cables_.Demand(plan.links));
   Job& s = jobs_[j];
@@ -18,7 +19,7 @@ std::vector<EndMove> SharedProgress::Start(size_t j, const JobSpec& spec, const 
   s.net_share = CommModel::NetworkBytes(plan.traffic);
   const double network = plan.traffic.network_bytes();
   for (double& share : s.net_share) share = network > 0 ? share / network : 0;
-  s.reference_s = comm_.ReferenceStepSeconds(plan.job, plan.traffic);
+  s.reference_s = reference_s;
   s.work = work;
   s.remaining = work;
   s.since = now;
@@ -63,10 +64,11 @@ std::vector<EndMove> SharedProgress::Rebalance(double now, const std::vector<int
     Job& s = jobs_[j];
     s.remaining = std::max(0.0, s.remaining - (now - s.since) * s.rate);
     s.since = now;
-    const double network_s = sharing_.AloneSeconds(key) / share;
-    DimSeconds comm = s.nvlink_s;
-    for (int d = 0; d < kNumDims; ++d) comm[d] += network_s * s.net_share[d];
-    const double step = comm_.CombineSeconds(*s.spec, s.compute_s, comm);
+    const double network_s = sharing_.AloneSeconds(key) / share * comm_.network_time_factor();
+    DimSeconds network{};
+    for (int d = 0; d < kNumDims; ++d) network[d] = network_s * s.net_share[d];
+    const double step =
+        comm_.CombineSeconds(*s.spec, s.compute_s, CommModel::Concurrent(s.nvlink_s, network));
     // Never faster than the reference placement, as in the per-job model.
     s.rate = s.reference_s > 0 && step > s.reference_s ? s.reference_s / step : 1.0;
     const double from = s.end;

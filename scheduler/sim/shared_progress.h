@@ -6,7 +6,7 @@
 // caller's event queue learns whose end moved.
 //
 //   SharedProgress shared(fabric, comm, jobs);
-//   for (const EndMove& m : shared.Start(j, spec, plan, work, end, now)) ...reschedule m...
+//   for (const EndMove& m : shared.Start(j, spec, plan, ref, work, end, now)) ...reschedule m...
 //
 // Not thread-safe.
 #ifndef TOPOPLACE_SCHEDULER_SIM_SHARED_PROGRESS_H_
@@ -37,11 +37,12 @@ class SharedProgress {
   // For jobs 0..jobs-1 on `fabric`, stepped by `comm`; both must outlive this.
   SharedProgress(const Fabric& fabric, const CommModel& comm, size_t jobs);
 
-  // Job j starts at `now` on `plan` with `work` seconds left at reference speed, ending at
-  // `end` on its own. A plan without links is not tracked (it runs at rate 1). Returns
-  // every job whose end moved, j included.
-  std::vector<EndMove> Start(size_t j, const JobSpec& spec, const PlacementPlan& plan, double work,
-                             double end, double now);
+  // Job j starts at `now` on `plan` with `work` seconds left at reference speed (its
+  // reference step `reference_s` seconds long: reference_step.h), ending at `end` on its
+  // own. A plan without links is not tracked (it runs at rate 1). Returns every job whose
+  // end moved, j included.
+  std::vector<EndMove> Start(size_t j, const JobSpec& spec, const PlacementPlan& plan,
+                             double reference_s, double work, double end, double now);
   // Job j stops (ended or interrupted) at `now`; the jobs it shared cables with speed up.
   std::vector<EndMove> Stop(size_t j, double now);
   // The cables of `links` take the capacity share `faults` gives them now.

@@ -20,6 +20,7 @@ struct JobRecord {
   int64_t id = 0;
   int64_t gpus = 0;
   int64_t nodes = 0;
+  std::string spec;  // the trace's job spec (FormatJobSpec): its shape, model and limits
   double arrival_s = 0;
   double duration_s = 0;  // the trace's, at reference speed
   double start_s = -1;    // -1 if never started; the first start when restarted

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/load/comm_model.h"
 #include "scheduler/policies/topoplace_policy.h"
 #include "scheduler/sim/degree_rule.h"
 #include "scheduler/sim/metrics.h"
@@ -123,7 +124,7 @@ RunInfo StudyRunInfo(const Study& study, const Trace& scaled, double load_factor
           o.rail_local,
           o.shared_links ? "shared" : "alone",
           std::string(EcmpModeName(o.ecmp)),
-          o.comm};
+          CommModel::ForFabric(*study.fabric, o.comm).options()};
 }
 
 absl::StatusOr<double> LoadScaleForOffer(const Trace& trace, const Fabric& fabric,

@@ -137,6 +137,7 @@ std::string AgentReportToJson(const AgentReport& report) {
   j["format"] = std::string(kAgentReportFormat);
   j["host"] = report.host;
   j["nvlink_domain"] = report.nvlink_domain;
+  if (!report.gpu_model.empty()) j["gpu_model"] = report.gpu_model;
   j["nics"] = json::array();
   for (const AgentNic& nic : report.nics) {
     json n = {{"name", nic.name},
@@ -197,6 +198,7 @@ absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view text,
   TP_RETURN_IF_ERROR(top.String("host", report.host, /*required=*/true));
   TP_RETURN_IF_ERROR(top.Expect(!report.host.empty(), "host", "a non-empty host name"));
   TP_RETURN_IF_ERROR(top.String("nvlink_domain", report.nvlink_domain));
+  TP_RETURN_IF_ERROR(top.String("gpu_model", report.gpu_model));
   TP_RETURN_IF_ERROR(top.Array("nics", [&report](const Fields& f) -> absl::Status {
     AgentNic& nic = report.nics.emplace_back();
     TP_RETURN_IF_ERROR(f.String("name", nic.name, /*required=*/true));
@@ -270,6 +272,7 @@ FabricFacts AgentReportToFacts(const AgentReport& report, absl::string_view orig
   HostFact& host = facts.hosts.emplace_back();
   host.name = report.host;
   host.nvlink_domain = report.nvlink_domain;
+  host.gpu_model = report.gpu_model;
   host.origin = std::string(origin);
   for (const AgentNic& nic : report.nics) {
     NicFact& fact = host.nics.emplace_back();

@@ -53,6 +53,8 @@ struct AgentGpu {
 struct AgentReport {
   std::string host = {};
   std::string nvlink_domain = {};
+  // The GPUs' model as nvidia-smi names it ("NVIDIA GB200"); empty: unknown.
+  std::string gpu_model = {};
   std::vector<AgentNic> nics = {};
   std::vector<AgentGpu> gpus = {};
   std::vector<LldpNeighbor> lldp = {};  // as seen by this host

@@ -87,6 +87,13 @@ void FactMerger::MergeHost(HostFact host) {
                                      "' (", known.origin, ") and '", host.nvlink_domain, "' (",
                                      host.origin, "); kept the first"));
   }
+  if (known.gpu_model.empty()) {
+    known.gpu_model = host.gpu_model;
+  } else if (!host.gpu_model.empty() && host.gpu_model != known.gpu_model) {
+    warnings_.push_back(absl::StrCat("host ", host.name, ": GPU model '", known.gpu_model, "' (",
+                                     known.origin, ") and '", host.gpu_model, "' (", host.origin,
+                                     "); kept the first"));
+  }
   for (const NicFact& nic : host.nics) {
     NicFact& merged = NicNamed(known, nic.name);
     merged.placeholder = merged.placeholder && nic.placeholder;

@@ -33,6 +33,11 @@ absl::StatusOr<T> WithOrigin(absl::StatusOr<T> result, absl::string_view origin)
                       absl::StrCat(origin, ": ", result.status().message()));
 }
 
+absl::Status WithOrigin(absl::Status status, absl::string_view origin) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(origin, ": ", status.message()));
+}
+
 template <typename T>
 std::vector<const T*> SortedByName(const std::vector<T>& items) {
   std::vector<const T*> sorted;
@@ -87,6 +92,9 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
   for (const HostFact* host : SortedByName(facts.hosts)) {
     TP_ASSIGN_OR_RETURN(const HostId h,
                         WithOrigin(builder.AddHost(host->name, host->nvlink_domain), host->origin));
+    if (!host->gpu_model.empty()) {
+      TP_RETURN_IF_ERROR(WithOrigin(builder.SetGpuModel(h, host->gpu_model), host->origin));
+    }
     for (const NicFact& nic : host->nics) {
       const double speed = EffectiveSpeed(0, nic.speed_gbps);
       TP_ASSIGN_OR_RETURN(const NicId id,
@@ -200,6 +208,7 @@ FabricFacts FactsFromFabric(const Fabric& fabric, absl::string_view origin) {
     HostFact& h = facts.hosts.emplace_back();
     h.name = host.name;
     h.nvlink_domain = host.nvlink_domain;
+    h.gpu_model = host.gpu_model;
     h.origin = where;
     for (NicId n : host.nics) {
       h.nics.push_back(

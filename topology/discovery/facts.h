@@ -42,6 +42,7 @@ struct GpuFact {
 struct HostFact {
   std::string name = {};
   std::string nvlink_domain = {};  // empty: unknown / alone
+  std::string gpu_model = {};      // empty: unknown
   std::vector<NicFact> nics = {};
   std::vector<GpuFact> gpus = {};
   std::string origin = {};  // "file:line" of the first mention

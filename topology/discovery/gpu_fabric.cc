@@ -51,7 +51,15 @@ absl::StatusOr<std::vector<GpuFabricInfo>> ParseNvidiaSmiFabric(absl::string_vie
       fabric_indent = indent;
       continue;
     }
-    if (fabric_indent == 0) continue;
+    if (fabric_indent == 0) {
+      // A GPU's own fields: only its product name is read.
+      const size_t colon = trimmed.find(" : ");
+      if (!gpus.empty() && colon != absl::string_view::npos &&
+          absl::StripAsciiWhitespace(trimmed.substr(0, colon)) == "Product Name") {
+        gpus.back().product = std::string(absl::StripAsciiWhitespace(trimmed.substr(colon + 3)));
+      }
+      continue;
+    }
     if (indent <= fabric_indent) {
       fabric_indent = 0;  // the next section of this GPU
       continue;

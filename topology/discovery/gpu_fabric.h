@@ -32,6 +32,7 @@ namespace topoplace::discovery {
 struct GpuFabricInfo {
   std::string gpu;  // the PCI bus id after "GPU "
   std::string state, status, clique_id, cluster_uuid;
+  std::string product = {};  // "Product Name" ("NVIDIA GB200"); empty where not printed
 };
 
 // Every GPU of an `nvidia-smi -q` report with its Fabric section (a GPU whose report has

@@ -227,6 +227,9 @@ absl::StatusOr<AgentReport> DiscoverHost(const SysfsEnv& env, const HostDiscover
     }
     GpuFabricDomain domain = NvlinkDomainOf(*gpus);
     report.nvlink_domain = domain.domain;
+    for (const GpuFabricInfo& gpu : *gpus) {
+      if (report.gpu_model.empty()) report.gpu_model = gpu.product;
+    }
     for (std::string& w : domain.warnings) report.warnings.push_back(std::move(w));
   }
   return report;

@@ -79,6 +79,7 @@ std::vector<Preset> Presets() {
     p.spines_per_pod = 8;
     p.leaf_uplink_gbps = 800;
     p.nodes_per_nvlink_domain = 18;
+    p.gpu_model = "GB200";
     presets.push_back({"gb200-nvl72", p});
   }
   {
@@ -95,6 +96,7 @@ std::vector<Preset> Presets() {
     p.spines_per_pod = 8;
     p.leaf_uplink_gbps = 800;
     p.nodes_per_nvlink_domain = 256;
+    p.gpu_model = "GH200";
     presets.push_back({"gh200-nvl256", p});
   }
   return presets;
@@ -204,6 +206,7 @@ absl::StatusOr<FabricPtr> GenerateClos(const ClosParams& p) {
         TP_ASSIGN_OR_RETURN(
             HostId host,
             b.AddHost(absl::StrFormat("b%0*d-n%0*d", block_digits, block, node_digits, n), domain));
+        if (!p.gpu_model.empty()) TP_RETURN_IF_ERROR(b.SetGpuModel(host, p.gpu_model));
         std::vector<NicId> nics;
         for (int r = 0; r < p.rails; ++r) {
           TP_ASSIGN_OR_RETURN(NicId nic, b.AddNic(host, nic_names[r], p.nic_gbps));

@@ -47,6 +47,8 @@ struct ClosParams {
   // must divide nodes_per_block, so a domain sits under one leaf group. 1: each host is
   // its own domain (NVLink inside the node only).
   int nodes_per_nvlink_domain = 1;
+  // Every host's GPU model (Host::gpu_model): which constants the step-time model uses.
+  std::string gpu_model = "H100";
 };
 
 // Builds the fabric `p` describes. InvalidArgument names the offending parameter.

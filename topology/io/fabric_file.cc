@@ -132,10 +132,13 @@ class FabricJsonReader {
     TP_RETURN_IF_ERROR(ReadHeader(doc));
     FabricBuilder builder(name_, version_);
     TP_RETURN_IF_ERROR(ForEach(doc, "hosts", [&](const RecordReader& in, const RecordContext& ctx) {
-      TP_RETURN_IF_ERROR(in.CheckShape({"name", "nvlink_domain"}));
+      TP_RETURN_IF_ERROR(in.CheckShape({"name", "nvlink_domain", "gpu_model"}));
       TP_ASSIGN_OR_RETURN(std::string name, in.String("name", true));
       TP_ASSIGN_OR_RETURN(std::string domain, in.String("nvlink_domain", false));
-      return ctx.Wrap(builder.AddHost(std::move(name), std::move(domain)).status());
+      TP_ASSIGN_OR_RETURN(std::string model, in.String("gpu_model", false));
+      absl::StatusOr<HostId> host = builder.AddHost(std::move(name), std::move(domain));
+      if (!host.ok() || model.empty()) return ctx.Wrap(host.status());
+      return ctx.Wrap(builder.SetGpuModel(*host, std::move(model)));
     }));
     TP_RETURN_IF_ERROR(ForEach(doc, "nics", [&](const RecordReader& in, const RecordContext& ctx) {
       TP_RETURN_IF_ERROR(in.CheckShape({"host", "name", "speed_gbps"}));
@@ -365,6 +368,7 @@ std::string FabricToJson(const Fabric& f) {
   WriteSection(out, "hosts", f.hosts(), false, [](RecordWriter& w, const Host& h) {
     w.Str("name", h.name);
     if (!h.nvlink_domain.empty()) w.Str("nvlink_domain", h.nvlink_domain);
+    if (!h.gpu_model.empty()) w.Str("gpu_model", h.gpu_model);
   });
   WriteSection(out, "nics", f.nics(), false, [&f](RecordWriter& w, const Nic& n) {
     w.Str("host", f.hosts()[n.host].name).Str("name", n.name).Num("speed_gbps", n.speed_gbps);

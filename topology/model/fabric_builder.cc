@@ -80,6 +80,15 @@ absl::StatusOr<HostId> FabricBuilder::AddHost(std::string name, std::string nvli
   return id;
 }
 
+absl::Status FabricBuilder::SetGpuModel(HostId host, std::string model) {
+  if (host < 0 || host >= num_hosts()) {
+    return absl::InvalidArgumentError(absl::StrCat("no host with id ", host));
+  }
+  if (absl::Status s = CheckNameLength("GPU model", model); !s.ok()) return s;
+  fabric_->hosts_[static_cast<size_t>(host)].gpu_model = std::move(model);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<NicId> FabricBuilder::AddNic(HostId host, std::string name, double speed_gbps) {
   if (host < 0 || host >= num_hosts()) {
     return absl::InvalidArgumentError(absl::StrCat("no host with id ", host));

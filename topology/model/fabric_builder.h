@@ -45,6 +45,8 @@ class FabricBuilder {
 
   // Adds a host. Fails on an empty or duplicate name.
   absl::StatusOr<HostId> AddHost(std::string name, std::string nvlink_domain = "");
+  // Names the model of `host`'s GPUs (Host::gpu_model). Fails on an unknown host.
+  absl::Status SetGpuModel(HostId host, std::string model);
   // Adds a NIC to `host`; its index is the count of NICs the host already has.
   // Fails on an unknown host, an empty or duplicate (per host) name, a speed <= 0.
   absl::StatusOr<NicId> AddNic(HostId host, std::string name, double speed_gbps);

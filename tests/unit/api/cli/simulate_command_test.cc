@@ -59,6 +59,41 @@ TEST(SimulateCommand, JsonHasOneObjectPerPolicyInOrder) {
   EXPECT_EQ(j["policies"][0]["completed"], 5);
 }
 
+// The GPUs' constants are the fabric's model's unless --gpu-model names another;
+// --comm-scale is recorded with them; a model the table lacks is exit 2 naming the known.
+TEST(SimulateCommand, GpuModelIsTheFabricsUnlessNamedAndCommScaleIsRecorded) {
+  const std::string trace = " --trace " + ShellQuote(kFixtures + "philly-head.csv");
+  auto run = [&](const std::string& fabric, const std::string& flags) {
+    auto r = RunCommand(
+        Cli("simulate --json --fabric " + fabric + trace + " --policy first-fit" + flags));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  nlohmann::json j = run("preset:superpod-4su", "");
+  EXPECT_EQ(j["gpu_model"], "H100");
+  EXPECT_EQ(j["nvlink_gbps"], 3600);
+  EXPECT_EQ(j["gpu_flops"], 400e12);
+  EXPECT_EQ(j["comm_scale"], 1);
+  EXPECT_GT(j["nvlink_efficiency"].get<double>(), 0.8);
+  EXPECT_LT(j["nvlink_efficiency"].get<double>(), 0.85);
+  EXPECT_EQ(j["nic_efficiency"], 0.96);
+  j = run("preset:gb200-nvl72", "");
+  EXPECT_EQ(j["gpu_model"], "GB200");
+  EXPECT_EQ(j["nvlink_gbps"], 7200);
+  j = run("preset:gb200-nvl72", " --gpu-model h100 --comm-scale 2");
+  EXPECT_EQ(j["gpu_model"], "H100");
+  EXPECT_EQ(j["nvlink_gbps"], 3600);
+  EXPECT_EQ(j["comm_scale"], 2);
+
+  auto r = RunCommand(Cli("simulate --fabric preset:superpod-4su" + trace + " --gpu-model A100"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err,
+              HasSubstr("--gpu-model: unknown model 'A100', expected one of H100, GB200, GH200"));
+  r = RunCommand(Cli("simulate --fabric preset:superpod-4su" + trace + " --comm-scale 0"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--comm-scale: expected a factor > 0"));
+}
+
 TEST(SimulateCommand, ReportFlagWritesMarkdownAndCharts) {
   const std::string dir = ::testing::TempDir() + "/simulate-report";
   auto r = RunCommand(Cli("simulate --fabric preset:superpod-4su --trace " +
@@ -284,10 +319,11 @@ TEST(SimulateCommand, JobsOutHasEveryJobOfEveryRunAndItsMeanIsTheSummarys) {
     ++lines;
     for (const char* key : {"policy", "load", "seed", "id", "gpus", "arrival_s", "start_s", "end_s",
                             "slowdown", "nvlink_domains", "blocks", "pods", "off_nvlink_bytes",
-                            "spine_bytes", "interruptions", "preemptions"}) {
+                            "spine_bytes", "interruptions", "preemptions", "spec"}) {
       ASSERT_TRUE(job.contains(key)) << key << " in " << line;
     }
     EXPECT_EQ(job["seed"], 2);
+    EXPECT_THAT(job["spec"].get<std::string>(), HasSubstr("tp=")) << line;
     EXPECT_GE(job["nvlink_domains"].get<int>(), 1) << line;
     if (job["outcome"] != "completed") continue;
     auto& [sum, count] = jct[{job["policy"].get<std::string>(), job["load"].get<double>()}];

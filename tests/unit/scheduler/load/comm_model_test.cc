@@ -35,7 +35,7 @@ class CommModelTest : public ::testing::Test {
   FabricPtr fabric_;
   JobSpec job_;
   // No overlap: the step is compute plus every dimension's communication.
-  CommModelOptions options_{.gpu_flops = 7.5e11, .nvlink_gbps = 3600, .dp_overlap = 0};
+  CommModelOptions options_ = sim::HandComputedComm();
 };
 
 TEST_F(CommModelTest, ReadsNicSpeedAndOversubscriptionFromTheFabric) {

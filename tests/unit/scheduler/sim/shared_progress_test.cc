@@ -22,10 +22,7 @@ class SharedProgressTest : public ::testing::Test {
  protected:
   void SetUp() override {
     fabric_ = *TinySharedUplinkFabric();
-    CommModelOptions options;
-    options.gpu_flops = 7.5e11;  // 1 s of compute per iteration
-    options.dp_overlap = 0;
-    comm_.emplace(CommModel::ForFabric(*fabric_, options));
+    comm_.emplace(CommModel::ForFabric(*fabric_, HandComputedComm()));
     engine_.emplace(fabric_);
     spec_ = *ParseJobSpec(
         "tp=8,pp=1,dp=2,h=8,s=1000,b=1,layers=8,params=1e9,mb=1,tp_bytes=0,dp_bytes=25e9");
@@ -42,6 +39,14 @@ class SharedProgressTest : public ::testing::Test {
     return *plan;
   }
 
+  // Job j starts at 0 on `plan` with `work` seconds at reference speed (ending then on its
+  // own), its reference step its plan's own bytes at leaf speed.
+  std::vector<EndMove> Start(SharedProgress& shared, size_t j, const PlacementPlan& plan,
+                             double work) {
+    return shared.Start(j, spec_, plan, comm_->ReferenceStepSeconds(plan.job, plan.traffic), work,
+                        work, 0);
+  }
+
   static std::map<size_t, double> Ends(const std::vector<EndMove>& moved) {
     std::map<size_t, double> ends;
     for (const EndMove& m : moved) ends[m.job] = m.to;
@@ -56,10 +61,10 @@ class SharedProgressTest : public ::testing::Test {
 
 TEST_F(SharedProgressTest, JobsOnACommonUplinkRunAtTheirShareAndSpeedUpWhenOneStops) {
   SharedProgress shared(*fabric_, *comm_, 3);
-  EXPECT_THAT(Ends(shared.Start(1, spec_, PlanOn(1, 2), 75, 75, 0)),
+  EXPECT_THAT(Ends(Start(shared, 1, PlanOn(1, 2), 75)),
               ::testing::ElementsAre(::testing::Pair(1, ::testing::DoubleNear(75, 1e-9))))
       << "alone at full speed";
-  const std::map<size_t, double> both = Ends(shared.Start(2, spec_, PlanOn(3, 4), 150, 150, 0));
+  const std::map<size_t, double> both = Ends(Start(shared, 2, PlanOn(3, 4), 150));
   ASSERT_EQ(both.size(), 2u) << "J2 slows J1 too";
   EXPECT_NEAR(both.at(1), 100, 1e-6) << "75 s of work at rate 0.75";
   EXPECT_NEAR(both.at(2), 200, 1e-6);
@@ -77,7 +82,7 @@ TEST_F(SharedProgressTest, JobsOnACommonUplinkRunAtTheirShareAndSpeedUpWhenOneSt
 TEST_F(SharedProgressTest, AHalvedUplinkSlowsTheJobsOnItAndAPlanWithoutLinksIsNotTracked) {
   SharedProgress shared(*fabric_, *comm_, 3);
   PlacementPlan plan = PlanOn(1, 2);
-  shared.Start(1, spec_, plan, 75, 75, 0);
+  Start(shared, 1, plan, 75);
   FaultState faults(*fabric_);
   std::vector<LinkId> uplinks;
   for (const LinkLoad& load : plan.links) {
@@ -98,7 +103,7 @@ TEST_F(SharedProgressTest, AHalvedUplinkSlowsTheJobsOnItAndAPlanWithoutLinksIsNo
 
   PlacementPlan silent = PlanOn(3, 4);
   silent.links.clear();
-  EXPECT_TRUE(shared.Start(2, spec_, silent, 10, 10, 0).empty());
+  EXPECT_TRUE(Start(shared, 2, silent, 10).empty());
   EXPECT_FALSE(shared.tracked(2));
 }
 

@@ -31,8 +31,7 @@ std::string Job(int id, double arrival, double duration, int hosts, const char* 
 
 SimOptions WithFaults(std::vector<FaultEvent> events) {
   SimOptions o;
-  o.comm.gpu_flops = 7.5e11;  // 1 s of compute per iteration
-  o.comm.dp_overlap = 0;
+  o.comm = HandComputedComm();  // 1 s of compute per iteration
   o.shared_links = true;
   auto schedule = std::make_shared<FaultSchedule>();
   schedule->source = "test";

@@ -82,8 +82,7 @@ class SimulatorHandTrace : public ::testing::TestWithParam<PolicyCase> {
  protected:
   static SimOptions Options() {
     SimOptions o;
-    o.comm.gpu_flops = 7.5e11;
-    o.comm.dp_overlap = 0;  // the hand computation above adds every second of comm
+    o.comm = HandComputedComm();
     return o;
   }
 };
@@ -186,8 +185,7 @@ TEST(Simulator, SharedLinks_JobsOnACommonUplinkSlowEachOtherUntilOneEnds) {
       Parse(Line(0, 0, 1000, 1) + "1 0 75 tp=8,pp=1,dp=2" + talk + "2 0 150 tp=8,pp=1,dp=2" + talk);
   ASSERT_TRUE(trace.ok()) << trace.status();
   SimOptions options;
-  options.comm.gpu_flops = 7.5e11;  // 1 s of compute per iteration
-  options.comm.dp_overlap = 0;      // every second of comm counts, as computed above
+  options.comm = HandComputedComm();
   options.shared_links = true;
   absl::StatusOr<SimResult> r = Simulator(*fabric, options).Run(*trace, "first-fit");
   ASSERT_TRUE(r.ok()) << r.status();
@@ -225,8 +223,7 @@ TEST(Simulator, DpRingAcrossTwoPodsSlowsByTheCoreLinksCapacityRatio) {
   ASSERT_TRUE(trace.ok()) << trace.status();
   for (bool shared : {false, true}) {
     SimOptions options;
-    options.comm.gpu_flops = 7.5e11;  // 1 s of compute per iteration
-    options.comm.dp_overlap = 0;
+    options.comm = HandComputedComm();
     options.shared_links = shared;
     absl::StatusOr<SimResult> r = Simulator(*fabric, options).Run(*trace, "first-fit");
     ASSERT_TRUE(r.ok()) << r.status();

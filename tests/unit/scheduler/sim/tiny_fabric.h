@@ -4,9 +4,24 @@
 #ifndef TOPOPLACE_TESTS_UNIT_SCHEDULER_SIM_TINY_FABRIC_H_
 #define TOPOPLACE_TESTS_UNIT_SCHEDULER_SIM_TINY_FABRIC_H_
 
+#include "scheduler/load/comm_model.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched::sim {
+
+// The step-time constants of the hand computations: 1 s of compute per iteration for the
+// tests' jobs (params=1e9, 1000 tokens per replica: 7.5e11 FLOPs per GPU at tp=8), every
+// link at its line rate (no NCCL efficiency) and every second of communication counted
+// (no DP overlap).
+inline CommModelOptions HandComputedComm() {
+  CommModelOptions o;
+  o.gpu_flops = 7.5e11;
+  o.nvlink_gbps = 3600;
+  o.nvlink_efficiency = 1;
+  o.nic_efficiency = 1;
+  o.dp_overlap = 0;
+  return o;
+}
 
 // `blocks` x `nodes` hosts of 8 GPUs and 8 rails (ClosParams' defaults) under one spine
 // per pod.

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "topology/discovery/agent_report.h"
+#include "topology/discovery/fabric_import.h"
 #include "topology/discovery/host_discovery.h"
 #include "topology/discovery/read_file.h"
 
@@ -35,6 +37,7 @@ TEST(GpuFabric, ATrayWhoseGpusRegisteredIsInItsCliquesDomain) {
   EXPECT_EQ((*gpus)[0].gpu, "00000008:01:00.0");
   EXPECT_EQ((*gpus)[0].state, "Completed");
   EXPECT_EQ((*gpus)[0].clique_id, "2");
+  EXPECT_EQ((*gpus)[0].product, "NVIDIA GB200");
   const GpuFabricDomain d = NvlinkDomainOf(*gpus);
   EXPECT_EQ(d.domain, "dc6e40c4-d722-4357-9ba6-5291dd461278.2");
   EXPECT_TRUE(d.warnings.empty());
@@ -86,6 +89,33 @@ TEST(GpuFabric, HostDiscoveryReportsTheCliqueDomain) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->nvlink_domain, "");
   EXPECT_THAT(report->warnings, ::testing::Contains(HasSubstr("own NVLink domain")));
+}
+
+// The product name travels from `nvidia-smi -q` through the agent's report into the
+// imported fabric's host, where the step-time model finds its constants.
+TEST(GpuFabric, TheGpuModelGoesFromNvidiaSmiThroughTheReportIntoTheFabric) {
+  SysfsEnvPtr env = NewDiskSysfsEnv(std::string(TP_DISCOVERY_FIXTURES) + "/sysfs/gpu-node");
+  HostDiscoveryOptions options;
+  options.nvidia_smi_q = Recorded("gb200-tray.txt");
+  absl::StatusOr<AgentReport> report = DiscoverHost(*env, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->gpu_model, "NVIDIA GB200");
+  report->host = "tray-1";  // the recorded tree has no hostname
+  const std::string json = AgentReportToJson(*report);
+  absl::StatusOr<AgentReport> parsed = ParseAgentReport(json, "report");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->gpu_model, "NVIDIA GB200");
+  absl::StatusOr<FabricPtr> fabric =
+      ImportFabric({.agent_report_texts = {{"agent", json}}}, "one-tray");
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  ASSERT_EQ((*fabric)->hosts().size(), 1u);
+  EXPECT_EQ((*fabric)->hosts()[0].gpu_model, "NVIDIA GB200");
+  // Without nvidia-smi the report names no model, and the JSON carries no field for it.
+  options.nvidia_smi_q.clear();
+  report = DiscoverHost(*env, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->gpu_model, "");
+  EXPECT_THAT(AgentReportToJson(*report), ::testing::Not(HasSubstr("gpu_model")));
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ constexpr char kTiny[] = R"({
   "name": "tiny",
   "version": 3,
   "hosts": [
-    {"name": "n1", "nvlink_domain": "rack-a"},
+    {"name": "n1", "nvlink_domain": "rack-a", "gpu_model": "NVIDIA H100 80GB HBM3"},
     {"name": "n2"}
   ],
   "nics": [
@@ -65,6 +65,8 @@ TEST(FabricFile, CanonicalFile_RoundTripsByteForByte) {
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(FabricToJson(**f), kTiny);
   EXPECT_EQ((*f)->version(), 3u);
+  EXPECT_EQ((*f)->hosts()[0].gpu_model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ((*f)->hosts()[1].gpu_model, "");
   EXPECT_EQ((*f)->links()[2].state, LinkState::kDown);
   EXPECT_EQ((*f)->links()[2].speed_gbps, 800.5);
 }
@@ -113,7 +115,7 @@ TEST(FabricFile, BadJson_NamesLineAndColumn) {
 TEST(FabricFile, UnknownField_IsRejectedWithLineAndExpectedFields) {
   std::string s = ParseError(Tiny(R"({"name": "n2"})", R"({"name": "n2", "gpu": 3})"));
   EXPECT_THAT(s, HasSubstr("bad.json:7: hosts[1].gpu: unknown field; expected one of: "
-                           "name, nvlink_domain"));
+                           "name, nvlink_domain, gpu_model"));
   s = ParseError(Tiny(R"("version": 3,)", R"("version": 3, "extra": 1,)"));
   EXPECT_THAT(s, HasSubstr("unknown top-level field 'extra'"));
 }
