@@ -331,6 +331,14 @@ TEST(SimulateCommand, JobsOutHasEveryJobOfEveryRunAndItsMeanIsTheSummarys) {
     ++count;
   }
   EXPECT_EQ(lines, 2 * 2 * 80) << "two policies at two loads, 80 jobs each";
+  // The per-job reader (tests/testing/jobs_by_class.py) summarises the same file by class
+  // and pairs each job under two policies.
+  auto classes =
+      RunCommand("python3 " + ShellQuote(TOPOPLACE_FIXTURES_DIR "/../testing/jobs_by_class.py") +
+                 " " + ShellQuote(file) + " --load 0.5 --versus topoplace,random");
+  ASSERT_EQ(classes.exit_code, 0) << classes.err;
+  EXPECT_THAT(classes.out, HasSubstr("| 0.5 | topoplace | all | 80 |"));
+  EXPECT_THAT(classes.out, HasSubstr("load 0.5: topoplace - random mean JCT"));
   for (const nlohmann::json& run : summary["runs"]) {
     for (const nlohmann::json& policy : run["policies"]) {
       const auto& [sum, count] =
