@@ -67,6 +67,8 @@ class PlacementEngine {
 
   const Fabric& fabric() const { return *fabric_; }
   const HealthView& health() const { return health_; }
+  // The fabric's tier index (built once, shared with WithHealth's engines).
+  const TierIndex& tiers() const { return *tiers_; }
   const PluginRegistry& plugins() const { return *plugins_; }
 
  private:

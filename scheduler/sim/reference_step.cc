@@ -12,9 +12,9 @@
 
 namespace topoplace::sched::sim {
 
-ReferenceSteps::ReferenceSteps(const Fabric& fabric, const CommModel& comm, bool rail_local)
-    : fabric_(fabric), comm_(comm), rail_local_(rail_local), index_(fabric) {
-  const std::vector<Host>& hosts = fabric.hosts();
+ReferenceSteps::ReferenceSteps(const TierIndex& index, const CommModel& comm, bool rail_local)
+    : fabric_(index.fabric()), comm_(comm), rail_local_(rail_local), index_(index) {
+  const std::vector<Host>& hosts = fabric_.hosts();
   order_.resize(hosts.size());
   for (size_t h = 0; h < hosts.size(); ++h) order_[h] = static_cast<HostId>(h);
   std::stable_sort(order_.begin(), order_.end(), [&hosts](HostId a, HostId b) {

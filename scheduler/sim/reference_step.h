@@ -7,7 +7,7 @@
 // the placement's own bytes at leaf speed, which made bytes that leave an NVLink domain
 // free wherever the leaf was not oversubscribed.)
 //
-//   ReferenceSteps reference(fabric, comm, /*rail_local=*/true);
+//   ReferenceSteps reference(engine.tiers(), comm, /*rail_local=*/true);
 //   double slowdown = comm.StepSeconds(plan.job, plan.traffic) /
 //                     reference.StepSeconds(plan.job, plan.traffic);
 //
@@ -30,8 +30,8 @@ namespace topoplace::sched::sim {
 
 class ReferenceSteps {
  public:
-  // `fabric` and `comm` must outlive this.
-  ReferenceSteps(const Fabric& fabric, const CommModel& comm, bool rail_local);
+  // On `index`'s fabric; `index` and `comm` must outlive this.
+  ReferenceSteps(const TierIndex& index, const CommModel& comm, bool rail_local);
 
   // Seconds per iteration of `job` on its compact hosts, network bytes at leaf speed.
   // Where the fabric has no such hosts (too few with job.gpus_per_node GPUs), the
@@ -45,7 +45,7 @@ class ReferenceSteps {
   const Fabric& fabric_;
   const CommModel& comm_;
   const bool rail_local_;
-  const TierIndex index_;
+  const TierIndex& index_;
   std::vector<HostId> order_;  // every host, block, NVLink domain and id order
   absl::flat_hash_map<std::string, double> by_spec_;  // FormatJobSpec -> seconds
 };

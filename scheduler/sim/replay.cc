@@ -27,7 +27,7 @@ Replay::Replay(FabricPtr fabric, const PlacementEngine& engine, const CommModel&
       base_engine_(engine),
       engine_(&engine),
       comm_(comm),
-      reference_(engine.fabric(), comm, options.rail_local),
+      reference_(engine.tiers(), comm, options.rail_local),
       options_(options),
       trace_(trace),
       state_(engine.fabric()),

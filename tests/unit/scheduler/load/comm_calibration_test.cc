@@ -8,16 +8,14 @@
 // reports an all-to-all's bandwidth per GPU and per link kind (NVLink, RDMA): the rank's
 // bytes of that kind over the time.
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/load/comm_model.h"
-#include "scheduler/mapping/rank_layout.h"
-#include "scheduler/mapping/rank_map.h"
-#include "scheduler/state/occupancy.h"
-#include "scheduler/traffic/routing.h"
+#include "scheduler/sim/reference_step.h"
 #include "scheduler/traffic/tier_index.h"
 #include "scheduler/traffic/traffic_model.h"
 #include "scheduler/traffic/traffic_report.h"
@@ -69,23 +67,23 @@ struct Prediction {
   }
 };
 
+// The job on the fabric's hosts in order (all of them for these tests' jobs): the
+// simulator's compact placement (scheduler/sim/reference_step.h).
 Prediction Predict(const Fabric& fabric, const std::string& spec,
                    const CommModelOptions& options = {}) {
   Prediction p;
   absl::StatusOr<JobSpec> job = ParseJobSpec(spec);
   EXPECT_TRUE(job.ok()) << job.status();
   if (!job.ok()) return p;
-  std::vector<HostId> hosts;
-  for (HostId h = 0; h < static_cast<HostId>(fabric.hosts().size()); ++h) hosts.push_back(h);
-  absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, *job, hosts, Occupancy(fabric));
-  EXPECT_TRUE(slots.ok()) << slots.status();
-  if (!slots.ok()) return p;
   const TierIndex index(fabric);
-  const std::unique_ptr<Attachment[]> attached = index.Attach(*slots);
+  const CommModel comm = CommModel::ForFabric(fabric, options);
+  const std::optional<TrafficReport> report =
+      sim::ReferenceSteps(index, comm, /*rail_local=*/true).CompactTraffic(*job);
+  EXPECT_TRUE(report.has_value()) << spec << ": the fabric cannot hold it";
+  if (!report.has_value()) return p;
   p.traffic = BuildTrafficModel(*job);
-  p.report = EvaluateTraffic(RankLayout(*job), p.traffic, *slots, {attached.get(), slots->size()},
-                             Router(index, {.rail_local = true}), job->gpus_per_node);
-  p.seconds = CommModel::ForFabric(fabric, options).CommSeconds(*job, p.report);
+  p.report = *report;
+  p.seconds = comm.CommSeconds(*job, p.report);
   return p;
 }
 

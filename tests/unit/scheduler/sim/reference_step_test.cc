@@ -53,7 +53,7 @@ class ReferenceStepTest : public ::testing::Test {
 };
 
 TEST_F(ReferenceStepTest, TheCompactHostsFillOneRackFirst) {
-  ReferenceSteps reference(*fabric_, *comm_, /*rail_local=*/true);
+  ReferenceSteps reference(engine_->tiers(), *comm_, /*rail_local=*/true);
   const std::optional<TrafficReport> compact = reference.CompactTraffic(spec_);
   ASSERT_TRUE(compact.has_value());
   EXPECT_EQ(compact->network_bytes(), 0) << "16 trays inside one 18-tray rack";
@@ -64,7 +64,7 @@ TEST_F(ReferenceStepTest, TheCompactHostsFillOneRackFirst) {
 }
 
 TEST_F(ReferenceStepTest, BytesThatLeaveTheRackCostTimeAgainstTheReference) {
-  ReferenceSteps reference(*fabric_, *comm_, /*rail_local=*/true);
+  ReferenceSteps reference(engine_->tiers(), *comm_, /*rail_local=*/true);
   const PlacementPlan inside = PlanOver(16), split = PlanOver(8);
   ASSERT_GT(split.traffic.network_bytes(), 0);
   const double ref = reference.StepSeconds(spec_, split.traffic);
@@ -76,7 +76,7 @@ TEST_F(ReferenceStepTest, BytesThatLeaveTheRackCostTimeAgainstTheReference) {
 }
 
 TEST_F(ReferenceStepTest, AJobLargerThanTheFabricFallsBackToItsOwnBytesAtLeafSpeed) {
-  ReferenceSteps reference(*fabric_, *comm_, /*rail_local=*/true);
+  ReferenceSteps reference(engine_->tiers(), *comm_, /*rail_local=*/true);
   const JobSpec huge = *ParseJobSpec("tp=4,pp=1,dp=512,gpus_per_node=4,model=70b");
   EXPECT_FALSE(reference.CompactTraffic(huge).has_value());
   const PlacementPlan split = PlanOver(8);
@@ -90,8 +90,8 @@ TEST(ReferenceStep, WholeNodeJobsOnEightGpuNodesKeepTheirOwnReference) {
   absl::StatusOr<FabricPtr> fabric = TinyOversubscribedFabric();
   ASSERT_TRUE(fabric.ok()) << fabric.status();
   const CommModel comm = CommModel::ForFabric(**fabric, HandComputedComm());
-  ReferenceSteps reference(**fabric, comm, /*rail_local=*/true);
   PlacementEngine engine(*fabric);
+  ReferenceSteps reference(engine.tiers(), comm, /*rail_local=*/true);
   PlacementRequest request;
   request.job = *ParseJobSpec(
       "tp=8,pp=1,dp=2,h=8,s=1000,b=1,layers=8,params=1e9,mb=1,tp_bytes=0,dp_bytes=25e9");
