@@ -84,8 +84,9 @@ absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
   response.set_fabric_version(context_.fabric_version);
   if (!request.may_preempt()) {
-    TP_ASSIGN_OR_RETURN(sched::PlacementPlan plan, advisor_.Place(std::move(placement)));
-    *response.mutable_plan() = PlanToProto(*context_.fabric, plan);
+    absl::StatusOr<sched::PlacementPlan> plan = advisor_.Place(placement);
+    if (!plan.ok()) return advisor_.WithWhatWouldFree(plan.status(), placement);
+    *response.mutable_plan() = PlanToProto(*context_.fabric, *plan);
     return absl::OkStatus();
   }
   TP_ASSIGN_OR_RETURN(sched::PreemptionAdvice advice,
@@ -128,9 +129,10 @@ absl::Status PlacementService::DoReserve(const Caller& caller, const v1::Reserve
     TP_RETURN_IF_ERROR(CheckUserReserve(context_.user_limits, caller.uid(), placement.job.priority,
                                         placement.job.world_size(), ttl, *context_.ledger));
   }
-  TP_ASSIGN_OR_RETURN(sched::ReserveOutcome outcome,
-                      reserver_.Reserve({std::move(placement), ttl,
-                                         std::string(request.request_id()), std::move(releasing)}));
+  absl::StatusOr<sched::ReserveOutcome> reserved =
+      reserver_.Reserve({placement, ttl, std::string(request.request_id()), std::move(releasing)});
+  if (!reserved.ok()) return advisor_.WithWhatWouldFree(reserved.status(), placement);
+  sched::ReserveOutcome outcome = *std::move(reserved);
   *response.mutable_allocation() = AllocationToProto(outcome.allocation);
   if (outcome.plan) {
     *response.mutable_plan() =

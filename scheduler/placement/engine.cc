@@ -12,6 +12,7 @@
 #include "scheduler/framework/footprint.h"
 #include "scheduler/framework/inventory.h"
 #include "scheduler/framework/nvlink_domains.h"
+#include "scheduler/framework/wait_reason.h"
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/placement/candidate_sketch.h"
 #include "scheduler/placement/lower_bound.h"
@@ -126,6 +127,18 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   TP_ASSIGN_OR_RETURN(PlacementPolicyPtr policy, plugins_->MakePolicy(request.policy));
   TP_ASSIGN_OR_RETURN(std::vector<WeightedScorer> scorers, plugins_->MakeScorers(request.weights));
   TP_ASSIGN_OR_RETURN(Inventory inv, Inventory::Build(fabric, occupancy, health_, job));
+  absl::StatusOr<PlacementPlan> plan = Choose(request, occupancy, *policy, scorers, inv);
+  if (!plan.ok()) return WithWaitReason(plan.status(), inv, job, &health_);
+  return plan;
+}
+
+absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& request,
+                                                      const Occupancy& occupancy,
+                                                      const PlacementPolicy& policy,
+                                                      const std::vector<WeightedScorer>& scorers,
+                                                      const Inventory& inv) const {
+  const Fabric& fabric = *fabric_;
+  const JobSpec& job = request.job;
   const int nodes = static_cast<int>(job.nodes());
   if (inv.total_free() < nodes) {
     return absl::ResourceExhaustedError(
@@ -141,7 +154,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
                              inv,          nodes,
                              request.seed, request.uplink_busy,
                              {},           bad_uplink_blocks_};
-  TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy->Propose(ctx));
+  TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy.Propose(ctx));
 
   const Router router(*tiers_, request.routing);
   // Shape checks, in proposal order. Consecutive node slots carry the TP groups
@@ -155,7 +168,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   for (size_t i = 0; i < candidates.size(); ++i) {
     Candidate& cand = candidates[i];
     if (static_cast<int>(cand.node_hosts.size()) != nodes) {
-      return absl::InternalError(absl::StrCat("policy ", policy->name(), " proposed ",
+      return absl::InternalError(absl::StrCat("policy ", policy.name(), " proposed ",
                                               cand.node_hosts.size(), " hosts for ", nodes,
                                               " nodes"));
     }
@@ -203,7 +216,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
     absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, job, cand.node_hosts, occupancy);
     if (!slots.ok()) {
       return absl::InternalError(absl::StrCat(
-          "policy ", policy->name(), " chose an unusable host: ", slots.status().message()));
+          "policy ", policy.name(), " chose an unusable host: ", slots.status().message()));
     }
     Evaluated ev;
     ev.index = i;
@@ -239,11 +252,11 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   }
   if (!best) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("does not fit under policy ", policy->name(), ": ", JoinRejections(rejected)));
+        absl::StrCat("does not fit under policy ", policy.name(), ": ", JoinRejections(rejected)));
   }
 
   PlacementPlan plan;
-  plan.policy = std::string(policy->name());
+  plan.policy = std::string(policy.name());
   plan.fabric = fabric.name();
   plan.job = job;
   plan.routing = request.routing;

@@ -15,9 +15,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/builtin/builtin_plugins.h"
+#include "scheduler/framework/inventory.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/placement/candidate_sketch.h"
@@ -74,6 +76,12 @@ class PlacementEngine {
  private:
   PlacementEngine(FabricPtr fabric, const FabricHealth& health, const PluginRegistry& plugins,
                   std::shared_ptr<const TierIndex> tiers);
+  // Place's choice among `policy`'s candidates on the job's inventory `inv` (built from
+  // `occupancy`); ResourceExhausted when none fits, which Place words with the room left.
+  absl::StatusOr<PlacementPlan> Choose(const PlacementRequest& request, const Occupancy& occupancy,
+                                       const PlacementPolicy& policy,
+                                       const std::vector<WeightedScorer>& scorers,
+                                       const Inventory& inv) const;
 
   FabricPtr fabric_;
   const PluginRegistry* plugins_;

@@ -49,6 +49,14 @@ class Advisor {
   // (scheduler/placement/defrag.h).
   absl::StatusOr<DefragAdvice> Defrag(std::span<const JobSpec> waiting,
                                       const DefragOptions& options) const;
+  // `refusal` (of Place or Reserve for `placement`) with what would free room for it when
+  // it is ResourceExhausted: the lower-priority allocations whose stop would (by external
+  // id where bound, with their priorities, and the domain), else the moves of running
+  // allocations that would (defragmentation), else that neither would now ("...; what
+  // would free it: stopping k8s:default/g2 (priority 0), k8s:default/g3 (priority 0)
+  // frees block 1"). Any other status is returned as it is. Changes nothing.
+  absl::Status WithWhatWouldFree(const absl::Status& refusal,
+                                 const PlacementRequest& placement) const;
 
  private:
   std::string ExternalIdOf(const std::string& allocation_id) const;

@@ -297,6 +297,8 @@ block_of() { tr ' ' '\n' <<<"$1" | grep . | cut -d- -f1 | sort -u | tr '\n' ' ';
 waiter=$(submit waiter tp=8,pp=2,dp=1,max_tier=block,max_wait=6)
 grep -q "Slurm queues the job for 2 nodes inside one block for at most 6 s" "$D/waiter.err" ||
   fail "sbatch did not defer the waiter: $(cat "$D/waiter.err")"
+grep -q "largest free block: 8 GPUs (1 host, block [0-9]*; 1 short in one block)" "$D/waiter.err" ||
+  fail "sbatch did not say how close the waiter came: $(cat "$D/waiter.err")"
 [[ -z $(plan_id_from "$D/waiter.err") ]] || fail "the waiter was placed at submission"
 for _ in $(seq 300); do [[ $(squeue -h -j "$waiter" -o %t) == R ]] && break; sleep 0.2; done
 scontrol show job "$waiter" >"$D/waiter.job"

@@ -100,6 +100,9 @@ TEST(PlaceCommand, JobThatCannotFitExitsThreeSayingWhy) {
   Result r = RunCli({"place", "--fabric", "preset:superpod-4su", "--job", "tp=8,pp=8,dp=32"});
   EXPECT_EQ(r.exit_code, kExitCannotPlace);
   EXPECT_THAT(r.err, HasSubstr("does not fit"));
+  // 256 nodes of 8 GPUs on 128 hosts: how close it came, at each level.
+  EXPECT_THAT(r.err, HasSubstr("room for 256 nodes of 8 GPUs: largest free block: 256 GPUs "
+                               "(32 hosts, block 0), cluster: 1024 GPUs (128 hosts; 128 short)"));
 }
 
 // Issue 16's first finding: NCCL forwards cross-rail traffic over NVLink (PXN) by default,

@@ -1,7 +1,7 @@
 // The dry runs beside Reserve, on a real SQLite ledger and the real engine: Place prepares
 // the job as Reserve does (restart exclusions, the uplink load known now, link loads) and
 // holds nothing; the victims of a preemption and the jobs a defrag moves come with the
-// external ids they were bound to.
+// external ids they were bound to; a refusal says what would free room for the job.
 #include "scheduler/reserve/advisor.h"
 
 #include <gmock/gmock.h>
@@ -87,6 +87,58 @@ TEST_F(AdvisorTest, MovesComeWithTheExternalIdsTheyWereBoundTo) {
     EXPECT_EQ(advice->external_ids[i], moved->external_id);
     EXPECT_THAT(advice->external_ids[i], ::testing::AnyOf("slurm:7", "slurm:8"));
   }
+}
+
+// The refusal of a whole-block job on the two blocks Run leaves one host short each.
+absl::Status RefusalOf(const Advisor& advisor, const PlacementRequest& request) {
+  absl::StatusOr<PlacementPlan> plan = advisor.Place(request);
+  return plan.ok() ? absl::OkStatus() : plan.status();
+}
+
+TEST_F(AdvisorTest, ARefusalSaysWhichLowerPriorityAllocationsToStopWouldFreeRoom) {
+  Run("b00-n000", /*priority=*/0, "slurm:7");
+  Run("b01-n000", /*priority=*/0, "slurm:8");
+  PlacementRequest request;
+  request.job = *ParseJobSpec("tp=8,pp=4,dp=1,max_tier=block,priority=10");
+  const Advisor advisor(Ports());
+  const absl::Status refused = RefusalOf(advisor, request);
+  ASSERT_TRUE(absl::IsResourceExhausted(refused)) << refused;
+
+  const absl::Status worded = advisor.WithWhatWouldFree(refused, request);
+
+  EXPECT_TRUE(absl::IsResourceExhausted(worded));
+  EXPECT_THAT(std::string(worded.message()), ::testing::StartsWith(std::string(refused.message())));
+  EXPECT_THAT(std::string(worded.message()),
+              ::testing::ContainsRegex("; what would free it: stopping slurm:[78] \\(priority 0\\) "
+                                       "frees block [01]$"));
+}
+
+TEST_F(AdvisorTest, ARefusalOfAJobThatMayStopNobodySaysWhichMoveWouldFreeRoom) {
+  Run("b00-n000", /*priority=*/0, "slurm:7");
+  Run("b01-n000", /*priority=*/0, "slurm:8");
+  PlacementRequest request;
+  request.job = *ParseJobSpec("tp=8,pp=4,dp=1,max_tier=block");
+  const Advisor advisor(Ports());
+
+  const absl::Status worded = advisor.WithWhatWouldFree(RefusalOf(advisor, request), request);
+
+  EXPECT_THAT(std::string(worded.message()),
+              ::testing::ContainsRegex("; what would free it: moving slurm:[78] \\(8 GPUs\\)"));
+}
+
+TEST_F(AdvisorTest, ARefusalNothingCanHelpSaysSoAndOtherErrorsPassUnchanged) {
+  PlacementRequest request;
+  // More nodes than the fabric has hosts: no stop and no move makes room.
+  request.job = *ParseJobSpec("tp=8,pp=8,dp=4");
+  const Advisor advisor(Ports());
+  const absl::Status refused = RefusalOf(advisor, request);
+  ASSERT_TRUE(absl::IsResourceExhausted(refused)) << refused;
+
+  EXPECT_THAT(std::string(advisor.WithWhatWouldFree(refused, request).message()),
+              ::testing::HasSubstr("; what would free it: no allocation of lower priority to stop "
+                                   "and no move of a running one frees room now"));
+  const absl::Status bad = absl::InvalidArgumentError("tp: expected a power of two");
+  EXPECT_EQ(advisor.WithWhatWouldFree(bad, request), bad);
 }
 
 }  // namespace
