@@ -1,8 +1,11 @@
 // A load sweep: the same comparison (one trace, one fabric, every policy) at several
-// multiples of the trace's offered load, written as one Markdown page with curves:
-//   report.md        inputs, one table per load (mean/p95 JCT, queueing, spine bytes and
-//                    their lower bound), and the charts
-//   mean_jct.svg, p95_jct.svg, mean_queue.svg, spine_bytes.svg
+// loads, written as one Markdown page with curves; every load is named by the share of
+// the fabric's GPU-hours it offers (below 100%: stable, compared by JCT; above:
+// overload, compared by throughput and makespan):
+//   report.md        inputs, one table per load (mean/p95/p99 JCT, queueing, slowdowns,
+//                    GPU-hours per day, makespan, spine bytes and their lower bound), and
+//                    the charts
+//   mean_jct.svg, p95_jct.svg, mean_queue.svg, spine_bytes.svg, gpu_hours_per_day.svg
 //                    each metric per policy against offered load
 //   load-<x>x/       the full single-load report (report_writer.h) of every load
 //

@@ -127,10 +127,27 @@ TEST(SimulateCommand, LoadSweepRunsEachLoadAndWritesTheCurvesAndOneReportPerLoad
   }
   std::ifstream in(dir + "/report.md");
   const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_THAT(md, HasSubstr("## 1x offered load"));
-  EXPECT_THAT(md, HasSubstr("## 4x offered load (arrival times / 4; "));
+  EXPECT_THAT(md, HasSubstr("load factor 1x, arrival times / 1)"));
+  EXPECT_THAT(md, HasSubstr("load factor 4x, arrival times / 4)"));
   EXPECT_THAT(md, HasSubstr("ECMP hashes each flow onto one uplink"));
   EXPECT_THAT(md, HasSubstr("| lower bound |"));
+}
+
+TEST(SimulateCommand, AnOfferedLoadSweepNamesEachLoadByItsShareAndWhetherItIsStable) {
+  const std::string dir = ::testing::TempDir() + "/simulate-offered-sweep";
+  auto r = RunCommand(Cli("simulate --json --fabric preset:superpod-4su --trace " +
+                          ShellQuote(kFixtures + "tiny-hand.trace") +
+                          " --policy topoplace,first-fit --offered-load 0.5,1.5 --report " +
+                          ShellQuote(dir)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dir + "/report.md");
+  const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(md, HasSubstr("offering 50%, 150% of the fabric's GPU-hours"));
+  EXPECT_THAT(md, HasSubstr("## 50% offered load (stable: compare JCT; load factor 0.5x"));
+  EXPECT_THAT(md, HasSubstr("## 150% offered load (overload: compare throughput and makespan;"));
+  EXPECT_THAT(md, HasSubstr("| GPU-h slowdown | GPU-h/day | makespan |"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/gpu_hours_per_day.svg"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/load-1.5x/report.md"));
 }
 
 TEST(SimulateCommand, LoadAwareRunIsReproducibleFromItsReport) {
