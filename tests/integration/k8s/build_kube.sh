@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and kube-scheduler v1.20.2 from Debian's own `kubernetes` source
-# package (the newest that builds with Debian's Go 1.19), following
-# /work/shared/recipes/REAL-PEERS.md §3, with one upstream fix applied: 1.20.0-1.20.x
-# never hand the extenders to the scheduling framework, so an extender's preempt verb is
-# never called (kubernetes/kubernetes#102971, fixed by #103019 and cherry-picked to
-# release-1.20 as #103030); the fix passes them with frameworkruntime.WithExtenders. The binaries land in a cache outside the repo and
-# are reused when present; a fresh machine builds them in about 4 minutes on 2 cores.
+# Builds kube-apiserver and kube-scheduler from the k8s.io/kubernetes module at the version
+# the wrapper module tests/integration/k8s/kube/go.mod pins (its replace lines point the
+# staging modules, k8s.io/api and the rest, at their published versions; go.sum holds
+# every checksum), with a Go of at least 1.26 (deploy/go-toolchain.sh). Modules come
+# through the Go module proxy; the binaries land in a cache outside the repo and are
+# reused when present: a fresh machine downloads and builds once (about 10 minutes on 2
+# cores).
 #
 #   tests/integration/k8s/build_kube.sh            # prints the bin dir on stdout
 #   TOPOPLACE_KUBE_CACHE=/some/dir build_kube.sh   # another cache
-#
-# Needs: golang-1.19-go rsync golang-github-modern-go-reflect2-dev dpkg-dev and the Debian
-# source archive reachable through apt. Nothing is written under /etc/apt or the repo.
 set -euo pipefail
 
-cache=${TOPOPLACE_KUBE_CACHE:-/var/cache/topoplace/kube-v1.20.2-pr103019}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+module="$here/kube"
+version=$(awk '$1 == "k8s.io/kubernetes" { print $2 }' "$module/go.mod")
+[[ $version =~ ^v1\.([0-9]+)\.[0-9]+$ ]] ||
+  { echo "build_kube: no k8s.io/kubernetes version in $module/go.mod" >&2; exit 1; }
+minor=${BASH_REMATCH[1]}
+if [[ -z ${TOPOPLACE_KUBE_CACHE:-} ]]; then
+  root=/var/cache/topoplace
+  if ! mkdir -p "$root" 2>/dev/null || [[ ! -w $root ]]; then
+    root=${XDG_CACHE_HOME:-$HOME/.cache}/topoplace
+  fi
+  TOPOPLACE_KUBE_CACHE=$root/kube-$version
+fi
+cache=$TOPOPLACE_KUBE_CACHE
 bin="$cache/bin"
 binaries=(kube-apiserver kube-scheduler)
 
@@ -36,51 +46,22 @@ if have_all; then
   exit 0
 fi
 
+go=$("$here/../../../deploy/go-toolchain.sh")
 work="$cache/work"
 rm -rf "$work"
-mkdir -p "$work/sources.list.d" "$work/lists/partial" "$work/src"
-cleanup() { rm -rf "$work"; }
-trap cleanup EXIT
-
-# deb822 sources of this system, as deb-src, in a private directory.
-for f in /etc/apt/sources.list.d/*.sources; do
-  [[ -e "$f" ]] || continue
-  sed 's/^Types:.*$/Types: deb-src/' "$f" >"$work/sources.list.d/$(basename "$f")"
-done
-if [[ -s /etc/apt/sources.list ]]; then
-  sed -n 's/^deb /deb-src /p' /etc/apt/sources.list >"$work/sources.list.d/legacy.list"
-fi
-apt_opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$work/sources.list.d"
-          -o "Dir::State::Lists=$work/lists" -o APT::Sandbox::User=root)
-
-echo "build_kube: fetching Debian's kubernetes source package" >&2
-apt-get "${apt_opts[@]}" update -qq >&2
-(cd "$work/src" && apt-get "${apt_opts[@]}" source --download-only kubernetes >&2)
-orig=$(ls "$work"/src/kubernetes_*.orig.tar.gz | head -n 1)
-tar -C "$work/src" -xzf "$orig"
-tree=$(ls -d "$work"/src/kubernetes-1.20.*/ | head -n 1)
-
-# The vendored reflect2 1.0.1 crashes under Go >= 1.18; Debian's copy works.
-rsync -a --delete /usr/share/gocode/src/github.com/modern-go/reflect2/ \
-  "$tree/vendor/github.com/modern-go/reflect2/"
-
-# kubernetes#103019: the framework gets the extenders, so preemption calls them.
-factory="$tree/pkg/scheduler/factory.go"
-grep -q 'frameworkruntime.WithPodNominator(nominator),' "$factory" ||
-  { echo "build_kube: $factory is not the expected v1.20 source" >&2; exit 1; }
-sed -i 's/^\(\t*\)frameworkruntime.WithPodNominator(nominator),$/&\n\1frameworkruntime.WithExtenders(extenders),/' \
-  "$factory"
-grep -q 'frameworkruntime.WithExtenders(extenders),' "$factory" ||
-  { echo "build_kube: could not apply kubernetes#103019 to $factory" >&2; exit 1; }
-
-echo "build_kube: building ${binaries[*]} (several minutes on 2 cores)" >&2
-(cd "$tree" && PATH=/usr/lib/go-1.19/bin:$PATH GOFLAGS=-mod=vendor GOCACHE="$work/gocache" \
-  make WHAT="cmd/kube-apiserver cmd/kube-scheduler" >&2)
-
-mkdir -p "$bin.tmp"
-for b in "${binaries[@]}"; do
-  cp "$tree/_output/local/bin/linux/amd64/$b" "$bin.tmp/$b"
-done
-rm -rf "$bin"
-mv "$bin.tmp" "$bin"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+echo "build_kube: building ${binaries[*]} $version with $("$go" env GOVERSION) (several minutes on 2 cores)" >&2
+# The version the binaries report (kube-apiserver --version, /version), as Kubernetes'
+# own release build stamps it.
+stamp="-X k8s.io/component-base/version.gitVersion=$version"
+stamp+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+stamp+=" -X k8s.io/component-base/version.gitTreeState=clean"
+packages=()
+for b in "${binaries[@]}"; do packages+=("k8s.io/kubernetes/cmd/$b"); done
+GOFLAGS=-mod=readonly GOTOOLCHAIN=local GOMODCACHE="${GOMODCACHE:-$(dirname "$cache")/go-mod}" \
+  GOCACHE="${GOCACHE:-$(dirname "$cache")/go-build}" \
+  "$go" build -C "$module" -ldflags "$stamp" -o "$work/bin/" "${packages[@]}" >&2
+mkdir -p "$bin"
+for b in "${binaries[@]}"; do mv "$work/bin/$b" "$bin/$b"; done
 echo "$bin"

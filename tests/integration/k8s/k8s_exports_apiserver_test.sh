@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Every Kubernetes export is accepted by a real kube-apiserver (v1.20.2, built from
-# Debian's source package by build_kube.sh) holding the current upstream CRDs of Kueue's
+# Every Kubernetes export is accepted by a real kube-apiserver (v1.36, built from the
+# k8s.io/kubernetes module by build_kube.sh; its version printed) holding the current upstream CRDs of Kueue's
 # Topology, Volcano's HyperNode and KAI's Topology (/work/shared/fixtures/crds, unmodified; or
 # TOPOPLACE_CRD_DIR): for each reference fabric, `k8s-labels` as Node objects (labels set
 # on create, and by merge patch on the first 64 nodes), `kueue-topology` as v1beta2 and as
 # v1beta1, `volcano-hypernodes`, `kai-topology` (gb200-nvl72 among the fabrics: the
 # NVLink-domain level); each object is read back and compared. A rejected object fails
 # with the apiserver's message.
-# v1.20 checks the CRDs' structural schemas, not their CEL rules (those need 1.25+).
+# The apiserver checks the CRDs' structural schemas and their CEL validation rules.
 #
 # Usage: k8s_exports_apiserver_test.sh TOPOPLACE
-# Exit 77 (skipped) when etcd, Go 1.19, curl, openssl, python3-yaml or the CRDs are missing.
+# Exit 77 (skipped) when etcd, curl, openssl, unzip, python3-yaml or the CRDs are missing.
 set -euo pipefail
 shopt -s inherit_errexit
 topoplace=$(realpath "$1")
@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 crds=${TOPOPLACE_CRD_DIR:-$here/../../../../shared/fixtures/crds}
 
 skip() { echo "SKIP: $*"; exit 77; }
-for tool in etcd curl openssl /usr/lib/go-1.19/bin/go; do
+for tool in etcd curl openssl unzip; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (deploy/install-deps.sh)"
 done
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
@@ -28,6 +28,7 @@ done
 
 source "$here/kube_apiserver_lib.sh"
 kube_bin=$(kube_binaries)
+echo "running against $(kube_versions "$kube_bin")"
 
 D=$(mktemp -d /tmp/topoplace-k8s-exports.XXXXXX)
 mkdir -p "$D/log"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# End to end with a real kube-apiserver and kube-scheduler (v1.20.2 built from Debian's
-# `kubernetes` source package by build_kube.sh, cached), etcd from Debian, topoplaced on
+# End to end with a real kube-apiserver and kube-scheduler (v1.36, built from the
+# k8s.io/kubernetes module by build_kube.sh and cached; the versions are printed), etcd
+# from Debian, topoplaced on
 # a small rail-optimised fabric (2 blocks x 4 nodes x 8 GPUs) and topoplace-k8s-extender
 # serving HTTPS with client certificates required (kube-scheduler presents its own through
 # the extender's tlsConfig; the extender refuses to start without one, and a client
@@ -35,12 +36,13 @@ extender=$(realpath "$3")
 here=$(cd "$(dirname "$0")" && pwd)
 
 skip() { echo "SKIP: $*"; exit 77; }
-for tool in etcd jq curl openssl python3 /usr/lib/go-1.19/bin/go; do
+for tool in etcd jq curl openssl python3 unzip; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (deploy/install-deps.sh)"
 done
 
 source "$here/kube_apiserver_lib.sh"
 kube_bin=$(kube_binaries)
+echo "running against $(kube_versions "$kube_bin"), etcd $(etcd --version | awk '/etcd Version/ { print $3 }')"
 
 D=$(mktemp -d /tmp/topoplace-k8s-e2e.XXXXXX)
 mkdir -p "$D/log" "$D/run"
@@ -147,14 +149,12 @@ start_scheduler() {  # NODE_CACHE_CAPABLE (true|false)
   local health_port
   health_port=$(free_port)
   cat >"$D/scheduler.yaml" <<EOF
-apiVersion: kubescheduler.config.k8s.io/v1beta1
+apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
   kubeconfig: $D/kubeconfig
 leaderElection:
   leaderElect: false
-healthzBindAddress: 127.0.0.1:$health_port
-metricsBindAddress: 127.0.0.1:$health_port
 # The extender must see every feasible node to steer a gang (see deploy/k8s/).
 percentageOfNodesToScore: 100
 extenders:
@@ -174,11 +174,13 @@ extenders:
   - name: nvidia.com/gpu
     ignoredByScheduler: false
 EOF
-  "$kube_bin/kube-scheduler" --config "$D/scheduler.yaml" --secure-port 0 \
+  # Health is served on the secure port only; /healthz needs no credentials there.
+  "$kube_bin/kube-scheduler" --config "$D/scheduler.yaml" --bind-address 127.0.0.1 \
+    --secure-port "$health_port" --cert-dir "$D/scheduler-certs" \
     >>"$D/log/kube-scheduler.log" 2>&1 &
   scheduler_pid=$!
   wait_for "kube-scheduler did not become healthy" 600 \
-    curl -sf "http://127.0.0.1:$health_port/healthz"
+    curl -sfk "https://127.0.0.1:$health_port/healthz"
 }
 stop_scheduler() {
   kill "$scheduler_pid"

@@ -6,17 +6,18 @@
 #   kube_bin=$(kube_binaries)                      # builds them once (build_kube.sh)
 #   start_etcd; start_kube_apiserver "$kube_bin"   # then kc "$api/api/v1/nodes"
 
-# The directory of kube-apiserver and kube-scheduler v1.20.2, built once into a cache
-# outside the repository (TOPOPLACE_KUBE_CACHE, else /var/cache/topoplace or ~/.cache).
+# The directory of kube-apiserver and kube-scheduler at the version
+# tests/integration/k8s/kube/go.mod pins, built once into a cache outside the repository
+# (build_kube.sh: TOPOPLACE_KUBE_CACHE, else /var/cache/topoplace or ~/.cache).
 kube_binaries() {
-  if [[ -z ${TOPOPLACE_KUBE_CACHE:-} ]]; then
-    if mkdir -p /var/cache/topoplace 2>/dev/null && [[ -w /var/cache/topoplace ]]; then
-      export TOPOPLACE_KUBE_CACHE=/var/cache/topoplace/kube-v1.20.2-pr103019
-    else
-      export TOPOPLACE_KUBE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/topoplace/kube-v1.20.2-pr103019
-    fi
-  fi
   "$(dirname "${BASH_SOURCE[0]}")/build_kube.sh"
+}
+
+# Prints what ran: "kube-apiserver v1.36.3, kube-scheduler v1.36.3" (their --version).
+kube_versions() {
+  local kube_bin=$1
+  echo "kube-apiserver $("$kube_bin/kube-apiserver" --version | awk '{ print $2 }')," \
+    "kube-scheduler $("$kube_bin/kube-scheduler" --version | awk '{ print $2 }')"
 }
 
 # Stops the started processes in reverse order (SIGTERM, then SIGKILL after 5 s).
@@ -72,7 +73,6 @@ start_kube_apiserver() {
   "$kube_bin/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$etcd_port" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
-    --insecure-port 0 \
     --cert-dir "$D/apiserver-certs" \
     --token-auth-file "$D/tokens.csv" --authorization-mode AlwaysAllow \
     --disable-admission-plugins ServiceAccount,TaintNodesByCondition \
