@@ -10,7 +10,7 @@
 #   deploy/make-preemption-report.sh [path/to/topoplace]
 #
 # Environment: TOPOPLACE, OUT (default docs/report/preemption), SEEDS (default 3), LOADS
-# (default 1,4), SHARE (default 0.3: of the jobs with at least 128 GPUs that fit one
+# (offered loads, default 0.5,0.85), SHARE (default 0.3: of the jobs with at least 128 GPUs that fit one
 # block), POLICIES (default every policy but first-fit and random), ECMP (default hash).
 set -euo pipefail
 
@@ -18,7 +18,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${1:-${TOPOPLACE:-$root/build/api/cli/topoplace}}
 out=${OUT:-$root/docs/report/preemption}
 seeds=${SEEDS:-3}
-loads=${LOADS:-1,4}
+loads=${LOADS:-0.5,0.85}
 share=${SHARE:-0.3}
 policies=${POLICIES:-topoplace,slurm-tree,slurm-block,kueue-bestfit,volcano,kai}
 ecmp=${ECMP:-hash}
@@ -41,7 +41,7 @@ scenario() {
       for mode in none priority-only topology; do
         for ahead in "" --look-ahead; do
           "$bin" simulate "$@" --policy "$policies" --network shared --ecmp "$ecmp" \
-            --load-scale "$load" --seed "$seed" --high-priority-share "$share" \
+            --offered-load "$load" --seed "$seed" --high-priority-share "$share" \
             --preemption "$mode" $ahead --json \
             >"$runs/$name@$load@$seed@$mode@${ahead:+la}.json"
         done
@@ -104,7 +104,7 @@ for key in order:
         scenarios.append(key[:2])
 for name, load in scenarios:
     jobs = statistics.mean(m["jobs"] for m in cells[(name, load, order[0][2], "none")])
-    print(f"## {name}, {load:g}x load ({jobs:.0f} high-priority jobs on average)\n")
+    print(f"## {name}, {100 * load:.0f}% offered load ({jobs:.0f} high-priority jobs on average)\n")
     print("| policy | preemption | high JCT h | high p95 h | other JCT h | all JCT h | "
           "stopped | in vain | lost GPU-h | head blocked | util |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

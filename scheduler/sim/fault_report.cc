@@ -94,7 +94,8 @@ std::string RenderFaultSweepMarkdown(const std::vector<FaultSweepPoint>& points,
   std::map<double, std::vector<const FaultSweepPoint*>> by_load;
   for (const FaultSweepPoint& p : points) by_load[p.run.factor].push_back(&p);
   for (const auto& [factor, group] : by_load) {
-    absl::StrAppend(&md, "## ", factor, "x offered load\n\n");
+    absl::StrAppendFormat(&md, "## %.0f%% offered load (load factor %gx)\n\n",
+                          100 * group.front()->run.info.offered_load, factor);
     md +=
         "| policy | fault scale | faults | interruptions | per 1,000 job-h | lost GPU-h | "
         "goodput | mean JCT h | p95 JCT h |\n|---|---|---|---|---|---|---|---|---|\n";
