@@ -6,6 +6,7 @@
 #include "api/server/placement_service.h"
 #include "api/server/telemetry_service.h"
 #include "api/server/topology_service.h"
+#include "scheduler/state/free_capacity.h"
 #include "topology/base/status_macros.h"
 
 namespace topoplace::server {
@@ -81,6 +82,15 @@ absl::StatusOr<std::unique_ptr<DaemonServices>> BuildDaemonServices(const Server
 
   services->metrics->SetLedgerSource(
       [ledger = &stores.ledger()] { return ReadLedgerGauges(*ledger); });
+  // What is free, in what shape, at every scrape: the ledger's occupancy on the current
+  // engine's health (scheduler/state/free_capacity.h).
+  services->metrics->SetCapacitySource([ledger = &stores.ledger(), &context] {
+    const std::shared_ptr<const sched::PlacementEngine> engine = context.engine->Current();
+    return sched::MeasureFreeCapacity(*context.fabric, ledger->Occupancy(), engine->health());
+  });
+  context.on_refused = [m = services->metrics.get()](const std::string& level) {
+    m->CountRefused(level);
+  };
   // Every ledger writer (handlers, sweeper) goes through the observed ledger, so the
   // console's event stream sees each change.
   services->ledger = std::make_unique<ObservedLedger>(

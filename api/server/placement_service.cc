@@ -78,6 +78,17 @@ sched::ReserverPorts PlacementService::UseCasePorts(const ServiceContext& contex
   return ports;
 }
 
+absl::Status PlacementService::Refused(const absl::Status& refusal,
+                                       const sched::PlacementRequest& placement) const {
+  if (absl::IsResourceExhausted(refusal) && context_.on_refused) {
+    const sched::JobSpec& job = placement.job;
+    context_.on_refused(job.mode == sched::ConstraintMode::kHard
+                            ? std::string(sched::MaxTierName(job.max_tier))
+                            : std::string("cluster"));
+  }
+  return advisor_.WithWhatWouldFree(refusal, placement);
+}
+
 absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
                                        v1::PlaceResponse& response) {
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
@@ -85,7 +96,7 @@ absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
   response.set_fabric_version(context_.fabric_version);
   if (!request.may_preempt()) {
     absl::StatusOr<sched::PlacementPlan> plan = advisor_.Place(placement);
-    if (!plan.ok()) return advisor_.WithWhatWouldFree(plan.status(), placement);
+    if (!plan.ok()) return Refused(plan.status(), placement);
     *response.mutable_plan() = PlanToProto(*context_.fabric, *plan);
     return absl::OkStatus();
   }
@@ -131,7 +142,7 @@ absl::Status PlacementService::DoReserve(const Caller& caller, const v1::Reserve
   }
   absl::StatusOr<sched::ReserveOutcome> reserved =
       reserver_.Reserve({placement, ttl, std::string(request.request_id()), std::move(releasing)});
-  if (!reserved.ok()) return advisor_.WithWhatWouldFree(reserved.status(), placement);
+  if (!reserved.ok()) return Refused(reserved.status(), placement);
   sched::ReserveOutcome outcome = *std::move(reserved);
   *response.mutable_allocation() = AllocationToProto(outcome.allocation);
   if (outcome.plan) {

@@ -10,7 +10,9 @@
 #include <grpcpp/support/server_callback.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -63,6 +65,9 @@ struct ServiceContext {
   // Uplink load measured by switch port counters (ServerConfig::uplink_load_from_counters);
   // null: off.
   std::unique_ptr<MeasuredUplinkLoad> measured_load;
+  // Told of every Place or Reserve refused for want of room, with the level the job was
+  // bound to (the daemon's topoplace_refused_requests_total); null: nobody counts.
+  std::function<void(const std::string& level)> on_refused;
 };
 
 // Finishes a unary call with `status` on the context's default reactor.

@@ -37,86 +37,128 @@ const Histogram::BucketBoundaries& PlacementBuckets() {
 
 }  // namespace
 
-class DaemonMetrics::LedgerCollectable : public prometheus::Collectable {
+namespace {
+
+prometheus::MetricFamily Family(std::string name, std::string help, prometheus::MetricType type) {
+  prometheus::MetricFamily f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.type = type;
+  return f;
+}
+
+// One sample of `value` with `labels` (none: unlabelled) added to `family`.
+void Add(prometheus::MetricFamily& family, double value,
+         std::vector<prometheus::ClientMetric::Label> labels = {}) {
+  prometheus::ClientMetric m;
+  m.label = std::move(labels);
+  if (family.type == prometheus::MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  family.metric.push_back(std::move(m));
+}
+
+// `family` with one unlabelled sample of `value`.
+prometheus::MetricFamily One(prometheus::MetricFamily family, double value) {
+  Add(family, value);
+  return family;
+}
+
+std::vector<prometheus::MetricFamily> LedgerFamilies(const LedgerGauges& now) {
+  prometheus::MetricFamily allocations =
+      Family("topoplace_allocations", "Live allocations by state", prometheus::MetricType::Gauge);
+  for (const auto& [state, count] : now.allocations) Add(allocations, count, {{"state", state}});
+  std::vector<prometheus::MetricFamily> families = {
+      std::move(allocations),
+      One(Family("topoplace_ledger_writable",
+                 "1 while this process can record ledger changes, 0 otherwise",
+                 prometheus::MetricType::Gauge),
+          now.writable ? 1 : 0),
+      One(Family("topoplace_leader",
+                 "1 while this replica leads (may write the ledger), 0 for a follower",
+                 prometheus::MetricType::Gauge),
+          now.leading ? 1 : 0),
+      One(Family("topoplace_reservations_expired_total",
+                 "Reservations this process marked expired, never committed in time",
+                 prometheus::MetricType::Counter),
+          static_cast<double>(now.expired_reservations)),
+  };
+  if (now.store_bytes >= 0 && now.store_quota_bytes > 0) {
+    families.push_back(One(Family("topoplace_store_bytes",
+                                  "Bytes of the ledger store's database (etcd's db size), "
+                                  "which its space quota is measured against",
+                                  prometheus::MetricType::Gauge),
+                           static_cast<double>(now.store_bytes)));
+    families.push_back(One(Family("topoplace_store_quota_bytes",
+                                  "The ledger store's space quota (etcd_quota_bytes): past "
+                                  "it etcd refuses every write",
+                                  prometheus::MetricType::Gauge),
+                           static_cast<double>(now.store_quota_bytes)));
+  }
+  return families;
+}
+
+std::vector<prometheus::MetricFamily> CapacityFamilies(const sched::FreeCapacity& now) {
+  prometheus::MetricFamily free_gpus =
+      Family("topoplace_free_gpus", "Free GPUs on usable hosts, per domain of each placement level",
+             prometheus::MetricType::Gauge);
+  prometheus::MetricFamily largest_gpus =
+      Family("topoplace_largest_placeable_gpus",
+             "GPUs of the largest whole-host job one domain of the level can take now",
+             prometheus::MetricType::Gauge);
+  prometheus::MetricFamily largest_hosts =
+      Family("topoplace_largest_placeable_hosts",
+             "Hosts (trays) of the largest whole-host job one domain of the level can take now",
+             prometheus::MetricType::Gauge);
+  for (const sched::FreeCapacity::Level& level : now.levels) {
+    for (const sched::FreeCapacity::Domain& d : level.domains) {
+      Add(free_gpus, static_cast<double>(d.free_gpus),
+          {{"level", level.level}, {"domain", d.name}});
+    }
+    Add(largest_gpus, static_cast<double>(level.largest_gpus), {{"level", level.level}});
+    Add(largest_hosts, static_cast<double>(level.largest_hosts), {{"level", level.level}});
+  }
+  prometheus::MetricFamily runs =
+      Family("topoplace_idle_hosts_by_run",
+             "Idle hosts by the number of idle hosts in their NVLink domain (or block): "
+             "segment sizes",
+             prometheus::MetricType::Gauge);
+  for (const auto& [size, hosts] : now.idle_hosts_by_run) {
+    Add(runs, static_cast<double>(hosts), {{"size", absl::StrCat(size)}});
+  }
+  return {std::move(free_gpus), std::move(largest_gpus), std::move(largest_hosts), std::move(runs)};
+}
+
+}  // namespace
+
+// Families computed at every scrape from a source given later (the ledger's state, the
+// free capacity): none until then.
+class DaemonMetrics::ScrapeCollectable : public prometheus::Collectable {
  public:
-  void Set(std::function<LedgerGauges()> source) {
+  void Set(std::function<std::vector<prometheus::MetricFamily>()> collect) {
     absl::MutexLock lock(&mu_);
-    source_ = std::move(source);
+    collect_ = std::move(collect);
   }
   std::vector<prometheus::MetricFamily> Collect() const override {
-    std::function<LedgerGauges()> source;
+    std::function<std::vector<prometheus::MetricFamily>()> collect;
     {
       absl::MutexLock lock(&mu_);
-      source = source_;
+      collect = collect_;
     }
-    if (!source) return {};
-    const LedgerGauges now = source();
-    prometheus::MetricFamily allocations =
-        Family("topoplace_allocations", "Live allocations by state", prometheus::MetricType::Gauge);
-    for (const auto& [state, count] : now.allocations) {
-      prometheus::ClientMetric m;
-      m.label.push_back({"state", state});
-      m.gauge.value = count;
-      allocations.metric.push_back(std::move(m));
-    }
-    std::vector<prometheus::MetricFamily> families = {
-        std::move(allocations),
-        One(Family("topoplace_ledger_writable",
-                   "1 while this process can record ledger changes, 0 otherwise",
-                   prometheus::MetricType::Gauge),
-            now.writable ? 1 : 0),
-        One(Family("topoplace_leader",
-                   "1 while this replica leads (may write the ledger), 0 for a follower",
-                   prometheus::MetricType::Gauge),
-            now.leading ? 1 : 0),
-        One(Family("topoplace_reservations_expired_total",
-                   "Reservations this process marked expired, never committed in time",
-                   prometheus::MetricType::Counter),
-            static_cast<double>(now.expired_reservations)),
-    };
-    if (now.store_bytes >= 0 && now.store_quota_bytes > 0) {
-      families.push_back(One(Family("topoplace_store_bytes",
-                                    "Bytes of the ledger store's database (etcd's db size), "
-                                    "which its space quota is measured against",
-                                    prometheus::MetricType::Gauge),
-                             static_cast<double>(now.store_bytes)));
-      families.push_back(One(Family("topoplace_store_quota_bytes",
-                                    "The ledger store's space quota (etcd_quota_bytes): past "
-                                    "it etcd refuses every write",
-                                    prometheus::MetricType::Gauge),
-                             static_cast<double>(now.store_quota_bytes)));
-    }
-    return families;
+    return collect ? collect() : std::vector<prometheus::MetricFamily>{};
   }
 
  private:
-  static prometheus::MetricFamily Family(std::string name, std::string help,
-                                         prometheus::MetricType type) {
-    prometheus::MetricFamily f;
-    f.name = std::move(name);
-    f.help = std::move(help);
-    f.type = type;
-    return f;
-  }
-  // `family` with one unlabelled sample of `value`.
-  static prometheus::MetricFamily One(prometheus::MetricFamily family, double value) {
-    prometheus::ClientMetric m;
-    if (family.type == prometheus::MetricType::Counter) {
-      m.counter.value = value;
-    } else {
-      m.gauge.value = value;
-    }
-    family.metric.push_back(std::move(m));
-    return family;
-  }
-
   mutable absl::Mutex mu_;
-  std::function<LedgerGauges()> source_ ABSL_GUARDED_BY(mu_);
+  std::function<std::vector<prometheus::MetricFamily>()> collect_ ABSL_GUARDED_BY(mu_);
 };
 
 DaemonMetrics::DaemonMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),
-      ledger_(std::make_shared<LedgerCollectable>()),
+      ledger_(std::make_shared<ScrapeCollectable>()),
+      capacity_(std::make_shared<ScrapeCollectable>()),
       probe_latency_(prometheus::BuildHistogram()
                          .Name("topoplace_probe_latency_seconds")
                          .Help("One-way link probe latency (median ping-pong / 2) by tier")
@@ -156,7 +198,12 @@ DaemonMetrics::DaemonMetrics()
       rpcs_(prometheus::BuildCounter()
                 .Name("topoplace_rpc_requests_total")
                 .Help("gRPC requests handled, by method and status code")
-                .Register(*registry_)) {
+                .Register(*registry_)),
+      refused_(prometheus::BuildCounter()
+                   .Name("topoplace_refused_requests_total")
+                   .Help("Place and Reserve requests refused for want of room, by the level "
+                         "the job was bound to")
+                   .Register(*registry_)) {
   for (LinkVerdict v : {LinkVerdict::kHealthy, LinkVerdict::kDegraded, LinkVerdict::kDown}) {
     links_.Add({{"health", std::string(LinkVerdictName(v))}});
   }
@@ -220,14 +267,24 @@ void DaemonMetrics::CountRpc(const std::string& method, const std::string& code)
   rpcs_.Add({{"method", method}, {"code", code}}).Increment();
 }
 
+void DaemonMetrics::CountRefused(const std::string& level) {
+  refused_.Add({{"level", level}}).Increment();
+}
+
 void DaemonMetrics::SetLedgerSource(std::function<LedgerGauges()> source) {
-  ledger_->Set(std::move(source));
+  ledger_->Set([source = std::move(source)] { return LedgerFamilies(source()); });
+}
+
+void DaemonMetrics::SetCapacitySource(std::function<sched::FreeCapacity()> source) {
+  capacity_->Set([source = std::move(source)] { return CapacityFamilies(source()); });
 }
 
 std::string DaemonMetrics::Render() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
-  std::vector<prometheus::MetricFamily> more = ledger_->Collect();
-  families.insert(families.end(), more.begin(), more.end());
+  for (const auto& source : {ledger_, capacity_}) {
+    std::vector<prometheus::MetricFamily> more = source->Collect();
+    families.insert(families.end(), more.begin(), more.end());
+  }
   return prometheus::TextSerializer().Serialize(families);
 }
 
@@ -243,6 +300,7 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
   }
   server->exposer_->RegisterCollectable(metrics.registry());
   server->exposer_->RegisterCollectable(metrics.ledger_);
+  server->exposer_->RegisterCollectable(metrics.capacity_);
   if (auth) server->exposer_->RegisterAuth(std::move(auth), "topoplace");
   std::vector<int> ports = server->exposer_->GetListeningPorts();
   server->port_ = ports.empty() ? 0 : ports.front();

@@ -16,6 +16,13 @@
 //                                                    (a store with a quota only)
 //   topoplace_placement_duration_seconds{result}     histogram
 //   topoplace_rpc_requests_total{method,code}
+//   topoplace_refused_requests_total{level}          Place/Reserve refused for want of room
+//   topoplace_free_gpus{level,domain}                free GPUs per domain of each level
+//   topoplace_largest_placeable_gpus{level}, topoplace_largest_placeable_hosts{level}
+//                                                    the largest whole-host job one domain
+//                                                    of the level takes now
+//   topoplace_idle_hosts_by_run{size}                idle hosts by the idle run they sit in
+//   (the last three read at scrape: scheduler/state/free_capacity.h)
 //
 //   DaemonMetrics metrics;
 //   metrics.ObserveProbe(Tier::kLeaf, 4.2, 380, true);
@@ -42,6 +49,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "scheduler/state/free_capacity.h"
 #include "telemetry/health/link_verdict.h"
 #include "topology/model/fabric.h"
 
@@ -76,9 +84,14 @@ class DaemonMetrics {
   void CountRejectedReport(const std::string& kind);
   void ObservePlacement(absl::Duration elapsed, bool ok);
   void CountRpc(const std::string& method, const std::string& code);
+  // A Place or Reserve refused for want of room; `level` is the one the job was bound to
+  // ("block", "pod", or "cluster" for a job bound to none).
+  void CountRefused(const std::string& level);
   // Called at every scrape for topoplace_allocations, topoplace_ledger_writable,
   // topoplace_leader and topoplace_reservations_expired_total.
   void SetLedgerSource(std::function<LedgerGauges()> source);
+  // Called at every scrape for the free-capacity families.
+  void SetCapacitySource(std::function<sched::FreeCapacity()> source);
 
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
   // The text exposition format, as /metrics serves it.
@@ -86,9 +99,9 @@ class DaemonMetrics {
 
  private:
   friend class MetricsServer;
-  class LedgerCollectable;
+  class ScrapeCollectable;
   std::shared_ptr<prometheus::Registry> registry_;
-  std::shared_ptr<LedgerCollectable> ledger_;
+  std::shared_ptr<ScrapeCollectable> ledger_, capacity_;
   prometheus::Family<prometheus::Histogram>& probe_latency_;
   prometheus::Family<prometheus::Histogram>& probe_bandwidth_;
   prometheus::Family<prometheus::Counter>& probe_results_;
@@ -99,6 +112,7 @@ class DaemonMetrics {
   prometheus::Family<prometheus::Counter>& rejected_;
   prometheus::Family<prometheus::Histogram>& placement_;
   prometheus::Family<prometheus::Counter>& rpcs_;
+  prometheus::Family<prometheus::Counter>& refused_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, prometheus::Gauge*> link_gauges_ ABSL_GUARDED_BY(mu_);
 };

@@ -4,8 +4,9 @@
 Starts topoplaced (embedded fabric, a fresh SQLite file) with /metrics on loopback and
 Debian's Prometheus scraping it every second with the alerting rules loaded; then checks:
   - Prometheus loaded every rule of topoplace-alerts.yml and evaluates each without error;
-  - every query of every dashboard panel is accepted by Prometheus's query engine, and the
-    ledger panels return the daemon's series (one writable replica, the leader);
+  - every query of every dashboard panel is accepted by Prometheus's query engine, the
+    ledger panels return the daemon's series (one writable replica, the leader) and the
+    capacity panels the empty fabric's;
   - the dashboard's structure: a datasource variable every panel uses, unique panel ids,
     panels inside Grafana's 24 columns.
 promtool's own checks (check rules, test rules) run as their own ctest.
@@ -160,6 +161,16 @@ def main():
             if not result or any(sample["value"][1] != value for sample in result):
                 fail(f"{expr}: expected {value} from the running daemon, got {result}")
         print("ok: the ledger panels show the running daemon (writable, nothing allocated)")
+        # Nothing allocated: the whole fabric is free, and the cluster's largest whole-host
+        # job is every GPU.
+        free = query(web, 'max(topoplace_free_gpus{level="cluster"})')["data"]["result"]
+        largest = query(web, 'max(topoplace_largest_placeable_gpus{level="cluster"})')["data"]["result"]
+        if not free or not largest or float(free[0]["value"][1]) <= 0 or \
+                free[0]["value"][1] != largest[0]["value"][1]:
+            fail(f"capacity: free GPUs {free} and the largest placeable job {largest} should "
+                 "both be the whole empty fabric")
+        print(f"ok: the capacity panels show the empty fabric ({free[0]['value'][1]} GPUs free, "
+              "all placeable in one job)")
         return 0
     finally:
         for p in processes:

@@ -1,12 +1,13 @@
 // The daemon's services part over real SQLite stores: link health comes back from the
 // stores before any call is served and placement sees it, only the uplink-load sources the
-// configuration names are built, and every ledger change a handler makes reaches the
-// console's change feed.
+// configuration names are built, every ledger change a handler makes reaches the
+// console's change feed, and the metrics read the free capacity and count refusals.
 #include "api/server/daemon_services.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "scheduler/ledger/clock.h"
 #include "telemetry/health/fabric_health_model.h"
 #include "tests/integration/service/support/temp_dir.h"
@@ -108,6 +109,32 @@ TEST_F(DaemonServicesTest, ALedgerChangeMadeThroughTheServicesReachesTheChangeFe
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].topic, ChangeFeed::kAllocations);
   EXPECT_EQ(stores.ledger().Get(held->id)->id, held->id) << "written to the stores' ledger";
+}
+
+TEST_F(DaemonServicesTest, TheMetricsReadTheFreeCapacityOfTheLedgerAndCountRefusals) {
+  DaemonStores stores = OpenStores();
+  absl::StatusOr<std::unique_ptr<DaemonServices>> services =
+      BuildDaemonServices(config_, stores, Authorizer());
+  ASSERT_TRUE(services.ok()) << services.status();
+  const telemetry::DaemonMetrics& metrics = *(*services)->metrics;
+  const std::string all = absl::StrCat(fabric_->gpus().size());
+  EXPECT_THAT(metrics.Render(),
+              ::testing::HasSubstr("topoplace_free_gpus{level=\"cluster\",domain=\"cluster\"} " +
+                                   all + "\n"));
+
+  std::optional<GpuId> gpu = fabric_->FindGpu(fabric_->hosts()[0].name, 0);
+  ASSERT_TRUE(gpu.has_value());
+  ledger::ReserveRequest request;
+  request.gpus = {*gpu};
+  ASSERT_TRUE((*services)->context.ledger->Reserve(request).ok());
+  ASSERT_TRUE((*services)->context.on_refused);
+  (*services)->context.on_refused("block");
+
+  const std::string text = metrics.Render();
+  EXPECT_THAT(text,
+              ::testing::HasSubstr("topoplace_free_gpus{level=\"cluster\",domain=\"cluster\"} " +
+                                   absl::StrCat(fabric_->gpus().size() - 1) + "\n"));
+  EXPECT_THAT(text, ::testing::HasSubstr("topoplace_refused_requests_total{level=\"block\"} 1"));
 }
 
 }  // namespace

@@ -39,6 +39,20 @@ void Fill(DaemonMetrics& m) {
                         .store_bytes = 52'428'800,
                         .store_quota_bytes = 104'857'600};
   });
+  m.CountRefused("block");
+  m.SetCapacitySource([] {
+    sched::FreeCapacity free;
+    free.levels.push_back({.level = "nvlink_domain",
+                           .domains = {{"rack-0", 40, 9, 36}, {"rack-1", 4, 1, 4}},
+                           .largest_hosts = 9,
+                           .largest_gpus = 36});
+    free.levels.push_back({.level = "cluster",
+                           .domains = {{"cluster", 44, 10, 40}},
+                           .largest_hosts = 10,
+                           .largest_gpus = 40});
+    free.idle_hosts_by_run = {{1, 1}, {9, 9}};
+    return free;
+  });
 }
 
 TEST(DaemonMetricsTest, RendersConventionalNames) {
@@ -59,6 +73,11 @@ TEST(DaemonMetricsTest, RendersConventionalNames) {
   EXPECT_THAT(text, HasSubstr("topoplace_store_bytes 52428800"));
   EXPECT_THAT(text, HasSubstr("topoplace_store_quota_bytes 104857600"));
   EXPECT_THAT(text, HasSubstr("topoplace_rpc_requests_total{"));
+  EXPECT_THAT(text, HasSubstr("topoplace_refused_requests_total{level=\"block\"} 1"));
+  EXPECT_THAT(text, HasSubstr("topoplace_free_gpus{level=\"nvlink_domain\",domain=\"rack-0\"} 40"));
+  EXPECT_THAT(text, HasSubstr("topoplace_largest_placeable_gpus{level=\"cluster\"} 40"));
+  EXPECT_THAT(text, HasSubstr("topoplace_largest_placeable_hosts{level=\"nvlink_domain\"} 9"));
+  EXPECT_THAT(text, HasSubstr("topoplace_idle_hosts_by_run{size=\"9\"} 9"));
 }
 
 // A store without a quota (SQLite) exports no store series at all, rather than a 0 that
