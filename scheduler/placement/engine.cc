@@ -143,9 +143,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& re
   if (inv.total_free() < nodes) {
     return absl::ResourceExhaustedError(
         absl::StrCat("does not fit: the job needs ", nodes, " nodes with ", job.gpus_per_node,
-                     " free GPUs each; ", inv.total_free(), " of ", fabric.hosts().size(),
-                     " hosts qualify (", inv.busy_hosts(), " busy, ", inv.unhealthy_hosts(),
-                     " unhealthy, ", inv.excluded_hosts(), " excluded)"));
+                     " free GPUs each, and ", inv.total_free(), " of the fabric's ",
+                     fabric.hosts().size(), " hosts have them"));
   }
   const RankLayout layout(job);
   const TrafficModel traffic = BuildTrafficModel(job);

@@ -271,7 +271,13 @@ TEST(Placement, JobThatCannotFitIsResourceExhaustedSayingWhy) {
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("needs 256 nodes"));
-  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("128 of 128 hosts qualify"));
+  EXPECT_THAT(std::string(plan.status().message()),
+              HasSubstr("128 of the fabric's 128 hosts have them"));
+  // How close it came, at each level (scheduler/framework/wait_reason.h).
+  EXPECT_THAT(std::string(plan.status().message()),
+              HasSubstr("; room for 256 nodes of 8 GPUs: largest free block: 256 GPUs"));
+  EXPECT_THAT(std::string(plan.status().message()),
+              HasSubstr("cluster: 1024 GPUs (128 hosts; 128 short)"));
 }
 
 // A share of uplinks in use that is NaN or negative would reach sums and comparisons
