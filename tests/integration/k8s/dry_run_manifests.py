@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""Server-side dry run of Kubernetes manifests against a real kube-apiserver.
+
+    dry_run_manifests.py API TOKEN NAMESPACE FILE.yaml...
+
+Every object of every file (multi-document YAML) is created with dryRun=All and
+fieldValidation=Strict, so the apiserver runs its validation and admission and refuses
+unknown or duplicate fields, and nothing is stored. Namespaced objects without a namespace
+go to NAMESPACE. A refused object stops with the apiserver's message (exit 1); at the end
+the count per kind is printed.
+"""
+import collections
+import http.client
+import json
+import ssl
+import sys
+import urllib.parse
+
+import yaml
+
+# kind -> (plural, namespaced), for the kinds our manifests use.
+KINDS = {
+    "ConfigMap": ("configmaps", True), "Secret": ("secrets", True),
+    "ServiceAccount": ("serviceaccounts", True), "Service": ("services", True),
+    "Deployment": ("deployments", True), "StatefulSet": ("statefulsets", True),
+    "DaemonSet": ("daemonsets", True), "Job": ("jobs", True),
+    "RoleBinding": ("rolebindings", True), "Role": ("roles", True),
+    "ClusterRoleBinding": ("clusterrolebindings", False), "ClusterRole": ("clusterroles", False),
+    "Namespace": ("namespaces", False),
+}
+
+
+def main():
+    api, token, namespace, files = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    parsed = urllib.parse.urlparse(api)
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # the test apiserver's self-signed certificate
+    conn = http.client.HTTPSConnection(parsed.hostname, parsed.port, context=context)
+    counts = collections.Counter()
+    for path in files:
+        with open(path) as f:
+            objects = [o for o in yaml.safe_load_all(f) if o]
+        for obj in objects:
+            kind = obj.get("kind")
+            if kind not in KINDS:
+                sys.exit(f"FAIL: {path}: kind {kind!r} is not one this test knows")
+            plural, namespaced = KINDS[kind]
+            group_version = obj["apiVersion"]
+            prefix = "/api/" if "/" not in group_version else "/apis/"
+            url = prefix + group_version
+            if namespaced:
+                url += "/namespaces/" + obj["metadata"].get("namespace", namespace)
+            url += f"/{plural}?dryRun=All&fieldValidation=Strict"
+            conn.request("POST", url, body=json.dumps(obj),
+                         headers={"Authorization": "Bearer " + token,
+                                  "Content-Type": "application/json"})
+            response = conn.getresponse()
+            reply = json.loads(response.read() or b"{}")
+            if response.status >= 300:
+                sys.exit(f"FAIL: {path}: {kind} {obj['metadata'].get('name')} refused "
+                         f"({response.status}): {reply.get('message', reply)}")
+            counts[kind] += 1
+    print("dry run accepted: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+
+
+if __name__ == "__main__":
+    main()
