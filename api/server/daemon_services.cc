@@ -91,6 +91,8 @@ absl::StatusOr<std::unique_ptr<DaemonServices>> BuildDaemonServices(const Server
   context.on_refused = [m = services->metrics.get()](const std::string& level) {
     m->CountRefused(level);
   };
+  // The console's capacity page lists the latest 64.
+  context.refusals = std::make_unique<RefusalLog>(64);
   // Every ledger writer (handlers, sweeper) goes through the observed ledger, so the
   // console's event stream sees each change.
   services->ledger = std::make_unique<ObservedLedger>(

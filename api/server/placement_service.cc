@@ -80,13 +80,18 @@ sched::ReserverPorts PlacementService::UseCasePorts(const ServiceContext& contex
 
 absl::Status PlacementService::Refused(const absl::Status& refusal,
                                        const sched::PlacementRequest& placement) const {
-  if (absl::IsResourceExhausted(refusal) && context_.on_refused) {
-    const sched::JobSpec& job = placement.job;
-    context_.on_refused(job.mode == sched::ConstraintMode::kHard
-                            ? std::string(sched::MaxTierName(job.max_tier))
-                            : std::string("cluster"));
+  if (!absl::IsResourceExhausted(refusal)) return refusal;
+  const absl::Status worded = advisor_.WithWhatWouldFree(refusal, placement);
+  const sched::JobSpec& job = placement.job;
+  const std::string level = job.mode == sched::ConstraintMode::kHard
+                                ? std::string(sched::MaxTierName(job.max_tier))
+                                : std::string("cluster");
+  if (context_.on_refused) context_.on_refused(level);
+  if (context_.refusals) {
+    context_.refusals->Add(
+        {absl::Now(), sched::FormatJobSpec(job), level, std::string(worded.message())});
   }
-  return advisor_.WithWhatWouldFree(refusal, placement);
+  return worded;
 }
 
 absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,

@@ -48,8 +48,9 @@ class PlacementService final : public v1::Placement::CallbackService {
                                    v1::DefragResponse* response) override;
 
  private:
-  // `refusal` of Place or Reserve for `placement`, counted (ServiceContext::on_refused)
-  // and worded with what would free room when it is for want of room.
+  // `refusal` of Place or Reserve for `placement`; when it is for want of room, worded
+  // with what would free room, counted (ServiceContext::on_refused) and kept
+  // (ServiceContext::refusals).
   absl::Status Refused(const absl::Status& refusal, const sched::PlacementRequest& placement) const;
   absl::Status DoPlace(const v1::PlaceRequest& request, v1::PlaceResponse& response);
   // For a Slurm user (MUNGE), OK only if `allocation_id` is a reservation of its own.

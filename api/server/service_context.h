@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "api/server/authorizer.h"
 #include "api/server/engine_holder.h"
+#include "api/server/refusal_log.h"
 #include "api/server/measured_uplink_load.h"
 #include "api/server/report_budget.h"
 #include "api/server/uplink_load_source.h"
@@ -68,6 +69,8 @@ struct ServiceContext {
   // Told of every Place or Reserve refused for want of room, with the level the job was
   // bound to (the daemon's topoplace_refused_requests_total); null: nobody counts.
   std::function<void(const std::string& level)> on_refused;
+  // The latest of those refusals, for the console's capacity page; null: not kept.
+  std::unique_ptr<RefusalLog> refusals;
 };
 
 // Finishes a unary call with `status` on the context's default reactor.

@@ -16,6 +16,7 @@ FreeCapacity::Level Measure(std::string level, const std::vector<std::vector<Hos
   for (size_t d = 0; d < hosts_of.size(); ++d) {
     FreeCapacity::Domain domain;
     domain.name = name_of(d);
+    domain.hosts = static_cast<int64_t>(hosts_of[d].size());
     for (HostId h : hosts_of[d]) {
       if (!health.host_usable(h)) continue;
       const int64_t gpus = static_cast<int64_t>(fabric.hosts()[static_cast<size_t>(h)].gpus.size());

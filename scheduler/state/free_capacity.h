@@ -30,6 +30,7 @@ struct FreeCapacity {
     int64_t free_gpus = 0;       // free GPUs of usable hosts
     int64_t free_hosts = 0;      // usable hosts with every GPU free
     int64_t free_host_gpus = 0;  // the GPUs of those hosts
+    int64_t hosts = 0;           // all its hosts
   };
   struct Level {
     std::string level;  // "nvlink_domain", "block", "pod" or "cluster"

@@ -132,6 +132,9 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
   server.Get("/api/v1/links", [ctx](const httplib::Request&, httplib::Response& res) {
     Answer(res, LinksJson(*ctx, absl::Now()));
   });
+  server.Get("/api/v1/capacity", [ctx](const httplib::Request&, httplib::Response& res) {
+    Answer(res, CapacityJson(*ctx, absl::Now()));
+  });
   auto streams = std::make_shared<std::atomic<int>>(0);
   server.Get("/api/v1/events", [&feed, streams, heartbeat = options.heartbeat](
                                    const httplib::Request&, httplib::Response& res) {

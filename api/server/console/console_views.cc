@@ -15,6 +15,7 @@
 #include "api/server/telemetry_path_view.h"
 #include "nlohmann/json.hpp"
 #include "telemetry/health/fabric_health_model.h"
+#include "scheduler/state/free_capacity.h"
 #include "telemetry/health/job_path.h"
 #include "topology/base/status_macros.h"
 
@@ -346,6 +347,68 @@ absl::StatusOr<std::string> LinksJson(const ServiceContext& context, absl::Time 
   json out = {{"schema", "topoplace.console.links/v1"}, {"at_unix_ms", absl::ToUnixMillis(now)},
               {"unhealthy", std::move(links)},          {"events", std::move(timeline)},
               {"counter_rates", std::move(rates)},      {"port_counters", std::move(ports)}};
+  return Dump(out);
+}
+
+absl::StatusOr<std::string> CapacityJson(const ServiceContext& context, absl::Time now) {
+  const Fabric& fabric = *context.fabric;
+  const sched::FreeCapacity free = sched::MeasureFreeCapacity(
+      fabric, context.ledger->Occupancy(), context.engine->Current()->health());
+  json levels = json::array();
+  int64_t largest_domain = 0;
+  for (const sched::FreeCapacity::Level& level : free.levels) {
+    json domains = json::array();
+    for (const sched::FreeCapacity::Domain& d : level.domains) {
+      domains.push_back({{"name", d.name},
+                         {"hosts", d.hosts},
+                         {"free_hosts", d.free_hosts},
+                         {"free_gpus", d.free_gpus}});
+      if (level.level != "cluster") largest_domain = std::max(largest_domain, d.hosts);
+    }
+    levels.push_back({{"level", level.level},
+                      {"largest_hosts", level.largest_hosts},
+                      {"largest_gpus", level.largest_gpus},
+                      {"domains", std::move(domains)}});
+  }
+  // Job sizes of 1, 2, 4, ... whole hosts, up to the largest domain below the cluster (or
+  // the cluster), and how many domains of each level take one now.
+  if (largest_domain == 0) largest_domain = static_cast<int64_t>(fabric.hosts().size());
+  const int64_t gpus_per_host =
+      fabric.hosts().empty() ? 0 : static_cast<int64_t>(fabric.hosts().front().gpus.size());
+  json fits = json::array();
+  for (int64_t hosts = 1; hosts <= largest_domain; hosts *= 2) {
+    json domains = json::object();
+    for (const sched::FreeCapacity::Level& level : free.levels) {
+      int64_t count = 0;
+      for (const sched::FreeCapacity::Domain& d : level.domains) {
+        count += d.free_hosts >= hosts ? 1 : 0;
+      }
+      domains[level.level] = count;
+    }
+    fits.push_back({{"hosts", hosts}, {"gpus", hosts * gpus_per_host}, {"domains", domains}});
+  }
+  json runs = json::array();
+  for (const auto& [size, hosts] : free.idle_hosts_by_run) {
+    runs.push_back({{"size", size}, {"hosts", hosts}});
+  }
+  json refusals = json::array();
+  int64_t refusals_total = 0;
+  if (context.refusals) {
+    for (const RefusalLog::Entry& e : context.refusals->Newest()) {
+      refusals.push_back({{"at_unix_ms", absl::ToUnixMillis(e.at)},
+                          {"job_spec", e.job_spec},
+                          {"level", e.level},
+                          {"message", e.message}});
+    }
+    refusals_total = context.refusals->total();
+  }
+  json out = {{"schema", "topoplace.console.capacity/v1"},
+              {"at_unix_ms", absl::ToUnixMillis(now)},
+              {"levels", std::move(levels)},
+              {"fits", std::move(fits)},
+              {"idle_hosts_by_run", std::move(runs)},
+              {"refusals", std::move(refusals)},
+              {"refusals_total", refusals_total}};
   return Dump(out);
 }
 

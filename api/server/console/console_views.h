@@ -35,6 +35,11 @@ absl::StatusOr<std::string> JobJson(const ServiceContext& context, absl::string_
 // topoplace.console.links/v1: links not healthy (with the allocations each one touches),
 // the health event timeline, the newest counter rates and port counter readings.
 absl::StatusOr<std::string> LinksJson(const ServiceContext& context, absl::Time now);
+// topoplace.console.capacity/v1: what is free in what shape (scheduler/state/
+// free_capacity.h: per level every domain's free GPUs and hosts and the largest whole-host
+// job one takes), how many domains of each level take a job of 1, 2, 4, ... hosts now,
+// idle hosts by idle-run size, and the latest refusals for want of room with their words.
+absl::StatusOr<std::string> CapacityJson(const ServiceContext& context, absl::Time now);
 
 }  // namespace topoplace::server
 

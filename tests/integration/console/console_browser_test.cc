@@ -1,7 +1,8 @@
 // The web console in a real browser: an in-process topoplaced (loopback gRPC, SQLite)
 // serves the console; Debian's headless Chromium, driven through ChromeDriver, loads its
 // pages while jobs are reserved and a link is reported down through the real gRPC API.
-// The pages must show what the daemon knows: the cluster map holds every host of the
+// The pages must show what the daemon knows (the capacity page what is free and why a job
+// waits): the cluster map holds every host of the
 // fabric and shows a reservation and a release within 2 s; a job's page lists its hosts
 // and the switches its traffic crosses; a link that goes down appears on the open links
 // page within 2 s (the event stream, not a reload); names carrying markup (a host from
@@ -268,6 +269,53 @@ TEST_F(ConsoleBrowserTest, PagesShowTheFabricJobsTheirPathsAndALinkGoingDownLive
   // No markup ever ran, and no element came from a name.
   EXPECT_EQ(Run("return typeof window.pwned;"), "undefined");
   EXPECT_EQ(Run("return document.querySelectorAll('main img, main script').length;"), 0);
+}
+
+// The capacity page: what is free in what shape and why a job waits, as the daemon has it,
+// and live: a release shows on the open page without a reload.
+TEST_F(ConsoleBrowserTest, CapacityShowsWhatIsFreeInWhatShapeAndWhyAJobWaitsLive) {
+  StartDaemon(WriteMarkupFabric(dir_));  // two blocks of four 8-GPU hosts
+  if (HasFatalFailure()) return;
+  absl::StatusOr<v1::ReserveResponse> big = client_->Reserve("tp=8,pp=3,dp=1", "", 600);
+  ASSERT_TRUE(big.ok()) << big.status();
+  absl::StatusOr<v1::ReserveResponse> small = client_->Reserve("tp=8,pp=2,dp=1", "", 600);
+  ASSERT_TRUE(small.ok()) << small.status();
+  // Three hosts are left, at most two in one block: a 3-host job bound to a block waits.
+  absl::StatusOr<v1::ReserveResponse> refused =
+      client_->Reserve("tp=8,pp=3,dp=1,max_tier=block", "", 600);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("largest free block: 16 GPUs"));
+
+  Open("#/capacity");
+  const std::vector<std::string> levels = Column("capacity-levels", 0);
+  ASSERT_EQ(levels, (std::vector<std::string>{"Block", "Cluster"}));
+  EXPECT_EQ(Column("capacity-levels", 1), (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(Column("capacity-levels", 2), (std::vector<std::string>{"16", "24"}));
+  // Jobs of 1, 2 and 4 hosts: two blocks take one host, one takes two, none takes four.
+  EXPECT_EQ(Column("capacity-fits", 0), (std::vector<std::string>{"1", "2", "4"}));
+  EXPECT_EQ(Column("capacity-fits", 2), (std::vector<std::string>{"2", "1", "0"}));
+  EXPECT_EQ(Column("capacity-fits", 3), (std::vector<std::string>{"1", "1", "0"}));
+  // The refusal, in the words its caller read: how close it came and what would free it.
+  const std::vector<std::string> why = Column("capacity-refused", 3);
+  ASSERT_EQ(why.size(), 1u);
+  EXPECT_THAT(why[0], HasSubstr("largest free block: 16 GPUs (2 hosts, block "));
+  EXPECT_THAT(why[0], HasSubstr("; what would free it: "));
+  EXPECT_EQ(Column("capacity-refused", 2), (std::vector<std::string>{"block"}));
+  EXPECT_EQ(Run("return document.querySelectorAll('#capacity-domains .domain').length;"), 2);
+  Screenshot("capacity");
+
+  // A release while the page is open: both blocks' free hosts grow, no reload.
+  ASSERT_TRUE(browser_
+                  .WaitUntil("return document.getElementById('live').textContent === 'live';",
+                             absl::Seconds(10), "event stream open")
+                  .ok());
+  ASSERT_TRUE(client_->Release(big->allocation().allocation_id()).ok());
+  EXPECT_TRUE(browser_
+                  .WaitUntil("const t = document.querySelector('#capacity-levels tbody tr');"
+                             " return !!t && t.cells[1].textContent === '4';",
+                             absl::Seconds(2), "the release on the open capacity page")
+                  .ok());
 }
 
 TEST_F(ConsoleBrowserTest, ReadsNeedATokenWhenReadAccessIsAuthenticated) {

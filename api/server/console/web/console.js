@@ -1,4 +1,5 @@
-// topoplace web console: one page, four views (#/map, #/allocations, #/job/<id>, #/links),
+// topoplace web console: one page, five views (#/map, #/allocations, #/job/<id>, #/links,
+// #/capacity),
 // drawn from the daemon's /api/v1 documents and refreshed by its event stream.
 // Every name shown comes from a fabric file, an agent report or a client: it is only ever
 // set as text (textContent), never parsed as markup.
@@ -97,7 +98,8 @@ async function show() {
   for (const a of document.querySelectorAll('header nav a')) {
     a.classList.toggle('active', a.dataset.view === r.name);
   }
-  const views = {map: showMap, allocations: showAllocations, job: showJob, links: showLinks};
+  const views = {map: showMap, allocations: showAllocations, job: showJob, links: showLinks,
+                 capacity: showCapacity};
   const view = views[r.name] || showMap;
   try {
     await view(r.arg);
@@ -234,6 +236,49 @@ async function showLinks() {
                                         String(c.tx_discards), String(c.ecn_marked),
                                         String(c.cnp_sent), String(c.link_downs),
                                         formatBytes(c.tx_bytes), formatTime(c.at_unix_ms)])));
+}
+
+// ---- capacity ------------------------------------------------------------------------
+// What is free in what shape: per level the largest whole-host job one domain takes, how
+// many domains take a job of each size now, every domain of the smallest level coloured by
+// its free share, and the latest refusals for want of room with their words.
+
+const LEVEL_NAMES = {nvlink_domain: 'NVLink domain', block: 'Block', pod: 'Pod', cluster: 'Cluster'};
+
+function freeShareClass(free, all) {
+  if (!all || free === 0) return 'free-none';
+  if (free === all) return 'free-all';
+  return free * 2 >= all ? 'free-most' : 'free-some';
+}
+
+async function showCapacity() {
+  const doc = await fetchJson('/api/v1/capacity');
+  const levels = doc.levels.map((l) => l.level);
+  const smallest = doc.levels[0];
+  setView(
+    el('h1', {}, 'Capacity'),
+    el('h2', {}, 'Largest job one domain takes now'),
+    table(['Level', 'Hosts', 'GPUs', 'Domains with a free host'],
+          doc.levels.map((l) => [LEVEL_NAMES[l.level] || l.level, String(l.largest_hosts),
+                                 String(l.largest_gpus),
+                                 l.domains.filter((d) => d.free_hosts > 0).length + ' of ' +
+                                   l.domains.length]), {id: 'capacity-levels'}),
+    el('h2', {}, 'Job sizes that fit now (domains that take one, per level)'),
+    table(['Hosts', 'GPUs', ...levels.map((l) => LEVEL_NAMES[l] || l)],
+          doc.fits.map((f) => [String(f.hosts), String(f.gpus),
+                               ...levels.map((l) => String(f.domains[l]))]), {id: 'capacity-fits'}),
+    el('h2', {}, (LEVEL_NAMES[smallest.level] || smallest.level) + 's by free hosts'),
+    el('div', {class: 'legend'},
+       ...[['free-all', 'all free'], ['free-most', 'half or more free'], ['free-some', 'some free'],
+           ['free-none', 'none free']].map(([c, t]) => el('span', {}, el('i', {class: c}), t))),
+    el('div', {class: 'domains', id: 'capacity-domains'},
+       ...smallest.domains.map((d) => el('span', {class: 'domain ' + freeShareClass(d.free_hosts, d.hosts),
+                                                  title: d.free_gpus + ' free GPUs'},
+                                         d.name + ': ' + d.free_hosts + '/' + d.hosts))),
+    el('h2', {}, 'Refused for want of room (' + doc.refusals_total + ' since the daemon started)'),
+    tableOr('No request was refused for want of room.', ['Time', 'Job', 'Bound to', 'Why'],
+            doc.refusals.map((r) => [formatTime(r.at_unix_ms), r.job_spec, r.level, r.message]),
+            {id: 'capacity-refused'}));
 }
 
 // ---- cluster map ---------------------------------------------------------------------
