@@ -27,21 +27,7 @@ kube_bin=$(kube_binaries)
 helm="$("$here/build_go_tools.sh" helm helm.sh/helm/v4 \
   '-X helm.sh/helm/v4/internal/version.version={version}')/helm"
 
-D=$(mktemp -d /tmp/topoplace-helm.XXXXXX)
-mkdir -p "$D/log"
-pids=()
-cleanup() {
-  local status=$?
-  if ((status != 0)); then
-    for f in "$D"/log/*.log; do [[ -f $f ]] && { echo "== $f"; tail -n 20 "$f"; }; done
-  fi
-  stop_started
-  rm -rf "$D"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
+begin_test topoplace-helm
 export HELM_CACHE_HOME=$D/helm/cache HELM_CONFIG_HOME=$D/helm/config HELM_DATA_HOME=$D/helm/data
 echo "running helm $("$helm" version --template '{{.Version}}'), $(kube_versions "$kube_bin")"
 

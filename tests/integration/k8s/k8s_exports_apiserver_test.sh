@@ -30,21 +30,7 @@ source "$here/kube_apiserver_lib.sh"
 kube_bin=$(kube_binaries)
 echo "running against $(kube_versions "$kube_bin")"
 
-D=$(mktemp -d /tmp/topoplace-k8s-exports.XXXXXX)
-mkdir -p "$D/log"
-pids=()
-cleanup() {
-  local status=$?
-  if ((status != 0)); then
-    for f in "$D"/log/*.log; do [[ -f $f ]] && { echo "== $f"; tail -n 20 "$f"; }; done
-  fi
-  stop_started
-  rm -rf "$D"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
+begin_test topoplace-k8s-exports
 
 start_etcd
 start_kube_apiserver "$kube_bin"

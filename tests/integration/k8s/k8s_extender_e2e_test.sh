@@ -44,27 +44,10 @@ source "$here/kube_apiserver_lib.sh"
 kube_bin=$(kube_binaries)
 echo "running against $(kube_versions "$kube_bin"), etcd $(etcd --version | awk '/etcd Version/ { print $3 }')"
 
-D=$(mktemp -d /tmp/topoplace-k8s-e2e.XXXXXX)
-mkdir -p "$D/log" "$D/run"
-pids=()  # started processes, stopped in reverse order
-scheduler_pid=""
-cleanup() {
-  local status=$?
-  if ((status != 0)); then
-    echo "---- logs (tails) ----"
-    for f in "$D"/log/*.log; do
-      [[ -f $f ]] && { echo "== $f"; tail -n 25 "$f"; }
-    done
-  fi
-  [[ -n $scheduler_pid ]] && pids+=("$scheduler_pid")
-  stop_started
-  rm -rf "$D"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
+begin_test topoplace-k8s-e2e
+mkdir -p "$D/run"
+scheduler_pid=""  # restarted during the test, so kept out of pids until the end
+before_cleanup() { if [[ -n $scheduler_pid ]]; then pids+=("$scheduler_pid"); fi; }
 wait_port_file() {  # FILE PID
   for _ in $(seq 100); do
     [[ -s $1 ]] && { cat "$1"; return 0; }

@@ -1,9 +1,9 @@
-# A real etcd + kube-apiserver on loopback for the Kubernetes tests, sourced by them.
-# Needs: D (the test's temp dir, with D/log), pids (array of started processes, stopped in
-# reverse order by the test's cleanup), and fail() from the sourcing script.
+# A real etcd + kube-apiserver on loopback for the Kubernetes tests, sourced by them, and
+# the temp dir and clean-up they share.
 #
 #   source kube_apiserver_lib.sh
 #   kube_bin=$(kube_binaries)                      # builds them once (build_kube.sh)
+#   begin_test topoplace-k8s-something             # D, pids, the exit trap
 #   start_etcd; start_kube_apiserver "$kube_bin"   # then kc "$api/api/v1/nodes"
 
 # The directory of kube-apiserver and kube-scheduler at the version
@@ -19,6 +19,29 @@ kube_versions() {
   echo "kube-apiserver $("$kube_bin/kube-apiserver" --version | awk '{ print $2 }')," \
     "kube-scheduler $("$kube_bin/kube-scheduler" --version | awk '{ print $2 }')"
 }
+
+# Makes the test's temp dir D (/tmp/PREFIX.XXXXXX, with D/log) and the empty list `pids`
+# of started processes, and sees that on exit (a failure or a signal too) the logs' tails
+# are printed if the test failed, every started process is stopped and D is removed. A
+# test with processes outside `pids` defines before_cleanup to add them.
+begin_test() {
+  D=$(mktemp -d "/tmp/$1.XXXXXX")
+  mkdir -p "$D/log"
+  pids=()
+  trap end_test EXIT
+  trap 'exit 130' INT TERM
+}
+end_test() {
+  local status=$?
+  if ((status != 0)); then
+    for f in "$D"/log/*.log; do [[ -f $f ]] && { echo "== $f"; tail -n 25 "$f"; }; done
+  fi
+  if declare -F before_cleanup >/dev/null; then before_cleanup; fi
+  stop_started
+  rm -rf "$D"
+  exit "$status"
+}
+fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Stops the started processes in reverse order (SIGTERM, then SIGKILL after 5 s).
 stop_started() {
