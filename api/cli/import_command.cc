@@ -61,6 +61,10 @@ void RegisterImportCommand(CLI::App& fabric, CliContext& ctx) {
                   "lldpcli -f json0 neighbor file(s), or directories of them");
   cmd->add_option("--agent-report", opt->sources.agent_reports,
                   "topoplace-agent --once --json output file(s)");
+  cmd->add_option("--k8s-nodes", opt->sources.k8s_nodes,
+                  "Kubernetes NodeList file(s) (kubectl get nodes -o json): each node's "
+                  "nvidia.com/gpu.clique label is its NVLink domain, unless its GPUs say otherwise")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--spec", opt->sources.spec,
                   "Fabric spec file (or preset:NAME) describing what cannot be discovered");
   cmd->add_option("--server", opt->server,

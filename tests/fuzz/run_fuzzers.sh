@@ -16,7 +16,7 @@ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPIL
   -DTOPOPLACE_FUZZ=ON -DTOPOPLACE_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" >/dev/null
-targets=(ibnetdiscover lldp agent_report fabric_file k8s_extender_wire uplink_load node_list
+targets=(ibnetdiscover lldp agent_report k8s_nodes fabric_file k8s_extender_wire uplink_load node_list
          allocation_record job_spec trace fault_trace spank_input server_config)
 ninja -C "$build" "${targets[@]/%/_fuzzer}"
 
@@ -30,6 +30,7 @@ seed() {  # CORPUS_DIR FILES...
 seed "$build/corpus/ibnetdiscover" "$shared"/ibnetdiscover/* "$ours"/ibnetdiscover/*
 seed "$build/corpus/lldp" "$shared"/lldp/* "$ours"/fuzz-regressions/lldp-*
 seed "$build/corpus/agent_report" "$ours"/agent-reports/*
+seed "$build/corpus/k8s_nodes" "$ours"/k8s-nodes/*.json
 seed "$build/corpus/fabric_file" "$src"/tests/fixtures/fabric/*
 seed "$build/corpus/uplink_load" "$src"/tests/fixtures/uplink-load/*
 seed "$build/corpus/node_list" "$src"/tests/fixtures/node-lists/*

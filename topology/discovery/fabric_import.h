@@ -31,6 +31,9 @@ struct ImportSources {
   std::vector<std::string> agent_reports = {};  // `topoplace-agent --once --json` outputs
   std::string spec = {};                        // optional fabric spec file (or preset:NAME)
   std::vector<AgentReportText> agent_report_texts = {};  // merged after agent_reports
+  // Kubernetes NodeLists whose nvidia.com/gpu.clique labels name NVLink domains
+  // (k8s_nodes.h), merged last: what a host's own GPUs report wins.
+  std::vector<std::string> k8s_nodes = {};
 };
 
 // Merges `facts` (in order: earlier sources win conflicts) and builds the Fabric.

@@ -6,11 +6,12 @@
 # on create, and by merge patch on the first 64 nodes), `kueue-topology` as v1beta2 and as
 # v1beta1, `volcano-hypernodes`, `kai-topology` (gb200-nvl72 among the fabrics: the
 # NVLink-domain level); each object is read back and compared. A rejected object fails
-# with the apiserver's message.
+# with the apiserver's message. NVLink clique labels set on the nodes come back through the
+# apiserver's NodeList into `fabric import --k8s-nodes`.
 # The apiserver checks the CRDs' structural schemas and their CEL validation rules.
 #
 # Usage: k8s_exports_apiserver_test.sh TOPOPLACE
-# Exit 77 (skipped) when etcd, curl, openssl, unzip, python3-yaml or the CRDs are missing.
+# Exit 77 (skipped) when etcd, curl, openssl, unzip, jq, python3-yaml or the CRDs are missing.
 set -euo pipefail
 shopt -s inherit_errexit
 topoplace=$(realpath "$1")
@@ -18,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 crds=${TOPOPLACE_CRD_DIR:-$here/../../../../shared/fixtures/crds}
 
 skip() { echo "SKIP: $*"; exit 77; }
-for tool in etcd curl openssl unzip; do
+for tool in etcd curl openssl unzip jq; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (deploy/install-deps.sh)"
 done
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
@@ -64,6 +65,29 @@ for preset in "${presets[@]}"; do
   counts=$(/usr/bin/python3 "$here/apply_exports.py" "$api" "$token" "$out"/*.yaml) ||
     fail "$preset: an export was rejected or read back wrong"
   echo "$preset: $counts"
+  if [[ $preset == gb200-nvl72 ]]; then
+    # NVLink cliques read back from the apiserver (topology/discovery/k8s_nodes.h): the two
+    # racks' nodes get the GPU feature discovery label by merge patch, the NodeList the
+    # apiserver returns is imported, and on superpod-4su's hosts (where every host is
+    # alone) the labels make a domain of rack 0's 18 nodes and of the 14 of rack 1 that
+    # superpod-4su has too: 128 - 32 + 2 = 98 domains.
+    jq -c '.items[] | select(.metadata.labels["nvidia.com/gpu.clique"]) |
+           [.metadata.name, .metadata.labels["nvidia.com/gpu.clique"]]' \
+      "$here/../../fixtures/discovery/k8s-nodes/gb200-two-racks.json" |
+      while IFS= read -r pair; do
+        name=$(jq -r '.[0]' <<<"$pair")
+        clique=$(jq -r '.[1]' <<<"$pair")
+        curl -sfk -X PATCH -H "Authorization: Bearer $token" \
+          -H "Content-Type: application/merge-patch+json" "$api/api/v1/nodes/$name" \
+          -d "{\"metadata\": {\"labels\": {\"nvidia.com/gpu.clique\": \"$clique\"}}}" >/dev/null ||
+          fail "could not label node $name"
+      done
+    kc "$api/api/v1/nodes" >"$out/nodes.json"
+    domains=$("$topoplace" fabric import --spec preset:superpod-4su --k8s-nodes "$out/nodes.json" \
+      --json | jq '.nvlink_domains')
+    [[ $domains == 98 ]] || fail "clique labels read from the apiserver: $domains NVLink domains, expected 98"
+    echo "gb200-nvl72: clique labels read back from the apiserver make 98 NVLink domains of superpod-4su's hosts"
+  fi
   [[ $preset == "${presets[-1]}" ]] && break
   # Each fabric names its blocks block-00...: start the next one from an empty cluster.
   kc -X DELETE "$api/apis/topology.volcano.sh/v1alpha1/hypernodes" >/dev/null

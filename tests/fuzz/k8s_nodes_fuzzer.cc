@@ -1,0 +1,12 @@
+// libFuzzer target: any bytes through the Kubernetes NodeList reader (clique labels).
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "topology/discovery/k8s_nodes.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const absl::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)topoplace::discovery::ParseK8sNodeList(text, "fuzz");
+  return 0;
+}
