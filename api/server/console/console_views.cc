@@ -14,8 +14,8 @@
 #include "api/server/proto_convert.h"
 #include "api/server/telemetry_path_view.h"
 #include "nlohmann/json.hpp"
-#include "telemetry/health/fabric_health_model.h"
 #include "scheduler/state/free_capacity.h"
+#include "telemetry/health/fabric_health_model.h"
 #include "telemetry/health/job_path.h"
 #include "topology/base/status_macros.h"
 
@@ -352,8 +352,8 @@ absl::StatusOr<std::string> LinksJson(const ServiceContext& context, absl::Time 
 
 absl::StatusOr<std::string> CapacityJson(const ServiceContext& context, absl::Time now) {
   const Fabric& fabric = *context.fabric;
-  const sched::FreeCapacity free = sched::MeasureFreeCapacity(
-      fabric, context.ledger->Occupancy(), context.engine->Current()->health());
+  const sched::FreeCapacity free = sched::MeasureFreeCapacity(fabric, context.ledger->Occupancy(),
+                                                              context.engine->Current()->health());
   json levels = json::array();
   int64_t largest_domain = 0;
   for (const sched::FreeCapacity::Level& level : free.levels) {

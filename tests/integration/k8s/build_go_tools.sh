@@ -55,7 +55,7 @@ rm -rf "$work"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 echo "build_go_tools: building ${packages[*]} ($module_path $version) with $("$go" env GOVERSION)" >&2
-GOFLAGS=-mod=readonly GOTOOLCHAIN=local GOMODCACHE="${GOMODCACHE:-$(dirname "$cache")/go-mod}" \
+GOFLAGS="-mod=readonly -buildvcs=false" GOTOOLCHAIN=local GOMODCACHE="${GOMODCACHE:-$(dirname "$cache")/go-mod}" \
   GOCACHE="${GOCACHE:-$(dirname "$cache")/go-build}" \
   "$go" build -C "$module" -ldflags "$ldflags" -o "$work/bin/" "${packages[@]}" >&2
 mkdir -p "$bin"
