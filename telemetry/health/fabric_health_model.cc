@@ -13,6 +13,17 @@ namespace {
 
 bool Finite(double v) { return std::isfinite(v); }
 
+size_t TierIndex(Tier tier) {
+  return std::min<size_t>(static_cast<size_t>(tier), kMaxSwitchTier + 1);
+}
+
+// The median of `values` (the upper one of an even count). Precondition: not empty.
+double Median(std::vector<double>& values) {
+  auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
+
 }  // namespace
 
 std::string LinkName(const Fabric& fabric, LinkId link) {
@@ -72,6 +83,26 @@ absl::StatusOr<NicId> FabricHealthModel::ResolveNic(absl::string_view field,
   return *nic;
 }
 
+double FabricHealthModel::LineRate(NicId a, NicId b) const {
+  const double rate = std::min(fabric_->nics()[a].speed_gbps, fabric_->nics()[b].speed_gbps);
+  return rate > 0 ? rate : 1;
+}
+
+void FabricHealthModel::UpdateTierReferences() {
+  std::array<std::vector<double>, kMaxSwitchTier + 2> bandwidth, latency;
+  for (const auto& [key, pair] : pairs_) {
+    const size_t t = TierIndex(pair.tier);
+    if (pair.best_bandwidth_gbps > 0) {
+      bandwidth[t].push_back(pair.best_bandwidth_gbps / LineRate(key.first, key.second));
+    }
+    if (pair.best_latency_us > 0) latency[t].push_back(pair.best_latency_us);
+  }
+  for (size_t t = 0; t < references_.size(); ++t) {
+    references_[t].bandwidth_per_line_gbps = bandwidth[t].empty() ? 0 : Median(bandwidth[t]);
+    references_[t].latency_us = latency[t].empty() ? -1 : Median(latency[t]);
+  }
+}
+
 LinkVerdict FabricHealthModel::JudgeProbe(const ProbeSample& sample, PairResult& pair, NicId a,
                                           NicId b, std::string& why) const {
   if (!sample.reachable) {
@@ -79,22 +110,33 @@ LinkVerdict FabricHealthModel::JudgeProbe(const ProbeSample& sample, PairResult&
     return LinkVerdict::kDown;
   }
   LinkVerdict verdict = LinkVerdict::kHealthy;
+  const TierReference& peers = references_[TierIndex(pair.tier)];
   double expected_bw = pair.best_bandwidth_gbps;
+  absl::string_view bw_source = "expected";
   if (sample.transport == "rdma") {
     expected_bw = std::min(fabric_->nics()[a].speed_gbps, fabric_->nics()[b].speed_gbps);
+  } else if (expected_bw <= 0) {
+    expected_bw = peers.bandwidth_per_line_gbps * LineRate(a, b);
+    bw_source = "its tier's median";
   }
   if (sample.bandwidth_gbps > 0 && expected_bw > 0 &&
       sample.bandwidth_gbps < options_.bandwidth_fraction * expected_bw) {
     verdict = LinkVerdict::kDegraded;
-    why = absl::StrFormat("bandwidth %.3g Gb/s < %.2g x expected %.3g Gb/s", sample.bandwidth_gbps,
-                          options_.bandwidth_fraction, expected_bw);
+    why = absl::StrFormat("bandwidth %.3g Gb/s < %.2g x %s %.3g Gb/s", sample.bandwidth_gbps,
+                          options_.bandwidth_fraction, bw_source, expected_bw);
   }
-  if (pair.best_latency_us > 0 &&
-      sample.latency_us >
-          options_.latency_factor * pair.best_latency_us + options_.latency_slack_us) {
+  double expected_latency = pair.best_latency_us;
+  absl::string_view latency_source = "best";
+  if (expected_latency <= 0) {
+    expected_latency = peers.latency_us;
+    latency_source = "its tier's median";
+  }
+  if (expected_latency > 0 &&
+      sample.latency_us > options_.latency_factor * expected_latency + options_.latency_slack_us) {
     verdict = LinkVerdict::kDegraded;
-    why = absl::StrFormat("latency %.4g us > %.3g x best %.4g us + %.4g us", sample.latency_us,
-                          options_.latency_factor, pair.best_latency_us, options_.latency_slack_us);
+    why = absl::StrFormat("latency %.4g us > %.3g x %s %.4g us + %.4g us", sample.latency_us,
+                          options_.latency_factor, latency_source, expected_latency,
+                          options_.latency_slack_us);
   }
   // Only samples judged healthy teach the expectation, so a slow link cannot lower it.
   if (verdict == LinkVerdict::kHealthy) {
@@ -197,6 +239,7 @@ absl::Status FabricHealthModel::ObserveProbes(const std::vector<ProbeSample>& ba
     const auto key = ends[i];
     auto [it, inserted] = pairs_.try_emplace(key);
     if (inserted) {
+      it->second.tier = fabric_->NicTier(key.first, key.second);
       pairs_by_nic_[key.first].push_back(key);
       pairs_by_nic_[key.second].push_back(key);
     }
@@ -266,6 +309,7 @@ std::vector<HealthChange> FabricHealthModel::Evaluate(absl::Time now) {
   std::sort(links.begin(), links.end());
   std::vector<HealthChange> changes;
   for (LinkId l : links) Feed(l, now, changes);
+  if (!links.empty()) UpdateTierReferences();
   return changes;
 }
 

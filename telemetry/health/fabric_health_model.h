@@ -22,7 +22,11 @@
 //   not judged by probes (ECMP hides which uplink a probe took); counters and LLDP judge them.
 // - Unreachable -> down. Bandwidth below a fraction of the expectation or latency far
 //   above it -> degraded. The expectation is the pair's best result so far (min latency,
-//   max bandwidth) and, for RDMA probes, the slower access link's speed.
+//   max bandwidth) and, for RDMA probes, the slower access link's speed. A pair with no
+//   healthy result yet is held to its peers: the median best of the pairs of its tier
+//   (leaf, spine, ...), bandwidth scaled by the slower access link's speed, as of the last
+//   Evaluate. Without it, a pair first probed after its cable went slow would learn the slow
+//   rate as its expectation and exonerate the cable for as long as it is probed.
 // - Counter rates: any link-down event or error rate above a threshold -> degraded.
 // - LLDP neighbor lost -> down until it is seen again.
 // - The verdict fed to the link's hysteresis is the worst of these inputs.
@@ -33,6 +37,7 @@
 #ifndef TOPOPLACE_TELEMETRY_HEALTH_FABRIC_HEALTH_MODEL_H_
 #define TOPOPLACE_TELEMETRY_HEALTH_FABRIC_HEALTH_MODEL_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -126,11 +131,17 @@ class FabricHealthModel {
 
  private:
   struct PairResult {
+    Tier tier = Tier::kUnreachable;
     LinkVerdict verdict = LinkVerdict::kHealthy;
     absl::Time at;
     double best_latency_us = -1;
     double best_bandwidth_gbps = 0;
     std::string evidence;  // "probe a -> b: why" when the verdict is not healthy
+  };
+  // What the pairs of one tier achieve when healthy: the median of their bests.
+  struct TierReference {
+    double bandwidth_per_line_gbps = 0;  // best bandwidth / slower access link's speed
+    double latency_us = -1;
   };
   struct LinkStatus {
     Hysteresis hysteresis;
@@ -148,6 +159,10 @@ class FabricHealthModel {
   // The best verdict of the fresh probes touching the link, and the evidence behind it.
   LinkVerdict ProbeVerdict(LinkId link, absl::Time now, std::string& evidence) const;
   void Feed(LinkId link, absl::Time now, std::vector<HealthChange>& changes);
+  // The slower access link's speed of a pair (1 when the fabric gives none).
+  double LineRate(NicId a, NicId b) const;
+  // Recomputes references_ from every pair's best results.
+  void UpdateTierReferences();
   void Touch(LinkId link) { dirty_.insert(link); }
 
   FabricPtr fabric_;
@@ -157,6 +172,8 @@ class FabricHealthModel {
   // Latest result per ordered (source NIC, target NIC).
   absl::flat_hash_map<std::pair<NicId, NicId>, PairResult> pairs_;
   absl::flat_hash_map<NicId, std::vector<std::pair<NicId, NicId>>> pairs_by_nic_;
+  // Per tier (index: the Tier value, kMaxSwitchTier + 1 for unreachable).
+  std::array<TierReference, kMaxSwitchTier + 2> references_;
   CounterRates rates_;
   absl::flat_hash_set<LinkId> dirty_;
 };

@@ -42,6 +42,10 @@ cleanup() {
 trap cleanup EXIT
 fail() {
   echo "FAIL: $*"
+  if declare -F tp >/dev/null; then
+    echo "--- topoplace health --json"
+    tp health --json 2>&1 | head -80
+  fi
   for f in "$work"/*.log; do echo "--- $f"; tail -20 "$f"; done
   exit 1
 }

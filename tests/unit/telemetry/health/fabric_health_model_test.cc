@@ -78,6 +78,37 @@ TEST_F(FabricHealthModelTest, LowBandwidthAgainstTheLearnedExpectationIsDegraded
   EXPECT_TRUE(model_->ToFabricHealth().degraded_links.contains(Access(a)));
 }
 
+// CI, stop 68: a spine pair the probe plan had not yet sampled was first probed after the
+// cable went slow; it learned the slow rate as its expectation and exonerated the cable.
+TEST_F(FabricHealthModelTest, APairFirstProbedAfterItsCableWentSlowIsHeldToItsTiersPeers) {
+  const std::string a = "b00-n000/mlx5_0", b = "b00-n001/mlx5_0", c = "b01-n000/mlx5_0",
+                    d = "b01-n001/mlx5_0";
+  Round({Ok(a, b), Ok(b, a), Ok(a, c), Ok(c, a), Ok(d, c)}, kT0);
+  // b's cable drops to 0.01 Gb/s. d -> b and b -> d were never probed before; c -> d is new
+  // too, and healthy at 8 Gb/s against its tier's median of 10.
+  const std::vector<ProbeSample> slow = {Ok(a, b, 0.01), Ok(b, a, 0.01), Ok(d, b, 0.01),
+                                         Ok(b, d, 0.01), Ok(c, d, 8)};
+  Round(slow, kT0 + absl::Seconds(1));
+  Round(slow, kT0 + absl::Seconds(2));
+  EXPECT_EQ(model_->state(Access(b)), LinkVerdict::kDegraded);
+  EXPECT_THAT(model_->reason(Access(b)), HasSubstr("bandwidth"));
+  EXPECT_EQ(model_->state(Access(d)), LinkVerdict::kHealthy);
+  EXPECT_EQ(model_->state(Access(c)), LinkVerdict::kHealthy);
+}
+
+TEST_F(FabricHealthModelTest, ANewPairsFirstHealthyResultIsJudgedAgainstItsTierNotAnother) {
+  // Only leaf pairs have history; a spine pair's first result has no peers to be held to,
+  // so it teaches its own expectation (and a later drop against it is degraded).
+  const std::string a = "b00-n000/mlx5_0", b = "b00-n001/mlx5_0", c = "b01-n000/mlx5_0";
+  Round({Ok(a, b, 40), Ok(b, a, 40)}, kT0);
+  Round({Ok(c, a, 5)}, kT0 + absl::Seconds(1));
+  Round({Ok(c, a, 5)}, kT0 + absl::Seconds(2));
+  EXPECT_EQ(model_->state(Access(c)), LinkVerdict::kHealthy);
+  Round({Ok(c, a, 0.5)}, kT0 + absl::Seconds(3));
+  Round({Ok(c, a, 0.5)}, kT0 + absl::Seconds(4));
+  EXPECT_EQ(model_->state(Access(c)), LinkVerdict::kDegraded);
+}
+
 TEST_F(FabricHealthModelTest, ReasonNamesTheEvidenceBehindTheVerdict) {
   // b's cable is slow; its neighbour a is dead. b's best evidence is the slow probe, so b
   // is degraded "because of bandwidth", not "because a is unreachable".
