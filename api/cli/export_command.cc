@@ -25,6 +25,7 @@ struct ExportOptions {
   std::string nodes;
   std::string out;
   std::string kueue_api_version = "v1beta2";
+  int block_base = 0;
   bool topograph_legacy_labels = false;
 };
 
@@ -97,8 +98,9 @@ absl::StatusOr<std::string> Render(const Fabric& fabric, const ExportOptions& op
   }
   if (opt.format == "volcano-hypernodes") return k8s::RenderVolcanoHyperNodes(fabric, scope.keep);
   if (opt.format == "kai-topology") return k8s::RenderKaiTopology(fabric);
-  TP_ASSIGN_OR_RETURN(slurm::SlurmTopology topology,
-                      slurm::BuildSlurmTopology(fabric, names, scope.keep));
+  TP_ASSIGN_OR_RETURN(
+      slurm::SlurmTopology topology,
+      slurm::BuildSlurmTopology(fabric, names, scope.keep, {.base_nodes = opt.block_base}));
   for (const std::string& w : topology.warnings) scope.notes.push_back(w);
   if (opt.format == "slurm-tree") return slurm::RenderTreeConf(fabric, topology);
   if (opt.format == "slurm-block") return slurm::RenderBlockConf(fabric, topology);
@@ -151,6 +153,11 @@ void RegisterExportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option(
       "--kueue-api-version", opt->kueue_api_version,
       std::string("kueue-topology: the Kueue API version to write: ") + k8s::kKueueApiVersions);
+  cmd->add_option("--block-base", opt->block_base,
+                  "slurm-block, slurm-yaml: the planning base block in nodes (BlockSizes' first "
+                  "entry), e.g. 16 of an NVL72 rack's 18 trays, so that trays out of service "
+                  "change neither BlockSizes nor the blocks' positions (smaller blocks are "
+                  "placeholders); default: the smallest block at least half the median");
   cmd->add_flag("--topograph-legacy-labels", opt->topograph_legacy_labels,
                 "k8s-labels: also the keys topograph used before v1.0.0 "
                 "(network.topology.nvidia.com/{accelerator,leaf,spine,core})");

@@ -1,7 +1,7 @@
 -- job_submit.lua for topoplace: when spank_topoplace.so defers a job it cannot place yet
 -- (its GPUs or its hard max_tier are not free), it leaves three job control variables;
 -- this script turns them into what sbatch would have sent for
--- `--nodes=N --switches=1@SECONDS` (and N times --ntasks-per-node tasks), so Slurm queues the job for the spec's node count and,
+-- `--nodes=N --switches=1@SECONDS [--segment=K]` (and N times --ntasks-per-node tasks), so Slurm queues the job for the spec's node count and,
 -- for a hard block tier, inside one leaf switch (a block in topoplace's export) for at
 -- most max_wait. When the job starts, the plugin maps its ranks onto the nodes Slurm gave.
 --
@@ -72,6 +72,15 @@ function topoplace_job_submit(job_desc)
                     "N or N@SECONDS (N from 1 to 65535, at most " .. MAX_SWITCH_WAIT .. " s)")
     end
   end
+  local segment_text = spank_value(job_desc, "TOPOPLACE_SEGMENT")
+  local segment = nil
+  if segment_text ~= nil then
+    segment = whole(segment_text, 1, MAX_NODES)
+    if segment == nil or nodes % segment ~= 0 then
+      return refuse("TOPOPLACE_SEGMENT", segment_text,
+                    "a whole number of nodes that divides TOPOPLACE_NODES=" .. nodes)
+    end
+  end
   -- Every value checked: only now is the job changed.
   job_desc.min_nodes = nodes
   job_desc.max_nodes = nodes
@@ -86,8 +95,15 @@ function topoplace_job_submit(job_desc)
     job_desc.req_switch = count
     if wait ~= nil then job_desc.wait4switch = wait end
   end
-  slurm.log_info("topoplace: job of %s deferred: %d nodes, switches %s",
-                 tostring(job_desc.user_name), nodes, switches or "none")
+  -- Slurm 25.05+ has segment_size (topology/block's --segment); older ones read nil and
+  -- ignore the field. A segment the user asked for with --segment is theirs to keep.
+  local own = job_desc.segment_size
+  if segment ~= nil and (own == nil or own == 0 or own == slurm.NO_VAL16) then
+    job_desc.segment_size = segment
+  end
+  slurm.log_info("topoplace: job of %s deferred: %d nodes, switches %s, segment %s",
+                 tostring(job_desc.user_name), nodes, switches or "none",
+                 segment_text or "none")
   return slurm.SUCCESS
 end
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "plugins/common/domain_tree.h"
 #include "plugins/slurm/hostlist.h"
+#include "topology/base/status_macros.h"
 
 namespace topoplace::slurm {
 namespace {
@@ -32,97 +33,125 @@ int AlignedAggregate(const std::vector<int>& blocks_per_pod) {
   }
 }
 
-// Slurm's topology/block rule: the first BlockSizes entry is the planning base block and
-// "each block must have at least the planning base block size count of nodes". A block far
-// smaller than the rest (under half the median: a rack with a lost leaf group, a test
-// island) would drag the base down to its size, so it is left out of topology/block and
-// reported; the base is the smallest of the others.
-std::vector<bool> UndersizedBlocks(const std::vector<int>& sizes) {
-  std::vector<int> sorted = sizes;
-  std::sort(sorted.begin(), sorted.end());
-  const int median = sorted.empty() ? 0 : sorted[sorted.size() / 2];
-  std::vector<bool> undersized(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) undersized[i] = 2 * sizes[i] < median;
-  return undersized;
+// One position of topology/block: a block (or NVLink domain) of a pod with exported
+// hosts, and its exported hosts, perhaps none.
+struct BlockCandidate {
+  std::string name;
+  std::vector<HostId> hosts;
+  int32_t pod = 0;
+  std::string domain;  // the NVLink domain's name, on fabrics whose domains span hosts
+};
+
+// The fabric's blocks, pod by pod, of the pods with an exported host.
+std::vector<BlockCandidate> LeafGroupCandidates(const Fabric& fabric,
+                                                const exporters::DomainTree& tree) {
+  std::vector<BlockCandidate> out;
+  for (size_t p = 0; p < fabric.pods().size(); ++p) {
+    if (tree.pod_blocks[p].empty()) continue;
+    for (int32_t b : fabric.pods()[p].blocks) {
+      out.push_back({tree.block_names[b], tree.block_hosts[b], static_cast<int32_t>(p), ""});
+    }
+  }
+  return out;
 }
 
-// Blocks, sizes and warnings of topology/block from `sizes` (nodes per candidate block, in
-// order) and their pods: blocks far under the median are left out (UndersizedBlocks),
-// the base is the smallest of the others, and aggregates of 2^k blocks stay inside a pod.
-struct BlockPlan {
-  std::vector<size_t> kept;  // indices into sizes
-  std::vector<size_t> small;
-  std::vector<int> block_sizes;
-};
-BlockPlan PlanBlocks(const std::vector<int>& sizes, const std::vector<int32_t>& pods,
-                     size_t num_pods) {
-  BlockPlan plan;
-  const std::vector<bool> undersized = UndersizedBlocks(sizes);
-  std::vector<int> per_pod(num_pods, 0);
-  int base = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (undersized[i]) {
-      plan.small.push_back(i);
-      continue;
+// The NVLink domains instead of the leaf groups (see the header), in the fabric's block
+// order and named by their position in the whole fabric, so that a name does not change
+// with the node list; nullopt on fabrics whose domains are single hosts.
+std::optional<std::vector<BlockCandidate>> NvlinkCandidates(const Fabric& fabric,
+                                                            const exporters::DomainTree& tree) {
+  if (fabric.nvlink_domains().size() >= fabric.hosts().size()) return std::nullopt;
+  std::vector<int32_t> position(fabric.nvlink_domains().size(), -1);
+  std::vector<BlockCandidate> all;
+  for (const Pod& pod : fabric.pods()) {
+    for (int32_t b : pod.blocks) {
+      for (HostId h : fabric.blocks()[b].hosts) {
+        const Host& host = fabric.hosts()[h];
+        int32_t& at = position[host.nvlink_domain_id];
+        if (at < 0) {
+          at = static_cast<int32_t>(all.size());
+          all.push_back({"", {}, host.pod, host.nvlink_domain});
+        }
+        if (tree.exported[h]) all[at].hosts.push_back(h);
+      }
     }
-    plan.kept.push_back(i);
-    ++per_pod[pods[i]];
-    base = base == 0 ? sizes[i] : std::min(base, sizes[i]);
+  }
+  const int digits = all.size() > 99 ? 3 : 2;
+  std::vector<BlockCandidate> out;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (tree.pod_blocks[all[i].pod].empty()) continue;
+    all[i].name = absl::StrFormat("nvl-%0*d", digits, i);
+    out.push_back(std::move(all[i]));
+  }
+  return out;
+}
+
+// The base block: the configured one, or the smallest block that is at least half the
+// median of the non-empty ones (a block far smaller than the rest, a rack with a lost leaf
+// group or a test island, would drag the base down to its size).
+absl::StatusOr<int> BaseBlock(const std::vector<BlockCandidate>& candidates,
+                              const BlockExportOptions& options) {
+  std::vector<int> sizes;
+  for (const BlockCandidate& c : candidates) {
+    if (!c.hosts.empty()) sizes.push_back(static_cast<int>(c.hosts.size()));
+  }
+  std::sort(sizes.begin(), sizes.end());
+  if (options.base_nodes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("block base: expected a node count of at least 1, got ", options.base_nodes));
+  }
+  if (options.base_nodes > 0) {
+    if (sizes.empty() || sizes.back() < options.base_nodes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "block base: ", options.base_nodes, " nodes is more than any block holds (the largest ",
+          sizes.empty() ? 0 : sizes.back(), ")"));
+    }
+    return options.base_nodes;
+  }
+  const int median = sizes[sizes.size() / 2];
+  return *std::find_if(sizes.begin(), sizes.end(), [&](int n) { return 2 * n >= median; });
+}
+
+// Sets t.blocks, t.block_sizes and the warning for placeholders: every candidate keeps its
+// position, those under the base without their nodes; aggregates of 2^k blocks stay
+// inside a pod. Precondition: some candidate has an exported host.
+absl::Status PlanBlocks(const Fabric& fabric, const NodeNameMap& names,
+                        const std::vector<BlockCandidate>& candidates,
+                        const BlockExportOptions& options, SlurmTopology& t) {
+  TP_ASSIGN_OR_RETURN(const int base, BaseBlock(candidates, options));
+  std::vector<int> per_pod(fabric.pods().size(), 0);
+  std::vector<std::string> placeholders;
+  for (const BlockCandidate& c : candidates) {
+    ++per_pod[c.pod];
+    std::vector<std::string> nodes;
+    for (HostId h : c.hosts) nodes.push_back(names.NodeName(fabric.hosts()[h].name));
+    const std::string hostlist = CompressHostlist(nodes);
+    const bool kept = static_cast<int>(c.hosts.size()) >= base;
+    t.blocks.push_back({c.name, kept ? hostlist : "", c.domain});
+    if (kept) continue;
+    placeholders.push_back(
+        nodes.empty() ? absl::StrCat(c.name, " (no node in the export)")
+                      : absl::StrCat(c.name, " (", nodes.size(), " nodes: ", hostlist, ")"));
   }
   per_pod.erase(std::remove(per_pod.begin(), per_pod.end(), 0), per_pod.end());
   const int aggregate = AlignedAggregate(per_pod);
-  for (int k = 1; k <= aggregate; k *= 2) plan.block_sizes.push_back(base * k);
-  return plan;
-}
-
-// topology/block over the NVLink domains instead of the leaf groups (see the header),
-// domains in the tree's block order; nullopt on fabrics whose domains are single hosts.
-std::optional<BlockPlan> NvlinkBlocks(const Fabric& fabric, const exporters::DomainTree& tree,
-                                      const NodeNameMap& names, SlurmTopology& t) {
-  // Sets t.blocks and the warnings; the caller takes the sizes.
-  if (fabric.nvlink_domains().size() >= fabric.hosts().size()) return std::nullopt;
-  std::vector<std::vector<HostId>> hosts(fabric.nvlink_domains().size());
-  std::vector<int32_t> order;
-  for (int32_t b : tree.block_order) {
-    for (HostId h : tree.block_hosts[b]) {
-      const int32_t d = fabric.hosts()[h].nvlink_domain_id;
-      if (hosts[d].empty()) order.push_back(d);
-      hosts[d].push_back(h);
-    }
-  }
-  std::vector<int> sizes;
-  std::vector<int32_t> pods;
-  for (int32_t d : order) {
-    sizes.push_back(static_cast<int>(hosts[d].size()));
-    pods.push_back(fabric.hosts()[hosts[d].front()].pod);
-  }
-  BlockPlan plan = PlanBlocks(sizes, pods, fabric.pods().size());
-  const int digits = order.size() > 99 ? 3 : 2;
-  auto block = [&](size_t i) {
-    std::vector<std::string> nodes;
-    for (HostId h : hosts[order[i]]) nodes.push_back(names.NodeName(fabric.hosts()[h].name));
-    return SlurmTopology::Block{absl::StrFormat("nvl-%0*d", digits, i), CompressHostlist(nodes),
-                                fabric.hosts()[hosts[order[i]].front()].nvlink_domain};
-  };
-  std::vector<std::string> small;
-  for (size_t i : plan.kept) t.blocks.push_back(block(i));
-  for (size_t i : plan.small) {
-    const SlurmTopology::Block b = block(i);
-    small.push_back(absl::StrCat(b.name, " (", sizes[i], " nodes: ", b.nodes, ")"));
-  }
-  if (!small.empty()) {
+  for (int k = 1; k <= aggregate; k *= 2) t.block_sizes.push_back(base * k);
+  if (!placeholders.empty()) {
     t.warnings.push_back(absl::StrCat(
-        "topology/block: NVLink domains under half the median size (trays out?) are left "
-        "out, so that the base block stays a whole domain: ",
-        absl::StrJoin(small, ", ")));
+        "topology/block: blocks under the base block of ", base,
+        " nodes are placeholders without nodes (Slurm: every block holds at least the base), "
+        "so the blocks after them keep their place; their nodes are outside topology/block "
+        "until they are back: ",
+        absl::StrJoin(placeholders, ", ")));
   }
-  return plan;
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names,
-                                                 const exporters::HostFilter& keep) {
+                                                 const exporters::HostFilter& keep,
+                                                 const BlockExportOptions& options) {
   if (fabric.blocks().empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("fabric '", fabric.name(), "' has no host in any block; nothing to export"));
@@ -139,35 +168,13 @@ absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const Nod
     return nodes;
   };
   SlurmTopology t;
-  std::vector<int> sizes;
   for (int32_t b : tree.block_order) {
     t.switches.push_back(
         {tree.block_names[b], CompressHostlist(node_names(tree.block_hosts[b])), ""});
-    sizes.push_back(static_cast<int>(tree.block_hosts[b].size()));
   }
-  if (std::optional<BlockPlan> nvlink = NvlinkBlocks(fabric, tree, names, t)) {
-    t.block_sizes = nvlink->block_sizes;
-  } else {
-    std::vector<int32_t> pods;
-    for (int32_t b : tree.block_order) pods.push_back(fabric.blocks()[b].pod);
-    const BlockPlan plan = PlanBlocks(sizes, pods, fabric.pods().size());
-    for (size_t i : plan.kept) {
-      t.blocks.push_back({tree.block_names[tree.block_order[i]], t.switches[i].nodes, ""});
-    }
-    std::vector<std::string> small;
-    for (size_t i : plan.small) {
-      small.push_back(absl::StrCat(tree.block_names[tree.block_order[i]], " (", sizes[i],
-                                   " nodes: ", t.switches[i].nodes, ")"));
-    }
-    if (!small.empty()) {
-      t.warnings.push_back(absl::StrCat(
-          "topology/block: blocks under half the median block size are left out, so that the "
-          "base block stays the unit real blocks fill (Slurm: every block holds at least the "
-          "base block size): ",
-          absl::StrJoin(small, ", ")));
-    }
-    t.block_sizes = plan.block_sizes;
-  }
+  std::optional<std::vector<BlockCandidate>> candidates = NvlinkCandidates(fabric, tree);
+  if (!candidates) candidates = LeafGroupCandidates(fabric, tree);
+  TP_RETURN_IF_ERROR(PlanBlocks(fabric, names, *candidates, options, t));
   if (!tree.isolated_hosts.empty()) {
     t.warnings.push_back(absl::StrCat("hosts reaching no switch are left out: ",
                                       CompressHostlist(node_names(tree.isolated_hosts))));
@@ -221,7 +228,11 @@ std::string RenderBlockConf(const Fabric& fabric, const SlurmTopology& t) {
   for (const std::string& w : t.warnings) absl::StrAppend(&out, "# warning: ", w, "\n");
   for (const SlurmTopology::Block& b : t.blocks) {
     if (!b.domain.empty()) absl::StrAppend(&out, "# ", b.name, ": NVLink domain ", b.domain, "\n");
-    absl::StrAppend(&out, "BlockName=", b.name, " Nodes=", b.nodes, "\n");
+    if (b.nodes.empty()) {
+      absl::StrAppend(&out, "BlockName=", b.name, "  # placeholder\n");
+    } else {
+      absl::StrAppend(&out, "BlockName=", b.name, " Nodes=", b.nodes, "\n");
+    }
   }
   absl::StrAppend(&out, "BlockSizes=", absl::StrJoin(t.block_sizes, ","), "\n");
   return out;
@@ -242,7 +253,11 @@ std::string RenderTopologyYaml(const Fabric& fabric, const SlurmTopology& t) {
   absl::StrAppend(&out, "    blocks:\n");
   for (const SlurmTopology::Block& b : t.blocks) {
     if (!b.domain.empty()) absl::StrAppend(&out, "      # NVLink domain ", b.domain, "\n");
-    absl::StrAppend(&out, "      - block: ", b.name, "\n        nodes: ", b.nodes, "\n");
+    if (b.nodes.empty()) {
+      absl::StrAppend(&out, "      - block: ", b.name, "  # placeholder\n");
+    } else {
+      absl::StrAppend(&out, "      - block: ", b.name, "\n        nodes: ", b.nodes, "\n");
+    }
   }
   return out;
 }

@@ -34,7 +34,7 @@ struct SlurmTopology {
   };
   struct Block {
     std::string name;
-    std::string nodes;
+    std::string nodes;   // empty: a placeholder holding the block's position
     std::string domain;  // the NVLink domain it stands for, if any (rendered as a comment)
   };
   std::vector<TreeSwitch> switches;   // leaves first, then upper levels
@@ -43,13 +43,21 @@ struct SlurmTopology {
   std::vector<std::string> warnings;  // e.g. hosts in no block, left out
 };
 
+struct BlockExportOptions {
+  // The planning base block (BlockSizes' first entry), in nodes. 0: the smallest block
+  // that is at least half the median block size. Blocks under the base are placeholders
+  // (said in `warnings`): Slurm wants every block to hold at least the base size.
+  int base_nodes = 0;
+};
+
 // Derives the Slurm view of the hosts of `fabric` that `keep` keeps (all by default).
-// BlockSizes starts at the smallest block that is at least half the median block size;
-// smaller blocks are left out of the blocks (and said in `warnings`), since Slurm wants
-// every block to hold at least the base size. FailedPrecondition if no kept host is in
-// any block.
+// Topology/block's blocks are every block (or NVLink domain) of each pod with a kept host,
+// in pod order, placeholders where fewer than the base's nodes are kept. FailedPrecondition
+// if no kept host is in any block; InvalidArgument if `options.base_nodes` is negative or
+// larger than every block.
 absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names,
-                                                 const exporters::HostFilter& keep = {});
+                                                 const exporters::HostFilter& keep = {},
+                                                 const BlockExportOptions& options = {});
 
 // Renderers; each starts with a comment naming the fabric and version.
 std::string RenderTreeConf(const Fabric& fabric, const SlurmTopology& topology);

@@ -9,9 +9,11 @@ presets is accepted.
 """
 
 import argparse
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -95,7 +97,7 @@ class Checker:
         blocks = body.get("blocks")
         if not self.want(blocks, list, path + "blocks/"):
             return
-        seen, first_size = set(), None
+        seen, first_size, counts = set(), None, []
         for b in blocks:
             if not self.want(b, dict, path + "blocks/"):
                 continue
@@ -103,14 +105,23 @@ class Checker:
                 self.fail(path + "blocks/block/", "each block needs a unique name")
             seen.add(b.get("block"))
             nodes = self.check_nodes(b.get("nodes", ""), path + "blocks/nodes/")
-            if first_size is None:
-                first_size = len(nodes)
+            # A block without nodes holds its place (block_record.c gives it an empty
+            # bitmap); the base comes from the first block with nodes.
+            if nodes:
+                counts.append((b.get("block"), len(nodes)))
+                if first_size is None:
+                    first_size = len(nodes)
         sizes = body.get("block_sizes")
         if sizes is None:
             return
         if not self.want(sizes, list, path + "block_sizes/"):
             return
         base = sizes[0] if sizes else first_size
+        # topology.yaml(5) / topology.conf(5): "Each block must have at least the planning
+        # base block size count of nodes."
+        for name, count in counts:
+            if isinstance(base, int) and count < base:
+                self.fail(path + "blocks/nodes/", f"block {name} has {count} nodes < base {base}")
         for s in sizes:
             if not self.want(s, int, path + "block_sizes/"):
                 return
@@ -210,6 +221,43 @@ def read_fixture(path):
     return cases
 
 
+def export_yaml(cli, *extra):
+    out = subprocess.run([cli, "export", "slurm-yaml", "--fabric", "preset:gb200-nvl72", *extra],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        return None, f"export slurm-yaml {' '.join(extra)}: exit {out.returncode}: {out.stderr}"
+    doc = yaml.safe_load(out.stdout)
+    return next(t["block"] for t in doc if "block" in t), None
+
+
+def check_block_base(cli):
+    """With --block-base 16, 5 trays out of 2 racks change neither block_sizes nor the
+    blocks' names and order, and the file still follows Slurm's rules."""
+    failures = []
+    whole, err = export_yaml(cli, "--block-base", "16")
+    if err:
+        return [err]
+    out_of_service = {"b00-n020", "b00-n021", "b01-n018", "b01-n019", "b01-n030"}
+    hosts = [f"b{b:02d}-n{n:03d}" for b in range(8) for n in range(36)]
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(h for h in hosts if h not in out_of_service) + "\n")
+    try:
+        part, err = export_yaml(cli, "--block-base", "16", "--nodes", f.name)
+    finally:
+        os.unlink(f.name)
+    if err:
+        return [err]
+    if part["block_sizes"] != whole["block_sizes"]:
+        failures.append(f"--block-base 16: block_sizes moved: {whole['block_sizes']} -> "
+                        f"{part['block_sizes']}")
+    if [b["block"] for b in part["blocks"]] != [b["block"] for b in whole["blocks"]]:
+        failures.append("--block-base 16: the blocks' positions moved with trays out")
+    checker = Checker()
+    checker.document([{"topology": "block", "block": part}])
+    failures += [f"--block-base 16 with trays out: {p}: {m}" for p, m in checker.errors]
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cli", required=True)
@@ -237,8 +285,9 @@ def main():
         checker.document(yaml.safe_load(out.stdout))
         for path, message in checker.errors:
             failures.append(f"our topology.yaml for {preset}: {path}: {message}")
+    failures += check_block_base(args.cli)
     print(f"{len(cases)} malformed topology.yaml files of Slurm's test_150_9, "
-          f"{len(presets)} of our exports")
+          f"{len(presets)} of our exports, and gb200-nvl72 with --block-base 16 and trays out")
     for f in failures:
         print(f"FAIL {f}")
     return 1 if failures else 0

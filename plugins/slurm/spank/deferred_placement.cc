@@ -15,6 +15,7 @@ std::vector<std::pair<std::string, std::string>> DeferredSubmission::ControlVari
   std::vector<std::pair<std::string, std::string>> vars = {{kDeferredSpecVar, spec},
                                                            {kNodesVar, absl::StrCat(nodes)}};
   if (!switches.empty()) vars.emplace_back(kSwitchesVar, switches);
+  if (segment > 0) vars.emplace_back(kSegmentVar, absl::StrCat(segment));
   return vars;
 }
 
@@ -25,9 +26,12 @@ std::string DeferredSubmission::Summary() const {
   } else if (!switches.empty()) {
     wait = absl::StrCat("inside one block for at most ", switches.substr(2), " s");
   }
+  const std::string segments =
+      segment > 0 ? absl::StrCat(" in segments of ", segment, " nodes (--segment=", segment, ")")
+                  : "";
   return absl::StrCat("topoplace: no placement now; Slurm queues the job for ", nodes, " nodes ",
-                      wait, " (--switches=", switches.empty() ? "none" : switches,
-                      "), and maps its ranks onto the nodes it starts on");
+                      wait, " (--switches=", switches.empty() ? "none" : switches, ")", segments,
+                      ", and maps its ranks onto the nodes it starts on");
 }
 
 absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec) {
@@ -35,6 +39,7 @@ absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec) {
   DeferredSubmission deferred;
   deferred.spec = sched::FormatJobSpec(job);
   deferred.nodes = job.nodes();
+  if (job.segment > 0 && job.segment < deferred.nodes) deferred.segment = job.segment;
   // Slurm counts leaf switches, which are our blocks: a leaf or block tier is one switch.
   // A pod is no switch count, so Slurm cannot hold it; the plan at start notes the relaxing.
   if (job.mode == sched::ConstraintMode::kHard && job.max_tier <= sched::MaxTier::kBlock) {

@@ -27,6 +27,7 @@ namespace topoplace::slurm {
 inline constexpr char kDeferredSpecVar[] = "TOPOPLACE_DEFERRED_SPEC";
 inline constexpr char kNodesVar[] = "TOPOPLACE_NODES";
 inline constexpr char kSwitchesVar[] = "TOPOPLACE_SWITCHES";
+inline constexpr char kSegmentVar[] = "TOPOPLACE_SEGMENT";
 
 struct DeferredSubmission {
   std::string spec;  // canonical job spec
@@ -34,6 +35,9 @@ struct DeferredSubmission {
   // Slurm's --switches value: "" (no switch limit), "1" (one leaf switch for as long as
   // Slurm's max_switch_wait allows) or "1@SECONDS".
   std::string switches;
+  // Slurm's --segment (topology/block, Slurm 25.05+): the spec's segment=N when it splits
+  // the job (0 < N < nodes); 0: none. job_submit.lua sets it unless the user gave one.
+  int64_t segment = 0;
 
   // The job control variables that carry it, as (name, value).
   std::vector<std::pair<std::string, std::string>> ControlVariables() const;

@@ -221,10 +221,9 @@ cat >"$D/thief.c" <<'THIEF'
 #include <slurm/slurm.h>
 #include <stdio.h>
 #include <unistd.h>
-int main(int argc, char **argv) {  /* argv[1]: one job control variable, NAME=value */
+int main(int argc, char **argv) {  /* argv[1..]: job control variables, NAME=value */
   job_desc_msg_t d;
   submit_response_msg_t *r = NULL;
-  char *spank_env[] = {argv[1]};
   char *env[] = {"PATH=/usr/bin:/bin"};
   slurm_init_job_desc_msg(&d);
   d.script = "#!/bin/sh\ntrue\n";
@@ -236,8 +235,8 @@ int main(int argc, char **argv) {  /* argv[1]: one job control variable, NAME=va
   d.group_id = getgid();
   d.environment = env;
   d.env_size = 1;
-  d.spank_job_env = spank_env;
-  d.spank_job_env_size = 1;
+  d.spank_job_env = argv + 1;
+  d.spank_job_env_size = argc - 1;
   if (argc < 2 || slurm_submit_batch_job(&d, &r) != 0) {
     slurm_perror("thief");
     return 1;
@@ -270,6 +269,19 @@ good=$("$D/thief" "SPANK_TOPOPLACE_NODES=2") || fail "job_submit.lua refused TOP
 scontrol show job "$good" | grep -q "NumNodes=2" || fail "job $good was not given 2 nodes"
 wait_gone "$good"
 echo "job_submit.lua: TOPOPLACE_NODES 2.5, 0x2, -1, inf, 99999999999 refused; 2 taken"
+# A deferral's segment (the spec's segment=N, Slurm's --segment) must divide the node count.
+# This Slurm (22.05) has no segment_size to set; the check and the log line are what it shows.
+for bad in 3 0 x; do
+  if "$D/thief" "SPANK_TOPOPLACE_NODES=2" "SPANK_TOPOPLACE_SEGMENT=$bad" >"$D/bad.out" 2>&1; then
+    fail "job_submit.lua accepted TOPOPLACE_SEGMENT=$bad for 2 nodes (job $(cat "$D/bad.out"))"
+  fi
+done
+good=$("$D/thief" "SPANK_TOPOPLACE_NODES=2" "SPANK_TOPOPLACE_SEGMENT=1") ||
+  fail "job_submit.lua refused TOPOPLACE_SEGMENT=1 for 2 nodes"
+wait_gone "$good"
+grep -q "topoplace: job of .* deferred: 2 nodes, switches none, segment 1" "$D"/log/slurmctld.log ||
+  fail "slurmctld did not log the segment: $(grep topoplace "$D"/log/slurmctld.log | tail -3)"
+echo "job_submit.lua: TOPOPLACE_SEGMENT 3, 0, x refused for 2 nodes; 1 taken"
 
 # 4. A job that never starts: its reservation expires after the TTL, never committed.
 sbatch --parsable --hold --topoplace=tp=8,pp=1,dp=1 -o /dev/null --wrap true \

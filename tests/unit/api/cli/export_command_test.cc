@@ -102,10 +102,12 @@ TEST_F(ExportCommandTest, NodeListKeepsOnlyListedNodesAndSaysWhatIsLeftOut) {
   auto r = RunCommand(Cli("export slurm-block --fabric " + ShellQuote(Fabric(false)) + " --nodes " +
                           ShellQuote(nodes)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("BlockName=block-00 Nodes=b000-n[000-015]\nBlockSizes=16\n"));
+  EXPECT_THAT(r.out, HasSubstr("BlockName=block-00 Nodes=b000-n[000-015]\n"
+                               "BlockName=block-01  # placeholder\n"));
   EXPECT_THAT(r.out, Not(HasSubstr("Nodes=b002-")));
-  // b001-n000 alone is a block far under the others: out of topology/block, and said so.
-  EXPECT_THAT(r.err, HasSubstr("blocks under half the median block size are left out"));
+  // b001-n000 alone is a block far under the others: a placeholder in topology/block, and
+  // said so.
+  EXPECT_THAT(r.err, HasSubstr("blocks under the base block of 16 nodes are placeholders"));
   EXPECT_THAT(r.err, HasSubstr("block-01 (1 nodes: b001-n000)"));
   EXPECT_THAT(r.err, HasSubstr("111 fabric hosts not in " + nodes + " are left out"));
   EXPECT_THAT(r.err, HasSubstr("1 names in " + nodes + " are no host of the fabric: ghost-1"));
@@ -115,6 +117,17 @@ TEST_F(ExportCommandTest, NodeListKeepsOnlyListedNodesAndSaysWhatIsLeftOut) {
   ASSERT_EQ(labels.exit_code, 0) << labels.err;
   EXPECT_EQ(Count(labels.out, "kind: Node\n"), 17);
   EXPECT_THAT(labels.out, HasSubstr("topoplace.io/block: block-01\n"));  // names stay
+}
+
+TEST_F(ExportCommandTest, BlockBaseSetsBlockSizesFirstEntryAndABadOneIsRefused) {
+  auto r =
+      RunCommand(Cli("export slurm-block --block-base 12 --fabric " + ShellQuote(Fabric(false))));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("BlockSizes=12,"));
+  auto bad =
+      RunCommand(Cli("export slurm-yaml --block-base 17 --fabric " + ShellQuote(Fabric(false))));
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("block base: 17 nodes is more than any block holds"));
 }
 
 // Hardening round four, finding 8: a node list that names no host of the fabric exited 1

@@ -95,20 +95,25 @@ TEST(SlurmExport, NodeMap_RenamesNodes) {
   EXPECT_EQ(t.blocks[0].nodes, "gpu-a,b00-n[001-003]");
 }
 
-TEST(SlurmExport, BlockSizes_ABlockUnderHalfTheMedianIsReportedNotMadeTheBase) {
+TEST(SlurmExport, BlockSizes_ABlockUnderHalfTheMedianIsAPlaceholderNotMadeTheBase) {
   FabricPtr f = *GenerateClos(testing::TinyClos(/*blocks=*/3, /*nodes=*/4));
+  SlurmTopology whole = *BuildSlurmTopology(*f, NodeNameMap());
   // Keep all of block-00 and block-02 but one host of block-01: 4, 1, 4 nodes.
   const exporters::HostFilter keep = [&](HostId h) {
     return f->hosts()[h].name != "b01-n001" && f->hosts()[h].name != "b01-n002" &&
            f->hosts()[h].name != "b01-n003";
   };
   SlurmTopology t = *BuildSlurmTopology(*f, NodeNameMap(), keep);
-  EXPECT_THAT(t.block_sizes, ElementsAre(4, 8));  // not 1, 2, ...
+  EXPECT_THAT(t.block_sizes, ElementsAre(4));  // not 1, 2, ...
+  EXPECT_EQ(t.block_sizes, whole.block_sizes) << "the sizes stay put";
   const std::string conf = RenderBlockConf(*f, t);
   EXPECT_THAT(conf, HasSubstr("BlockName=block-00 Nodes=b00-n[000-003]\n"
-                              "BlockName=block-02 Nodes=b02-n[000-003]\nBlockSizes=4,8\n"));
+                              "BlockName=block-01  # placeholder\n"
+                              "BlockName=block-02 Nodes=b02-n[000-003]\nBlockSizes=4\n"));
   EXPECT_THAT(conf, HasSubstr("block-01 (1 nodes: b01-n000)"));
   EXPECT_THAT(conf, HasSubstr("hosts not in the node list are left out: b01-n[001-003]"));
+  EXPECT_THAT(RenderTopologyYaml(*f, t), HasSubstr("      - block: block-01  # placeholder\n"
+                                                   "      - block: block-02\n"));
   // The tree keeps the small block: topology/tree has no size rule.
   EXPECT_THAT(RenderTreeConf(*f, t), HasSubstr("SwitchName=block-01 Nodes=b01-n000\n"));
 }
@@ -140,12 +145,54 @@ TEST(SlurmExport, Nvl72_OneBlockPerNvlinkDomainWithSlurmsBlockSizes) {
   EXPECT_EQ(out.block_sizes.front(), 17);
 }
 
+// topograph#415: with the base configured at 16 of 18 trays, trays out of service change
+// neither BlockSizes nor any block's position; a rack left with fewer than 16 is a
+// placeholder in its place, its trays outside topology/block until they are back.
+TEST(SlurmExport, Nvl72_AConfiguredBaseStaysPutWhileTraysGoOutOfService) {
+  FabricPtr f = *GeneratePreset("gb200-nvl72");
+  const BlockExportOptions base16{.base_nodes = 16};
+  SlurmTopology whole = *BuildSlurmTopology(*f, NodeNameMap(), {}, base16);
+  EXPECT_THAT(whole.block_sizes, ElementsAre(16, 32, 64, 128, 256));
+  // nvl-01 (b00-n[018-035]) loses 2 trays, nvl-03 (b01-n[018-035]) loses 3.
+  const exporters::HostFilter trays_out = [&](HostId h) {
+    const std::string& n = f->hosts()[h].name;
+    return n != "b00-n020" && n != "b00-n021" && n != "b01-n018" && n != "b01-n019" &&
+           n != "b01-n030";
+  };
+  SlurmTopology out = *BuildSlurmTopology(*f, NodeNameMap(), trays_out, base16);
+  EXPECT_EQ(out.block_sizes, whole.block_sizes);
+  ASSERT_EQ(out.blocks.size(), whole.blocks.size());
+  for (size_t i = 0; i < out.blocks.size(); ++i) {
+    EXPECT_EQ(out.blocks[i].name, whole.blocks[i].name) << "position " << i;
+  }
+  EXPECT_EQ(out.blocks[1].nodes, "b00-n[018-019,022-035]");
+  EXPECT_EQ(out.blocks[3].nodes, "") << "15 of 18 trays: a placeholder";
+  EXPECT_THAT(RenderBlockConf(*f, out), HasSubstr("BlockName=nvl-03  # placeholder\n"));
+  EXPECT_THAT(out.warnings,
+              ::testing::Contains(HasSubstr("nvl-03 (15 nodes: b01-n[020-029,031-035])")));
+  // Without a configured base the same export shifts to the smallest rack's 15.
+  EXPECT_EQ(BuildSlurmTopology(*f, NodeNameMap(), trays_out)->block_sizes.front(), 15);
+}
+
+TEST(SlurmExport, BlockBase_LargerThanEveryBlockOrNegativeIsRefused) {
+  FabricPtr f = *GeneratePreset("gb200-nvl72");
+  absl::StatusOr<SlurmTopology> big = BuildSlurmTopology(*f, NodeNameMap(), {}, {.base_nodes = 19});
+  EXPECT_EQ(big.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(big.status().message(),
+              HasSubstr("19 nodes is more than any block holds (the largest 18)"));
+  EXPECT_EQ(BuildSlurmTopology(*f, NodeNameMap(), {}, {.base_nodes = -1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(SlurmExport, Filter_KeepsOnlyKeptHostsAndBlockNamesStay) {
   FabricPtr f = *GenerateClos(Small());
   const exporters::HostFilter keep = [&](HostId h) { return f->hosts()[h].block == 1; };
   SlurmTopology t = *BuildSlurmTopology(*f, NodeNameMap(), keep);
   EXPECT_THAT(RenderTreeConf(*f, t), HasSubstr("SwitchName=block-01 Nodes=b01-n[000-003]\n"));
   EXPECT_THAT(RenderTreeConf(*f, t), ::testing::Not(HasSubstr("Nodes=b00-n")));
+  // topology/block keeps block-00's place for when its nodes join.
+  EXPECT_THAT(RenderBlockConf(*f, t), HasSubstr("BlockName=block-00  # placeholder\n"
+                                                "BlockName=block-01 Nodes=b01-n[000-003]\n"));
   const exporters::HostFilter none = [](HostId) { return false; };
   EXPECT_EQ(BuildSlurmTopology(*f, NodeNameMap(), none).status().code(),
             absl::StatusCode::kFailedPrecondition);

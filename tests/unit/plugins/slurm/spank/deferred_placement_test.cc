@@ -35,6 +35,20 @@ TEST(DeferredPlacement, SoftOrWiderTiersAskSlurmForNoSwitchLimit) {
   }
 }
 
+TEST(DeferredPlacement, ASegmentThatSplitsTheJobIsPassedToSlurmAsItsSegment) {
+  absl::StatusOr<DeferredSubmission> d =
+      DeferSubmission("tp=4,pp=1,dp=16,gpus_per_node=4,segment=4");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->segment, 4);
+  EXPECT_THAT(d->ControlVariables(),
+              ElementsAre(Pair("TOPOPLACE_DEFERRED_SPEC", d->spec), Pair("TOPOPLACE_NODES", "16"),
+                          Pair("TOPOPLACE_SEGMENT", "4")));
+  EXPECT_THAT(d->Summary(), HasSubstr("in segments of 4 nodes (--segment=4)"));
+  // A segment as large as the job splits nothing (Slurm ignores it): not passed.
+  EXPECT_EQ(DeferSubmission("tp=8,pp=1,dp=2,segment=2")->segment, 0);
+  EXPECT_EQ(DeferSubmission("tp=8,pp=1,dp=2,segment=8")->ControlVariables().size(), 2u);
+}
+
 TEST(DeferredPlacement, StartSpecPlacesSoftlyOnExactlyTheJobsNodesUnderTheirFabricNames) {
   absl::StatusOr<NodeNameMap> map = NodeNameMap::Parse("b00-n001 gpu007\n", "map");
   ASSERT_TRUE(map.ok()) << map.status();
