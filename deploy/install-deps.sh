@@ -15,7 +15,7 @@ packages=(
   lldpd iproute2 nftables iputils-ping graphviz
   clang libclang-rt-14-dev clang-format-14 clang-tidy-14
   slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
-  prometheus-cpp-dev prometheus
+  prometheus-cpp-dev prometheus prometheus-node-exporter
   etcd-server jq curl unzip
   libcpp-httplib-dev
   chromium chromium-driver fonts-dejavu-core

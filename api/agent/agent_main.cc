@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "api/agent/counters_mode.h"
 #include "api/agent/probe_mode.h"
 #include "client/topoplace_client.h"
 #include "topology/base/status_macros.h"
@@ -158,6 +159,10 @@ int main(int argc, char** argv) {
   // `topoplace-agent probe ...`: link probes and counters (api/agent/probe_mode.h).
   if (argc > 1 && std::string(argv[1]) == "probe") {
     return topoplace::agent::ProbeMain(argc - 1, argv + 1);
+  }
+  // `topoplace-agent counters ...`: counters from node_exporter or UFM (counters_mode.h).
+  if (argc > 1 && std::string(argv[1]) == "counters") {
+    return topoplace::agent::CountersMain(argc - 1, argv + 1);
   }
   using topoplace::agent::Options;
   Options opt;

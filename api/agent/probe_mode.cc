@@ -1,7 +1,5 @@
 #include "api/agent/probe_mode.h"
 
-#include <signal.h>
-
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
@@ -13,7 +11,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/agent/counter_report.h"
+#include "api/agent/mode_main.h"
 #include "api/agent/peer_map.h"
+#include "api/agent/reporter.h"
 #include "client/rpc_status.h"
 #include "client/topoplace_client.h"
 #include "telemetry/counters/sysfs_counters.h"
@@ -29,9 +30,6 @@ namespace topoplace::agent {
 namespace {
 
 namespace v1 = ::topoplace::v1;
-
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop.store(true); }
 
 struct ProbeModeOptions {
   std::string server;
@@ -68,31 +66,6 @@ absl::StatusOr<telemetry::ProbeTransportPtr> MakeTransport(const ProbeModeOption
   return telemetry::NewTcpTransport();
 }
 
-// Sends reports to the daemon's Telemetry service through the one client (credentials
-// from the environment; every daemon of a list tried in turn).
-class Reporter {
- public:
-  static absl::StatusOr<std::unique_ptr<Reporter>> Connect(const std::string& server) {
-    TP_ASSIGN_OR_RETURN(client::ClientOptions options, client::ClientOptionsFromEnv(server));
-    options.timeout = kReportTimeout;
-    TP_ASSIGN_OR_RETURN(std::unique_ptr<client::TopoplaceClient> c,
-                        client::TopoplaceClient::Connect(options));
-    return std::unique_ptr<Reporter>(new Reporter(std::move(c)));
-  }
-  absl::Status Probes(const v1::ReportProbeResultsRequest& request) {
-    return client_->ReportProbeResults(request).status();
-  }
-  absl::Status Counters(const v1::ReportPortCountersRequest& request) {
-    return client_->ReportPortCounters(request).status();
-  }
-
- private:
-  // A report is small; one stuck daemon should not hold the probe loop for long.
-  static constexpr absl::Duration kReportTimeout = absl::Seconds(10);
-  explicit Reporter(std::unique_ptr<client::TopoplaceClient> client) : client_(std::move(client)) {}
-  std::unique_ptr<client::TopoplaceClient> client_;
-};
-
 // This host's NIC counters: InfiniBand port 1 when the NIC is an RDMA device, else the
 // net device of that name. A garbage counter file skips that NIC with a message.
 v1::ReportPortCountersRequest ReadCounters(const Fabric& fabric, HostId host,
@@ -111,15 +84,8 @@ v1::ReportPortCountersRequest ReadCounters(const Fabric& fabric, HostId host,
                 << "\n";
       continue;
     }
-    const telemetry::PortTotals t = telemetry::Summarise(*set);
-    v1::PortCounters* c = request.add_counters();
-    c->set_endpoint(fabric.EndpointName({Endpoint::Kind::kNic, n}));
-    c->set_rx_errors(t.rx_errors);
-    c->set_tx_discards(t.tx_discards);
-    c->set_ecn_marked(t.ecn_marked);
-    c->set_cnp_sent(t.cnp_sent);
-    c->set_link_downs(t.link_downs);
-    c->set_measured_unix_ms(absl::ToUnixMillis(absl::Now()));
+    AddPortCounters(fabric.EndpointName({Endpoint::Kind::kNic, n}), 0, telemetry::Summarise(*set),
+                    absl::Now(), request);
   }
   return request;
 }
@@ -150,7 +116,7 @@ absl::Status Run(const ProbeModeOptions& opt) {
   std::cerr << "topoplace-agent: probing as " << opt.host << " over " << transport->name()
             << ", responder on " << opt.listen << ":" << responder->port() << std::endl;
 
-  for (uint64_t round = 0; !g_stop.load(); ++round) {
+  for (uint64_t round = 0; !StopRequested(); ++round) {
     const auto start = std::chrono::steady_clock::now();
     v1::ReportProbeResultsRequest report;
     report.set_reporter(opt.host);
@@ -185,10 +151,7 @@ absl::Status Run(const ProbeModeOptions& opt) {
       }
     }
     if (opt.rounds > 0 && round + 1 >= static_cast<uint64_t>(opt.rounds)) break;
-    const auto until = start + std::chrono::milliseconds(opt.interval_ms);
-    while (!g_stop.load() && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    SleepUntil(start + std::chrono::milliseconds(opt.interval_ms));
   }
   return absl::OkStatus();
 }
@@ -217,22 +180,7 @@ int ProbeMain(int argc, char** argv) {
   app.add_option("--timeout-ms", opt.timeout_ms, "Per-probe connect/read timeout");
   app.add_option("--transport", opt.transport, "auto (RDMA if a device exists), tcp or rdma");
   app.add_option("--rdma-device", opt.rdma_device, "RDMA device for --transport rdma/auto");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  signal(SIGINT, OnSignal);
-  signal(SIGTERM, OnSignal);
-  signal(SIGPIPE, SIG_IGN);
-  absl::Status s = Run(opt);
-  if (!s.ok()) {
-    std::cerr << "topoplace-agent: " << s.message() << "\n";
-    return s.code() == absl::StatusCode::kInvalidArgument || s.code() == absl::StatusCode::kNotFound
-               ? 2
-               : 1;
-  }
-  return 0;
+  return RunMode(app, argc, argv, [&] { return Run(opt); });
 }
 
 }  // namespace topoplace::agent

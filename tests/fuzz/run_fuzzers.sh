@@ -17,7 +17,7 @@ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPIL
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" >/dev/null
 targets=(ibnetdiscover lldp agent_report k8s_nodes fabric_file k8s_extender_wire uplink_load node_list
-         allocation_record job_spec trace fault_trace spank_input server_config)
+         allocation_record job_spec trace fault_trace spank_input server_config counter_sources)
 ninja -C "$build" "${targets[@]/%/_fuzzer}"
 
 seed() {  # CORPUS_DIR FILES...
@@ -39,6 +39,8 @@ seed "$build/corpus/job_spec" "$src"/tests/fixtures/job-specs/*
 seed "$build/corpus/trace" "$src"/tests/fixtures/traces/*
 seed "$build/corpus/fault_trace" "$src"/tests/fixtures/faults/*
 seed "$build/corpus/server_config" "$src"/deploy/topoplaced.conf.example
+seed "$build/corpus/counter_sources" "$src"/tests/fixtures/counters/node_exporter/*.prom \
+  "$src"/tests/fixtures/counters/ufm/*.json
 seed "$build/corpus/spank_input" "$src"/tests/fixtures/job-specs/* "$src"/tests/fixtures/node-lists/*
 # One kube-scheduler request body per file, from the recorded requests.
 mkdir -p "$build/corpus/k8s_extender_wire"
