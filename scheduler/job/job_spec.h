@@ -64,8 +64,9 @@ struct JobSpec {
   ExplicitBytes bytes;
   MaxTier max_tier = MaxTier::kCluster;
   ConstraintMode mode = ConstraintMode::kHard;
-  // Seconds a scheduler waits for a placement inside max_tier before placing the job as
-  // if mode were soft; unset: max_tier holds for as long as the job waits. The engine
+  // Seconds a scheduler waits for a placement inside max_tier (and, on fabrics whose
+  // NVLink domains span hosts, for a domain that holds each TP x CP x EP group) before
+  // placing the job as if mode were soft; unset: both hold for as long as the job waits. The engine
   // itself places by `mode`: the caller that knows how long the job has waited applies
   // this (the simulator does).
   std::optional<double> max_wait_s;

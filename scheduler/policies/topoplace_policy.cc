@@ -429,17 +429,43 @@ std::optional<Candidate> AvoidingBlocks(const PlacementContext& ctx, DomainLevel
   return avoiding;
 }
 
-// On fabrics whose NVLink domains span hosts, TP x CP x EP groups (the heaviest traffic)
-// stay inside a domain whenever some candidate keeps them there: the others are dropped.
-std::vector<Candidate> KeepGroupsInDomains(const PlacementContext& ctx,
-                                           std::vector<Candidate> out) {
+// On fabrics whose NVLink domains span hosts, TP x CP x EP groups (the heaviest traffic:
+// TP's all-reduces and EP's all-to-all, on the critical path of every layer) stay inside a
+// domain whenever some candidate keeps them there: the others are dropped. When none does
+// and a domain could hold a group, a hard job waits for one rather than run with those
+// groups on the NICs (about 5.5x slowed on gb200-nvl72 with shared links: a 16-tray expert
+// group split 10 + 6 over two racks sends most of its all-to-all over the network,
+// docs/report/FINDINGS.md); the caller that bounds the wait (max_wait, or mode=soft)
+// places it across domains instead. Groups larger than any domain are split as before.
+absl::StatusOr<std::vector<Candidate>> KeepGroupsInDomains(const PlacementContext& ctx,
+                                                           std::vector<Candidate> out) {
   if (!ctx.inventory.nvlink_level()) return out;
-  const int unit = NvlinkUnitNodes(ctx.job, LargestNvlinkDomain(ctx.fabric));
+  const int largest = LargestNvlinkDomain(ctx.fabric);
+  const int unit = NvlinkUnitNodes(ctx.job, largest);
   const auto splits = [&](const Candidate& c) {
     return !GroupsStayInDomains(ctx.fabric, c.node_hosts, unit);
   };
-  if (!std::all_of(out.begin(), out.end(), splits)) std::erase_if(out, splits);
-  return out;
+  if (!std::all_of(out.begin(), out.end(), splits)) {
+    std::erase_if(out, splits);
+    return out;
+  }
+  const int64_t group_gpus = int64_t{ctx.job.tp} * ctx.job.cp * ctx.job.ep;
+  const bool fits_a_domain = group_gpus <= int64_t{largest} * ctx.job.gpus_per_node;
+  if (out.empty() || unit <= 1 || !fits_a_domain || ctx.job.mode != ConstraintMode::kHard) {
+    return out;
+  }
+  // A TP group no free domain holds is the engine's to refuse, naming the domain.
+  const int tp_span = TpSpanNodes(ctx.job);
+  if (tp_span > 1 && !GroupsStayInDomains(ctx.fabric, out.front().node_hosts, tp_span)) return out;
+  int freest = 0;
+  for (int32_t d = 0; d < static_cast<int32_t>(ctx.fabric.nvlink_domains().size()); ++d) {
+    freest = std::max(freest, ctx.inventory.nvlink_free(d));
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the job's TP x CP x EP groups (", unit, " hosts each: ", group_gpus,
+      " GPUs) fit no free NVLink domain now (the freest has ", freest,
+      " free hosts); it waits for one rather than run them over the network (mode=soft, or "
+      "max_wait once it has waited that long, places it across domains)"));
 }
 
 }  // namespace

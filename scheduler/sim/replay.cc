@@ -157,10 +157,9 @@ void Replay::Enqueue(size_t j, bool returning) {
 }
 
 std::optional<double> Replay::MaxWait(const JobSpec& spec) {
-  if (!spec.max_wait_s || spec.mode != ConstraintMode::kHard ||
-      spec.max_tier == MaxTier::kCluster) {
-    return std::nullopt;
-  }
+  // A cluster tier relaxes nothing, but on NVLink racks a hard job also waits for a domain
+  // that holds its TP x CP x EP groups (topoplace_policy.cc): max_wait bounds that too.
+  if (!spec.max_wait_s || spec.mode != ConstraintMode::kHard) return std::nullopt;
   return spec.max_wait_s;
 }
 
@@ -244,8 +243,9 @@ absl::StatusOr<std::optional<PlacementPlan>> Replay::TryPlace(size_t j, double n
 void Replay::PrepareRequest(size_t j, double now) {
   const TraceJob& tj = trace_.jobs[j];
   request_.job = tj.spec;
-  // Waited max_wait (to the second): the tier constraint is relaxed, as Slurm's
-  // --switches=N@max-time lets a job run on more switches after max-time.
+  // Waited max_wait (to the second): the tier constraint (and the NVLink group one) is
+  // relaxed, as Slurm's --switches=N@max-time lets a job run on more switches after
+  // max-time.
   if (const std::optional<double> wait = MaxWait(tj.spec); wait && now >= tj.arrival_s + *wait) {
     request_.job.mode = ConstraintMode::kSoft;
   }

@@ -142,6 +142,12 @@ TEST(NvlinkPlacement, OverFortySeedsPerLoadNoSplitWhenADomainHoldsItAndNoMoreEgr
         const std::string where = absl::StrCat("load ", load, " seed ", seed, " ", spec);
         if (!ours.ok()) {
           EXPECT_EQ(ours.status().code(), absl::StatusCode::kResourceExhausted) << where;
+          // It waits only when no placement keeps its TP x EP groups in domains.
+          if (spec == small) {
+            EXPECT_LT(largest_free, 16) << where;
+          } else {
+            EXPECT_LT(whole_groups, 8) << where;
+          }
           continue;
         }
         ++cases;
@@ -170,6 +176,38 @@ TEST(NvlinkPlacement, OverFortySeedsPerLoadNoSplitWhenADomainHoldsItAndNoMoreEgr
   }
   EXPECT_GT(one_rack, 40);  // the condition held in enough cases to mean something
   EXPECT_GT(cases, 200);
+}
+
+// Every rack has 15 free trays: no rack holds the 16-tray expert group of tp=4, ep=16. The
+// hard job waits (the message says for what); with mode=soft it is placed over two racks,
+// as before; a dense job of the same size, whose TP groups sit in one tray, is placed too.
+TEST(NvlinkPlacement, AJobWhoseGroupsNoFreeDomainHoldsWaitsUnlessSoft) {
+  const Fabric& f = *Nvl72();
+  Occupancy occ(f);
+  for (const std::vector<HostId>& domain : f.nvlink_domains()) {
+    for (size_t i = 0; i < 3; ++i) occ.SetHost(domain[i], true);
+  }
+  absl::StatusOr<PlacementPlan> hard =
+      Place(Nvl72(), "tp=4,pp=1,dp=1,ep=16,gpus_per_node=4,model=70b", occ);
+  ASSERT_FALSE(hard.ok());
+  EXPECT_EQ(hard.status().code(), absl::StatusCode::kResourceExhausted) << hard.status();
+  EXPECT_THAT(std::string(hard.status().message()),
+              HasSubstr("TP x CP x EP groups (16 hosts each: 64 GPUs) fit no free NVLink domain "
+                        "now (the freest has 15 free hosts)"));
+  absl::StatusOr<PlacementPlan> soft =
+      Place(Nvl72(), "tp=4,pp=1,dp=1,ep=16,gpus_per_node=4,model=70b,mode=soft", occ);
+  ASSERT_TRUE(soft.ok()) << soft.status();
+  EXPECT_EQ(Domains(f, *soft).size(), 2u);
+  absl::StatusOr<PlacementPlan> dense =
+      Place(Nvl72(), "tp=4,pp=1,dp=16,gpus_per_node=4,model=70b", occ);
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  EXPECT_EQ(Domains(f, *dense).size(), 2u);
+  // With one rack back to 16 free trays, the hard job takes it.
+  occ.SetHost(f.nvlink_domains()[5][0], false);
+  absl::StatusOr<PlacementPlan> later =
+      Place(Nvl72(), "tp=4,pp=1,dp=1,ep=16,gpus_per_node=4,model=70b", occ);
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_THAT(Domains(f, *later), ::testing::ElementsAre(5));
 }
 
 }  // namespace
