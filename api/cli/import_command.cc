@@ -65,6 +65,11 @@ void RegisterImportCommand(CLI::App& fabric, CliContext& ctx) {
                   "Kubernetes NodeList file(s) (kubectl get nodes -o json): each node's "
                   "nvidia.com/gpu.clique label is its NVLink domain, unless its GPUs say otherwise")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--k8s-resource-slices", opt->sources.k8s_resource_slices,
+                  "Kubernetes ResourceSliceList file(s) (kubectl get resourceslices -o json) of "
+                  "NVIDIA's GPU and DraNet's RDMA NIC DRA drivers: GPUs, RDMA NICs and which "
+                  "share a PCIe root, unless a host's own report says otherwise")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--spec", opt->sources.spec,
                   "Fabric spec file (or preset:NAME) describing what cannot be discovered");
   cmd->add_option("--server", opt->server,

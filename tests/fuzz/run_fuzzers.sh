@@ -30,7 +30,7 @@ seed() {  # CORPUS_DIR FILES...
 seed "$build/corpus/ibnetdiscover" "$shared"/ibnetdiscover/* "$ours"/ibnetdiscover/*
 seed "$build/corpus/lldp" "$shared"/lldp/* "$ours"/fuzz-regressions/lldp-*
 seed "$build/corpus/agent_report" "$ours"/agent-reports/*
-seed "$build/corpus/k8s_nodes" "$ours"/k8s-nodes/*.json
+seed "$build/corpus/k8s_nodes" "$ours"/k8s-nodes/*.json "$ours"/k8s-resource-slices/*.json
 seed "$build/corpus/fabric_file" "$src"/tests/fixtures/fabric/*
 seed "$build/corpus/uplink_load" "$src"/tests/fixtures/uplink-load/*
 seed "$build/corpus/node_list" "$src"/tests/fixtures/node-lists/*

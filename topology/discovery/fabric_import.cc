@@ -14,6 +14,7 @@
 #include "topology/discovery/grouped_warning.h"
 #include "topology/discovery/ibnetdiscover.h"
 #include "topology/discovery/k8s_nodes.h"
+#include "topology/discovery/k8s_resource_slices.h"
 #include "topology/discovery/lldp.h"
 #include "topology/io/fabric_file.h"
 #include "topology/model/fabric_builder.h"
@@ -66,10 +67,10 @@ void RenameNamesakes(std::vector<LoadedReport>& reports, std::vector<std::string
 absl::StatusOr<FabricPtr> ImportFabric(const ImportSources& sources, std::string name) {
   if (sources.spec.empty() && sources.ibnetdiscover.empty() && sources.lldp.empty() &&
       sources.agent_reports.empty() && sources.agent_report_texts.empty() &&
-      sources.k8s_nodes.empty()) {
+      sources.k8s_nodes.empty() && sources.k8s_resource_slices.empty()) {
     return absl::InvalidArgumentError(
-        "nothing to import: give --ibnetdiscover, --lldp, --agent-report, --k8s-nodes, --spec or "
-        "--server (with stored host reports)");
+        "nothing to import: give --ibnetdiscover, --lldp, --agent-report, --k8s-nodes, "
+        "--k8s-resource-slices, --spec or --server (with stored host reports)");
   }
   // Reports first: their GUIDs place the CAs of a dump whose descriptions name no host.
   std::vector<LoadedReport> reports;
@@ -101,14 +102,13 @@ absl::StatusOr<FabricPtr> ImportFabric(const ImportSources& sources, std::string
     facts.push_back(std::move(f));
   }
   for (const LoadedReport& r : reports) facts.push_back(AgentReportToFacts(r.report, r.origin));
-  // Labels only annotate hosts the other sources found: a node named nowhere else would
-  // join the fabric without GPUs or NICs.
+  // Kubernetes' objects only annotate hosts the other sources found: a node named nowhere
+  // else would join the fabric without its cabling.
   absl::flat_hash_set<std::string> known;
   for (const FabricFacts& f : facts) {
     for (const HostFact& h : f.hosts) known.insert(h.name);
   }
-  for (const std::string& path : sources.k8s_nodes) {
-    TP_ASSIGN_OR_RETURN(FabricFacts f, LoadK8sNodeList(path));
+  const auto annotate = [&](const std::string& path, FabricFacts f, absl::string_view what) {
     std::vector<std::string> unknown;
     std::erase_if(f.hosts, [&](const HostFact& h) {
       if (known.contains(h.name)) return false;
@@ -116,11 +116,19 @@ absl::StatusOr<FabricPtr> ImportFabric(const ImportSources& sources, std::string
       return true;
     });
     if (!unknown.empty()) {
-      f.warnings.push_back(absl::StrCat(
-          path, ": ", unknown.size(),
-          " labelled node(s) no other source knows, ignored: ", absl::StrJoin(unknown, ", ")));
+      f.warnings.push_back(
+          absl::StrCat(path, ": ", unknown.size(), " ", what,
+                       " no other source knows, ignored: ", absl::StrJoin(unknown, ", ")));
     }
     facts.push_back(std::move(f));
+  };
+  for (const std::string& path : sources.k8s_nodes) {
+    TP_ASSIGN_OR_RETURN(FabricFacts f, LoadK8sNodeList(path));
+    annotate(path, std::move(f), "labelled node(s)");
+  }
+  for (const std::string& path : sources.k8s_resource_slices) {
+    TP_ASSIGN_OR_RETURN(FabricFacts f, LoadK8sResourceSlices(path));
+    annotate(path, std::move(f), "node(s) with GPU or RDMA NIC slices");
   }
   return BuildFabricFromFacts(std::move(facts), std::move(name));
 }

@@ -34,6 +34,9 @@ struct ImportSources {
   // Kubernetes NodeLists whose nvidia.com/gpu.clique labels name NVLink domains
   // (k8s_nodes.h), merged last: what a host's own GPUs report wins.
   std::vector<std::string> k8s_nodes = {};
+  // Kubernetes ResourceSliceLists of the GPU and RDMA NIC DRA drivers: GPUs, NICs and
+  // their PCIe-root pairing (k8s_resource_slices.h), merged last as the NodeLists are.
+  std::vector<std::string> k8s_resource_slices = {};
 };
 
 // Merges `facts` (in order: earlier sources win conflicts) and builds the Fabric.

@@ -7,7 +7,8 @@
 # v1beta1, `volcano-hypernodes`, `kai-topology` (gb200-nvl72 among the fabrics: the
 # NVLink-domain level); each object is read back and compared. A rejected object fails
 # with the apiserver's message. NVLink clique labels set on the nodes come back through the
-# apiserver's NodeList into `fabric import --k8s-nodes`.
+# apiserver's NodeList into `fabric import --k8s-nodes`, and DRA ResourceSlices of the GPU
+# and RDMA NIC drivers through resource.k8s.io/v1 into `fabric import --k8s-resource-slices`.
 # The apiserver checks the CRDs' structural schemas and their CEL validation rules.
 #
 # Usage: k8s_exports_apiserver_test.sh TOPOPLACE
@@ -87,6 +88,31 @@ for preset in "${presets[@]}"; do
       --json | jq '.nvlink_domains')
     [[ $domains == 98 ]] || fail "clique labels read from the apiserver: $domains NVLink domains, expected 98"
     echo "gb200-nvl72: clique labels read back from the apiserver make 98 NVLink domains of superpod-4su's hosts"
+    # DRA ResourceSlices (resource.k8s.io/v1, GA in 1.34) created through the API as NVIDIA's
+    # GPU driver and DraNet published them on one AWS p5 node, listed back and imported
+    # (topology/discovery/k8s_resource_slices.h): each GPU's NIC is the RDMA NIC of its
+    # PCIe root.
+    slices=$here/../../fixtures/discovery/k8s-resource-slices
+    node=ip-192-168-153-160.ec2.internal
+    for f in aws-p5-resourceslice-gpu aws-p5-resourceslice-dranet; do
+      jq -c '.items[] | {apiVersion, kind, metadata: {name: .metadata.name}, spec}' "$slices/$f.json" |
+        while IFS= read -r slice; do
+          reply=$(kc -X POST "$api/apis/resource.k8s.io/v1/resourceslices" -d "$slice")
+          grep -q '"kind": "ResourceSlice"' <<<"$reply" || fail "ResourceSlice of $f rejected: $reply"
+        done
+    done
+    kc "$api/apis/resource.k8s.io/v1/resourceslices" >"$out/slices.json"
+    jq -n --arg n "$node" '{format: "topoplace.fabric/v1", name: "p5", version: 1,
+      hosts: [{name: $n}], nics: [{host: $n, name: "rdmap16s27", speed_gbps: 400}], gpus: [],
+      switches: [{name: "leaf-0", tier: 1}],
+      links: [{a: ($n + "/rdmap16s27"), b: "leaf-0", speed_gbps: 400, lanes: 4, count: 1,
+               state: "up"}]}' >"$out/p5-spec.json"
+    "$topoplace" fabric import --spec "$out/p5-spec.json" --k8s-resource-slices "$out/slices.json" \
+      --out "$out/p5.json" >/dev/null || fail "import of the listed ResourceSlices failed"
+    pairs=$(jq -c '[.gpus[] | .nic]' "$out/p5.json")
+    expected='["rdmap16s27","rdmap16s27","rdmap32s27","rdmap32s27","rdmap144s27","rdmap144s27","rdmap160s27","rdmap160s27"]'
+    [[ $pairs == "$expected" ]] || fail "GPU NICs from the apiserver's ResourceSlices: $pairs"
+    echo "ResourceSlices through resource.k8s.io/v1: 8 GPUs each paired with the RDMA NIC of its PCIe root"
   fi
   [[ $preset == "${presets[-1]}" ]] && break
   # Each fabric names its blocks block-00...: start the next one from an empty cluster.
