@@ -436,7 +436,8 @@ std::optional<Candidate> AvoidingBlocks(const PlacementContext& ctx, DomainLevel
 // groups on the NICs (about 5.5x slowed on gb200-nvl72 with shared links: a 16-tray expert
 // group split 10 + 6 over two racks sends most of its all-to-all over the network,
 // docs/report/FINDINGS.md); the caller that bounds the wait (max_wait, or mode=soft)
-// places it across domains instead. Groups larger than any domain are split as before.
+// places it across domains instead. Groups larger than any domain, and jobs on hosts the
+// caller named, are split as before.
 absl::StatusOr<std::vector<Candidate>> KeepGroupsInDomains(const PlacementContext& ctx,
                                                            std::vector<Candidate> out) {
   if (!ctx.inventory.nvlink_level()) return out;
@@ -451,7 +452,9 @@ absl::StatusOr<std::vector<Candidate>> KeepGroupsInDomains(const PlacementContex
   }
   const int64_t group_gpus = int64_t{ctx.job.tp} * ctx.job.cp * ctx.job.ep;
   const bool fits_a_domain = group_gpus <= int64_t{largest} * ctx.job.gpus_per_node;
-  if (out.empty() || unit <= 1 || !fits_a_domain || ctx.job.mode != ConstraintMode::kHard) {
+  // Hosts the caller named (hosts=) are its choice: waiting would not change them.
+  if (out.empty() || unit <= 1 || !fits_a_domain || ctx.job.mode != ConstraintMode::kHard ||
+      !ctx.job.hosts.empty()) {
     return out;
   }
   // A TP group no free domain holds is the engine's to refuse, naming the domain.
