@@ -28,8 +28,9 @@ class ReferenceStepTest : public ::testing::Test {
     fabric_ = *f;
     comm_.emplace(CommModel::ForFabric(*fabric_, {}));
     engine_.emplace(fabric_);
-    // 16 trays: one rack holds it. Expert all-to-all over all 64 GPUs.
-    spec_ = *ParseJobSpec("tp=4,pp=1,dp=1,ep=16,gpus_per_node=4,model=70b");
+    // 16 trays: one rack holds it. Expert all-to-all over all 64 GPUs. Soft, so that the
+    // engine places it on named hosts that split its expert group.
+    spec_ = *ParseJobSpec("tp=4,pp=1,dp=1,ep=16,gpus_per_node=4,model=70b,mode=soft");
   }
 
   // The plan of spec_ on `first` trays of rack 0 and the rest of rack 1.
