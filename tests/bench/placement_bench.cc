@@ -7,7 +7,8 @@
 // microseconds over the single-call latencies, both wall clock (p50_us, p99_us) and this
 // thread's CPU time (p50_cpu_us, p99_cpu_us): on a shared machine the wall-clock tail
 // measures the neighbours' load as much as our code. The BM_Paired* benchmarks place with
-// topoplace and slurm-tree alternately in one loop, for issue 36's ratios (RunPaired).
+// topoplace and slurm-tree alternately in one loop, for issue 36's ratios, and
+// BM_PairedFirstFit* with first-fit, for issue 63's (RunPaired).
 //
 //   build/tests/bench/placement_bench --benchmark_filter=Place
 #include <benchmark/benchmark.h>
@@ -50,10 +51,38 @@ struct Setup {
   std::vector<Occupancy> backgrounds;
 };
 
+// kNvl72x4 with a background a rack-aware scheduler leaves: each rack whole busy with
+// probability 0.6, else 0, 1 or 2 of its trays busy (about 62% of the GPUs busy), so a
+// 1,024-GPU MoE job's sixteen 16-tray expert groups find racks most of the time. On the
+// random background the other benchmarks use, no rack has 16 trays free, and topoplace
+// (rightly) refuses the job: the cost of saying no, not of placing.
+constexpr char kNvl72x4Racks[] = "gb200-nvl72x4, rack-packed background";
+
+Occupancy RackPackedBackground(const Fabric& fabric, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::bernoulli_distribution whole(0.6);
+  std::uniform_int_distribution<size_t> few(0, 2);
+  Occupancy occ(fabric);
+  for (const std::vector<HostId>& rack : fabric.nvlink_domains()) {
+    const size_t busy = whole(random) ? rack.size() : std::min(rack.size(), few(random));
+    for (size_t i = 0; i < busy; ++i) occ.SetHost(rack[i], true);
+  }
+  return occ;
+}
+
 const Setup& SetupFor(const std::string& preset) {
   static std::map<std::string, std::unique_ptr<Setup>>* cache =
       new std::map<std::string, std::unique_ptr<Setup>>();
   std::unique_ptr<Setup>& s = (*cache)[preset];
+  if (!s && preset == kNvl72x4Racks) {
+    const Setup& random_load = SetupFor(kNvl72x4);
+    s = std::make_unique<Setup>();
+    s->fabric = random_load.fabric;
+    s->engine = std::make_unique<PlacementEngine>(s->fabric);
+    for (int i = 0; i < kBackgrounds; ++i) {
+      s->backgrounds.push_back(RackPackedBackground(*s->fabric, 2000 + i));
+    }
+  }
   if (!s) {
     s = std::make_unique<Setup>();
     if (preset == kNvl72x4) {
@@ -161,17 +190,20 @@ void RunPlacement(benchmark::State& state, const std::string& preset, const char
 }
 
 // Issue 36's ratios, measured in pairs: each iteration places the job with topoplace and
-// with slurm-tree on the same background, the two calls back to back in alternating order,
+// with `baseline` on the same background, the two calls back to back in alternating order,
 // so both meet the same state of a shared machine (whose speed drifts by a quarter between
-// runs here). Counters: each policy's p50/p99 (wall and CPU) and topoplace's over
-// slurm-tree's (ratio_*). slurm-tree never gets the uplink load (as in BM_Place*SlurmTree).
-void RunPaired(benchmark::State& state, const std::string& preset, bool load_aware) {
+// runs here). Counters: each policy's p50/p99 (wall and CPU), topoplace's over the
+// baseline's (ratio_*) and each one's refusals (topoplace_failed, baseline_failed: a
+// refusal's time is the cost of saying no, so a pair with many is no honest pair). The
+// baseline never gets the uplink load (as in BM_Place*SlurmTree).
+void RunPaired(benchmark::State& state, const std::string& preset, bool load_aware,
+               const char* baseline = "slurm-tree", std::string job = "") {
   const Setup& setup = SetupFor(preset);
-  const std::string job = JobFor(static_cast<int>(state.range(0)));
+  if (job.empty()) job = JobFor(static_cast<int>(state.range(0)));
   const PlacementRequest ours = RequestFor(setup, job, "topoplace", false, load_aware);
-  const PlacementRequest base = RequestFor(setup, job, "slurm-tree", false, false);
+  const PlacementRequest base = RequestFor(setup, job, baseline, false, false);
   Samples ours_samples, base_samples;
-  size_t i = 0, failures = 0;
+  size_t i = 0, ours_failed = 0, base_failed = 0;
   for (auto _ : state) {
     const Occupancy& bg = setup.backgrounds[i % setup.backgrounds.size()];
     for (int turn = 0; turn < 2; ++turn) {
@@ -179,7 +211,7 @@ void RunPaired(benchmark::State& state, const std::string& preset, bool load_awa
       absl::StatusOr<PlacementPlan> plan = TimedPlace(*setup.engine, ours_now ? ours : base, bg,
                                                       ours_now ? ours_samples : base_samples);
       benchmark::DoNotOptimize(plan);
-      if (!plan.ok()) ++failures;
+      if (!plan.ok()) ++(ours_now ? ours_failed : base_failed);
     }
     ++i;
   }
@@ -187,14 +219,15 @@ void RunPaired(benchmark::State& state, const std::string& preset, bool load_awa
     for (const auto& [q, label] : {std::pair{0.50, "p50"}, {0.99, "p99"}}) {
       const double a = Percentile(ours_samples.*v, q), b = Percentile(base_samples.*v, q);
       state.counters[absl::StrCat("topoplace_", label, name, "_us")] = a;
-      state.counters[absl::StrCat("slurm_tree_", label, name, "_us")] = b;
+      state.counters[absl::StrCat("baseline_", label, name, "_us")] = b;
       state.counters[absl::StrCat("ratio_", label, name)] = a / b;
     }
   }
-  state.counters["failed"] = static_cast<double>(failures);
-  state.SetLabel(job);
+  state.counters["failed"] = static_cast<double>(ours_failed + base_failed);
+  state.counters["topoplace_failed"] = static_cast<double>(ours_failed);
+  state.counters["baseline_failed"] = static_cast<double>(base_failed);
+  state.SetLabel(absl::StrCat(job, " vs ", baseline));
 }
-
 void BM_PlaceRail28k(benchmark::State& state) { RunPlacement(state, "rail-28k", "topoplace"); }
 void BM_PlaceClos3_100k(benchmark::State& state) { RunPlacement(state, "clos3-100k", "topoplace"); }
 // With bytes per link filled in (as `topoplace place` and the Place RPC ask).
@@ -224,6 +257,28 @@ void BM_PairedRail28kLoadAware(benchmark::State& state) { RunPaired(state, "rail
 void BM_PairedClos3_100k(benchmark::State& state) { RunPaired(state, "clos3-100k", false); }
 void BM_PairedClos3_100kLoadAware(benchmark::State& state) { RunPaired(state, "clos3-100k", true); }
 
+// Issue 63's pairs: topoplace against first-fit (the naive baseline every fabric kind has,
+// in the same engine) on each fabric kind, plain and load-aware, and on NVLink racks with a
+// dense job (random background) and the MoE job (rack-packed background).
+void BM_PairedFirstFitRail28k(benchmark::State& state) {
+  RunPaired(state, "rail-28k", false, "first-fit");
+}
+void BM_PairedFirstFitRail28kLoadAware(benchmark::State& state) {
+  RunPaired(state, "rail-28k", true, "first-fit");
+}
+void BM_PairedFirstFitClos3_100k(benchmark::State& state) {
+  RunPaired(state, "clos3-100k", false, "first-fit");
+}
+void BM_PairedFirstFitClos3_100kLoadAware(benchmark::State& state) {
+  RunPaired(state, "clos3-100k", true, "first-fit");
+}
+void BM_PairedFirstFitNvl72Dense(benchmark::State& state) {
+  RunPaired(state, kNvl72x4, false, "first-fit", "tp=4,pp=8,dp=32,gpus_per_node=4,model=70b");
+}
+void BM_PairedFirstFitNvl72Moe(benchmark::State& state) {
+  RunPaired(state, kNvl72x4Racks, false, "first-fit", kMoeJob);
+}
+
 // The MoE job on NVLink racks, topoplace against a baseline in the same engine.
 void BM_PlaceNvl72Moe(benchmark::State& state) {
   RunPlacement(state, kNvl72x4, "topoplace", false, false, kMoeJob);
@@ -249,6 +304,12 @@ BENCHMARK(BM_PairedRail28k)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
 BENCHMARK(BM_PairedRail28kLoadAware)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
 BENCHMARK(BM_PairedClos3_100k)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
 BENCHMARK(BM_PairedClos3_100kLoadAware)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PairedFirstFitRail28k)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PairedFirstFitRail28kLoadAware)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PairedFirstFitClos3_100k)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PairedFirstFitClos3_100kLoadAware)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
+BENCHMARK(BM_PairedFirstFitNvl72Dense)->Apply([](auto* b) { Sizes(b, {1024}); });
+BENCHMARK(BM_PairedFirstFitNvl72Moe)->Apply([](auto* b) { Sizes(b, {1024}); });
 BENCHMARK(BM_PlaceNvl72Moe)->Apply([](auto* b) { Sizes(b, {1024}); });
 BENCHMARK(BM_PlaceNvl72MoeSlurmBlock)->Apply([](auto* b) { Sizes(b, {1024}); });
 
