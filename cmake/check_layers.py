@@ -5,8 +5,13 @@ The house, bottom first: each folder may include only folders of a lower rank (a
 itself). Siblings of one rank (e.g. policies, baselines, scorers) do not include each other.
 A folder missing from the table is an error too, so a new one gets a place on purpose.
 
-Usage: check_layers.py REPO_ROOT      (exit 0: clean; 1: violations, listed)
-       check_layers.py --self-test     (checks that a planted upward include is caught)
+The layer order is written here only; docs/DESIGN.md's folder table and
+scheduler/README.md's are checked against it (--docs): each names every folder of its part
+of the house, in an order this table allows.
+
+Usage: check_layers.py REPO_ROOT          (exit 0: clean; 1: violations, listed)
+       check_layers.py --docs REPO_ROOT   (the docs' folder tables against LAYERS)
+       check_layers.py --self-test        (checks that a planted upward include is caught)
 """
 import os
 import re
@@ -87,6 +92,47 @@ def check(root, layers=LAYERS):
     return problems
 
 
+# The docs whose first folder table lists layers, bottom first: (file, the heading the table
+# follows, the prefix its folder names leave out, the folders it must name).
+DOCS = [
+    ("docs/DESIGN.md", "## Folders and layers", "", None),
+    ("scheduler/README.md", "# scheduler/", "scheduler/", "scheduler/"),
+]
+BACKTICKED = re.compile(r"`([a-z0-9_/]+?)/?`")
+
+
+def doc_folders(text, heading, prefix):
+    """The folders named in the second column of the first table after `heading`, in order."""
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading))
+    folders, in_table = [], False
+    for line in lines[start + 1:]:
+        if line.startswith("|"):
+            in_table = True
+            cells = line.split("|")
+            column = cells[2] if prefix == "" and len(cells) > 2 else cells[1]
+            folders += [prefix + m.group(1) for m in BACKTICKED.finditer(column)]
+        elif in_table:
+            break
+    return folders
+
+
+def check_docs(root, layers=LAYERS, docs=DOCS):
+    rank = {folder: i for i, group in enumerate(layers) for folder in group}
+    problems = []
+    for path, heading, prefix, scope in docs:
+        with open(os.path.join(root, path)) as f:
+            named = [d for d in doc_folders(f.read(), heading, prefix) if d in rank]
+        for before, after in zip(named, named[1:]):
+            if rank[after] < rank[before]:
+                problems.append(f"{path}: {after} is listed after {before}, but it is below it "
+                                f"in {os.path.basename(__file__)}'s LAYERS")
+        wanted = [d for d in rank if scope is None or d.startswith(scope)]
+        for missing in (d for d in wanted if d not in named):
+            problems.append(f"{path}: the folder table does not name {missing}")
+    return problems
+
+
 def self_test():
     with tempfile.TemporaryDirectory() as root:
         def write(path, text):
@@ -102,13 +148,30 @@ def self_test():
         assert len(problems) == 2 and any("scheduler/state/c.cc:1" in p for p in problems), problems
         write("scheduler/newfolder/f.cc", "\n")
         assert any("has no layer" in p for p in check(root)), check(root)
-    print("check_layers self-test: upward, sibling and unplaced includes are caught")
+        layers = [["a/x"], ["a/y"]]
+        docs = [("d.md", "# d", "a/", "a/")]
+        write("d.md", "# d\n\n| folder | holds |\n|---|---|\n| `x/` | . |\n| `y/` | . |\n")
+        assert check_docs(root, layers, docs) == [], check_docs(root, layers, docs)
+        write("d.md", "# d\n\n| folder | holds |\n|---|---|\n| `y/` | . |\n| `x/` | . |\n")
+        assert any("listed after" in p for p in check_docs(root, layers, docs))
+        write("d.md", "# d\n\n| folder | holds |\n|---|---|\n| `x/` | . |\n")
+        assert any("does not name a/y" in p for p in check_docs(root, layers, docs))
+    print("check_layers self-test: upward, sibling and unplaced includes are caught, and docs "
+          "out of order or missing a folder")
     return 0
 
 
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
+    if len(argv) == 3 and argv[1] == "--docs":
+        problems = check_docs(argv[2])
+        for p in problems:
+            print(p)
+        if problems:
+            return 1
+        print("layers: the docs' folder tables follow LAYERS")
+        return 0
     if len(argv) != 2:
         print(__doc__)
         return 2
