@@ -26,6 +26,7 @@
 #include "scheduler/placement/preemption.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
+#include "scheduler/reserve/advisor.h"
 #include "scheduler/state/occupancy.h"
 #include "scheduler/state/uplink_load.h"
 #include "store/sqlite/sqlite_ledger.h"
@@ -60,17 +61,13 @@ struct PlaceOptions {
 // allocations hold and the uplink load their stored plans offer, as the daemon with
 // uplink_load_from_allocations sees them.
 struct LedgerBackground {
-  std::unique_ptr<ledger::SqliteLedger> ledger;  // open until the uplink load is read
+  std::unique_ptr<ledger::SqliteLedger> ledger;  // open until placed (--may-preempt reads it)
   std::unique_ptr<sched::HeldUplinkLoad> held;   // its allocations' stored offers
   sched::Occupancy occupancy;
-  std::vector<sched::RunningJob> running;           // for --may-preempt
-  std::map<std::string, std::string> external_ids;  // allocation id -> external id
 };
 
-// `with_running`: also the running jobs and their external ids (--may-preempt only: it
-// parses every live allocation's job spec).
 absl::StatusOr<LedgerBackground> LoadLedgerBackground(const FabricPtr& fabric,
-                                                      const std::string& path, bool with_running) {
+                                                      const std::string& path) {
   // Opening a ledger creates a missing database; a typo must not look like an idle cluster.
   if (std::error_code ec; !std::filesystem::is_regular_file(path, ec)) {
     return absl::NotFoundError(absl::StrCat("--ledger: no database file at '", path, "'"));
@@ -81,16 +78,9 @@ absl::StatusOr<LedgerBackground> LoadLedgerBackground(const FabricPtr& fabric,
     return absl::Status(ledger.status().code(),
                         absl::StrCat("--ledger: ", ledger.status().message()));
   }
-  LedgerBackground out{*std::move(ledger),
-                       std::make_unique<sched::HeldUplinkLoad>(*fabric),
-                       sched::Occupancy(*fabric),
-                       {},
-                       {}};
+  LedgerBackground out{*std::move(ledger), std::make_unique<sched::HeldUplinkLoad>(*fabric),
+                       sched::Occupancy(*fabric)};
   out.occupancy = out.ledger->Occupancy();
-  if (!with_running) return out;
-  out.running = sched::RunningJobs(*fabric, *out.ledger);
-  out.ledger->ForEachLive(
-      [&out](const ledger::Allocation& a) { out.external_ids[a.id] = a.external_id; });
   return out;
 }
 
@@ -236,7 +226,7 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
   std::optional<LedgerBackground> held;
   if (!opt.ledger.empty()) {
-    TP_ASSIGN_OR_RETURN(held, LoadLedgerBackground(fabric, opt.ledger, opt.may_preempt));
+    TP_ASSIGN_OR_RETURN(held, LoadLedgerBackground(fabric, opt.ledger));
   }
   TP_ASSIGN_OR_RETURN(
       sched::Occupancy background,
@@ -282,16 +272,27 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   }
   sched::PlacementPlan plan;
   if (opt.may_preempt) {
-    TP_ASSIGN_OR_RETURN(sched::PreemptionPlan preemption,
-                        sched::PlanPreemption(engine, request, background, held->running));
+    // The daemon's dry run (sched::Advisor) over this ledger and engine, with the uplink
+    // load this command combined.
+    const std::shared_ptr<const sched::PlacementEngine> shared(
+        &engine, [](const sched::PlacementEngine*) {});
+    const std::vector<double> uplink_busy = request.uplink_busy;
+    sched::ReserverPorts ports;
+    ports.ledger = held->ledger.get();
+    ports.fabric = fabric.get();
+    ports.engine = [&shared] { return shared; };
+    ports.uplink_load = [&uplink_busy] { return uplink_busy; };
+    TP_ASSIGN_OR_RETURN(sched::PreemptionAdvice advice,
+                        sched::Advisor(std::move(ports)).PlaceWithPreemption(request));
     std::vector<VictimRow> victims;
-    for (const sched::Victim& v : preemption.victims) {
-      victims.push_back({v.id, held->external_ids[v.id], v.priority, v.reason});
+    for (size_t i = 0; i < advice.preemption.victims.size(); ++i) {
+      const sched::Victim& v = advice.preemption.victims[i];
+      victims.push_back({v.id, advice.external_ids[i], v.priority, v.reason});
     }
-    PrintPreemption(ctx, preemption.domain, victims, opt.json,
-                    sched::PlanToJson(*fabric, preemption.plan));
+    PrintPreemption(ctx, advice.preemption.domain, victims, opt.json,
+                    sched::PlanToJson(*fabric, advice.preemption.plan));
     if (opt.json) return absl::OkStatus();
-    plan = std::move(preemption.plan);
+    plan = std::move(advice.preemption.plan);
   } else {
     TP_ASSIGN_OR_RETURN(plan, engine.Place(request, background));
   }
