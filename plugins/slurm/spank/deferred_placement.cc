@@ -39,7 +39,19 @@ absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec) {
   DeferredSubmission deferred;
   deferred.spec = sched::FormatJobSpec(job);
   deferred.nodes = job.nodes();
-  if (job.segment > 0 && job.segment < deferred.nodes) deferred.segment = job.segment;
+  if (job.segment > 0 && job.segment < deferred.nodes) {
+    deferred.segment = job.segment;
+  } else if (job.segment == 0) {
+    // The job's TP x CP x EP groups, when they span nodes, as Slurm's segments: on
+    // topology/block each lands inside one base block (an NVLink rack in our export), as
+    // topoplace keeps them inside one NVLink domain.
+    const int64_t group_gpus = int64_t{job.tp} * job.cp * job.ep;
+    const int64_t group_nodes = group_gpus / job.gpus_per_node;
+    if (group_gpus % job.gpus_per_node == 0 && group_nodes > 1 && group_nodes < deferred.nodes &&
+        deferred.nodes % group_nodes == 0) {
+      deferred.segment = group_nodes;
+    }
+  }
   // Slurm counts leaf switches, which are our blocks: a leaf or block tier is one switch.
   // A pod is no switch count, so Slurm cannot hold it; the plan at start notes the relaxing.
   if (job.mode == sched::ConstraintMode::kHard && job.max_tier <= sched::MaxTier::kBlock) {

@@ -36,7 +36,9 @@ struct DeferredSubmission {
   // Slurm's max_switch_wait allows) or "1@SECONDS".
   std::string switches;
   // Slurm's --segment (topology/block, Slurm 25.05+): the spec's segment=N when it splits
-  // the job (0 < N < nodes); 0: none. job_submit.lua sets it unless the user gave one.
+  // the job (0 < N < nodes); without one, the nodes of one TP x CP x EP group when the
+  // groups span nodes and split the job evenly; 0: none. job_submit.lua sets it unless the
+  // user gave one.
   int64_t segment = 0;
 
   // The job control variables that carry it, as (name, value).

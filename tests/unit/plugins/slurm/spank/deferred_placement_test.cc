@@ -44,6 +44,10 @@ TEST(DeferredPlacement, ASegmentThatSplitsTheJobIsPassedToSlurmAsItsSegment) {
               ElementsAre(Pair("TOPOPLACE_DEFERRED_SPEC", d->spec), Pair("TOPOPLACE_NODES", "16"),
                           Pair("TOPOPLACE_SEGMENT", "4")));
   EXPECT_THAT(d->Summary(), HasSubstr("in segments of 4 nodes (--segment=4)"));
+  // Without segment=, a job whose expert groups span nodes asks for them as segments: tp=4,
+  // ep=16 on 4-GPU trays is 16 trays a group, 32 trays in all.
+  EXPECT_EQ(DeferSubmission("tp=4,pp=2,dp=1,ep=16,gpus_per_node=4")->segment, 16);
+  EXPECT_EQ(DeferSubmission("tp=8,pp=1,dp=4")->segment, 0) << "TP inside the node: no segment";
   // A segment as large as the job splits nothing (Slurm ignores it): not passed.
   EXPECT_EQ(DeferSubmission("tp=8,pp=1,dp=2,segment=2")->segment, 0);
   EXPECT_EQ(DeferSubmission("tp=8,pp=1,dp=2,segment=8")->ControlVariables().size(), 2u);
