@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "plugins/common/node_name_map.h"
+#include "plugins/slurm/spank/deferred_placement.h"
 #include "plugins/slurm/spank/plan_view.h"
 #include "plugins/slurm/spank/spank_config.h"
 
@@ -20,5 +21,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)topoplace::slurm::ParsePlanJson(text);
   (void)topoplace::slurm::NodeNameMap::Parse(text, "fuzz");
   (void)topoplace::slurm::ParseTopoplaceOption(text);
+  (void)topoplace::slurm::DeferSubmission(text);  // the spec's deferral (segments included)
   return 0;
 }
