@@ -19,6 +19,7 @@
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/ledger/clock.h"
+#include "scheduler/load/comm_model.h"
 #include "scheduler/load/current_uplink_load.h"
 #include "scheduler/load/held_uplink_load.h"
 #include "scheduler/load/running_jobs.h"
@@ -27,6 +28,7 @@
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
 #include "scheduler/reserve/advisor.h"
+#include "scheduler/sim/reference_step.h"
 #include "scheduler/state/occupancy.h"
 #include "scheduler/state/uplink_load.h"
 #include "store/sqlite/sqlite_ledger.h"
@@ -110,8 +112,31 @@ absl::StatusOr<sched::FabricHealth> ParseHealth(const Fabric& fabric, const std:
   return health;
 }
 
+// `place --compare`'s slowdown column: a plan's step time as the comm model predicts it
+// (this job alone on its links: no other job's traffic), over the job's step on the empty
+// fabric's most compact hosts, the reference the simulator measures every slowdown against
+// (sim/reference_step.h).
+class StepPredictor {
+ public:
+  StepPredictor(const sched::PlacementEngine& engine, bool rail_local)
+      : comm_(sched::CommModel::ForFabric(engine.fabric(), {})),
+        reference_(engine.tiers(), comm_, rail_local) {}
+  // At least 1, as the simulator counts it (sim/replay.cc Slowdown): the compact hosts
+  // fill whole domains in host order and may themselves split a group a plan keeps whole.
+  double Slowdown(const sched::PlacementPlan& p) {
+    const double ref = reference_.StepSeconds(p.job, p.traffic);
+    const double step = comm_.StepSeconds(p.job, p.traffic);
+    return ref > 0 && step > ref ? step / ref : 1.0;
+  }
+
+ private:
+  sched::CommModel comm_;
+  sched::sim::ReferenceSteps reference_;
+};
+
 void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
-                     const std::vector<absl::StatusOr<sched::PlacementPlan>>& plans, bool json) {
+                     const std::vector<absl::StatusOr<sched::PlacementPlan>>& plans, bool json,
+                     StepPredictor& predictor) {
   if (json) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (size_t i = 0; i < policies.size(); ++i) {
@@ -127,25 +152,29 @@ void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
         row["pods"] = p.footprint.pods_used;
         row["fragmentation_delta"] = p.footprint.fragmentation_delta();
         row["cost"] = p.cost;
+        row["predicted_slowdown"] = predictor.Slowdown(p);
       }
       rows.push_back(std::move(row));
     }
     ctx.out << rows.dump(2) << "\n";
     return;
   }
-  ctx.out << absl::StrFormat("%-14s %14s %14s %5s %7s %5s %6s\n", "policy", "spine bytes",
-                             "lower bound", "hops", "blocks", "pods", "frag");
+  ctx.out << absl::StrFormat("%-14s %14s %14s %5s %7s %5s %6s %8s\n", "policy", "spine bytes",
+                             "lower bound", "hops", "blocks", "pods", "frag", "slowdown");
   for (size_t i = 0; i < policies.size(); ++i) {
     if (!plans[i].ok()) {
       ctx.out << absl::StrFormat("%-14s %s\n", policies[i], plans[i].status().message());
       continue;
     }
     const sched::PlacementPlan& p = *plans[i];
-    ctx.out << absl::StrFormat(
-        "%-14s %14s %14s %5d %7d %5d %+6d\n", policies[i], FormatBytes(p.traffic.spine_bytes()),
-        FormatBytes(p.spine_bytes_lower_bound), p.traffic.max_hops, p.footprint.blocks_used,
-        p.footprint.pods_used, p.footprint.fragmentation_delta());
+    ctx.out << absl::StrFormat("%-14s %14s %14s %5d %7d %5d %+6d %7.2fx\n", policies[i],
+                               FormatBytes(p.traffic.spine_bytes()),
+                               FormatBytes(p.spine_bytes_lower_bound), p.traffic.max_hops,
+                               p.footprint.blocks_used, p.footprint.pods_used,
+                               p.footprint.fragmentation_delta(), predictor.Slowdown(p));
   }
+  ctx.out << "slowdown: the comm model's step time on the plan (this job alone on its links) "
+             "over the job's on the empty fabric's most compact hosts\n";
 }
 
 // One victim of a preemption plan, as both paths print it.
@@ -262,7 +291,8 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
         return plans.back().status();
       }
     }
-    PrintComparison(ctx, policies, plans, opt.json);
+    StepPredictor predictor(engine, opt.rail_local);
+    PrintComparison(ctx, policies, plans, opt.json, predictor);
     return plans.front().status();
   }
   request.policy = opt.policy;
