@@ -30,7 +30,7 @@ int TpSpanNodes(const JobSpec& job) {
 }
 
 int NvlinkUnitNodes(const JobSpec& job, int largest_domain) {
-  const int64_t group_gpus = int64_t{job.tp} * job.cp * job.ep;
+  const int64_t group_gpus = job.group_gpus();
   const int64_t nodes = std::max<int64_t>(1, group_gpus / job.gpus_per_node);
   return static_cast<int>(std::clamp<int64_t>(nodes, 1, std::max(1, largest_domain)));
 }

@@ -87,6 +87,9 @@ struct JobSpec {
 
   // tp * cp * ep * dp * pp.
   int64_t world_size() const { return int64_t{tp} * cp * ep * dp * pp; }
+  // GPUs of one TP x CP x EP group: the dimensions that move the most bytes, which
+  // placement keeps inside one NVLink domain.
+  int64_t group_gpus() const { return int64_t{tp} * cp * ep; }
   // Number of nodes (hosts) the job occupies: world_size / gpus_per_node.
   int64_t nodes() const { return world_size() / gpus_per_node; }
 };

@@ -453,7 +453,7 @@ absl::StatusOr<std::vector<Candidate>> KeepGroupsInDomains(const PlacementContex
     std::erase_if(out, splits);
     return out;
   }
-  const int64_t group_gpus = int64_t{ctx.job.tp} * ctx.job.cp * ctx.job.ep;
+  const int64_t group_gpus = ctx.job.group_gpus();
   const bool fits_a_domain = group_gpus <= int64_t{largest} * ctx.job.gpus_per_node;
   if (out.empty() || unit <= 1 || !fits_a_domain || ctx.job.mode != ConstraintMode::kHard) {
     return out;

@@ -1,8 +1,8 @@
 #include "telemetry/counters/node_exporter_counters.h"
 
 #include <array>
-#include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -34,9 +34,6 @@ constexpr std::array<std::pair<absl::string_view, absl::string_view>, 13> kNodeE
     {"node_infiniband_port_constraint_errors_received_total", "port_rcv_constraint_errors"},
     {"node_infiniband_vl15_dropped_total", "VL15_dropped"},
 }};
-
-// Largest integer a double holds exactly.
-constexpr double kMaxExactCounter = 9007199254740992.0;  // 2^53
 
 absl::string_view CounterFile(absl::string_view metric) {
   for (const auto& [series, file] : kNodeExporterCounters) {
@@ -79,12 +76,13 @@ absl::StatusOr<std::map<std::string, std::string>> ParseLabels(absl::string_view
 
 absl::StatusOr<uint64_t> WholeValue(absl::string_view text) {
   double v = 0;
-  if (!absl::SimpleAtod(text, &v) || !std::isfinite(v) || v < 0 || v > kMaxExactCounter ||
-      v != std::floor(v)) {
+  std::optional<uint64_t> counter;
+  if (absl::SimpleAtod(text, &v)) counter = ExactCounter(v);
+  if (!counter) {
     return absl::InvalidArgumentError(
         absl::StrCat("value '", text, "' is not a whole number in [0, 2^53]"));
   }
-  return static_cast<uint64_t>(v);
+  return *counter;
 }
 
 }  // namespace

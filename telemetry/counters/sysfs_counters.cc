@@ -1,5 +1,6 @@
 #include "telemetry/counters/sysfs_counters.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -93,6 +94,12 @@ absl::StatusOr<PortCounterSet> ReadNetDevice(const std::string& root, const std:
                         ReadCounterFile(base / "carrier_down_count"));
   }
   return set;
+}
+
+std::optional<uint64_t> ExactCounter(double value) {
+  constexpr double kMaxExact = 9007199254740992.0;  // 2^53: larger doubles skip integers
+  if (!(value >= 0) || value > kMaxExact || value != std::floor(value)) return std::nullopt;
+  return static_cast<uint64_t>(value);
 }
 
 PortTotals Summarise(const PortCounterSet& set) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -35,6 +36,10 @@ struct PortTotals {
   uint64_t cnp_sent = 0;     // np_cnp_sent
   uint64_t link_downs = 0;   // link_downed; net: carrier_down_count
 };
+
+// A counter another program wrote as a number (node_exporter's floats, UFM's JSON numbers):
+// the value when it is a whole number in [0, 2^53] (read exactly), else nullopt.
+std::optional<uint64_t> ExactCounter(double value);
 
 // Parses one counter file's text. `path` is only used in the message.
 absl::StatusOr<uint64_t> ParseCounterText(absl::string_view path, absl::string_view text);

@@ -1,7 +1,6 @@
 #include "telemetry/counters/ufm_counters.h"
 
 #include <array>
-#include <cmath>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -35,8 +34,6 @@ constexpr std::array<std::pair<absl::string_view, absl::string_view>, 12> kUfmCo
     {"Infiniband_RcvConstraintErrors_u_Errors", "port_rcv_constraint_errors"},
     {"Infiniband_VL15Dropped_u_Drops", "VL15_dropped"},
 }};
-
-constexpr double kMaxExactCounter = 9007199254740992.0;  // 2^53
 
 // "0x0c42a103007ab890" (or without 0x) as a GUID.
 std::optional<uint64_t> ParseGuid(absl::string_view text) {
@@ -87,12 +84,13 @@ absl::StatusOr<std::vector<UfmPort>> ParseUfmTelemetry(absl::string_view text,
     for (const auto& [name, file] : kUfmCounters) {
       const auto it = r.find(std::string(name));
       if (it == r.end()) continue;
-      const double v = it->is_number() ? it->get<double>() : -1;
-      if (!(v >= 0) || v > kMaxExactCounter || v != std::floor(v)) {
+      const std::optional<uint64_t> v =
+          it->is_number() ? ExactCounter(it->get<double>()) : std::nullopt;
+      if (!v) {
         return absl::InvalidArgumentError(
             absl::StrCat(at, ".", name, ": expected a whole number in [0, 2^53]"));
       }
-      port.counters.values[std::string(file)] = static_cast<uint64_t>(v);
+      port.counters.values[std::string(file)] = *v;
     }
     out.push_back(std::move(port));
   }

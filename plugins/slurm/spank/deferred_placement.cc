@@ -45,7 +45,7 @@ absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec) {
     // The job's TP x CP x EP groups, when they span nodes, as Slurm's segments: on
     // topology/block each lands inside one base block (an NVLink rack in our export), as
     // topoplace keeps them inside one NVLink domain.
-    const int64_t group_gpus = int64_t{job.tp} * job.cp * job.ep;
+    const int64_t group_gpus = job.group_gpus();
     const int64_t group_nodes = group_gpus / job.gpus_per_node;
     if (group_gpus % job.gpus_per_node == 0 && group_nodes > 1 && group_nodes < deferred.nodes &&
         deferred.nodes % group_nodes == 0) {
