@@ -30,6 +30,7 @@ LAYERS = [
     ["scheduler/state"],
     ["scheduler/mapping"],
     ["scheduler/traffic"],
+    ["scheduler/steptime"],
     ["scheduler/framework"],
     ["scheduler/policies", "scheduler/baselines", "scheduler/scorers"],
     ["scheduler/builtin"],

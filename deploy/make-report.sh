@@ -72,7 +72,7 @@ queues, compared by JCT; above: overload, compared by throughput and makespan). 
 job's bytes land on the links its placement crosses (ECMP: $ecmp), each link is shared
 max-min fairly among the jobs on it, recomputed whenever a job starts or ends, and a job's
 step time is compute plus communication with DP all-reduce overlapping the backward pass
-(scheduler/load/comm_model.h and scheduler/sim/link_sharing.h name every constant and its source). Trace
+(scheduler/steptime/comm_model.h and scheduler/sim/link_sharing.h name every constant and its source). Trace
 sizes without shapes become PTD-P jobs by scheduler/sim/degree_rule.h. Numbers are exactly
 what the simulation produced; placement latency and wall times depend on the machine.
 

@@ -19,7 +19,7 @@
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "scheduler/load/current_uplink_load.h"
 #include "scheduler/load/held_uplink_load.h"
 #include "scheduler/load/running_jobs.h"
@@ -28,7 +28,7 @@
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
 #include "scheduler/reserve/advisor.h"
-#include "scheduler/sim/reference_step.h"
+#include "scheduler/steptime/reference_step.h"
 #include "scheduler/state/occupancy.h"
 #include "scheduler/state/uplink_load.h"
 #include "store/sqlite/sqlite_ledger.h"
@@ -131,7 +131,7 @@ class StepPredictor {
 
  private:
   sched::CommModel comm_;
-  sched::sim::ReferenceSteps reference_;
+  sched::ReferenceSteps reference_;
 };
 
 void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,

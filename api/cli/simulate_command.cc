@@ -19,7 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
 #include "scheduler/builtin/builtin_plugins.h"
-#include "scheduler/load/gpu_models.h"
+#include "scheduler/steptime/gpu_models.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/sim/fault_report.h"
 #include "scheduler/sim/fault_trace.h"
@@ -400,7 +400,7 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
                   "(default); hash puts each flow on one uplink by a seeded hash")
       ->check(CLI::IsMember({"fluid", "hash"}));
   cmd->add_option("--gpu-model", opt->gpu_model,
-                  "The GPUs' constants (NVLink, FLOP/s; scheduler/load/gpu_models.cc): H100, "
+                  "The GPUs' constants (NVLink, FLOP/s; scheduler/steptime/gpu_models.cc): H100, "
                   "GB200 or GH200; default: the model the fabric's hosts name (H100 if none)");
   cmd->add_option("--comm-scale", opt->comm_scale,
                   "Multiply every communication time by this (default 1, the calibrated "

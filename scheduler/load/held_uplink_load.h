@@ -21,7 +21,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "scheduler/ledger/ledger.h"
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "scheduler/load/uplink_tally.h"
 #include "scheduler/placement/plan.h"
 #include "topology/model/fabric.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "scheduler/sim/metrics.h"
 
 namespace topoplace::sched::sim {

@@ -18,14 +18,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "scheduler/load/uplink_tally.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/sim/cluster_state.h"
 #include "scheduler/sim/fault_state.h"
 #include "scheduler/sim/fault_timeline.h"
 #include "scheduler/sim/job_progress.h"
-#include "scheduler/sim/reference_step.h"
+#include "scheduler/steptime/reference_step.h"
 #include "scheduler/sim/shared_progress.h"
 #include "scheduler/sim/sim_result.h"
 #include "scheduler/sim/simulator.h"

@@ -72,7 +72,7 @@ std::string NetworkModelText(const RunInfo& info) {
       "NIC speeds (at %.0f%%) and oversubscription from the fabric, communication times x%g, "
       "bytes per step from the Megatron-LM analysis (scheduler/traffic/traffic_model.h), "
       "DP all-reduce hidden behind up to %.0f%% of the last micro-batch's backward pass "
-      "(sources in scheduler/load/gpu_models.cc and comm_model.h)",
+      "(sources in scheduler/steptime/gpu_models.cc and comm_model.h)",
       model, info.comm.gpu_model, info.comm.gpu_flops / 1e12, info.comm.nvlink_gbps,
       100 * info.comm.nvlink_efficiency, 100 * info.comm.nic_efficiency, info.comm.comm_scale,
       100 * info.comm.dp_overlap);

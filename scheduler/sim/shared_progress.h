@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "scheduler/job/job_spec.h"
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/sim/cable_resources.h"
 #include "scheduler/sim/fault_state.h"

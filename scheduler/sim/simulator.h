@@ -37,7 +37,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/sim/faults.h"
 #include "scheduler/sim/sim_result.h"

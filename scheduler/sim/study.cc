@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "scheduler/policies/topoplace_policy.h"
 #include "scheduler/sim/degree_rule.h"
 #include "scheduler/sim/metrics.h"

@@ -60,7 +60,7 @@ struct Host {
   std::string name;
   std::string nvlink_domain;  // as declared; empty means "this host alone"
   // The GPUs' model as declared or discovered ("H100", "NVIDIA GB200"; empty: unknown):
-  // which constants the step-time model uses (scheduler/load/gpu_models.h).
+  // which constants the step-time model uses (scheduler/steptime/gpu_models.h).
   std::string gpu_model;
   std::vector<GpuId> gpus;  // in local index order
   std::vector<NicId> nics;  // position in this list is the NIC index (rail index)

@@ -52,7 +52,7 @@ std::vector<int32_t> Domains(const Fabric& f, const PlacementPlan& plan) {
 double NetworkBytes(const PlacementPlan& plan) { return plan.traffic.network_bytes(); }
 
 // Network bytes of the dimensions on the critical path: all but DP, whose gradient
-// all-reduce overlaps the backward pass (scheduler/load/comm_model.h).
+// all-reduce overlaps the backward pass (scheduler/steptime/comm_model.h).
 double CriticalNetworkBytes(const PlacementPlan& plan) {
   double bytes = 0;
   for (Dim d : kAllDims) {

@@ -4,7 +4,7 @@
 #ifndef TOPOPLACE_TESTS_UNIT_SCHEDULER_SIM_TINY_FABRIC_H_
 #define TOPOPLACE_TESTS_UNIT_SCHEDULER_SIM_TINY_FABRIC_H_
 
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched::sim {

@@ -1,8 +1,8 @@
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 
 #include <algorithm>
 
-#include "scheduler/load/gpu_models.h"
+#include "scheduler/steptime/gpu_models.h"
 
 namespace topoplace::sched {
 namespace {

@@ -1,4 +1,4 @@
-#include "scheduler/sim/reference_step.h"
+#include "scheduler/steptime/reference_step.h"
 
 #include <algorithm>
 #include <memory>
@@ -10,7 +10,7 @@
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/traffic_model.h"
 
-namespace topoplace::sched::sim {
+namespace topoplace::sched {
 
 ReferenceSteps::ReferenceSteps(const TierIndex& index, const CommModel& comm, bool rail_local)
     : fabric_(index.fabric()), comm_(comm), rail_local_(rail_local), index_(index) {
@@ -53,4 +53,4 @@ double ReferenceSteps::StepSeconds(const JobSpec& job, const TrafficReport& plac
   return seconds;
 }
 
-}  // namespace topoplace::sched::sim
+}  // namespace topoplace::sched

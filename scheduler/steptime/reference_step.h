@@ -12,8 +12,8 @@
 //                     reference.StepSeconds(plan.job, plan.traffic);
 //
 // Not thread-safe (a cache per distinct job spec).
-#ifndef TOPOPLACE_SCHEDULER_SIM_REFERENCE_STEP_H_
-#define TOPOPLACE_SCHEDULER_SIM_REFERENCE_STEP_H_
+#ifndef TOPOPLACE_SCHEDULER_STEPTIME_REFERENCE_STEP_H_
+#define TOPOPLACE_SCHEDULER_STEPTIME_REFERENCE_STEP_H_
 
 #include <optional>
 #include <string>
@@ -21,12 +21,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "scheduler/traffic/tier_index.h"
 #include "scheduler/traffic/traffic_report.h"
 #include "topology/model/fabric.h"
 
-namespace topoplace::sched::sim {
+namespace topoplace::sched {
 
 class ReferenceSteps {
  public:
@@ -50,6 +50,6 @@ class ReferenceSteps {
   absl::flat_hash_map<std::string, double> by_spec_;  // FormatJobSpec -> seconds
 };
 
-}  // namespace topoplace::sched::sim
+}  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_SIM_REFERENCE_STEP_H_
+#endif  // TOPOPLACE_SCHEDULER_STEPTIME_REFERENCE_STEP_H_

@@ -7,8 +7,8 @@
 //   CommModelOptions options = OptionsFor(gpu);
 //
 // Pure functions over constant data; thread-safe.
-#ifndef TOPOPLACE_SCHEDULER_LOAD_GPU_MODELS_H_
-#define TOPOPLACE_SCHEDULER_LOAD_GPU_MODELS_H_
+#ifndef TOPOPLACE_SCHEDULER_STEPTIME_GPU_MODELS_H_
+#define TOPOPLACE_SCHEDULER_STEPTIME_GPU_MODELS_H_
 
 #include <span>
 
@@ -52,4 +52,4 @@ const GpuModel& FabricGpuModel(const Fabric& fabric);
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_LOAD_GPU_MODELS_H_
+#endif  // TOPOPLACE_SCHEDULER_STEPTIME_GPU_MODELS_H_

@@ -1,12 +1,12 @@
 // Each GPU model's constants: how a product name finds its entry, which model a fabric
 // runs, and that the step-time model takes the fabric's unless told otherwise.
-#include "scheduler/load/gpu_models.h"
+#include "scheduler/steptime/gpu_models.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/model/fabric_builder.h"
 

@@ -14,8 +14,8 @@
 
 #include "gtest/gtest.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/load/comm_model.h"
-#include "scheduler/sim/reference_step.h"
+#include "scheduler/steptime/comm_model.h"
+#include "scheduler/steptime/reference_step.h"
 #include "scheduler/traffic/tier_index.h"
 #include "scheduler/traffic/traffic_model.h"
 #include "scheduler/traffic/traffic_report.h"
@@ -68,7 +68,7 @@ struct Prediction {
 };
 
 // The job on the fabric's hosts in order (all of them for these tests' jobs): the
-// simulator's compact placement (scheduler/sim/reference_step.h).
+// simulator's compact placement (scheduler/steptime/reference_step.h).
 Prediction Predict(const Fabric& fabric, const std::string& spec,
                    const CommModelOptions& options = {}) {
   Prediction p;
@@ -78,7 +78,7 @@ Prediction Predict(const Fabric& fabric, const std::string& spec,
   const TierIndex index(fabric);
   const CommModel comm = CommModel::ForFabric(fabric, options);
   const std::optional<TrafficReport> report =
-      sim::ReferenceSteps(index, comm, /*rail_local=*/true).CompactTraffic(*job);
+      ReferenceSteps(index, comm, /*rail_local=*/true).CompactTraffic(*job);
   EXPECT_TRUE(report.has_value()) << spec << ": the fabric cannot hold it";
   if (!report.has_value()) return p;
   p.traffic = BuildTrafficModel(*job);

@@ -4,7 +4,7 @@
 // there, so the same job spread over two racks is slower: its bytes that leave the rack
 // cost time (they cost none when the reference was the placement's own bytes at leaf
 // speed).
-#include "scheduler/sim/reference_step.h"
+#include "scheduler/steptime/reference_step.h"
 
 #include <gtest/gtest.h>
 

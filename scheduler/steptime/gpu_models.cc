@@ -1,4 +1,4 @@
-#include "scheduler/load/gpu_models.h"
+#include "scheduler/steptime/gpu_models.h"
 
 #include <array>
 #include <string>

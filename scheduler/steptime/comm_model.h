@@ -32,8 +32,8 @@
 //   double s = model.Slowdown(job, plan.traffic);
 //
 // Immutable; thread-safe.
-#ifndef TOPOPLACE_SCHEDULER_LOAD_COMM_MODEL_H_
-#define TOPOPLACE_SCHEDULER_LOAD_COMM_MODEL_H_
+#ifndef TOPOPLACE_SCHEDULER_STEPTIME_COMM_MODEL_H_
+#define TOPOPLACE_SCHEDULER_STEPTIME_COMM_MODEL_H_
 
 #include <array>
 #include <string>
@@ -126,4 +126,4 @@ class CommModel {
 
 }  // namespace topoplace::sched
 
-#endif  // TOPOPLACE_SCHEDULER_LOAD_COMM_MODEL_H_
+#endif  // TOPOPLACE_SCHEDULER_STEPTIME_COMM_MODEL_H_

@@ -1,5 +1,5 @@
 // The comm-time model: bandwidth per tier from the fabric, step time, slowdown.
-#include "scheduler/load/comm_model.h"
+#include "scheduler/steptime/comm_model.h"
 
 #include "gtest/gtest.h"
 #include "scheduler/job/job_spec.h"
