@@ -141,6 +141,12 @@ std::string ExplainTable(const v1::ExplainResponse& explain) {
                     " bytes/iteration (lower bound ",
                     plan.value("spine_bytes_lower_bound", Json(0)).dump(), ")\n");
   }
+  if (plan.contains("predicted_slowdown") && plan["predicted_slowdown"].is_number() &&
+      plan.contains("predicted_step_seconds") && plan["predicted_step_seconds"].is_number()) {
+    absl::StrAppend(&out, absl::StrFormat("predicted %.4g s/iteration, slowdown %.2fx\n",
+                                          plan["predicted_step_seconds"].get<double>(),
+                                          plan["predicted_slowdown"].get<double>()));
+  }
   absl::StrAppend(&out, "\n",
                   absl::StrFormat("%-20s %14s %10s %8s %10s\n", "scorer", "raw", "normalized",
                                   "weight", "weighted"));

@@ -19,7 +19,6 @@
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/steptime/comm_model.h"
 #include "scheduler/load/current_uplink_load.h"
 #include "scheduler/load/held_uplink_load.h"
 #include "scheduler/load/running_jobs.h"
@@ -28,7 +27,6 @@
 #include "scheduler/report/plan_report.h"
 #include "scheduler/report/plan_svg.h"
 #include "scheduler/reserve/advisor.h"
-#include "scheduler/steptime/reference_step.h"
 #include "scheduler/state/occupancy.h"
 #include "scheduler/state/uplink_load.h"
 #include "store/sqlite/sqlite_ledger.h"
@@ -112,31 +110,8 @@ absl::StatusOr<sched::FabricHealth> ParseHealth(const Fabric& fabric, const std:
   return health;
 }
 
-// `place --compare`'s slowdown column: a plan's step time as the comm model predicts it
-// (this job alone on its links: no other job's traffic), over the job's step on the empty
-// fabric's most compact hosts, the reference the simulator measures every slowdown against
-// (sim/reference_step.h).
-class StepPredictor {
- public:
-  StepPredictor(const sched::PlacementEngine& engine, bool rail_local)
-      : comm_(sched::CommModel::ForFabric(engine.fabric(), {})),
-        reference_(engine.tiers(), comm_, rail_local) {}
-  // At least 1, as the simulator counts it (sim/replay.cc Slowdown): the compact hosts
-  // fill whole domains in host order and may themselves split a group a plan keeps whole.
-  double Slowdown(const sched::PlacementPlan& p) {
-    const double ref = reference_.StepSeconds(p.job, p.traffic);
-    const double step = comm_.StepSeconds(p.job, p.traffic);
-    return ref > 0 && step > ref ? step / ref : 1.0;
-  }
-
- private:
-  sched::CommModel comm_;
-  sched::ReferenceSteps reference_;
-};
-
 void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
-                     const std::vector<absl::StatusOr<sched::PlacementPlan>>& plans, bool json,
-                     StepPredictor& predictor) {
+                     const std::vector<absl::StatusOr<sched::PlacementPlan>>& plans, bool json) {
   if (json) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (size_t i = 0; i < policies.size(); ++i) {
@@ -152,7 +127,7 @@ void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
         row["pods"] = p.footprint.pods_used;
         row["fragmentation_delta"] = p.footprint.fragmentation_delta();
         row["cost"] = p.cost;
-        row["predicted_slowdown"] = predictor.Slowdown(p);
+        row["predicted_slowdown"] = p.step.slowdown;
       }
       rows.push_back(std::move(row));
     }
@@ -171,7 +146,7 @@ void PrintComparison(CliContext& ctx, const std::vector<std::string>& policies,
                                FormatBytes(p.traffic.spine_bytes()),
                                FormatBytes(p.spine_bytes_lower_bound), p.traffic.max_hops,
                                p.footprint.blocks_used, p.footprint.pods_used,
-                               p.footprint.fragmentation_delta(), predictor.Slowdown(p));
+                               p.footprint.fragmentation_delta(), p.step.slowdown);
   }
   ctx.out << "slowdown: the comm model's step time on the plan (this job alone on its links) "
              "over the job's on the empty fabric's most compact hosts\n";
@@ -291,8 +266,7 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
         return plans.back().status();
       }
     }
-    StepPredictor predictor(engine, opt.rail_local);
-    PrintComparison(ctx, policies, plans, opt.json, predictor);
+    PrintComparison(ctx, policies, plans, opt.json);
     return plans.front().status();
   }
   request.policy = opt.policy;

@@ -19,7 +19,6 @@
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
 #include "scheduler/builtin/builtin_plugins.h"
-#include "scheduler/steptime/gpu_models.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/sim/fault_report.h"
 #include "scheduler/sim/fault_trace.h"
@@ -34,6 +33,7 @@
 #include "scheduler/sim/sweep_report.h"
 #include "scheduler/sim/synthetic_trace.h"
 #include "scheduler/sim/trace.h"
+#include "scheduler/steptime/gpu_models.h"
 #include "telemetry/health/link_verdict.h"
 #include "telemetry/probe/probe_plan.h"
 #include "topology/base/status_macros.h"
@@ -70,6 +70,7 @@ struct SimulateOptions {
   bool look_ahead = false;
   std::string gpu_model;  // empty: the fabric's
   double comm_scale = 1;  // communication times x this
+  std::string weights;    // scorer weight overrides, as place --weights
   bool json = false;
   std::string report;
   std::string jobs_out;  // JSON Lines, one per job per policy per point
@@ -263,6 +264,7 @@ absl::StatusOr<sim::Study> StudyOf(const SimulateOptions& opt) {
   }
   o.comm.gpu_model = opt.gpu_model;
   o.comm.comm_scale = opt.comm_scale;
+  TP_ASSIGN_OR_RETURN(o.weights, sched::BuiltinPlugins().ParseScorerWeights(opt.weights));
   TP_ASSIGN_OR_RETURN(o.preemption.mode, ParsePreemptionMode(opt.preemption));
   o.preemption.look_ahead = opt.look_ahead;
   if (!(opt.checkpoint_interval_s >= 0) || !(opt.restart_s >= 0)) {
@@ -342,6 +344,7 @@ std::string CommandLine(const SimulateOptions& opt) {
   if (opt.load_aware) absl::StrAppend(&cmd, " --load-aware");
   if (!opt.gpu_model.empty()) absl::StrAppend(&cmd, " --gpu-model ", opt.gpu_model);
   if (opt.comm_scale != 1) absl::StrAppend(&cmd, " --comm-scale ", opt.comm_scale);
+  if (!opt.weights.empty()) absl::StrAppend(&cmd, " --weights ", opt.weights);
   if (!opt.load_sweep.empty()) absl::StrAppend(&cmd, " --load-sweep ", opt.load_sweep);
   if (!opt.faults.empty()) absl::StrAppend(&cmd, " --faults ", opt.faults);
   if (opt.fault_scale != 1) absl::StrAppend(&cmd, " --fault-scale ", opt.fault_scale);
@@ -402,6 +405,9 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--gpu-model", opt->gpu_model,
                   "The GPUs' constants (NVLink, FLOP/s; scheduler/steptime/gpu_models.cc): H100, "
                   "GB200 or GH200; default: the model the fabric's hosts name (H100 if none)");
+  cmd->add_option("--weights", opt->weights,
+                  "Scorer weights for every policy's placements, as place --weights "
+                  "(e.g. step-time=1000)");
   cmd->add_option("--comm-scale", opt->comm_scale,
                   "Multiply every communication time by this (default 1, the calibrated "
                   "model; 2 shows how much a result leans on it)");

@@ -73,6 +73,8 @@ v1::PlacementPlan PlanToProto(const Fabric& fabric, const sched::PlacementPlan& 
   out.set_spine_bytes(plan.traffic.spine_bytes());
   out.set_spine_bytes_lower_bound(plan.spine_bytes_lower_bound);
   out.set_max_switch_hops(plan.traffic.max_hops);
+  out.set_predicted_step_seconds(plan.step.step_s);
+  out.set_predicted_slowdown(plan.step.slowdown);
   for (const sched::ScorerContribution& c : plan.explain) {
     v1::ScorerContribution* e = out.add_explain();
     e->set_scorer(c.scorer);

@@ -11,6 +11,11 @@ namespace {
 
 PlacementPolicyPtr MakeTopoplacePolicy() { return std::make_unique<TopoplacePolicy>(); }
 
+// The step-time scorer's weight. 0 until the simulator shows a weight that does not lose
+// goodput on any fabric and mix (FINDINGS.md, "Step time as a scorer"); `--weights
+// step-time=W` turns it on for `place` and `simulate`.
+constexpr double kStepTimeWeight = 0.0;
+
 }  // namespace
 
 const PluginRegistry& BuiltinPlugins() {
@@ -40,6 +45,7 @@ const PluginRegistry& BuiltinPlugins() {
           {kUplinkLoadScorerName, &MakeUplinkLoadScorer, 5.0},
           {kNvlinkEgressScorerName, &MakeNvlinkEgressScorer, 100.0},
           {kNvlinkFragmentationScorerName, &MakeNvlinkFragmentationScorer, 1.0},
+          {kStepTimeScorerName, &MakeStepTimeScorer, kStepTimeWeight},
       });
   return *kRegistry;
 }

@@ -16,6 +16,7 @@
 #include "scheduler/framework/inventory.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_layout.h"
+#include "scheduler/steptime/comm_model.h"
 #include "scheduler/traffic/traffic_model.h"
 #include "topology/model/fabric.h"
 
@@ -39,6 +40,9 @@ struct PlacementContext {
   // Per block, non-zero when a link or switch above its leaves is down or degraded
   // (HealthView::block_bad_uplinks): traffic leaving it is at risk. Empty: none known.
   std::span<const uint8_t> bad_uplink_blocks = {};
+  // The comm-time model the engine predicts step times with; null outside the engine
+  // (then scorers that need it charge nothing).
+  const CommModel* comm = nullptr;
 };
 
 // One proposal: node_hosts[k] runs ranks [k*g, (k+1)*g).

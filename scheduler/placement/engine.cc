@@ -91,20 +91,25 @@ struct Evaluated {
 }  // namespace
 
 PlacementEngine::PlacementEngine(const FabricPtr& fabric, const FabricHealth& health,
-                                 const PluginRegistry& plugins)
-    : PlacementEngine(fabric, health, plugins, std::make_shared<const TierIndex>(*fabric)) {}
+                                 const PluginRegistry& plugins, const CommModelOptions& comm)
+    : PlacementEngine(fabric, health, plugins, std::make_shared<const TierIndex>(*fabric), {}) {
+  steps_ = std::make_shared<const StepPredictor>(tiers_, comm);
+}
 
 std::unique_ptr<PlacementEngine> PlacementEngine::WithHealth(const FabricHealth& health) const {
-  return std::unique_ptr<PlacementEngine>(new PlacementEngine(fabric_, health, *plugins_, tiers_));
+  return std::unique_ptr<PlacementEngine>(
+      new PlacementEngine(fabric_, health, *plugins_, tiers_, steps_));
 }
 
 PlacementEngine::PlacementEngine(FabricPtr fabric, const FabricHealth& health,
                                  const PluginRegistry& plugins,
-                                 std::shared_ptr<const TierIndex> tiers)
+                                 std::shared_ptr<const TierIndex> tiers,
+                                 std::shared_ptr<const StepPredictor> steps)
     : fabric_(std::move(fabric)),
       plugins_(&plugins),
       health_(*fabric_, health),
       tiers_(std::move(tiers)),
+      steps_(std::move(steps)),
       links_(*fabric_,
              std::vector<LinkId>(health.unhealthy_links.begin(), health.unhealthy_links.end()),
              std::vector<SwitchId>(health.unhealthy_switches.begin(),
@@ -148,11 +153,17 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& re
   }
   const RankLayout layout(job);
   const TrafficModel traffic = BuildTrafficModel(job);
-  const PlacementContext ctx{fabric,       job,
-                             layout,       traffic,
-                             inv,          nodes,
-                             request.seed, request.uplink_busy,
-                             {},           bad_uplink_blocks_};
+  const PlacementContext ctx{fabric,
+                             job,
+                             layout,
+                             traffic,
+                             inv,
+                             nodes,
+                             request.seed,
+                             request.uplink_busy,
+                             {},
+                             bad_uplink_blocks_,
+                             &steps_->comm()};
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy.Propose(ctx));
 
   const Router router(*tiers_, request.routing);
@@ -272,6 +283,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& re
     plan.links = LinkLoads(links_, plan.ranks, tallied, request.ecmp);
   }
   plan.footprint = best->footprint;
+  plan.step = steps_->Predict(job, plan.traffic, request.routing.rail_local);
   plan.spine_bytes_lower_bound = SpineBytesLowerBound(layout, traffic, inv, nodes);
   plan.candidates_considered = static_cast<int>(candidates.size());
   plan.candidates_evaluated = evaluated;

@@ -26,6 +26,7 @@
 #include "scheduler/placement/plan.h"
 #include "scheduler/state/health.h"
 #include "scheduler/state/occupancy.h"
+#include "scheduler/steptime/step_predictor.h"
 #include "scheduler/traffic/link_loads.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/tier_index.h"
@@ -56,9 +57,11 @@ class PlacementEngine {
  public:
   // Precomputes the health view, the tier index and the links' ECMP shares. `fabric` must
   // not be null; `plugins` (the policies and scorers a request may name) must outlive the
-  // engine.
+  // engine. `comm` sets the comm-time model that predicts each plan's step time (the
+  // fabric's GPU model by default; the simulator passes its --gpu-model and --comm-scale).
   explicit PlacementEngine(const FabricPtr& fabric, const FabricHealth& health = {},
-                           const PluginRegistry& plugins = BuiltinPlugins());
+                           const PluginRegistry& plugins = BuiltinPlugins(),
+                           const CommModelOptions& comm = {});
 
   absl::StatusOr<PlacementPlan> Place(const PlacementRequest& request,
                                       const Occupancy& occupancy) const;
@@ -72,10 +75,13 @@ class PlacementEngine {
   // The fabric's tier index (built once, shared with WithHealth's engines).
   const TierIndex& tiers() const { return *tiers_; }
   const PluginRegistry& plugins() const { return *plugins_; }
+  // What predicts a plan's step time and slowdown (shared with WithHealth's engines).
+  const StepPredictor& steps() const { return *steps_; }
 
  private:
   PlacementEngine(FabricPtr fabric, const FabricHealth& health, const PluginRegistry& plugins,
-                  std::shared_ptr<const TierIndex> tiers);
+                  std::shared_ptr<const TierIndex> tiers,
+                  std::shared_ptr<const StepPredictor> steps);
   // Place's choice among `policy`'s candidates on the job's inventory `inv` (built from
   // `occupancy`); ResourceExhausted when none fits, which Place words with the room left.
   absl::StatusOr<PlacementPlan> Choose(const PlacementRequest& request, const Occupancy& occupancy,
@@ -86,8 +92,9 @@ class PlacementEngine {
   FabricPtr fabric_;
   const PluginRegistry* plugins_;
   HealthView health_;
-  std::vector<uint8_t> bad_uplink_blocks_;  // PlacementContext::bad_uplink_blocks
-  std::shared_ptr<const TierIndex> tiers_;  // immutable, shared by WithHealth
+  std::vector<uint8_t> bad_uplink_blocks_;      // PlacementContext::bad_uplink_blocks
+  std::shared_ptr<const TierIndex> tiers_;      // immutable, shared by WithHealth
+  std::shared_ptr<const StepPredictor> steps_;  // on tiers_; shared by WithHealth
   LinkIndex links_;
   ClimbFacts climb_;  // ClimbFactsOf(*tiers_), for candidates' lower bounds
 };

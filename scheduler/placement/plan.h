@@ -9,6 +9,7 @@
 #include "scheduler/framework/footprint.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_map.h"
+#include "scheduler/steptime/step_predictor.h"
 #include "scheduler/traffic/link_loads.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/traffic_model.h"
@@ -41,6 +42,9 @@ struct PlacementPlan {
   std::vector<LinkLoad> links;
   PlanFootprint footprint;
   double spine_bytes_lower_bound = 0;
+  // The job's predicted seconds per iteration here and its slowdown against the compact
+  // reference (PlacementEngine::steps()).
+  StepPrediction step;
   std::vector<ScorerContribution> explain;
   double cost = 0;
   int candidates_considered = 0;  // proposed by the policy

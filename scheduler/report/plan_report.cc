@@ -90,6 +90,9 @@ std::string PlanToJson(const Fabric& fabric, const PlacementPlan& plan) {
   j["total_bytes"] = plan.traffic_model.total_bytes;
   j["spine_bytes"] = t.spine_bytes();
   j["spine_bytes_lower_bound"] = plan.spine_bytes_lower_bound;
+  j["predicted_step_seconds"] = plan.step.step_s;
+  j["reference_step_seconds"] = plan.step.reference_s;
+  j["predicted_slowdown"] = plan.step.slowdown;
   j["cross_rail_bytes"] = t.cross_rail_bytes;
   j["max_leaf_uplink_bytes"] = t.max_leaf_uplink_bytes;
   const std::vector<const LinkLoad*> busiest = BusiestLinks(plan, 1);
@@ -180,6 +183,9 @@ void PrintPlanTable(const Fabric& fabric, const PlacementPlan& plan, std::ostrea
   out << "\n";
   out << "spine bytes        " << FormatBytes(t.spine_bytes()) << "  (lower bound "
       << FormatBytes(plan.spine_bytes_lower_bound) << ")\n";
+  out << absl::StrFormat(
+      "predicted step     %.4g s/iteration, %.2fx the compact reference's %.4g s\n",
+      plan.step.step_s, plan.step.slowdown, plan.step.reference_s);
   out << "max switch hops    " << t.max_hops << "\n";
   out << "hottest leaf up    " << FormatBytes(t.max_leaf_uplink_bytes) << "\n";
   out << "links crossed      " << plan.links.size() << "\n";

@@ -18,6 +18,7 @@ inline constexpr absl::string_view kRailAlignmentScorerName = "rail-alignment";
 inline constexpr absl::string_view kUplinkLoadScorerName = "uplink-load";
 inline constexpr absl::string_view kNvlinkEgressScorerName = "nvlink-egress";
 inline constexpr absl::string_view kNvlinkFragmentationScorerName = "nvlink-fragmentation";
+inline constexpr absl::string_view kStepTimeScorerName = "step-time";
 
 // Bytes per iteration that climb to the spine or above, relative to every byte that
 // could leave a node.
@@ -44,6 +45,10 @@ ScorerPtr MakeNvlinkEgressScorer();
 // On such fabrics: change in the number of partly used NVLink domains, as the block
 // fragmentation scorer counts blocks. 0 elsewhere.
 ScorerPtr MakeNvlinkFragmentationScorer();
+// The job's predicted step time on the candidate (PlacementContext::comm), as the share of
+// it that is communication: what the bytes cost the job itself, by the model the simulator
+// runs it by. 0 where the context has no comm model.
+ScorerPtr MakeStepTimeScorer();
 
 }  // namespace topoplace::sched
 

@@ -27,7 +27,6 @@ Replay::Replay(FabricPtr fabric, const PlacementEngine& engine, const CommModel&
       base_engine_(engine),
       engine_(&engine),
       comm_(comm),
-      reference_(engine.tiers(), comm, options.rail_local),
       options_(options),
       trace_(trace),
       state_(engine.fabric()),
@@ -62,6 +61,7 @@ Replay::Replay(FabricPtr fabric, const PlacementEngine& engine, const CommModel&
   if (options.preemption.look_ahead) needs_block_ = JobsNeedingABlock(engine.fabric(), trace);
   request_.policy = policy;
   request_.routing.rail_local = options.rail_local;
+  request_.weights = options.weights;
   if (options.load_aware) {
     request_.link_loads = true;
     uplinks_.emplace(engine.fabric());
@@ -253,14 +253,8 @@ void Replay::PrepareRequest(size_t j, double now) {
   request_.ecmp = {options_.ecmp, request_.seed};
 }
 
-double Replay::Slowdown(const PlacementPlan& plan) {
-  const double reference = reference_.StepSeconds(plan.job, plan.traffic);
-  const double step = comm_.StepSeconds(plan.job, plan.traffic);
-  return reference > 0 && step > reference ? step / reference : 1.0;
-}
-
 double Replay::RunSeconds(size_t j, const PlacementPlan& plan) {
-  return WorkLeft(j) * Slowdown(plan);
+  return WorkLeft(j) * plan.step.slowdown;
 }
 
 void Replay::Start(size_t j, const PlacementPlan& plan, double now) {
@@ -280,9 +274,9 @@ void Replay::Start(size_t j, const PlacementPlan& plan, double now) {
   r.relaxed = plan.relaxed;
   if (const std::optional<double> wait = MaxWait(tj.spec))
     expiries_.erase({tj.arrival_s + *wait, j});
-  r.slowdown = Slowdown(plan);
+  r.slowdown = plan.step.slowdown;
   r.end_s = now + p.work * r.slowdown;
-  const double ref_step = reference_.StepSeconds(plan.job, plan.traffic);
+  const double ref_step = plan.step.reference_s;
   r.iterations = ref_step > 0 ? tj.duration_s / ref_step : 0;
   r.spine_bytes_per_iter = plan.traffic.spine_bytes();
   r.off_nvlink_bytes_per_iter = plan.traffic.network_bytes();

@@ -18,19 +18,18 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "scheduler/steptime/comm_model.h"
 #include "scheduler/load/uplink_tally.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/sim/cluster_state.h"
 #include "scheduler/sim/fault_state.h"
 #include "scheduler/sim/fault_timeline.h"
 #include "scheduler/sim/job_progress.h"
-#include "scheduler/steptime/reference_step.h"
 #include "scheduler/sim/shared_progress.h"
 #include "scheduler/sim/sim_result.h"
 #include "scheduler/sim/simulator.h"
 #include "scheduler/sim/trace.h"
 #include "scheduler/state/slurm_block_fragmentation.h"
+#include "scheduler/steptime/comm_model.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched::sim {
@@ -93,9 +92,6 @@ class Replay {
   // Sets request_ for job j at `now`.
   void PrepareRequest(size_t j, double now);
 
-  // Job j's step time on `plan` over its reference step (reference_step.h), at least 1:
-  // the per-job model's slowdown.
-  double Slowdown(const PlacementPlan& plan);
   // How long job j would run on `plan` by the per-job model.
   double RunSeconds(size_t j, const PlacementPlan& plan);
 
@@ -158,7 +154,6 @@ class Replay {
   std::unique_ptr<PlacementEngine> faulted_engine_;
   bool engine_stale_ = false;  // known_ changed since engine_ was built
   const CommModel& comm_;
-  ReferenceSteps reference_;  // what the trace's durations are measured at
   const SimOptions& options_;
   const Trace& trace_;
   ClusterState state_;

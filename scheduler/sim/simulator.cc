@@ -26,7 +26,7 @@ absl::string_view PreemptionModeName(PreemptionMode mode) {
 Simulator::Simulator(FabricPtr fabric, const SimOptions& options)
     : fabric_(std::move(fabric)),
       options_(options),
-      engine_(fabric_),
+      engine_(fabric_, {}, BuiltinPlugins(), options.comm),
       comm_(CommModel::ForFabric(*fabric_, options.comm)) {}
 
 absl::StatusOr<SimResult> Simulator::Run(const Trace& trace, const std::string& policy) const {

@@ -37,11 +37,12 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "scheduler/steptime/comm_model.h"
+#include "scheduler/framework/registry.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/sim/faults.h"
 #include "scheduler/sim/sim_result.h"
 #include "scheduler/sim/trace.h"
+#include "scheduler/steptime/comm_model.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched::sim {
@@ -126,6 +127,9 @@ struct SimOptions {
   // (rail-28k), where hosts with different free GPU indices could not talk otherwise.
   bool rail_local = true;
   CommModelOptions comm;
+  // Overrides of the registry's scorer weights, for every policy's placements (as
+  // `place --weights`).
+  ScorerWeights weights;
   // Jobs share links (link_sharing.h): each running job's traffic lands on the links it
   // crosses, every link direction is shared max-min fairly, recomputed at every start and
   // end, and each job's remaining work advances at its current rate. Off: each job is

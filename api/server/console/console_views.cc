@@ -224,12 +224,18 @@ absl::StatusOr<std::string> JobJson(const ServiceContext& context, absl::string_
   // What the stored plan says: ranks, bytes per tier, bytes per link (when it kept them).
   json ranks = json::array(), bytes_per_tier = json::object();
   std::string how;
+  json predicted = nullptr;  // the plan's predicted step: absent in plans older than it
   absl::flat_hash_map<std::string, double> link_bytes;
   const json plan = json::parse(allocation.plan_json, nullptr, /*allow_exceptions=*/false);
   if (plan.is_object()) {
     if (plan.contains("ranks")) ranks = plan["ranks"];
     if (plan.contains("bytes_per_tier")) bytes_per_tier = plan["bytes_per_tier"];
     if (plan.contains("how") && plan["how"].is_string()) how = plan["how"];
+    if (plan.contains("predicted_slowdown") && plan["predicted_slowdown"].is_number() &&
+        plan.contains("predicted_step_seconds") && plan["predicted_step_seconds"].is_number()) {
+      predicted = {{"slowdown", plan["predicted_slowdown"]},
+                   {"step_seconds", plan["predicted_step_seconds"]}};
+    }
     if (plan.contains("links") && plan["links"].is_array()) {
       for (const json& l : plan["links"]) {
         if (!l.is_object() || !l.contains("lower") || !l["lower"].is_string() ||
@@ -280,6 +286,7 @@ absl::StatusOr<std::string> JobJson(const ServiceContext& context, absl::string_
               {"at_unix_ms", absl::ToUnixMillis(now)},
               {"allocation", AllocationSummary(allocation, now)},
               {"how", how},
+              {"predicted", std::move(predicted)},
               {"hosts", std::move(hosts)},
               {"ranks", std::move(ranks)},
               {"bytes_per_tier", std::move(bytes_per_tier)},

@@ -37,6 +37,7 @@ absl::StatusOr<PlanView> ParsePlanJson(absl::string_view json) {
     }
     plan.spine_bytes = j.value("spine_bytes", 0.0);
     plan.spine_bytes_lower_bound = j.value("spine_bytes_lower_bound", 0.0);
+    plan.predicted_slowdown = j.value("predicted_slowdown", 0.0);
   } catch (const Json::exception& e) {
     return NotAPlan(e.what());
   }
@@ -56,11 +57,15 @@ std::string SummaryLine(absl::string_view plan_id, const PlanView& plan,
                         const NodeNameMap& node_map) {
   std::vector<std::string> nodes;
   for (const std::string& host : plan.hosts) nodes.push_back(node_map.NodeName(host));
-  return absl::StrCat("topoplace: ", plan_id, ": ", plan.ranks.size(), " ranks on ", nodes.size(),
-                      nodes.size() == 1 ? " node" : " nodes", " (", absl::StrJoin(nodes, ","),
-                      ") in ", plan.blocks, plan.blocks == 1 ? " block" : " blocks", ", spine ",
-                      HumanBytes(plan.spine_bytes), "/iter (lower bound ",
-                      HumanBytes(plan.spine_bytes_lower_bound), ")");
+  std::string line = absl::StrCat(
+      "topoplace: ", plan_id, ": ", plan.ranks.size(), " ranks on ", nodes.size(),
+      nodes.size() == 1 ? " node" : " nodes", " (", absl::StrJoin(nodes, ","), ") in ", plan.blocks,
+      plan.blocks == 1 ? " block" : " blocks", ", spine ", HumanBytes(plan.spine_bytes),
+      "/iter (lower bound ", HumanBytes(plan.spine_bytes_lower_bound), ")");
+  if (plan.predicted_slowdown > 0) {
+    absl::StrAppend(&line, absl::StrFormat(", predicted slowdown %.2fx", plan.predicted_slowdown));
+  }
+  return line;
 }
 
 std::string HumanBytes(double bytes) {

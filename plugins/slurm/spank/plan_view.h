@@ -32,6 +32,9 @@ struct PlanView {
   int pods = 0;
   double spine_bytes = 0;              // per iteration
   double spine_bytes_lower_bound = 0;  // per iteration
+  // The engine's predicted slowdown against the compact reference; 0 where the plan
+  // predates it (then the summary leaves it out).
+  double predicted_slowdown = 0;
 };
 
 // Reads a plan in the scheduler's JSON (schema "topoplace.plan/v1", the `json` field of

@@ -24,6 +24,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "api/server/topoplace_server.h"
 #include "client/topoplace_client.h"
 #include "gmock/gmock.h"
@@ -227,6 +228,11 @@ TEST_F(ConsoleBrowserTest, PagesShowTheFabricJobsTheirPathsAndALinkGoingDownLive
   EXPECT_EQ(Column("job-links", 0).size(), static_cast<size_t>(path.links_size()));
   EXPECT_EQ(Run("return document.getElementById('job-external-id').textContent.trim();"),
             kMarkupExternalId);
+  // The plan's predicted step time and slowdown, as the reservation returned them.
+  ASSERT_GE(first->plan().predicted_slowdown(), 1.0);
+  EXPECT_THAT(
+      Run("return document.getElementById('job-predicted').textContent;").get<std::string>(),
+      HasSubstr(absl::StrFormat("slowdown %.2fx", first->plan().predicted_slowdown())));
   Screenshot("job");
 
   // Allocations page: both jobs, filterable.

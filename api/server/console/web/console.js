@@ -186,6 +186,9 @@ async function showJob(id) {
        card('age', formatSeconds(a.age_seconds))),
     el('p', {}, el('span', {class: 'muted'}, 'spec '), a.job_spec),
     doc.how ? el('p', {}, el('span', {class: 'muted'}, 'placed: '), doc.how) : null,
+    doc.predicted ? el('p', {id: 'job-predicted'}, el('span', {class: 'muted'}, 'predicted: '),
+                       doc.predicted.step_seconds.toPrecision(4) + ' s/iteration, slowdown ' +
+                       doc.predicted.slowdown.toFixed(2) + 'x against the compact reference') : null,
     el('h2', {}, 'Bytes per iteration by tier'),
     table(['Tier', 'Bytes'], tiers.map(([tier, bytes]) => [tier, formatBytes(bytes)])),
     el('h2', {}, 'Hosts (' + doc.hosts.length + ')'),

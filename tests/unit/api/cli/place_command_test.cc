@@ -54,6 +54,7 @@ TEST(PlaceCommand, PrintsATableWithBytesPerTierAndExplain) {
   EXPECT_THAT(r.out, HasSubstr("spine-bytes"));
   EXPECT_THAT(r.out, HasSubstr("rail-alignment"));
   EXPECT_THAT(r.out, HasSubstr("links crossed      256"));
+  EXPECT_THAT(r.out, HasSubstr("predicted step     "));
 }
 
 TEST(PlaceCommand, JsonIsStableAndComplete) {
@@ -65,9 +66,12 @@ TEST(PlaceCommand, JsonIsStableAndComplete) {
   EXPECT_EQ(j["policy"], "slurm-tree");
   EXPECT_EQ(j["hosts"].size(), 64u);
   EXPECT_EQ(j["ranks"].size(), 512u);
-  EXPECT_EQ(j["explain"].size(), 9u);  // one entry per registered scorer
+  EXPECT_EQ(j["explain"].size(), 10u);  // one entry per registered scorer
   EXPECT_TRUE(j["bytes_per_tier"].contains("spine"));
   EXPECT_TRUE(j.contains("spine_bytes_lower_bound"));
+  EXPECT_GE(j["predicted_slowdown"].get<double>(), 1.0);
+  EXPECT_GT(j["predicted_step_seconds"].get<double>(), 0.0);
+  EXPECT_GT(j["reference_step_seconds"].get<double>(), 0.0);
   // Bytes per link: every NIC cable of the 64 hosts, plus leaf uplinks for the bytes that
   // cross blocks; the busiest is reported on its own.
   ASSERT_GT(j["links"].size(), 512u);

@@ -461,5 +461,68 @@ TEST(Placement, ExplainListsEveryScorerAndAddsUpToTheCost) {
   EXPECT_DOUBLE_EQ(plan->explain[0].raw, plan->traffic.spine_bytes());
 }
 
+// Every plan carries the job's predicted step time and its slowdown against the compact
+// reference, whatever the policy: the number place --compare, the daemon, the console and
+// the simulator all show.
+TEST(Placement, EveryPlanCarriesItsPredictedStepAgainstTheCompactReference) {
+  absl::StatusOr<FabricPtr> gb200 = GeneratePreset("gb200-nvl72");
+  ASSERT_TRUE(gb200.ok()) << gb200.status();
+  PlacementEngine engine(*gb200);
+  PlacementRequest req;
+  // Two 16-tray expert groups per stage: kept whole, each in one rack.
+  req.job = Job("tp=4,pp=2,dp=8,ep=16,gpus_per_node=4,model=deepseek-v3");
+  for (const char* policy : {"topoplace", "first-fit"}) {
+    req.policy = policy;
+    absl::StatusOr<PlacementPlan> plan = engine.Place(req, Occupancy(**gb200));
+    ASSERT_TRUE(plan.ok()) << policy << ": " << plan.status();
+    const StepPrediction again = engine.steps().Predict(plan->job, plan->traffic, true);
+    EXPECT_DOUBLE_EQ(plan->step.step_s, again.step_s) << policy;
+    EXPECT_DOUBLE_EQ(plan->step.reference_s, again.reference_s) << policy;
+    EXPECT_GT(plan->step.reference_s, 0) << policy;
+    EXPECT_DOUBLE_EQ(plan->step.slowdown, std::max(1.0, plan->step.step_s / plan->step.reference_s))
+        << policy;
+    if (req.policy == "topoplace") {
+      EXPECT_LT(plan->step.slowdown, 1.01);
+    } else {  // host order straddles racks with expert groups
+      EXPECT_GT(plan->step.slowdown, 1.03);
+    }
+  }
+}
+
+// The engine predicts with the comm model it was given (the simulator's --comm-scale).
+TEST(Placement, ThePredictionUsesTheEnginesCommModel) {
+  PlacementEngine calibrated(Superpod());
+  CommModelOptions twice;
+  twice.comm_scale = 2;
+  PlacementEngine doubled(Superpod(), {}, BuiltinPlugins(), twice);
+  PlacementRequest req;
+  req.job = Job("tp=8,pp=4,dp=8");
+  absl::StatusOr<PlacementPlan> a = calibrated.Place(req, Occupancy(*Superpod()));
+  absl::StatusOr<PlacementPlan> b = doubled.Place(req, Occupancy(*Superpod()));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->node_hosts, b->node_hosts);
+  EXPECT_GT(b->step.step_s, a->step.step_s);
+  EXPECT_DOUBLE_EQ(b->step.step_s, doubled.steps().comm().StepSeconds(b->job, b->traffic));
+}
+
+// The step-time scorer reads the prediction the plan carries: raw its seconds per
+// iteration, cost the share of them that is communication.
+TEST(Placement, StepTimeScorerChargesTheCommunicationShareOfThePredictedStep) {
+  PlacementEngine engine(Superpod());
+  PlacementRequest req;
+  req.job = Job("tp=8,pp=4,dp=8,model=70b");
+  req.weights = {{"step-time", 1.0}};
+  absl::StatusOr<PlacementPlan> plan = engine.Place(req, Occupancy(*Superpod()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const auto it = std::find_if(plan->explain.begin(), plan->explain.end(),
+                               [](const ScorerContribution& c) { return c.scorer == "step-time"; });
+  ASSERT_NE(it, plan->explain.end());
+  EXPECT_DOUBLE_EQ(it->raw, plan->step.step_s);
+  const double compute = engine.steps().comm().ComputeSeconds(plan->job);
+  ASSERT_GT(plan->step.step_s, compute);
+  EXPECT_DOUBLE_EQ(it->normalized, 1 - compute / plan->step.step_s);
+  EXPECT_DOUBLE_EQ(it->weighted, it->normalized);
+}
+
 }  // namespace
 }  // namespace topoplace::sched

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace topoplace::slurm {
 namespace {
 
@@ -54,6 +56,15 @@ TEST(SummaryLine, NamesNodesBlocksAndSpineBytes) {
   EXPECT_EQ(SummaryLine("alloc-7", *plan, NodeNameMap()),
             "topoplace: alloc-7: 4 ranks on 2 nodes (b01-n002,b01-n000) in 1 block, "
             "spine 2.50 GB/iter (lower bound 1.25 GB)");
+}
+
+TEST(SummaryLine, GivesThePredictedSlowdownWhenThePlanHasOne) {
+  std::string text = kPlan;
+  text.insert(text.rfind('}'), R"(, "predicted_slowdown": 1.318)");
+  absl::StatusOr<PlanView> plan = ParsePlanJson(text);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_THAT(SummaryLine("alloc-7", *plan, NodeNameMap()),
+              HasSubstr("(lower bound 0 B), predicted slowdown 1.32x"));
 }
 
 TEST(HumanBytes, DecimalUnits) {
