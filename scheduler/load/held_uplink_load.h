@@ -21,9 +21,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "scheduler/ledger/ledger.h"
-#include "scheduler/steptime/comm_model.h"
 #include "scheduler/load/uplink_tally.h"
 #include "scheduler/placement/plan.h"
+#include "scheduler/steptime/comm_model.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/steptime/comm_model.h"
 #include "scheduler/sim/metrics.h"
+#include "scheduler/steptime/comm_model.h"
 
 namespace topoplace::sched::sim {
 

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "scheduler/job/job_spec.h"
-#include "scheduler/steptime/comm_model.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/sim/cable_resources.h"
 #include "scheduler/sim/fault_state.h"
 #include "scheduler/sim/link_sharing.h"
+#include "scheduler/steptime/comm_model.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched::sim {
