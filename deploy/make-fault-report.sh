@@ -11,10 +11,12 @@
 # Environment: TOPOPLACE, PHILLY_TRACE, OUT (default docs/report/faults), LOADS (offered
 # loads, default 0.5,0.85), SCALES (default 0,1,4), ECMP (default hash), as deploy/make-report.sh; SEEDS
 # (default 5): fault draws for the large mixes' repeat of topoplace against its blind
-# control run (seeds.md), since one draw's difference is mostly chance.
+# control run (seeds.md), since one draw's difference is mostly chance; SCENARIOS
+# (deploy/report-scenarios.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/deploy/report-scenarios.sh"
 bin=${1:-${TOPOPLACE:-$root/build/api/cli/topoplace}}
 trace=$(realpath -m "${PHILLY_TRACE:-$root/../shared/traces/philly_trace.csv}")
 out=${OUT:-$root/docs/report/faults}
@@ -36,6 +38,7 @@ fi
 scenario() {
   local name=$1 load
   shift
+  wanted "$name" || return 0
   echo "== $name" >&2
   for load in ${loads//,/ }; do
     mkdir -p "$out/$name/load-${load}x"
@@ -60,6 +63,7 @@ scenario gb200-nvl72-moe-mix --fabric preset:gb200-nvl72 --trace synthetic:moe-m
 repeat() {
   local name=$1 seed
   shift
+  wanted "$name" || return 0
   echo "== $name, $seeds fault draws" >&2
   mkdir -p "$out/$name"
   for seed in $(seq 1 "$seeds"); do

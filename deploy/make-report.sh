@@ -13,10 +13,11 @@
 # Environment: TOPOPLACE (binary, default build/api/cli/topoplace), PHILLY_TRACE (default
 # ../shared/traces/philly_trace.csv next to the repository), OUT (default docs/report),
 # LOADS (offered loads, default 0.3,0.5,0.7,0.85,1.5), ECMP (default hash: each flow on one uplink cable, as switches
-# do; fluid spreads every flow over all uplinks).
+# do; fluid spreads every flow over all uplinks), SCENARIOS (deploy/report-scenarios.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/deploy/report-scenarios.sh"
 bin=${1:-${TOPOPLACE:-$root/build/api/cli/topoplace}}
 trace=$(realpath -m "${PHILLY_TRACE:-$root/../shared/traces/philly_trace.csv}")
 out=${OUT:-$root/docs/report}
@@ -36,6 +37,7 @@ fi
 scenario() {
   local name=$1
   shift
+  wanted "$name" || return 0
   mkdir -p "$out/$name"
   echo "== $name" >&2
   local start=$SECONDS

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/framework/inventory.h"
+#include "scheduler/framework/queue_outlook.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/steptime/comm_model.h"
@@ -43,6 +44,8 @@ struct PlacementContext {
   // The comm-time model the engine predicts step times with; null outside the engine
   // (then scorers that need it charge nothing).
   const CommModel* comm = nullptr;
+  // The jobs to come (PlacementRequest::outlook); null outside the engine.
+  const QueueOutlook* outlook = nullptr;
 };
 
 // One proposal: node_hosts[k] runs ranks [k*g, (k+1)*g).

@@ -67,6 +67,32 @@ absl::Status ValidateUplinkBusy(std::span<const double> busy) {
   return absl::OkStatus();
 }
 
+// The outlook's figures feed sums and comparisons too: a host_free_in_s that is not one
+// entry per host, a NaN or negative time, or a waiting job of no hosts is turned down.
+absl::Status ValidateOutlook(const QueueOutlook& outlook, const Fabric& fabric) {
+  const std::vector<double>& free_in = outlook.host_free_in_s;
+  if (!free_in.empty() && free_in.size() != fabric.hosts().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("outlook.host_free_in_s has ", free_in.size(),
+                                                   " entries, the fabric ", fabric.hosts().size(),
+                                                   " hosts: expected one per host, or none"));
+  }
+  for (size_t h = 0; h < free_in.size(); ++h) {
+    if (!(free_in[h] >= 0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("outlook.host_free_in_s[", h, "] (", fabric.hosts()[h].name, ") is ",
+                       free_in[h], ": seconds until the host is free must be a number >= 0"));
+    }
+  }
+  for (size_t i = 0; i < outlook.waiting_nodes.size(); ++i) {
+    if (outlook.waiting_nodes[i] < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("outlook.waiting_nodes[", i, "] is ",
+                                                     outlook.waiting_nodes[i],
+                                                     ": a waiting job needs at least one host"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The reasons candidates were turned down, in proposal order.
 std::string JoinRejections(const std::vector<std::optional<std::string>>& rejected) {
   std::vector<std::string> reasons;
@@ -128,6 +154,7 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Place(const PlacementRequest& req
   const JobSpec& job = request.job;
   TP_RETURN_IF_ERROR(ValidateJobSpec(job));
   TP_RETURN_IF_ERROR(ValidateUplinkBusy(request.uplink_busy));
+  TP_RETURN_IF_ERROR(ValidateOutlook(request.outlook, fabric));
   TP_RETURN_IF_ERROR(CheckTpFitsADomain(fabric, job));
   TP_ASSIGN_OR_RETURN(PlacementPolicyPtr policy, plugins_->MakePolicy(request.policy));
   TP_ASSIGN_OR_RETURN(std::vector<WeightedScorer> scorers, plugins_->MakeScorers(request.weights));
@@ -163,7 +190,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& re
                              request.uplink_busy,
                              {},
                              bad_uplink_blocks_,
-                             &steps_->comm()};
+                             &steps_->comm(),
+                             &request.outlook};
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy.Propose(ctx));
 
   const Router router(*tiers_, request.routing);

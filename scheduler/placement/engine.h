@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/framework/inventory.h"
+#include "scheduler/framework/queue_outlook.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/placement/candidate_sketch.h"
@@ -51,6 +52,10 @@ struct PlacementRequest {
   // counters. Empty (or all 0): no load known, and the uplink-load scorer is neutral.
   // Every share is >= 0 (Place turns down a NaN or negative one, naming it).
   std::vector<double> uplink_busy;
+  // The jobs waiting behind this one and when busy hosts free up (queue_outlook.h); empty:
+  // nothing known. Place turns down a host_free_in_s of the wrong size or with a NaN or
+  // negative entry, naming it.
+  QueueOutlook outlook;
 };
 
 class PlacementEngine {

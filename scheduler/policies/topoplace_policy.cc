@@ -13,6 +13,7 @@
 #include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/policies/block_packing.h"
+#include "scheduler/policies/fragment_yield.h"
 #include "scheduler/policies/nvlink_packing.h"
 #include "scheduler/traffic/node_graph.h"
 #include "scheduler/traffic/run_crossings.h"
@@ -472,6 +473,16 @@ absl::StatusOr<std::vector<Candidate>> KeepGroupsInDomains(const PlacementContex
       "max_wait once it has waited that long, places it across domains)"));
 }
 
+// The candidates that keep the job's groups in NVLink domains (KeepGroupsInDomains), less
+// those that should leave partly used domains to the jobs waiting behind it
+// (fragment_yield.h).
+absl::StatusOr<std::vector<Candidate>> Finish(const PlacementContext& ctx,
+                                              std::vector<Candidate> out) {
+  TP_ASSIGN_OR_RETURN(out, KeepGroupsInDomains(ctx, std::move(out)));
+  if (out.empty()) return out;
+  return LeaveFragmentsToWaitingJobs(ctx, std::move(out));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementContext& ctx) const {
@@ -509,7 +520,7 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
   }
   if (std::vector<Candidate> blocks = OneBlock(ctx); !blocks.empty()) {
     for (Candidate& c : blocks) out.push_back(std::move(c));
-    return KeepGroupsInDomains(ctx, std::move(out));
+    return Finish(ctx, std::move(out));
   }
   if (allowed == DomainLevel::kBlock) return NoBlockFits(ctx);
   // Phase 2, several blocks (MultiBlockCandidates).
@@ -524,7 +535,7 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
     }
   }
   for (Candidate& c : multi.candidates) out.push_back(std::move(c));
-  if (!out.empty()) return KeepGroupsInDomains(ctx, std::move(out));
+  if (!out.empty()) return Finish(ctx, std::move(out));
   return absl::ResourceExhaustedError(
       absl::StrCat("max_tier=", MaxTierName(ctx.job.max_tier), " (hard): no ",
                    allowed == DomainLevel::kPod ? "pod" : "domain", " has ", ctx.nodes,

@@ -33,4 +33,22 @@ EasyReservation ReserveForHead(int64_t free_gpus, int64_t head_gpus,
   return {kInf, 0};
 }
 
+void FillOutlook(const Fabric& fabric, const std::list<size_t>& queue, size_t j, int window,
+                 const std::set<std::pair<double, size_t>>& running, double now,
+                 absl::FunctionRef<int(size_t)> nodes_of,
+                 absl::FunctionRef<std::span<const GpuId>(size_t)> gpus_of, QueueOutlook& out) {
+  out.waiting_nodes.clear();
+  for (size_t k : queue) {
+    if (static_cast<int>(out.waiting_nodes.size()) >= window) break;
+    if (k != j) out.waiting_nodes.push_back(nodes_of(k));
+  }
+  out.host_free_in_s.assign(fabric.hosts().size(), 0.0);
+  for (const auto& [end, k] : running) {
+    for (GpuId g : gpus_of(k)) {
+      double& free_in = out.host_free_in_s[fabric.gpus()[g].host];
+      free_in = std::max(free_in, std::max(0.0, end - now));
+    }
+  }
+}
+
 }  // namespace topoplace::sched::sim

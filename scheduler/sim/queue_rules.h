@@ -11,9 +11,13 @@
 #include <cstdint>
 #include <list>
 #include <set>
+#include <span>
 #include <utility>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "scheduler/framework/queue_outlook.h"
+#include "topology/model/fabric.h"
 
 namespace topoplace::sched::sim {
 
@@ -37,6 +41,16 @@ struct EasyReservation {
 EasyReservation ReserveForHead(int64_t free_gpus, int64_t head_gpus,
                                const std::set<std::pair<double, size_t>>& running,
                                absl::FunctionRef<int64_t(size_t)> gpus_of);
+
+// What the engine is told of the jobs to come when job `j` is tried at `now`
+// (queue_outlook.h): the hosts each other queued job needs (`nodes_of`; at most `window`
+// of them, in queue order) and per host the seconds until the running jobs on it are
+// expected to end (`running`: (end time, job), as ReserveForHead reads them; `gpus_of` a
+// running job's GPUs). Refills `out` in place (its buffers are reused).
+void FillOutlook(const Fabric& fabric, const std::list<size_t>& queue, size_t j, int window,
+                 const std::set<std::pair<double, size_t>>& running, double now,
+                 absl::FunctionRef<int(size_t)> nodes_of,
+                 absl::FunctionRef<std::span<const GpuId>(size_t)> gpus_of, QueueOutlook& out);
 
 }  // namespace topoplace::sched::sim
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/sim/look_ahead.h"
 #include "scheduler/sim/queue_rules.h"
 #include "topology/base/status_macros.h"
@@ -39,7 +40,8 @@ Replay::Replay(FabricPtr fabric, const PlacementEngine& engine, const CommModel&
       job_links_(trace.jobs.size()),
       actual_(engine.fabric()),
       known_(engine.fabric()),
-      watches_links_(WatchesLinkHealth(policy) && !options.faults.ignore_link_health) {
+      watches_links_(WatchesLinkHealth(policy) && !options.faults.ignore_link_health),
+      tells_outlook_(LargestNvlinkDomain(engine.fabric()) > 1) {
   result_.policy = policy;
   result_.preemption = std::string(PreemptionModeName(options.preemption.mode));
   result_.look_ahead = options.preemption.look_ahead;
@@ -223,6 +225,12 @@ absl::StatusOr<std::optional<PlacementPlan>> Replay::TryPlace(size_t j, double n
     return std::optional<PlacementPlan>();
   }
   PrepareRequest(j, now);
+  if (tells_outlook_) {
+    FillOutlook(
+        *fabric_, queue_, j, options_.backfill_window, running_, now,
+        [this](size_t k) { return static_cast<int>(trace_.jobs[k].spec.nodes()); },
+        [this](size_t k) { return std::span<const GpuId>(allocations_[k]); }, request_.outlook);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   absl::StatusOr<PlacementPlan> plan = Engine().Place(request_, state_.occupancy());
   const double seconds = SecondsSince(t0);

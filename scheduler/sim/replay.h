@@ -187,6 +187,10 @@ class Replay {
   size_t next_fault_ = 0;
   FaultState actual_, known_;
   const bool watches_links_;
+  // Whether the engine is told the jobs to come (request_.outlook, filled before every
+  // try): on fabrics whose NVLink domains span hosts, the only ones a policy reads it on
+  // (policies/fragment_yield.h), so that elsewhere no try pays for it.
+  const bool tells_outlook_;
   int64_t release_epoch_ = 0;
   double clock_ = -1;
   int64_t fragmented_now_ = 0;

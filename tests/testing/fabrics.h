@@ -3,9 +3,34 @@
 #ifndef TOPOPLACE_TESTS_TESTING_FABRICS_H_
 #define TOPOPLACE_TESTS_TESTING_FABRICS_H_
 
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::testing {
+
+// The reference fabric `name` (GeneratePreset), built once per test binary and kept for
+// its life. A preset that does not build ends the binary with the reason (every reference
+// fabric builds; a test would only fail confusingly later).
+inline const FabricPtr& Preset(const std::string& name) {
+  static std::mutex mu;
+  static auto* const built = new std::map<std::string, FabricPtr>();
+  const std::lock_guard<std::mutex> lock(mu);
+  auto it = built->find(name);
+  if (it == built->end()) {
+    absl::StatusOr<FabricPtr> f = GeneratePreset(name);
+    if (!f.ok()) {
+      std::fprintf(stderr, "preset %s: %s\n", name.c_str(), f.status().ToString().c_str());
+      std::abort();
+    }
+    it = built->emplace(name, *std::move(f)).first;
+  }
+  return it->second;
+}
 
 // A 2-tier rail-optimised Clos of `blocks` x `nodes` hosts with `gpus` GPUs and `rails`
 // NICs each, and `rails` spines shared by every leaf (1 cable per leaf-spine pair).

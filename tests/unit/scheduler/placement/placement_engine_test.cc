@@ -12,6 +12,7 @@
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/mapping/rank_map.h"
 #include "scheduler/placement/engine.h"
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/model/fabric_builder.h"
 
@@ -21,14 +22,7 @@ namespace {
 using ::testing::HasSubstr;
 
 // superpod-4su: 4 blocks x 32 nodes x 8 GPUs, 8 rail leaves per block, shared spines.
-const FabricPtr& Superpod() {
-  static const FabricPtr* fabric = [] {
-    absl::StatusOr<FabricPtr> f = GeneratePreset("superpod-4su");
-    EXPECT_TRUE(f.ok()) << f.status();
-    return new FabricPtr(*f);
-  }();
-  return *fabric;
-}
+const FabricPtr& Superpod() { return testing::Preset("superpod-4su"); }
 
 // Health with the cable of `nic_name` ("host/nic") degraded.
 FabricHealth DegradedCable(const Fabric& f, const char* nic_name) {

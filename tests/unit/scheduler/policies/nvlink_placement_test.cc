@@ -13,6 +13,7 @@
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/placement/engine.h"
+#include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched {
@@ -20,14 +21,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const FabricPtr& Nvl72() {
-  static const FabricPtr* fabric = [] {
-    absl::StatusOr<FabricPtr> f = GeneratePreset("gb200-nvl72");
-    EXPECT_TRUE(f.ok()) << f.status();
-    return new FabricPtr(*f);
-  }();
-  return *fabric;
-}
+const FabricPtr& Nvl72() { return testing::Preset("gb200-nvl72"); }
 
 absl::StatusOr<PlacementPlan> Place(const FabricPtr& fabric, const std::string& spec,
                                     const Occupancy& occ, const std::string& policy = "topoplace") {

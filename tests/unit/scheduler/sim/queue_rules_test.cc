@@ -1,12 +1,16 @@
 // The queue's rules: priority then arrival, returning jobs in front of their class, and
-// EASY's reservation for a blocked head read off the running jobs' ends.
+// EASY's reservation for a blocked head read off the running jobs' ends, and the outlook the
+// engine is told from the same ends.
 #include "scheduler/sim/queue_rules.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <span>
 #include <vector>
+
+#include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched::sim {
 namespace {
@@ -39,6 +43,29 @@ TEST(QueueRules, TheHeadsShadowIsWhenEnoughGpusAreFreeAndExtraIsWhatIsLeftThen) 
   const EasyReservation never = ReserveForHead(4, 100, running, of);
   EXPECT_EQ(never.shadow_s, std::numeric_limits<double>::infinity());
   EXPECT_EQ(never.extra_gpus, 0);
+}
+
+TEST(QueueRules, TheOutlookListsTheOtherWaitingJobsAndWhenEachHostIsExpectedFree) {
+  absl::StatusOr<FabricPtr> fabric = GeneratePreset("gb200-nvl72");
+  ASSERT_TRUE(fabric.ok()) << fabric.status();
+  const Fabric& f = **fabric;
+  // Job 0 runs on GPUs 0-3 (host 0) until 50, job 1 on GPU 4 (host 1) until 20 and job 2
+  // on GPU 5 (host 1 too) until 40; jobs 3-6 wait, 4 of them behind job 3 being tried.
+  const std::vector<std::vector<GpuId>> gpus = {{0, 1, 2, 3}, {4}, {5}};
+  const std::set<std::pair<double, size_t>> running = {{20, 1}, {40, 2}, {50, 0}};
+  const std::list<size_t> queue = {3, 4, 5, 6};
+  const std::vector<int> nodes = {0, 0, 0, 8, 2, 4, 6};
+  QueueOutlook out;
+  out.waiting_nodes = {99};  // refilled, not appended to
+  FillOutlook(
+      f, queue, 4, /*window=*/2, running, /*now=*/10, [&](size_t k) { return nodes[k]; },
+      [&](size_t k) { return std::span<const GpuId>(gpus[k]); }, out);
+  EXPECT_THAT(out.waiting_nodes, ElementsAre(8, 4)) << "the others, at most the window";
+  ASSERT_EQ(out.host_free_in_s.size(), f.hosts().size());
+  EXPECT_EQ(f.gpus()[4].host, 1);
+  EXPECT_EQ(out.host_free_in_s[0], 40);
+  EXPECT_EQ(out.host_free_in_s[1], 30) << "wholly free when its last job ends";
+  EXPECT_EQ(out.host_free_in_s[2], 0);
 }
 
 }  // namespace

@@ -1,0 +1,32 @@
+// What a caller knows of the jobs to come when it asks for a placement: the jobs waiting
+// behind this one and when each busy host is expected to be free. A policy may leave room
+// for them (topoplace's does on NVLink racks: scheduler/policies/fragment_yield.h); with
+// nothing known (the default) every policy places as if no job waited.
+//
+//   QueueOutlook outlook;
+//   outlook.waiting_nodes = {4, 8};              // two jobs behind, of 4 and 8 hosts
+//   outlook.host_free_in_s.assign(hosts, 0.0);   // all free now...
+//   outlook.host_free_in_s[h] = 3600;            // ...but h, busy for another hour
+//
+// The simulator fills it from its queue and its running jobs' expected ends (what EASY
+// backfill reads); the daemon does not know a queue and sends none.
+#ifndef TOPOPLACE_SCHEDULER_FRAMEWORK_QUEUE_OUTLOOK_H_
+#define TOPOPLACE_SCHEDULER_FRAMEWORK_QUEUE_OUTLOOK_H_
+
+#include <vector>
+
+namespace topoplace::sched {
+
+struct QueueOutlook {
+  // Hosts each job waiting behind this one needs, in queue order.
+  std::vector<int> waiting_nodes;
+  // Per host id: seconds from now until the host is expected to be wholly free (0: free
+  // now). Empty: unknown. Precondition when not empty: one entry per fabric host, each >= 0.
+  std::vector<double> host_free_in_s;
+
+  bool known() const { return !waiting_nodes.empty() && !host_free_in_s.empty(); }
+};
+
+}  // namespace topoplace::sched
+
+#endif  // TOPOPLACE_SCHEDULER_FRAMEWORK_QUEUE_OUTLOOK_H_
