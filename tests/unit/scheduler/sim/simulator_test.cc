@@ -55,6 +55,7 @@
 #include "scheduler/sim/trace.h"
 #include "scheduler/sim/trace_native.h"
 #include "tests/unit/scheduler/sim/tiny_fabric.h"
+#include "topology/base/status_macros.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched::sim {
@@ -167,6 +168,57 @@ TEST(Simulator, DoesNotBackfillJobThatWouldDelayTheHead) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 100);
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 110);
+}
+
+// Jobs to come on NVLink racks (policies/fragment_yield.h): 2 blocks x 2 racks of 6 four-GPU
+// trays. J0-J3 (4 trays each) leave 2 trays free in every rack; J2 and J3 end at 3,600.
+// At 10, J4 (8 trays, more than a rack) would spread over all four racks, but J5 and J6 (2
+// trays each, arriving with it) could start there now and would otherwise wait 3,590 s
+// each, 7,180 in all, against J4's 3,590 for two whole racks: J4 waits, J5 and J6 backfill
+// (they end by J4's shadow, 3,600), and J4 starts at 3,600 on racks 2 and 3 alone. A soft
+// J4 never waits: it spreads at 10 and J5 and J6 wait for room.
+struct YieldRun {
+  double j4_start, j5_start, j6_start;
+  int j4_racks;
+};
+absl::StatusOr<YieldRun> RunYieldTrace(const char* j4_mode) {
+  ClosParams p;
+  p.name = "racks-of-6";
+  p.blocks_per_pod = 2;
+  p.nodes_per_block = 12;
+  p.gpus_per_node = 4;
+  p.rails = 4;
+  p.spines_per_pod = 4;
+  p.nodes_per_nvlink_domain = 6;
+  TP_ASSIGN_OR_RETURN(FabricPtr fabric, GenerateClos(p));
+  const auto line = [](int id, double arrival, double duration, int trays, const char* mode) {
+    return absl::StrCat(id, " ", arrival, " ", duration, " tp=4,pp=1,dp=", trays,
+                        ",gpus_per_node=4,h=8,s=1000,b=1,layers=8,params=1e9,mb=1,tp_bytes=0,"
+                        "dp_bytes=0,mode=",
+                        mode, "\n");
+  };
+  TP_ASSIGN_OR_RETURN(const Trace trace,
+                      Parse(line(0, 0, 36000, 4, "hard") + line(1, 0, 36000, 4, "hard") +
+                            line(2, 0, 3600, 4, "hard") + line(3, 0, 3600, 4, "hard") +
+                            line(4, 10, 3600, 8, j4_mode) + line(5, 10, 3590, 2, "hard") +
+                            line(6, 10, 3590, 2, "hard")));
+  TP_ASSIGN_OR_RETURN(const SimResult r, Simulator(fabric, {}).Run(trace, "topoplace"));
+  return YieldRun{r.jobs[4].start_s, r.jobs[5].start_s, r.jobs[6].start_s,
+                  r.jobs[4].nvlink_domains};
+}
+
+TEST(Simulator, ALargeJobLeavesPartlyUsedRacksToWaitingJobsWhoseWaitsOutweighItsOwn) {
+  absl::StatusOr<YieldRun> hard = RunYieldTrace("hard");
+  ASSERT_TRUE(hard.ok()) << hard.status();
+  EXPECT_DOUBLE_EQ(hard->j5_start, 10);
+  EXPECT_DOUBLE_EQ(hard->j6_start, 10);
+  EXPECT_DOUBLE_EQ(hard->j4_start, 3600);
+  EXPECT_EQ(hard->j4_racks, 2);
+  absl::StatusOr<YieldRun> soft = RunYieldTrace("soft");
+  ASSERT_TRUE(soft.ok()) << soft.status();
+  EXPECT_DOUBLE_EQ(soft->j4_start, 10);
+  EXPECT_EQ(soft->j4_racks, 4);
+  EXPECT_GT(soft->j5_start, 10);
 }
 
 // Shared links, by hand. 3 blocks x 2 hosts x 8 GPUs, 8 rails of 400G (50e9 B/s), each
