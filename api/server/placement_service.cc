@@ -1,5 +1,6 @@
 #include "api/server/placement_service.h"
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -59,6 +60,48 @@ absl::StatusOr<sched::PlacementRequest> ParsePlacement(
   return request;
 }
 
+// Waiting jobs a request may list: more than any queue a backfill pass reads.
+constexpr int kMaxWaitingJobs = 100'000;
+constexpr int kMaxWaitingJobNodes = 1'000'000;
+
+// The request's outlook (QueueOutlook) in the engine's terms: one time per fabric host, 0
+// for a host not named. Bad entries are InvalidArgument naming them.
+absl::StatusOr<sched::QueueOutlook> ParseOutlook(const v1::QueueOutlook& given,
+                                                 const Fabric& fabric) {
+  sched::QueueOutlook out;
+  if (given.waiting_nodes_size() > kMaxWaitingJobs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("outlook.waiting_nodes: ", given.waiting_nodes_size(), " entries, at most ",
+                     kMaxWaitingJobs));
+  }
+  for (int i = 0; i < given.waiting_nodes_size(); ++i) {
+    const int nodes = given.waiting_nodes(i);
+    if (nodes < 1 || nodes > kMaxWaitingJobNodes) {
+      return absl::InvalidArgumentError(absl::StrCat("outlook.waiting_nodes[", i, "] is ", nodes,
+                                                     ": expected hosts in [1, ",
+                                                     kMaxWaitingJobNodes, "]"));
+    }
+    out.waiting_nodes.push_back(nodes);
+  }
+  if (given.host_free_in_seconds().empty()) return out;
+  out.host_free_in_s.assign(fabric.hosts().size(), 0.0);
+  for (const auto& [name, seconds] : given.host_free_in_seconds()) {
+    const std::optional<HostId> host = fabric.FindHost(name);
+    if (!host) {
+      TP_RETURN_IF_ERROR(CheckHostName("outlook.host_free_in_seconds", name));
+      return absl::InvalidArgumentError(
+          absl::StrCat("outlook.host_free_in_seconds: the fabric has no host '", name, "'"));
+    }
+    if (!(seconds >= 0) || !std::isfinite(seconds)) {
+      return absl::InvalidArgumentError(absl::StrCat("outlook.host_free_in_seconds['", name,
+                                                     "'] is ", seconds,
+                                                     ": expected a finite number of seconds >= 0"));
+    }
+    out.host_free_in_s[*host] = seconds;
+  }
+  return out;
+}
+
 }  // namespace
 
 sched::ReserverPorts PlacementService::UseCasePorts(const ServiceContext& context) {
@@ -98,6 +141,7 @@ absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
                                        v1::PlaceResponse& response) {
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
+  TP_ASSIGN_OR_RETURN(placement.outlook, ParseOutlook(request.outlook(), *context_.fabric));
   response.set_fabric_version(context_.fabric_version);
   if (!request.may_preempt()) {
     absl::StatusOr<sched::PlacementPlan> plan = advisor_.Place(placement);
@@ -127,6 +171,7 @@ absl::Status PlacementService::DoReserve(const Caller& caller, const v1::Reserve
       CheckText("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
+  TP_ASSIGN_OR_RETURN(placement.outlook, ParseOutlook(request.outlook(), *context_.fabric));
   std::vector<std::string> releasing;
   for (int i = 0; i < request.release_allocation_ids_size(); ++i) {
     TP_RETURN_IF_ERROR(CheckText(absl::StrCat("release_allocation_ids[", i, "]"),

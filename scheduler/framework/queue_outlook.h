@@ -9,7 +9,8 @@
 //   outlook.host_free_in_s[h] = 3600;            // ...but h, busy for another hour
 //
 // The simulator fills it from its queue and its running jobs' expected ends (what EASY
-// backfill reads); the daemon does not know a queue and sends none.
+// backfill reads); the daemon passes on what a Place or Reserve request's `outlook` says
+// (api/proto/topoplace/v1/placement.proto), hosts it does not name free now if free.
 #ifndef TOPOPLACE_SCHEDULER_FRAMEWORK_QUEUE_OUTLOOK_H_
 #define TOPOPLACE_SCHEDULER_FRAMEWORK_QUEUE_OUTLOOK_H_
 

@@ -579,6 +579,50 @@ TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
   EXPECT_EQ(client->GetAllocation(a.allocation_id())->state(), v1::ALLOCATION_STATE_RELEASED);
 }
 
+// Jobs to come (issue 62): on gb200-nvl72 racks of 18 trays, 64 reservations of 4 trays
+// leave 2 free in each of the 16 racks. A 32-tray job needs two whole racks; told that two
+// 2-tray jobs wait behind it and that every busy tray frees up in an hour, it is refused
+// (their waits, 2 h in all, outweigh its own hour); told nothing, it spreads over the 16.
+TEST_F(ServiceTest, Service_AnOutlookOfWaitingJobsMakesALargeJobLeavePartlyUsedRacksToThem) {
+  config_.fabric = "preset:gb200-nvl72";
+  StartServer();
+  auto client = Client();
+  std::set<std::string> busy;
+  for (int i = 0; i < 64; ++i) {
+    auto small = client->Reserve("tp=4,pp=1,dp=4,gpus_per_node=4", "", 0);
+    ASSERT_TRUE(small.ok()) << i << ": " << small.status();
+    for (const v1::GpuSlot& g : small->allocation().gpus()) busy.insert(g.host());
+  }
+  ASSERT_EQ(busy.size(), 256u) << "16 trays busy in each rack";
+  v1::ReserveRequest large;
+  large.set_job_spec("tp=4,pp=4,dp=8,gpus_per_node=4,model=70b");
+  large.mutable_outlook()->add_waiting_nodes(2);
+  large.mutable_outlook()->add_waiting_nodes(2);
+  for (const std::string& host : busy)
+    (*large.mutable_outlook()->mutable_host_free_in_seconds())[host] = 3600;
+  auto refused = client->Reserve(large);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
+  EXPECT_THAT(refused.status().message(), HasSubstr("2 waiting jobs could start in now"));
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("it waits for whole domains, expected in 1.0 h"));
+
+  v1::ReserveRequest bad = large;
+  (*bad.mutable_outlook()->mutable_host_free_in_seconds())["no-such-tray"] = 1;
+  auto unknown = client->Reserve(bad);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("no host 'no-such-tray'"));
+  bad = large;
+  bad.mutable_outlook()->set_waiting_nodes(1, 0);
+  auto empty_job = client->Reserve(bad);
+  EXPECT_EQ(empty_job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(empty_job.status().message(), HasSubstr("outlook.waiting_nodes[1] is 0"));
+
+  large.clear_outlook();
+  auto spread = client->Reserve(large);
+  ASSERT_TRUE(spread.ok()) << spread.status();
+  EXPECT_EQ(spread->allocation().gpus_size(), 128);
+}
+
 TEST_F(ServiceTest, Service_ConcurrentReservesNeverShareAGpu) {
   StartServer();
   // 6 clients x 12 jobs of 2 nodes: 144 nodes wanted, 128 exist, so the fabric fills up
