@@ -14,6 +14,7 @@
 #include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/framework/wait_reason.h"
 #include "scheduler/mapping/rank_layout.h"
+#include "scheduler/placement/candidate_shapes.h"
 #include "scheduler/placement/candidate_sketch.h"
 #include "scheduler/placement/lower_bound.h"
 #include "scheduler/traffic/traffic_report.h"
@@ -114,6 +115,127 @@ struct Evaluated {
   std::optional<std::string> relaxed;
 };
 
+// What every stage of Choose reads: the request, its context and scorers, and the engine's
+// precomputed views.
+struct Stage {
+  const PlacementRequest& request;
+  const PlacementContext& ctx;
+  const std::vector<WeightedScorer>& scorers;
+  const Router& router;
+  const HealthView& health;
+  const TierIndex& tiers;
+  absl::string_view policy;
+};
+
+// Per candidate, a lower bound on its cost from its sketch, and `order` sorted by it
+// (stable): with several candidates they are evaluated cheapest bound first, and one whose
+// bound reaches the best cost so far cannot win. All 0, order untouched, for one candidate
+// or when a negative weight makes the bounds no bound.
+std::vector<double> LowerBounds(const Stage& stage, const ClimbFacts& climb,
+                                const std::vector<Candidate>& candidates,
+                                std::vector<size_t>& order) {
+  std::vector<double> bound(candidates.size(), 0);
+  if (order.size() <= 1 || !NoNegativeWeights(stage.scorers)) return bound;
+  const CandidateSketcher sketcher(stage.ctx, stage.health, stage.tiers, climb,
+                                   stage.request.routing);
+  for (size_t i : order) {
+    const CandidateSketch sketch = sketcher.Sketch(candidates[i].node_hosts);
+    const ScoreInput in{stage.ctx, sketch.traffic, sketch.footprint, stage.request.uplink_busy};
+    for (const WeightedScorer& ws : stage.scorers) {
+      bound[i] += ws.weight * ws.scorer->LowerBound(in);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return bound[a] < bound[b]; });
+  return bound;
+}
+
+// Candidate `index` in full: its rank map, traffic, footprint and scores, or nullopt with
+// `rejected` saying why when it breaks a hard rule (no network path, a hard max_tier).
+// Internal when the policy chose a host the rank map cannot use.
+absl::StatusOr<std::optional<Evaluated>> Evaluate(const Stage& stage, const Occupancy& occupancy,
+                                                  const Candidate& cand, size_t index,
+                                                  std::optional<std::string>& rejected) {
+  const PlacementContext& ctx = stage.ctx;
+  const JobSpec& job = ctx.job;
+  absl::StatusOr<std::vector<RankSlot>> slots =
+      MapRanks(ctx.fabric, job, cand.node_hosts, occupancy);
+  if (!slots.ok()) {
+    return absl::InternalError(absl::StrCat("policy ", stage.policy,
+                                            " chose an unusable host: ", slots.status().message()));
+  }
+  Evaluated ev;
+  ev.index = index;
+  ev.slots = *std::move(slots);
+  ev.attachments = stage.tiers.Attach(ev.slots);
+  const std::span<const Attachment> attachments(ev.attachments.get(), ev.slots.size());
+  ev.traffic = EvaluateTraffic(ctx.layout, ctx.traffic, ev.slots, attachments, stage.router,
+                               job.gpus_per_node);
+  if (ev.traffic.unreachable_bytes > 0) {
+    rejected = absl::StrCat(
+        cand.how, ": ", ev.traffic.unreachable_bytes,
+        " bytes/iteration between GPUs with no network path (cross-rail traffic on a "
+        "rail-plane fabric needs rail-local forwarding (PXN), which is off: --no-rail-local "
+        "or PlacementRequest::routing)");
+    return std::nullopt;
+  }
+  ev.footprint = ComputeFootprint(ctx.inventory, stage.health, ev.slots, attachments);
+  ev.relaxed = MaxTierViolation(job, ev.footprint, ev.traffic);
+  if (ev.relaxed && job.mode == ConstraintMode::kHard) {
+    rejected = absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)");
+    return std::nullopt;
+  }
+  const ScoreInput in{ctx, ev.traffic, ev.footprint, stage.request.uplink_busy};
+  for (const WeightedScorer& ws : stage.scorers) {
+    ev.scores.push_back(ws.scorer->Score(in));
+    ev.cost += ws.weight * ev.scores.back().normalized;
+  }
+  // A plan that keeps max_tier always beats one that had to relax it.
+  if (ev.relaxed) ev.cost += 1e6;
+  return ev;
+}
+
+// The winner `best` (candidate `chosen`) as a plan: its hosts, ranks and traffic, the bytes
+// per link when the request asks, its predicted step, the spine-bytes lower bound and each
+// scorer's part of the cost.
+PlacementPlan MakePlan(const Stage& stage, const LinkIndex& links, const StepPredictor& steps,
+                       Candidate chosen, Evaluated best) {
+  const PlacementContext& ctx = stage.ctx;
+  const PlacementRequest& request = stage.request;
+  const JobSpec& job = ctx.job;
+  PlacementPlan plan;
+  plan.policy = std::string(stage.policy);
+  plan.fabric = ctx.fabric.name();
+  plan.job = job;
+  plan.routing = request.routing;
+  plan.how = std::move(chosen.how);
+  plan.node_hosts = std::move(chosen.node_hosts);
+  plan.ranks = std::move(best.slots);
+  plan.traffic_model = ctx.traffic;
+  plan.traffic = std::move(best.traffic);
+  if (request.link_loads) {
+    const TrafficReport tallied = EvaluateTraffic(
+        ctx.layout, ctx.traffic, plan.ranks, {best.attachments.get(), plan.ranks.size()},
+        stage.router, job.gpus_per_node, /*tally_network=*/true,
+        /*tally_flows=*/request.ecmp.mode == EcmpMode::kHash);
+    plan.links = LinkLoads(links, plan.ranks, tallied, request.ecmp);
+  }
+  plan.footprint = best.footprint;
+  plan.step = steps.Predict(job, plan.traffic, request.routing.rail_local);
+  plan.spine_bytes_lower_bound =
+      SpineBytesLowerBound(ctx.layout, ctx.traffic, ctx.inventory, ctx.nodes);
+  for (size_t s = 0; s < stage.scorers.size(); ++s) {
+    const WeightedScorer& ws = stage.scorers[s];
+    const ScoreResult& r = best.scores[s];
+    plan.explain.push_back({std::string(ws.scorer->name()), std::string(ws.scorer->unit()), r.raw,
+                            r.normalized, ws.weight, ws.weight * r.normalized});
+    plan.cost += plan.explain.back().weighted;
+  }
+  plan.relaxed = best.relaxed.has_value();
+  if (best.relaxed) plan.notes.push_back(absl::StrCat("relaxed (soft): ", *best.relaxed));
+  return plan;
+}
+
 }  // namespace
 
 PlacementEngine::PlacementEngine(const FabricPtr& fabric, const FabricHealth& health,
@@ -192,138 +314,44 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& re
                              bad_uplink_blocks_,
                              &steps_->comm(),
                              &request.outlook};
+  // 1. Candidates.
   TP_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, policy.Propose(ctx));
-
+  // 2. Shapes.
+  TP_ASSIGN_OR_RETURN(CandidateShapes shapes,
+                      CheckShapes(fabric, inv, job, policy.name(), candidates));
   const Router router(*tiers_, request.routing);
-  // Shape checks, in proposal order. Consecutive node slots carry the TP groups
-  // (RankOrder): where the policy's order would split one across NVLink domains, hosts of
-  // one domain are put side by side.
-  std::vector<std::optional<std::string>> rejected(candidates.size());
-  std::vector<size_t> order;
-  // same_as[i]: an earlier candidate with the very same node hosts, or -1. Its evaluation
-  // would be the same, so the later one cannot win once the earlier one has a cost.
-  std::vector<int> same_as(candidates.size(), -1);
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    Candidate& cand = candidates[i];
-    if (static_cast<int>(cand.node_hosts.size()) != nodes) {
-      return absl::InternalError(absl::StrCat("policy ", policy.name(), " proposed ",
-                                              cand.node_hosts.size(), " hosts for ", nodes,
-                                              " nodes"));
-    }
-    if (inv.nvlink_level() && TpDomainViolation(fabric, inv, job, cand.node_hosts)) {
-      GroupByNvlinkDomain(fabric, cand.node_hosts);
-    }
-    if (std::optional<std::string> split = TpDomainViolation(fabric, inv, job, cand.node_hosts)) {
-      rejected[i] = absl::StrCat(cand.how, ": ", *split);
-      continue;
-    }
-    for (size_t k : order) {
-      if (candidates[k].node_hosts == cand.node_hosts) {
-        same_as[i] = static_cast<int>(k);
-        break;
-      }
-    }
-    order.push_back(i);
-  }
-  // With several candidates, each gets a lower bound on its cost from its sketch; they are
-  // evaluated cheapest bound first, and one whose bound reaches the best cost so far is
-  // skipped: it could not have won. The winner is the one the full evaluation of every
+  const Stage stage{request, ctx, scorers, router, health_, *tiers_, policy.name()};
+  // 3. Sketches: the order of evaluation and the bounds that let it skip candidates.
+  const std::vector<double> bound = LowerBounds(stage, climb_, candidates, shapes.order);
+  // 4. Evaluation, keeping the cheapest. The winner is the one the full evaluation of every
   // candidate would pick (lowest cost, then lowest index).
-  std::vector<double> bound(candidates.size(), 0);
-  if (order.size() > 1 && NoNegativeWeights(scorers)) {
-    const CandidateSketcher sketcher(ctx, health_, *tiers_, climb_, request.routing);
-    for (size_t i : order) {
-      const CandidateSketch sketch = sketcher.Sketch(candidates[i].node_hosts);
-      const ScoreInput in{ctx, sketch.traffic, sketch.footprint, request.uplink_busy};
-      for (const WeightedScorer& ws : scorers) bound[i] += ws.weight * ws.scorer->LowerBound(in);
-    }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return bound[a] < bound[b]; });
-  }
   std::optional<Evaluated> best;
   std::vector<uint8_t> scored(candidates.size(), 0);
   int evaluated = 0;
-  for (size_t i : order) {
-    if (same_as[i] >= 0 && scored[same_as[i]]) continue;
+  for (size_t i : shapes.order) {
+    if (shapes.same_as[i] >= 0 && scored[shapes.same_as[i]]) continue;
     // Each scorer's bound is at most its cost, so (rounding being monotone) the sum of
     // the weighted bounds is at most the weighted sum: a candidate skipped here would
     // have cost more than the best, or as much with a later index.
     if (best && (bound[i] > best->cost || (bound[i] == best->cost && i > best->index))) continue;
-    Candidate& cand = candidates[i];
     ++evaluated;
-    absl::StatusOr<std::vector<RankSlot>> slots = MapRanks(fabric, job, cand.node_hosts, occupancy);
-    if (!slots.ok()) {
-      return absl::InternalError(absl::StrCat(
-          "policy ", policy.name(), " chose an unusable host: ", slots.status().message()));
-    }
-    Evaluated ev;
-    ev.index = i;
-    ev.slots = *std::move(slots);
-    ev.attachments = tiers_->Attach(ev.slots);
-    const std::span<const Attachment> attachments(ev.attachments.get(), ev.slots.size());
-    ev.traffic = EvaluateTraffic(layout, traffic, ev.slots, attachments, router, job.gpus_per_node);
-    if (ev.traffic.unreachable_bytes > 0) {
-      rejected[i] = absl::StrCat(
-          cand.how, ": ", ev.traffic.unreachable_bytes,
-          " bytes/iteration between GPUs with no network path (cross-rail traffic on a "
-          "rail-plane fabric needs rail-local forwarding (PXN), which is off: --no-rail-local "
-          "or PlacementRequest::routing)");
-      continue;
-    }
-    ev.footprint = ComputeFootprint(inv, health_, ev.slots, attachments);
-    ev.relaxed = MaxTierViolation(job, ev.footprint, ev.traffic);
-    if (ev.relaxed && job.mode == ConstraintMode::kHard) {
-      rejected[i] = absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)");
-      continue;
-    }
-    const ScoreInput in{ctx, ev.traffic, ev.footprint, request.uplink_busy};
-    for (const WeightedScorer& ws : scorers) {
-      ev.scores.push_back(ws.scorer->Score(in));
-      ev.cost += ws.weight * ev.scores.back().normalized;
-    }
-    // A plan that keeps max_tier always beats one that had to relax it.
-    if (ev.relaxed) ev.cost += 1e6;
+    TP_ASSIGN_OR_RETURN(std::optional<Evaluated> ev,
+                        Evaluate(stage, occupancy, candidates[i], i, shapes.rejected[i]));
+    if (!ev) continue;
     scored[i] = 1;
-    if (!best || ev.cost < best->cost || (ev.cost == best->cost && ev.index < best->index)) {
+    if (!best || ev->cost < best->cost || (ev->cost == best->cost && ev->index < best->index)) {
       best = std::move(ev);
     }
   }
   if (!best) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("does not fit under policy ", policy.name(), ": ", JoinRejections(rejected)));
+    return absl::ResourceExhaustedError(absl::StrCat("does not fit under policy ", policy.name(),
+                                                     ": ", JoinRejections(shapes.rejected)));
   }
-
-  PlacementPlan plan;
-  plan.policy = std::string(policy.name());
-  plan.fabric = fabric.name();
-  plan.job = job;
-  plan.routing = request.routing;
-  plan.how = candidates[best->index].how;
-  plan.node_hosts = std::move(candidates[best->index].node_hosts);
-  plan.ranks = std::move(best->slots);
-  plan.traffic_model = traffic;
-  plan.traffic = std::move(best->traffic);
-  if (request.link_loads) {
-    const TrafficReport tallied =
-        EvaluateTraffic(layout, traffic, plan.ranks, {best->attachments.get(), plan.ranks.size()},
-                        router, job.gpus_per_node, /*tally_network=*/true,
-                        /*tally_flows=*/request.ecmp.mode == EcmpMode::kHash);
-    plan.links = LinkLoads(links_, plan.ranks, tallied, request.ecmp);
-  }
-  plan.footprint = best->footprint;
-  plan.step = steps_->Predict(job, plan.traffic, request.routing.rail_local);
-  plan.spine_bytes_lower_bound = SpineBytesLowerBound(layout, traffic, inv, nodes);
+  // 5. The plan, with its explanation.
+  PlacementPlan plan =
+      MakePlan(stage, links_, *steps_, std::move(candidates[best->index]), *std::move(best));
   plan.candidates_considered = static_cast<int>(candidates.size());
   plan.candidates_evaluated = evaluated;
-  for (size_t s = 0; s < scorers.size(); ++s) {
-    const ScoreResult& r = best->scores[s];
-    plan.explain.push_back({std::string(scorers[s].scorer->name()),
-                            std::string(scorers[s].scorer->unit()), r.raw, r.normalized,
-                            scorers[s].weight, scorers[s].weight * r.normalized});
-    plan.cost += plan.explain.back().weighted;
-  }
-  plan.relaxed = best->relaxed.has_value();
-  if (best->relaxed) plan.notes.push_back(absl::StrCat("relaxed (soft): ", *best->relaxed));
   return plan;
 }
 
