@@ -1,6 +1,7 @@
 #include "scheduler/job/job_spec.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -124,7 +125,243 @@ std::string HostListField(const std::vector<std::string>& list, const JobSpec& j
   return absl::StrCat(&list == &job.hosts ? "hosts" : "exclude", "[", list.size(), "]");
 }
 
+// What a spec's keys fill in while it is read.
+struct Parsing {
+  JobSpec job;
+  ShapeOverrides shape;
+  std::optional<std::string> preset;
+  std::optional<int64_t> total_gpus;
+  // The host list (exclude or hosts) that bare tokens continue, if any.
+  std::vector<std::string>* host_list = nullptr;
+  bool seen_tp = false, seen_pp = false, seen_dp = false;
+};
+
+// One row of the spec's keys: the names it reads (several where they share a parser),
+// what their values are and what they default to (docs/DESIGN.md's job spec table is
+// JobSpecKeysTable()), and how a value is read into Parsing. `parse` gets the key it was
+// found by, lower case.
+struct SpecKey {
+  std::vector<absl::string_view> names;
+  absl::string_view value;
+  absl::string_view fallback;
+  absl::Status (*parse)(Parsing& p, absl::string_view key, absl::string_view value);
+};
+
+// Which of `names` `key` is (its index); names.size() if none.
+size_t IndexOf(const std::vector<absl::string_view>& names, absl::string_view key) {
+  return static_cast<size_t>(std::find(names.begin(), names.end(), key) - names.begin());
+}
+
+// Reads `value` into the field of `fields` at the index of `key` among `names`.
+template <typename T, size_t N>
+absl::Status ParseInto(const std::vector<absl::string_view>& names, absl::string_view key,
+                       const std::array<T*, N>& fields, absl::StatusOr<T> parsed) {
+  if (!parsed.ok()) return parsed.status();
+  *fields[std::min(IndexOf(names, key), N - 1)] = *parsed;
+  return absl::OkStatus();
+}
+
+// A value among `choices` (name, value), or an error listing them as `expected`.
+template <typename T, size_t N>
+absl::Status ParseChoice(absl::string_view key, absl::string_view value,
+                         const std::array<std::pair<absl::string_view, T>, N>& choices,
+                         absl::string_view expected, T& out) {
+  for (const auto& [name, v] : choices) {
+    if (value == name) {
+      out = v;
+      return absl::OkStatus();
+    }
+  }
+  return FieldError(key, expected, value);
+}
+
+const std::vector<SpecKey>& SpecKeys() {
+  static const std::vector<SpecKey>* const kKeys = new std::vector<SpecKey>{
+      {{"tp", "pp", "dp", "cp", "ep"},
+       "parallel degrees, >= 1",
+       "1 (tp, pp, dp required)",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         bool* const seen[] = {&p.seen_tp, &p.seen_pp, &p.seen_dp};
+         const size_t i = IndexOf({"tp", "pp", "dp", "cp", "ep"}, key);
+         if (i < 3) *seen[i] = true;
+         return ParseInto<int, 5>({"tp", "pp", "dp", "cp", "ep"}, key,
+                                  {&p.job.tp, &p.job.pp, &p.job.dp, &p.job.cp, &p.job.ep},
+                                  ParseDegree(key, value));
+       }},
+      {{"gpus"},
+       "total GPUs, a cross-check of the product",
+       "-",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         TP_ASSIGN_OR_RETURN(p.total_gpus, ParseInt(key, value, 1, int64_t{1} << 30));
+         return absl::OkStatus();
+       }},
+      {{"gpus_per_node"},
+       "GPUs of one host the job uses",
+       "8",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         TP_ASSIGN_OR_RETURN(p.job.gpus_per_node, ParseDegree(key, value));
+         return absl::OkStatus();
+       }},
+      {{"tp_across_nodes"},
+       "`0`/`1`: allow tp > gpus_per_node",
+       "0",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         TP_ASSIGN_OR_RETURN(int64_t v, ParseInt(key, value, 0, 1));
+         p.job.tp_across_nodes = v == 1;
+         return absl::OkStatus();
+       }},
+      {{"order"},
+       "`tp-cp-ep-dp-pp` or `tp-cp-ep-pp-dp` (fastest first)",
+       "`tp-cp-ep-dp-pp`",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         return ParseChoice<RankOrder, 2>(key, value,
+                                          {{{"tp-cp-ep-dp-pp", RankOrder::kTpCpEpDpPp},
+                                            {"tp-cp-ep-pp-dp", RankOrder::kTpCpEpPpDp}}},
+                                          "tp-cp-ep-dp-pp or tp-cp-ep-pp-dp", p.job.order);
+       }},
+      {{"model"},
+       "preset `7b`, `70b`, `175b`, `405b` ...",
+       "the default preset",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         if (FindModelPreset(value) == nullptr) {
+           return FieldError(key, absl::StrCat("one of ", absl::StrJoin(ModelPresetNames(), ", ")),
+                             value);
+         }
+         p.preset = std::string(value);
+         return absl::OkStatus();
+       }},
+      {{"h", "s", "b", "layers", "mb"},
+       "model shape overrides: hidden size, sequence length, micro-batch size, layers, "
+       "micro-batches per iteration",
+       "from the preset",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         const std::vector<absl::string_view> names = {"h", "s", "b", "layers", "mb"};
+         constexpr int64_t kMax[] = {1 << 20, 1 << 24, 1 << 16, 1 << 14, 1 << 20};
+         const size_t i = std::min<size_t>(IndexOf(names, key), 4);
+         return ParseInto<std::optional<int64_t>, 5>(
+             names, key,
+             {&p.shape.hidden, &p.shape.seq, &p.shape.micro_batch, &p.shape.layers,
+              &p.shape.micro_batches},
+             absl::StatusOr<std::optional<int64_t>>(ParseInt(key, value, 1, kMax[i])));
+       }},
+      {{"params"},
+       "model parameters (`70e9` or `70b`)",
+       "from the preset",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         TP_ASSIGN_OR_RETURN(p.shape.params, ParseCount(key, value, 1e6, 1e14));
+         return absl::OkStatus();
+       }},
+      {{"dtype"},
+       "`bf16`, `fp16`, `fp32` or `fp8`",
+       "from the preset",
+       [](Parsing& p, absl::string_view, absl::string_view value) {
+         TP_RETURN_IF_ERROR(DtypeBytes(value).status());
+         p.shape.dtype = std::string(value);
+         return absl::OkStatus();
+       }},
+      {{"tp_bytes", "cp_bytes", "ep_bytes", "dp_bytes", "pp_bytes"},
+       "explicit bytes per device per iteration for a dimension",
+       "from the shape",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         return ParseInto<std::optional<double>, 5>(
+             {"tp_bytes", "cp_bytes", "ep_bytes", "dp_bytes", "pp_bytes"}, key,
+             {&p.job.bytes.tp, &p.job.bytes.cp, &p.job.bytes.ep, &p.job.bytes.dp, &p.job.bytes.pp},
+             absl::StatusOr<std::optional<double>>(ParseCount(key, value, 0, 1e16)));
+       }},
+      {{"max_tier"},
+       "`leaf`, `block`, `pod`, `cluster`: the widest domain the job may span",
+       "`cluster`",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         return ParseChoice<MaxTier, 4>(key, value,
+                                        {{{"leaf", MaxTier::kLeaf},
+                                          {"block", MaxTier::kBlock},
+                                          {"pod", MaxTier::kPod},
+                                          {"cluster", MaxTier::kCluster}}},
+                                        "leaf, block, pod or cluster", p.job.max_tier);
+       }},
+      {{"mode"},
+       "`hard` (fail if the tier cannot hold) or `soft` (relax with a note)",
+       "`hard`",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         return ParseChoice<ConstraintMode, 2>(
+             key, value, {{{"hard", ConstraintMode::kHard}, {"soft", ConstraintMode::kSoft}}},
+             "hard or soft", p.job.mode);
+       }},
+      {{"max_wait"},
+       "how long a scheduler holds a hard tier before relaxing it (`90`, `30s`, `30m`, `2h`)",
+       "unset: forever",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         TP_ASSIGN_OR_RETURN(p.job.max_wait_s, ParseSeconds(key, value));
+         return absl::OkStatus();
+       }},
+      {{"segment"},
+       "Slurm's `--segment`: nodes per segment, each inside one block (slurm-block only)",
+       "-",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         TP_ASSIGN_OR_RETURN(p.job.segment, ParseInt(key, value, 1, 1 << 24));
+         return absl::OkStatus();
+       }},
+      {{"priority"},
+       "higher is more important; an integer in [-2^31, 2^32-1] (Kubernetes' PriorityClass "
+       "values, Slurm's job priorities); stored with the allocation (`Allocation.priority`), "
+       "not read by placement",
+       "0",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         TP_ASSIGN_OR_RETURN(p.job.priority, ParseInt(key, value, kMinPriority, kMaxPriority));
+         return absl::OkStatus();
+       }},
+      {{"replace_on_restart"},
+       "`alloc-N`, the interrupted run this job restarts: a daemon keeps it off that run's "
+       "hosts whose NIC cable failed (api/server/restart_exclusions.h)",
+       "-",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         const absl::string_view digits = absl::StripPrefix(value, "alloc-");
+         if (digits.size() == value.size() || digits.empty() || digits.size() > 18 ||
+             !std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit)) {
+           return FieldError(key, "an allocation id like alloc-42", value);
+         }
+         p.job.replace_on_restart = std::string(value);
+         return absl::OkStatus();
+       }},
+      {{"exclude", "hosts"},
+       "hosts never to use (`exclude=h1,h2`); the only hosts to use (`hosts=h1,h2`: a "
+       "scheduler that chose the nodes asks for the ranks' map on them)",
+       "-",
+       [](Parsing& p, absl::string_view key, absl::string_view value) {
+         p.host_list = key == "exclude" ? &p.job.exclude : &p.job.hosts;
+         TP_RETURN_IF_ERROR(CheckHostName(HostListField(*p.host_list, p.job), value));
+         p.host_list->emplace_back(value);
+         return absl::OkStatus();
+       }},
+  };
+  return *kKeys;
+}
+
+const SpecKey* FindSpecKey(absl::string_view key) {
+  for (const SpecKey& k : SpecKeys()) {
+    if (IndexOf(k.names, key) < k.names.size()) return &k;
+  }
+  return nullptr;
+}
+
+std::string KnownKeyNames() {
+  std::vector<absl::string_view> names;
+  for (const SpecKey& k : SpecKeys()) names.insert(names.end(), k.names.begin(), k.names.end());
+  return absl::StrJoin(names, ", ");
+}
+
 }  // namespace
+
+std::string JobSpecKeysTable() {
+  std::string out = "| key | value | default |\n| --- | --- | --- |\n";
+  for (const SpecKey& k : SpecKeys()) {
+    std::vector<std::string> names;
+    for (absl::string_view n : k.names) names.push_back(absl::StrCat("`", n, "`"));
+    absl::StrAppend(&out, "| ", absl::StrJoin(names, ", "), " | ", k.value, " | ", k.fallback,
+                    " |\n");
+  }
+  return out;
+}
 
 absl::string_view RankOrderName(RankOrder order) {
   return order == RankOrder::kTpCpEpDpPp ? "tp-cp-ep-dp-pp" : "tp-cp-ep-pp-dp";
@@ -145,13 +382,7 @@ absl::string_view MaxTierName(MaxTier tier) {
 }
 
 absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
-  JobSpec job;
-  ShapeOverrides shape;
-  std::optional<std::string> preset;
-  std::optional<int64_t> total_gpus;
-  // The host list (exclude or hosts) that bare tokens continue, if any.
-  std::vector<std::string>* host_list = nullptr;
-  bool seen_tp = false, seen_pp = false, seen_dp = false;
+  Parsing p;
   if (absl::StripAsciiWhitespace(spec).empty()) {
     return FieldError("spec", "key=value pairs such as 'tp=8,pp=4,dp=16'", spec);
   }
@@ -160,118 +391,26 @@ absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec) {
     if (token.empty()) return FieldError("spec", "no empty entries between commas", spec);
     const size_t eq = token.find('=');
     if (eq == absl::string_view::npos) {
-      if (host_list == nullptr) return FieldError("spec", "key=value", token);
-      TP_RETURN_IF_ERROR(CheckHostName(HostListField(*host_list, job), token));
-      host_list->emplace_back(token);
+      if (p.host_list == nullptr) return FieldError("spec", "key=value", token);
+      TP_RETURN_IF_ERROR(CheckHostName(HostListField(*p.host_list, p.job), token));
+      p.host_list->emplace_back(token);
       continue;
     }
     const std::string key = absl::AsciiStrToLower(token.substr(0, eq));
     const absl::string_view value = token.substr(eq + 1);
-    host_list = nullptr;
+    p.host_list = nullptr;
     if (value.empty()) return FieldError(key, "a value", value);
-    if (key == "tp") {
-      TP_ASSIGN_OR_RETURN(job.tp, ParseDegree(key, value));
-      seen_tp = true;
-    } else if (key == "pp") {
-      TP_ASSIGN_OR_RETURN(job.pp, ParseDegree(key, value));
-      seen_pp = true;
-    } else if (key == "dp") {
-      TP_ASSIGN_OR_RETURN(job.dp, ParseDegree(key, value));
-      seen_dp = true;
-    } else if (key == "cp") {
-      TP_ASSIGN_OR_RETURN(job.cp, ParseDegree(key, value));
-    } else if (key == "ep") {
-      TP_ASSIGN_OR_RETURN(job.ep, ParseDegree(key, value));
-    } else if (key == "gpus") {
-      TP_ASSIGN_OR_RETURN(total_gpus, ParseInt(key, value, 1, int64_t{1} << 30));
-    } else if (key == "gpus_per_node") {
-      TP_ASSIGN_OR_RETURN(job.gpus_per_node, ParseDegree(key, value));
-    } else if (key == "tp_across_nodes") {
-      TP_ASSIGN_OR_RETURN(int64_t v, ParseInt(key, value, 0, 1));
-      job.tp_across_nodes = v == 1;
-    } else if (key == "order") {
-      if (value == "tp-cp-ep-dp-pp") {
-        job.order = RankOrder::kTpCpEpDpPp;
-      } else if (value == "tp-cp-ep-pp-dp") {
-        job.order = RankOrder::kTpCpEpPpDp;
-      } else {
-        return FieldError(key, "tp-cp-ep-dp-pp or tp-cp-ep-pp-dp", value);
-      }
-    } else if (key == "model") {
-      if (FindModelPreset(value) == nullptr) {
-        return FieldError(key, absl::StrCat("one of ", absl::StrJoin(ModelPresetNames(), ", ")),
-                          value);
-      }
-      preset = std::string(value);
-    } else if (key == "h") {
-      TP_ASSIGN_OR_RETURN(shape.hidden, ParseInt(key, value, 1, 1 << 20));
-    } else if (key == "s") {
-      TP_ASSIGN_OR_RETURN(shape.seq, ParseInt(key, value, 1, 1 << 24));
-    } else if (key == "b") {
-      TP_ASSIGN_OR_RETURN(shape.micro_batch, ParseInt(key, value, 1, 1 << 16));
-    } else if (key == "layers") {
-      TP_ASSIGN_OR_RETURN(shape.layers, ParseInt(key, value, 1, 1 << 14));
-    } else if (key == "params") {
-      TP_ASSIGN_OR_RETURN(shape.params, ParseCount(key, value, 1e6, 1e14));
-    } else if (key == "mb") {
-      TP_ASSIGN_OR_RETURN(shape.micro_batches, ParseInt(key, value, 1, 1 << 20));
-    } else if (key == "dtype") {
-      TP_RETURN_IF_ERROR(DtypeBytes(value).status());
-      shape.dtype = std::string(value);
-    } else if (key == "tp_bytes" || key == "cp_bytes" || key == "ep_bytes" || key == "dp_bytes" ||
-               key == "pp_bytes") {
-      TP_ASSIGN_OR_RETURN(double v, ParseCount(key, value, 0, 1e16));
-      std::optional<double>* slot = key == "tp_bytes"   ? &job.bytes.tp
-                                    : key == "cp_bytes" ? &job.bytes.cp
-                                    : key == "ep_bytes" ? &job.bytes.ep
-                                    : key == "dp_bytes" ? &job.bytes.dp
-                                                        : &job.bytes.pp;
-      *slot = v;
-    } else if (key == "max_tier") {
-      if (value == "leaf") {
-        job.max_tier = MaxTier::kLeaf;
-      } else if (value == "block") {
-        job.max_tier = MaxTier::kBlock;
-      } else if (value == "pod") {
-        job.max_tier = MaxTier::kPod;
-      } else if (value == "cluster") {
-        job.max_tier = MaxTier::kCluster;
-      } else {
-        return FieldError(key, "leaf, block, pod or cluster", value);
-      }
-    } else if (key == "mode") {
-      if (value == "hard") {
-        job.mode = ConstraintMode::kHard;
-      } else if (value == "soft") {
-        job.mode = ConstraintMode::kSoft;
-      } else {
-        return FieldError(key, "hard or soft", value);
-      }
-    } else if (key == "max_wait") {
-      TP_ASSIGN_OR_RETURN(job.max_wait_s, ParseSeconds(key, value));
-    } else if (key == "segment") {
-      TP_ASSIGN_OR_RETURN(job.segment, ParseInt(key, value, 1, 1 << 24));
-    } else if (key == "priority") {
-      TP_ASSIGN_OR_RETURN(job.priority, ParseInt(key, value, kMinPriority, kMaxPriority));
-    } else if (key == "replace_on_restart") {
-      const absl::string_view digits = absl::StripPrefix(value, "alloc-");
-      if (digits.size() == value.size() || digits.empty() || digits.size() > 18 ||
-          !std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit)) {
-        return FieldError(key, "an allocation id like alloc-42", value);
-      }
-      job.replace_on_restart = std::string(value);
-    } else if (key == "exclude" || key == "hosts") {
-      host_list = key == "exclude" ? &job.exclude : &job.hosts;
-      TP_RETURN_IF_ERROR(CheckHostName(HostListField(*host_list, job), value));
-      host_list->emplace_back(value);
-    } else {
-      return FieldError(key,
-                        "a known key (tp, pp, dp, cp, ep, gpus, gpus_per_node, model, h, "
-                        "s, b, layers, params, mb, dtype, *_bytes, order, max_tier, mode, "
-                        "max_wait, segment, priority, replace_on_restart, exclude, hosts)",
-                        token);
+    const SpecKey* known = FindSpecKey(key);
+    if (known == nullptr) {
+      return FieldError(key, absl::StrCat("a known key (", KnownKeyNames(), ")"), token);
     }
+    TP_RETURN_IF_ERROR(known->parse(p, key, value));
   }
+  JobSpec& job = p.job;
+  const ShapeOverrides& shape = p.shape;
+  const std::optional<std::string>& preset = p.preset;
+  const std::optional<int64_t>& total_gpus = p.total_gpus;
+  const bool seen_tp = p.seen_tp, seen_pp = p.seen_pp, seen_dp = p.seen_dp;
   if (!seen_tp || !seen_pp || !seen_dp) {
     const char* missing = !seen_tp ? "tp" : !seen_pp ? "pp" : "dp";
     return FieldError(missing, "to be present (tp, pp and dp are required)", "");

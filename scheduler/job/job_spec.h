@@ -103,6 +103,10 @@ inline constexpr int64_t kMaxPriority = (int64_t{1} << 32) - 1;
 // "job spec field 'tp': expected an integer >= 1, got 'x'".
 absl::StatusOr<JobSpec> ParseJobSpec(absl::string_view spec);
 
+// The spec's keys as a Markdown table (key, value, default), from the table ParseJobSpec
+// reads them by: docs/DESIGN.md's "Job spec" table is this text (a test checks it).
+std::string JobSpecKeysTable();
+
 // Checks the cross-field rules: degrees >= 1, world size a multiple of gpus_per_node,
 // tp divides gpus_per_node or is a multiple of it (unless tp_across_nodes), sizes in range.
 // ParseJobSpec calls it; callers that build a JobSpec by hand should too.

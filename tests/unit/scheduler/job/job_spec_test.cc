@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +15,31 @@ namespace topoplace::sched {
 namespace {
 
 using ::testing::HasSubstr;
+
+// The job spec contract's table in docs/DESIGN.md is the parser's own table of keys: a key
+// added, renamed or described differently in one and not the other fails here.
+TEST(JobSpec, TheDesignDocsTableIsTheParsersTableOfKeys) {
+  std::ifstream in(TP_DESIGN_MD);
+  ASSERT_TRUE(in) << TP_DESIGN_MD;
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const std::string table = JobSpecKeysTable();
+  EXPECT_NE(doc.find("### Job spec"), std::string::npos);
+  EXPECT_NE(doc.find(table), std::string::npos)
+      << "docs/DESIGN.md's job spec table should read, exactly:\n"
+      << table;
+}
+
+TEST(JobSpec, AnUnknownKeyIsRefusedListingEveryKeyOfTheTable) {
+  absl::StatusOr<JobSpec> job = ParseJobSpec("tp=8,pp=1,dp=1,colour=red");
+  ASSERT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(),
+              HasSubstr("job spec field 'colour': expected a known key (tp, pp"));
+  for (const char* key : {"tp_across_nodes", "pp_bytes", "replace_on_restart", "hosts"}) {
+    EXPECT_THAT(job.status().message(), HasSubstr(key));
+  }
+}
 
 TEST(JobSpec, ParsesTheDesignExampleWithDefaults) {
   absl::StatusOr<JobSpec> job = ParseJobSpec("tp=8,pp=4,dp=16");
