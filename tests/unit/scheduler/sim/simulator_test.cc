@@ -54,6 +54,7 @@
 #include "scheduler/sim/synthetic_trace.h"
 #include "scheduler/sim/trace.h"
 #include "scheduler/sim/trace_native.h"
+#include "tests/testing/fabrics.h"
 #include "tests/unit/scheduler/sim/tiny_fabric.h"
 #include "topology/base/status_macros.h"
 #include "topology/generate/reference_fabrics.h"
@@ -100,7 +101,7 @@ TEST_P(SimulatorHandTrace, MatchesHandComputedQueueingCompletionAndSpineBytes) {
   ASSERT_EQ(result->jobs.size(), 5u);
   for (size_t j = 0; j < 5; ++j) {
     const JobRecord& r = result->jobs[j];
-    SCOPED_TRACE(testing::Message() << c.policy << " J" << j);
+    SCOPED_TRACE(::testing::Message() << c.policy << " J" << j);
     EXPECT_EQ(r.outcome, JobOutcome::kCompleted);
     EXPECT_DOUBLE_EQ(r.start_s, c.jobs[j].start);
     EXPECT_DOUBLE_EQ(r.end_s, c.jobs[j].end);
@@ -182,13 +183,7 @@ struct YieldRun {
   int j4_racks;
 };
 absl::StatusOr<YieldRun> RunYieldTrace(const char* j4_mode) {
-  ClosParams p;
-  p.name = "racks-of-6";
-  p.blocks_per_pod = 2;
-  p.nodes_per_block = 12;
-  p.gpus_per_node = 4;
-  p.rails = 4;
-  p.spines_per_pod = 4;
+  ClosParams p = testing::TinyClos(/*blocks=*/2, /*nodes=*/12, /*gpus=*/4, /*rails=*/4);
   p.nodes_per_nvlink_domain = 6;
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, GenerateClos(p));
   const auto line = [](int id, double arrival, double duration, int trays, const char* mode) {
