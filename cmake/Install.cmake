@@ -2,10 +2,8 @@
 # (cmake/Packaging.cmake): daemon, cli, agent, slurm-plugin, k8s-extender. Paths follow the
 # FHS and Debian's layout; configure with -DCMAKE_INSTALL_PREFIX=/usr for packages.
 # A system service: the packages, the units and the docs say /usr/sbin/topoplaced and
-# /etc/topoplace, so that is the default here too (-DCMAKE_INSTALL_PREFIX=... overrides).
-if(CMAKE_INSTALL_PREFIX_INITIALIZED_TO_DEFAULT)
-  set(CMAKE_INSTALL_PREFIX "/usr" CACHE PATH "Install prefix" FORCE)
-endif()
+# /etc/topoplace, so /usr is the default prefix (set at the top of CMakeLists.txt, before
+# anything can fail; -DCMAKE_INSTALL_PREFIX=... overrides).
 include(GNUInstallDirs)
 
 # Debian's Slurm loads plugins from its own directory (slurm-wlm-basic-plugins puts its
