@@ -19,7 +19,9 @@
 namespace topoplace::sched {
 
 struct QueueOutlook {
-  // Hosts each job waiting behind this one needs, in queue order.
+  // Hosts each other waiting job needs, in queue order: the jobs behind this one (the
+  // simulator sends every other job in its backfill window, so a backfill candidate's
+  // outlook holds the blocked head too).
   std::vector<int> waiting_nodes;
   // Per host id: seconds from now until the host is expected to be wholly free (0: free
   // now). Empty: unknown. Precondition when not empty: one entry per fabric host, each >= 0.

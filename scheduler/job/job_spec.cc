@@ -152,13 +152,19 @@ size_t IndexOf(const std::vector<absl::string_view>& names, absl::string_view ke
   return static_cast<size_t>(std::find(names.begin(), names.end(), key) - names.begin());
 }
 
+// Stores a parsed value into `field`, or returns the parse error.
+template <typename T, typename U>
+absl::Status Assign(T& field, absl::StatusOr<U> parsed) {
+  if (!parsed.ok()) return parsed.status();
+  field = *std::move(parsed);
+  return absl::OkStatus();
+}
+
 // Reads `value` into the field of `fields` at the index of `key` among `names`.
 template <typename T, size_t N>
 absl::Status ParseInto(const std::vector<absl::string_view>& names, absl::string_view key,
                        const std::array<T*, N>& fields, absl::StatusOr<T> parsed) {
-  if (!parsed.ok()) return parsed.status();
-  *fields[std::min(IndexOf(names, key), N - 1)] = *parsed;
-  return absl::OkStatus();
+  return Assign(*fields[std::min(IndexOf(names, key), N - 1)], std::move(parsed));
 }
 
 // A value among `choices` (name, value), or an error listing them as `expected`.
@@ -192,15 +198,13 @@ const std::vector<SpecKey>& SpecKeys() {
        "total GPUs, a cross-check of the product",
        "-",
        [](Parsing& p, absl::string_view key, absl::string_view value) {
-         TP_ASSIGN_OR_RETURN(p.total_gpus, ParseInt(key, value, 1, int64_t{1} << 30));
-         return absl::OkStatus();
+         return Assign(p.total_gpus, ParseInt(key, value, 1, int64_t{1} << 30));
        }},
       {{"gpus_per_node"},
        "GPUs of one host the job uses",
        "8",
        [](Parsing& p, absl::string_view key, absl::string_view value) {
-         TP_ASSIGN_OR_RETURN(p.job.gpus_per_node, ParseDegree(key, value));
-         return absl::OkStatus();
+         return Assign(p.job.gpus_per_node, ParseDegree(key, value));
        }},
       {{"tp_across_nodes"},
        "`0`/`1`: allow tp > gpus_per_node",
@@ -248,8 +252,7 @@ const std::vector<SpecKey>& SpecKeys() {
        "model parameters (`70e9` or `70b`)",
        "from the preset",
        [](Parsing& p, absl::string_view key, absl::string_view value) {
-         TP_ASSIGN_OR_RETURN(p.shape.params, ParseCount(key, value, 1e6, 1e14));
-         return absl::OkStatus();
+         return Assign(p.shape.params, ParseCount(key, value, 1e6, 1e14));
        }},
       {{"dtype"},
        "`bf16`, `fp16`, `fp32` or `fp8`",
@@ -291,15 +294,13 @@ const std::vector<SpecKey>& SpecKeys() {
        "how long a scheduler holds a hard tier before relaxing it (`90`, `30s`, `30m`, `2h`)",
        "unset: forever",
        [](Parsing& p, absl::string_view key, absl::string_view value) {
-         TP_ASSIGN_OR_RETURN(p.job.max_wait_s, ParseSeconds(key, value));
-         return absl::OkStatus();
+         return Assign(p.job.max_wait_s, ParseSeconds(key, value));
        }},
       {{"segment"},
        "Slurm's `--segment`: nodes per segment, each inside one block (slurm-block only)",
        "-",
        [](Parsing& p, absl::string_view key, absl::string_view value) {
-         TP_ASSIGN_OR_RETURN(p.job.segment, ParseInt(key, value, 1, 1 << 24));
-         return absl::OkStatus();
+         return Assign(p.job.segment, ParseInt(key, value, 1, 1 << 24));
        }},
       {{"priority"},
        "higher is more important; an integer in [-2^31, 2^32-1] (Kubernetes' PriorityClass "
@@ -307,8 +308,7 @@ const std::vector<SpecKey>& SpecKeys() {
        "not read by placement",
        "0",
        [](Parsing& p, absl::string_view key, absl::string_view value) {
-         TP_ASSIGN_OR_RETURN(p.job.priority, ParseInt(key, value, kMinPriority, kMaxPriority));
-         return absl::OkStatus();
+         return Assign(p.job.priority, ParseInt(key, value, kMinPriority, kMaxPriority));
        }},
       {{"replace_on_restart"},
        "`alloc-N`, the interrupted run this job restarts: a daemon keeps it off that run's "

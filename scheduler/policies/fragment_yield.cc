@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
@@ -46,10 +47,12 @@ double OwnWait(const PlacementContext& ctx, int needed) {
 }
 
 // A waiting job's expected wait for `need` hosts of one domain, none of them `taken`:
-// per domain the need-th soonest of its other hosts' times, the soonest of those.
+// per domain the need-th soonest of its other hosts' times, the soonest of those. Each
+// `need` is worked out once (hundreds of waiting jobs ask for a few sizes).
 class OthersWait {
  public:
-  OthersWait(const PlacementContext& ctx, const absl::flat_hash_set<HostId>& taken) {
+  OthersWait(const PlacementContext& ctx, const absl::flat_hash_set<HostId>& taken, int largest)
+      : memo_(static_cast<size_t>(largest) + 1, -1) {
     for (const std::vector<HostId>& domain : ctx.fabric.nvlink_domains()) {
       std::vector<double>& times = sorted_.emplace_back();
       for (HostId h : domain) {
@@ -58,8 +61,11 @@ class OthersWait {
       std::sort(times.begin(), times.end());
     }
   }
-  double For(int need) const {
-    double best = kNever;
+  // Precondition: 1 <= need <= largest.
+  double For(int need) {
+    double& best = memo_[static_cast<size_t>(need)];
+    if (best >= 0) return best;
+    best = kNever;
     for (const std::vector<double>& times : sorted_) {
       if (static_cast<int>(times.size()) >= need) best = std::min(best, times[need - 1]);
     }
@@ -68,6 +74,7 @@ class OthersWait {
 
  private:
   std::vector<std::vector<double>> sorted_;
+  std::vector<double> memo_;  // per need, its wait; -1 until worked out
 };
 
 }  // namespace
@@ -89,18 +96,27 @@ std::optional<Yield> YieldOf(const PlacementContext& ctx, const Candidate& c) {
     if (free < static_cast<int>(ctx.fabric.nvlink_domains()[d].size())) room.push_back(free);
   }
   if (room.empty()) return std::nullopt;
-  const absl::flat_hash_set<HostId> taken(c.node_hosts.begin(), c.node_hosts.end());
-  const OthersWait others(ctx, taken);
+  // Built only once a waiting job fits that room.
+  std::optional<OthersWait> others;
   Yield y;
   y.domains = static_cast<int>(room.size());
-  // Waiting jobs in queue order, each into the first of that room it fits (first fit).
+  int room_left = 0;
+  for (int r : room) room_left += r;
+  // Waiting jobs in queue order, each into the first of that room it fits (first fit),
+  // until the room is used up.
   for (int need : ctx.outlook->waiting_nodes) {
+    if (room_left == 0) break;
     if (need > largest) continue;
     const auto fits = std::find_if(room.begin(), room.end(), [&](int r) { return r >= need; });
     if (fits == room.end()) continue;
     *fits -= need;
+    room_left -= need;
     ++y.jobs;
-    y.their_wait_s += others.For(need);
+    if (!others) {
+      others.emplace(ctx, absl::flat_hash_set<HostId>(c.node_hosts.begin(), c.node_hosts.end()),
+                     largest);
+    }
+    y.their_wait_s += others->For(need);
   }
   if (y.jobs == 0) return std::nullopt;
   y.own_wait_s = OwnWait(ctx, needed);
