@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "absl/strings/str_cat.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 
 namespace topoplace::client {
 

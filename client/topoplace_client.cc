@@ -12,8 +12,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <vector>
 
@@ -21,9 +19,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 #include "client/munge_credential.h"
 #include "client/rpc_status.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::client {
 namespace {
@@ -36,9 +35,7 @@ constexpr int kHostReportPage = 256;
 constexpr absl::Duration kRoundPause = absl::Milliseconds(200);
 
 absl::StatusOr<std::string> ReadFile(absl::string_view what, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(what, ": '", path, "' cannot be read"));
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return ReadInputFile(path, kMaxCredentialFileBytes, what);
 }
 
 std::string EnvOr(const char* name) {

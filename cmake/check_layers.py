@@ -21,7 +21,7 @@ import tempfile
 # The generated protos (api/proto, included as topoplace/... and etcdserverpb/...) include
 # none of our folders, so every folder may include them; they need no row.
 LAYERS = [
-    ["topology/base"],
+    ["base"],
     ["topology/model"],
     ["topology/generate"],
     ["topology/io"],
@@ -51,7 +51,7 @@ LAYERS = [
     ["api/server", "api/agent"],
     ["api/cli"],
 ]
-ROOTS = ("topology", "scheduler", "telemetry", "store", "client", "plugins", "api")
+ROOTS = ("base", "topology", "scheduler", "telemetry", "store", "client", "plugins", "api")
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 
 

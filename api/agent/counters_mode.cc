@@ -18,11 +18,11 @@
 #include "api/agent/counter_report.h"
 #include "api/agent/mode_main.h"
 #include "api/agent/reporter.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 #include "telemetry/counters/node_exporter_counters.h"
 #include "telemetry/counters/ufm_counters.h"
 #include "telemetry/probe/probe_plan.h"
-#include "topology/base/input_file.h"
-#include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
 namespace topoplace::agent {

@@ -2,8 +2,8 @@
 
 #include <utility>
 
+#include "base/status_macros.h"
 #include "client/rpc_status.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::agent {
 

@@ -8,11 +8,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "api/cli/commands.h"
+#include "base/status_macros.h"
 #include "plugins/common/node_list.h"
 #include "plugins/k8s/topology_export.h"
 #include "plugins/slurm/hostlist.h"
 #include "plugins/slurm/topology_export.h"
-#include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
 namespace topoplace::cli {

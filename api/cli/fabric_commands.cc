@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_join.h"
 #include "api/cli/commands.h"
+#include "base/status_macros.h"
 #include "client/topoplace_client.h"
-#include "topology/base/status_macros.h"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"
 #include "topology/model/fabric_summary.h"

@@ -20,10 +20,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/cli/commands.h"
+#include "base/status_macros.h"
 #include "client/rpc_status.h"
 #include "client/terminal_text.h"
 #include "client/topoplace_client.h"
-#include "topology/base/status_macros.h"
 #include "topoplace/v1/telemetry.grpc.pb.h"
 
 namespace topoplace::cli {

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/cli/commands.h"
+#include "base/status_macros.h"
 #include "client/topoplace_client.h"
-#include "topology/base/status_macros.h"
 #include "topology/discovery/fabric_import.h"
 #include "topology/io/fabric_file.h"
 #include "topology/model/fabric_summary.h"

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
+#include "base/status_macros.h"
 #include "client/topoplace_client.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/builtin/builtin_plugins.h"
@@ -30,7 +31,6 @@
 #include "scheduler/state/occupancy.h"
 #include "scheduler/state/uplink_load.h"
 #include "store/sqlite/sqlite_ledger.h"
-#include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
 namespace topoplace::cli {

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/cli/commands.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 #include "topology/io/fabric_file.h"
 #include "topology/render/fabric_dot.h"
 #include "topology/render/fabric_overview.h"

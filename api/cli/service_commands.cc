@@ -13,11 +13,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/cli/commands.h"
+#include "base/status_macros.h"
 #include "client/allocation_report.h"
 #include "client/topoplace_client.h"
 #include "nlohmann/json.hpp"
 #include "plugins/slurm/spank/job_binding.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::cli {
 namespace {

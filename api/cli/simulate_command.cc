@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/cli/commands.h"
+#include "base/status_macros.h"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/report/plan_report.h"
 #include "scheduler/sim/fault_report.h"
@@ -36,7 +37,6 @@
 #include "scheduler/steptime/gpu_models.h"
 #include "telemetry/health/link_verdict.h"
 #include "telemetry/probe/probe_plan.h"
-#include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
 namespace topoplace::cli {

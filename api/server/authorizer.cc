@@ -9,8 +9,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "api/server/munge_identity.h"
+#include "base/status_macros.h"
 #include "client/munge_credential.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {

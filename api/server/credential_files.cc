@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <fstream>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -10,7 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "api/server/request_limits.h"
-#include "topology/base/status_macros.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 
 namespace topoplace::server {
 namespace {
@@ -49,10 +49,8 @@ absl::Status CheckTokenStrength(absl::string_view where, absl::string_view token
 
 absl::StatusOr<std::string> ReadTokenFile(absl::string_view key, const std::string& path) {
   TP_RETURN_IF_ERROR(CheckNotWorldReadable(key, path));
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(key, ": '", path, "' cannot be read"));
-  std::string line;
-  std::getline(in, line);
+  TP_ASSIGN_OR_RETURN(const std::string text, ReadInputFile(path, kMaxCredentialFileBytes, key));
+  const absl::string_view line = absl::string_view(text).substr(0, text.find('\n'));
   std::string token(absl::StripAsciiWhitespace(line));
   if (token.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(key, ": '", path, "' holds no token"));
@@ -64,14 +62,12 @@ absl::StatusOr<std::string> ReadTokenFile(absl::string_view key, const std::stri
 absl::StatusOr<HostTokens> ReadHostTokensFile(const std::string& path) {
   constexpr absl::string_view kKey = "host_tokens_file";
   TP_RETURN_IF_ERROR(CheckNotWorldReadable(kKey, path));
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(kKey, ": '", path, "' cannot be read"));
+  TP_ASSIGN_OR_RETURN(const std::string file, ReadInputFile(path, kMaxHostTokensFileBytes, kKey));
   HostTokens tokens;
   absl::flat_hash_set<std::string> hosts;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    const std::string where = absl::StrCat(path, ":", number);
-    absl::string_view text = line;
+  int number = 0;
+  for (absl::string_view text : absl::StrSplit(file, '\n')) {
+    const std::string where = absl::StrCat(path, ":", ++number);
     if (size_t hash = text.find('#'); hash != absl::string_view::npos) text = text.substr(0, hash);
     std::vector<absl::string_view> fields =
         absl::StrSplit(text, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());

@@ -29,6 +29,9 @@ using HostTokens = absl::flat_hash_map<std::string, std::string>;
 // InvalidArgument if it is empty or shorter than kMinTokenLength.
 absl::StatusOr<std::string> ReadTokenFile(absl::string_view key, const std::string& path);
 
+// The longest host token table read: a line per host of the largest fabric is about 1 MB.
+inline constexpr size_t kMaxHostTokensFileBytes = size_t{16} << 20;
+
 // Lines of `HOST TOKEN` (`#` starts a comment). Each host at most once, each token unique
 // and valid as ReadTokenFile's; host names valid as IsValidHostName. Errors name the line.
 absl::StatusOr<HostTokens> ReadHostTokensFile(const std::string& path);

@@ -6,8 +6,8 @@
 #include "api/server/placement_service.h"
 #include "api/server/telemetry_service.h"
 #include "api/server/topology_service.h"
+#include "base/status_macros.h"
 #include "scheduler/state/free_capacity.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {

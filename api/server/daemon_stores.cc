@@ -5,11 +5,11 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "store/etcd/etcd_health_history.h"
 #include "store/etcd/etcd_host_report_store.h"
 #include "store/sqlite/fabric_store.h"
 #include "store/sqlite/sqlite_host_report_store.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {

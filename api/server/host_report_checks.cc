@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/server/request_limits.h"
+#include "base/status_macros.h"
 #include "store/host_report_store.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {

@@ -2,24 +2,18 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 #include "store/etcd/etcd_ledger.h"
 #include "store/sqlite/sqlite_ledger.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {
 
 absl::StatusOr<std::string> ReadWhole(absl::string_view key, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(key, ": cannot read '", path, "'"));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ReadInputFile(path, kMaxCredentialFileBytes, key);
 }
 
 // A healthy etcd on a LAN answers in milliseconds; one without quorum never does. Short

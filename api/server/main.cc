@@ -20,9 +20,9 @@
 #include "api/server/service_watchdog.h"
 #include "api/server/systemd_notify.h"
 #include "api/server/topoplace_server.h"
+#include "base/port_file.h"
+#include "base/status_macros.h"
 #include "scheduler/ledger/clock.h"
-#include "topology/base/port_file.h"
-#include "topology/base/status_macros.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "client/munge_credential.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 

@@ -11,8 +11,8 @@
 #include "api/server/request_limits.h"
 #include "api/server/restart_exclusions.h"
 #include "api/server/user_limits.h"
+#include "base/status_macros.h"
 #include "scheduler/job/job_spec.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {

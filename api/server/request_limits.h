@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "topology/base/host_name.h"  // CheckHostName, for the services' host fields
+#include "base/host_name.h"  // CheckHostName, for the services' host fields
 
 namespace topoplace::server {
 

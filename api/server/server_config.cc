@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 #include "scheduler/state/text_records.h"
-#include "topology/base/input_file.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {

@@ -6,10 +6,10 @@
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
 #include "api/server/telemetry_path_view.h"
+#include "base/status_macros.h"
 #include "telemetry/health/fabric_health_model.h"
 #include "telemetry/health/job_path.h"
 #include "telemetry/monitor/health_monitor.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {

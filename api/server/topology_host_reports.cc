@@ -10,9 +10,9 @@
 #include "api/server/host_report_checks.h"
 #include "api/server/request_limits.h"
 #include "api/server/topology_service.h"
+#include "base/status_macros.h"
 #include "store/host_report_store.h"
 #include "telemetry/monitor/health_monitor.h"
-#include "topology/base/status_macros.h"
 #include "topology/discovery/agent_report.h"
 
 namespace topoplace::server {

@@ -10,8 +10,8 @@
 #include "absl/synchronization/mutex.h"
 #include "api/server/proto_convert.h"
 #include "api/server/request_limits.h"
+#include "base/status_macros.h"
 #include "telemetry/monitor/health_monitor.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {

@@ -9,7 +9,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -19,7 +18,8 @@
 #include "api/server/rpc_metrics_interceptor.h"
 #include "api/server/telemetry_service.h"
 #include "api/server/topology_service.h"
-#include "topology/base/status_macros.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
 namespace topoplace::server {
@@ -42,9 +42,7 @@ class WithoutReflection final : public grpc::ServerBuilderOption {
 };
 
 absl::StatusOr<std::string> ReadPem(absl::string_view key, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(key, ": '", path, "' cannot be read"));
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return ReadInputFile(path, kMaxCredentialFileBytes, key);
 }
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerConfig& config) {

@@ -11,10 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "topology/base/host_name.h"
-#include "topology/base/input_file.h"
-#include "topology/base/json_depth.h"
-#include "topology/base/status_macros.h"
+#include "base/host_name.h"
+#include "base/input_file.h"
+#include "base/json_depth.h"
+#include "base/status_macros.h"
 
 namespace topoplace::exporters {
 namespace {

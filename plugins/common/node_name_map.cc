@@ -1,11 +1,11 @@
 #include "plugins/common/node_name_map.h"
 
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 
 namespace topoplace::slurm {
 
@@ -36,11 +36,9 @@ absl::StatusOr<NodeNameMap> NodeNameMap::Parse(absl::string_view text, absl::str
 }
 
 absl::StatusOr<NodeNameMap> NodeNameMap::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read node map '", path, "'"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return Parse(text.str(), path);
+  TP_ASSIGN_OR_RETURN(const std::string text,
+                      ReadInputFile(path, kMaxNodeNameMapBytes, "node map"));
+  return Parse(text, path);
 }
 
 std::string NodeNameMap::NodeName(const std::string& host) const {

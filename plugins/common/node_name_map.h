@@ -7,6 +7,7 @@
 #ifndef TOPOPLACE_PLUGINS_COMMON_NODE_NAME_MAP_H_
 #define TOPOPLACE_PLUGINS_COMMON_NODE_NAME_MAP_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -15,6 +16,9 @@
 
 namespace topoplace::slurm {
 
+// The longest node map read: a line per host of the largest fabric is well under 16 MB.
+inline constexpr size_t kMaxNodeNameMapBytes = size_t{16} << 20;
+
 class NodeNameMap {
  public:
   NodeNameMap() = default;  // identity
@@ -22,7 +26,8 @@ class NodeNameMap {
   // Parses the file format above; `source` names the input in errors ("map.txt:3: ...").
   // Fails on malformed lines and on a host or node mapped twice.
   static absl::StatusOr<NodeNameMap> Parse(absl::string_view text, absl::string_view source);
-  // Reads and parses a file; NotFound if it cannot be read.
+  // Reads and parses a file; NotFound if it cannot be read, InvalidArgument for a FIFO,
+  // device or directory or past kMaxNodeNameMapBytes (base/input_file.h).
   static absl::StatusOr<NodeNameMap> Load(const std::string& path);
 
   // The Slurm node name of `host`.

@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "plugins/common/domain_tree.h"
 #include "plugins/slurm/hostlist.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::slurm {
 namespace {

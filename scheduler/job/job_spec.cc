@@ -13,8 +13,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "topology/base/host_name.h"
-#include "topology/base/status_macros.h"
+#include "base/host_name.h"
+#include "base/status_macros.h"
 
 namespace topoplace::sched {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "scheduler/framework/footprint.h"
 #include "scheduler/framework/inventory.h"
 #include "scheduler/framework/nvlink_domains.h"
@@ -18,7 +19,6 @@
 #include "scheduler/placement/candidate_sketch.h"
 #include "scheduler/placement/lower_bound.h"
 #include "scheduler/traffic/traffic_report.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/framework/domain_select.h"
 #include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/job/job_spec.h"
@@ -17,7 +18,6 @@
 #include "scheduler/policies/nvlink_packing.h"
 #include "scheduler/traffic/node_graph.h"
 #include "scheduler/traffic/run_crossings.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/xml_escape.h"
 #include "scheduler/mapping/rank_layout.h"
 #include "scheduler/report/plan_report.h"
-#include "topology/base/xml_escape.h"
 
 namespace topoplace::sched {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "scheduler/load/running_jobs.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
 

@@ -3,9 +3,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/report/plan_report.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/job/model_presets.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 namespace {

@@ -5,11 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/sim/metrics.h"
 #include "scheduler/sim/report_writer.h"
 #include "scheduler/sim/simulator.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 namespace {

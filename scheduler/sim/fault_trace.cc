@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "scheduler/sim/trace_fields.h"
-#include "topology/base/status_macros.h"
 #include "topology/discovery/read_file.h"
 
 namespace topoplace::sched::sim {

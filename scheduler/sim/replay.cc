@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/sim/look_ahead.h"
 #include "scheduler/sim/queue_rules.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 namespace {

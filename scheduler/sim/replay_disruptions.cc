@@ -5,10 +5,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/placement/preemption.h"
 #include "scheduler/sim/look_ahead.h"
 #include "scheduler/sim/replay.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "base/status_macros.h"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/policies/topoplace_policy.h"
 #include "scheduler/sim/replay.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 

@@ -5,12 +5,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/policies/topoplace_policy.h"
 #include "scheduler/sim/degree_rule.h"
 #include "scheduler/sim/metrics.h"
 #include "scheduler/sim/synthetic_trace.h"
 #include "scheduler/steptime/comm_model.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 namespace {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "topology/base/xml_escape.h"  // XmlEscape, used with these plots
+#include "base/xml_escape.h"  // XmlEscape, used with these plots
 
 namespace topoplace::sched::sim {
 

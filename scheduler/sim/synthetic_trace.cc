@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/sim/degree_rule.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 namespace {

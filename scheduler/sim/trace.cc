@@ -6,10 +6,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 #include "scheduler/sim/trace_csv.h"
 #include "scheduler/sim/trace_native.h"
-#include "topology/base/input_file.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 

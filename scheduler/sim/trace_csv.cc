@@ -6,9 +6,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "scheduler/sim/degree_rule.h"
 #include "scheduler/sim/trace_fields.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched::sim {
 namespace {

@@ -1,14 +1,13 @@
 #include "scheduler/state/occupancy.h"
 
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 #include "scheduler/state/text_records.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
 
@@ -65,11 +64,9 @@ absl::StatusOr<Occupancy> ParseOccupancy(const Fabric& fabric, absl::string_view
 }
 
 absl::StatusOr<Occupancy> LoadOccupancyFile(const Fabric& fabric, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read occupancy file '", path, "'"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseOccupancy(fabric, buffer.str(), path);
+  TP_ASSIGN_OR_RETURN(const std::string text,
+                      ReadInputFile(path, kMaxOccupancyFileBytes, "occupancy file"));
+  return ParseOccupancy(fabric, text, path);
 }
 
 Occupancy RandomBackgroundLoad(const Fabric& fabric, double load, uint64_t seed) {

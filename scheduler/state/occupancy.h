@@ -9,6 +9,7 @@
 #ifndef TOPOPLACE_SCHEDULER_STATE_OCCUPANCY_H_
 #define TOPOPLACE_SCHEDULER_STATE_OCCUPANCY_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,7 +47,10 @@ class Occupancy {
 // InvalidArgument names `source_name`, the line and the unknown host or index.
 absl::StatusOr<Occupancy> ParseOccupancy(const Fabric& fabric, absl::string_view text,
                                          absl::string_view source_name);
-// Reads and parses a file in that format. NotFound if it cannot be read.
+// The longest occupancy file read: a line per busy host of the largest fabric is a few MB.
+inline constexpr size_t kMaxOccupancyFileBytes = size_t{64} << 20;
+// Reads and parses a file in that format. NotFound if it cannot be read; InvalidArgument
+// for a FIFO, device or directory or past kMaxOccupancyFileBytes (base/input_file.h).
 absl::StatusOr<Occupancy> LoadOccupancyFile(const Fabric& fabric, const std::string& path);
 
 // Background load like a busy cluster's: whole-node jobs of 1 to 32 nodes at random

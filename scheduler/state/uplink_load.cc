@@ -13,8 +13,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/state/text_records.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::sched {
 namespace {

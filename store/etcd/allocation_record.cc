@@ -6,7 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 #include "topoplace/ledger/v1/allocation_record.pb.h"
 
 namespace topoplace::etcd {

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 
 namespace topoplace::etcd {
 namespace {

@@ -2,8 +2,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "store/etcd/fenced_txn.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::etcd {
 namespace {

@@ -8,10 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "scheduler/ledger/ledger_rules.h"
 #include "store/etcd/allocation_record.h"
 #include "store/etcd/fenced_txn.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::etcd {
 namespace {

@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "store/sqlite/migrations.h"
-#include "topology/base/status_macros.h"
 #include "topology/io/fabric_file.h"
 
 namespace topoplace::store {

@@ -1,7 +1,7 @@
 #include "store/sqlite/migrations.h"
 
 #include "absl/strings/str_cat.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 
 namespace topoplace::store {
 

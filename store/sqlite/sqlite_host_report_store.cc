@@ -2,8 +2,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
 #include "store/sqlite/migrations.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::store {
 namespace {

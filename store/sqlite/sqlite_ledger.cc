@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/ledger/ledger_rules.h"
 #include "store/sqlite/migrations.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::ledger {
 namespace {

@@ -1,8 +1,8 @@
 #include "store/sqlite/telemetry_report_store.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "store/sqlite/migrations.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::store {
 namespace {

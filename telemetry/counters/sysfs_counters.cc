@@ -9,7 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 
 namespace topoplace::telemetry {
 namespace {

@@ -9,8 +9,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "topology/base/json_depth.h"
-#include "topology/base/status_macros.h"
+#include "base/json_depth.h"
+#include "base/status_macros.h"
 
 namespace topoplace::telemetry {
 namespace {

@@ -17,8 +17,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
 #include "telemetry/probe/socket_util.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::telemetry {
 namespace {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 
 namespace topoplace::telemetry {
 namespace {

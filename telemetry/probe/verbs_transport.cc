@@ -20,9 +20,9 @@
 #include <thread>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "telemetry/probe/socket_util.h"
 #include "telemetry/probe/verbs_plan.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::telemetry {
 namespace {

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 #include "topology/discovery/agent_report.h"
 #include "topology/discovery/fact_merger.h"
 #include "topology/discovery/grouped_warning.h"

@@ -8,7 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 
 namespace topoplace::discovery {
 

@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 #include "topology/discovery/grouped_warning.h"
 #include "topology/discovery/ibnetdiscover_cas.h"
 #include "topology/discovery/ibnetdiscover_records.h"

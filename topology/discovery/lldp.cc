@@ -10,8 +10,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "topology/base/json_depth.h"
-#include "topology/base/status_macros.h"
+#include "base/json_depth.h"
+#include "base/status_macros.h"
 #include "topology/discovery/read_file.h"
 
 namespace topoplace::discovery {

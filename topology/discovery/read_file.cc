@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "topology/base/input_file.h"
+#include "base/input_file.h"
 
 namespace topoplace::discovery {
 

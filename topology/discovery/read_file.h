@@ -8,7 +8,7 @@
 
 namespace topoplace::discovery {
 
-// Returns the bytes of `path` (a file or a pipe, at most 1 GiB: topology/base/input_file.h).
+// Returns the bytes of `path` (a file or a pipe, at most 1 GiB: base/input_file.h).
 // NotFound if it cannot be opened, InvalidArgument for a device or directory or past the
 // bound, DataLoss on a read error.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "topology/base/status_macros.h"
+#include "base/status_macros.h"
 #include "topology/model/fabric_builder.h"
 
 namespace topoplace {

@@ -22,7 +22,7 @@ absl::StatusOr<FabricPtr> ParseFabricJson(absl::string_view text, absl::string_v
 // The largest fabric file read: clos3-100k's is a few tens of MB.
 inline constexpr size_t kMaxFabricFileBytes = size_t{1} << 30;
 // Reads and parses a fabric file. NotFound if it cannot be read; InvalidArgument for a
-// FIFO, device or directory, or a file past kMaxFabricFileBytes (topology/base/input_file.h).
+// FIFO, device or directory, or a file past kMaxFabricFileBytes (base/input_file.h).
 absl::StatusOr<FabricPtr> LoadFabricFile(const std::string& path);
 
 // Serialises `fabric` in canonical form.

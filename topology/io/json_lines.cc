@@ -1,6 +1,6 @@
 #include "topology/io/json_lines.h"
 
-#include "topology/base/json_scan.h"
+#include "base/json_scan.h"
 
 namespace topoplace {
 

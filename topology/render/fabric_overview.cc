@@ -9,7 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "topology/base/xml_escape.h"
+#include "base/xml_escape.h"
 
 namespace topoplace::render {
 namespace {

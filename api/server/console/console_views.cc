@@ -13,11 +13,11 @@
 #include "api/server/current_uplink_load.h"
 #include "api/server/proto_convert.h"
 #include "api/server/telemetry_path_view.h"
+#include "base/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/state/free_capacity.h"
 #include "telemetry/health/fabric_health_model.h"
 #include "telemetry/health/job_path.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::server {
 namespace {

@@ -18,13 +18,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/port_file.h"
+#include "base/status_macros.h"
 #include "client/topoplace_client.h"
 #include "plugins/k8s/extender/extender_handlers.h"
 #include "plugins/k8s/extender/extender_server.h"
 #include "plugins/k8s/extender/gang_planner.h"
 #include "plugins/k8s/extender/grpc_placement_backend.h"
-#include "topology/base/port_file.h"
-#include "topology/base/status_macros.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "topology/base/json_depth.h"
-#include "topology/base/json_string.h"
+#include "base/json_depth.h"
+#include "base/json_string.h"
 
 namespace topoplace::k8s {
 namespace {

@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "client/rpc_status.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::k8s {
 namespace {

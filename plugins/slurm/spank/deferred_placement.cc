@@ -4,10 +4,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "plugins/common/node_list.h"
 #include "plugins/slurm/spank/spank_config.h"
 #include "scheduler/job/job_spec.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::slurm {
 

@@ -1,11 +1,11 @@
 #include "plugins/slurm/spank/placement_session.h"
 
-#include <fstream>
 #include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "topology/base/status_macros.h"
+#include "base/input_file.h"
+#include "base/status_macros.h"
 
 namespace topoplace::slurm {
 
@@ -21,12 +21,9 @@ absl::StatusOr<std::unique_ptr<PlacementSession>> PlacementSession::Open(
   options.ca_file = config.ca_file;
   options.munge_socket = config.munge_socket;
   if (options.munge_socket.empty() && !config.token_file.empty()) {
-    std::ifstream in(config.token_file);
-    std::string line;
-    if (!in || !std::getline(in, line)) {
-      return absl::NotFoundError(
-          absl::StrCat("token_file '", config.token_file, "' cannot be read"));
-    }
+    TP_ASSIGN_OR_RETURN(const std::string text,
+                        ReadInputFile(config.token_file, kMaxCredentialFileBytes, "token_file"));
+    const absl::string_view line = absl::string_view(text).substr(0, text.find('\n'));
     options.token = std::string(absl::StripAsciiWhitespace(line));
   }
   TP_ASSIGN_OR_RETURN(std::unique_ptr<client::TopoplaceClient> client,

@@ -2,8 +2,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "scheduler/job/job_spec.h"
-#include "topology/base/status_macros.h"
 
 namespace topoplace::slurm {
 namespace {

@@ -54,6 +54,17 @@ TEST_F(CredentialFilesTest, ReadTokenFile_RefusesWorldReadableShortOrEmptyTokens
             absl::StatusCode::kNotFound);
 }
 
+TEST_F(CredentialFilesTest, TokenFilesThatAreFifosAreRefusedWithoutWaitingForAWriter) {
+  // Read through base/input_file.h as every input file is: a FIFO would block the daemon's
+  // start until someone wrote to it.
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto token = ReadTokenFile("token_file", fifo);
+  EXPECT_EQ(token.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(token.status().message()), HasSubstr("token_file '" + fifo + "'"));
+  EXPECT_EQ(ReadHostTokensFile(fifo).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(CredentialFilesTest, ReadHostTokensFile_MapsEachTokenToItsHost) {
   auto tokens = ReadHostTokensFile(Write("h",
                                          "# host token\n"

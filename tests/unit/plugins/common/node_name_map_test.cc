@@ -19,6 +19,13 @@ TEST(NodeNameMap, MapsListedHostsAndKeepsTheRest) {
   EXPECT_EQ(map->HostName("b00-n002"), "b00-n002");
 }
 
+TEST(NodeNameMap, Load_RefusesWhatIsNotARegularFileAndNamesIt) {
+  auto directory = NodeNameMap::Load("/tmp");
+  EXPECT_EQ(directory.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(directory.status().message()), HasSubstr("node map '/tmp'"));
+  EXPECT_EQ(NodeNameMap::Load("/nonexistent/map.txt").status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST(NodeNameMap, BadLines_NameTheLine) {
   EXPECT_THAT(std::string(NodeNameMap::Parse("a b\nc\n", "map.txt").status().message()),
               HasSubstr("map.txt:2: expected 'FABRIC_HOST SLURM_NODE', got 1 fields"));

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "gtest/gtest.h"
 #include "scheduler/sim/metrics.h"
 #include "scheduler/sim/synthetic_trace.h"
@@ -56,7 +57,6 @@
 #include "scheduler/sim/trace_native.h"
 #include "tests/testing/fabrics.h"
 #include "tests/unit/scheduler/sim/tiny_fabric.h"
-#include "topology/base/status_macros.h"
 #include "topology/generate/reference_fabrics.h"
 
 namespace topoplace::sched::sim {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "topology/base/input_file.h"
+#include "base/input_file.h"
 
 namespace topoplace::telemetry {
 namespace {

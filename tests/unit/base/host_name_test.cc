@@ -1,4 +1,4 @@
-#include "topology/base/host_name.h"
+#include "base/host_name.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

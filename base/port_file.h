@@ -1,7 +1,7 @@
 // The bound-port handshake of our daemons: a daemon started with `--port-file F` and
 // port 0 writes the port it got to F, so tests and scripts learn where to connect.
-#ifndef TOPOPLACE_TOPOLOGY_BASE_PORT_FILE_H_
-#define TOPOPLACE_TOPOLOGY_BASE_PORT_FILE_H_
+#ifndef TOPOPLACE_BASE_PORT_FILE_H_
+#define TOPOPLACE_BASE_PORT_FILE_H_
 
 #include <string>
 
@@ -15,4 +15,4 @@ absl::Status WritePortFile(const std::string& path, int port);
 
 }  // namespace topoplace
 
-#endif  // TOPOPLACE_TOPOLOGY_BASE_PORT_FILE_H_
+#endif  // TOPOPLACE_BASE_PORT_FILE_H_

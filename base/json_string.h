@@ -1,7 +1,7 @@
 // JSON string literals for the writers that build JSON text by hand for speed (the fabric
 // file, the kube-scheduler extender's answers).
-#ifndef TOPOPLACE_TOPOLOGY_BASE_JSON_STRING_H_
-#define TOPOPLACE_TOPOLOGY_BASE_JSON_STRING_H_
+#ifndef TOPOPLACE_BASE_JSON_STRING_H_
+#define TOPOPLACE_BASE_JSON_STRING_H_
 
 #include <string>
 
@@ -15,4 +15,4 @@ void AppendJsonString(std::string& out, absl::string_view text);
 
 }  // namespace topoplace
 
-#endif  // TOPOPLACE_TOPOLOGY_BASE_JSON_STRING_H_
+#endif  // TOPOPLACE_BASE_JSON_STRING_H_

@@ -1,7 +1,7 @@
 // Input files are read whole, within a bound, and only from what can be read whole: a
 // FIFO is refused before it could block (unless pipes are asked for), a device before it
 // could fill memory.
-#include "topology/base/input_file.h"
+#include "base/input_file.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>

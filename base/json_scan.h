@@ -4,8 +4,8 @@
 //
 //   JsonStringTracker strings;
 //   for (char c : text) if (strings.Step(c) == JsonStringTracker::Where::kOutside) ...;
-#ifndef TOPOPLACE_TOPOLOGY_BASE_JSON_SCAN_H_
-#define TOPOPLACE_TOPOLOGY_BASE_JSON_SCAN_H_
+#ifndef TOPOPLACE_BASE_JSON_SCAN_H_
+#define TOPOPLACE_BASE_JSON_SCAN_H_
 
 namespace topoplace {
 
@@ -38,4 +38,4 @@ class JsonStringTracker {
 
 }  // namespace topoplace
 
-#endif  // TOPOPLACE_TOPOLOGY_BASE_JSON_SCAN_H_
+#endif  // TOPOPLACE_BASE_JSON_SCAN_H_

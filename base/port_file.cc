@@ -1,4 +1,4 @@
-#include "topology/base/port_file.h"
+#include "base/port_file.h"
 
 #include <cstdio>
 #include <fstream>

@@ -1,6 +1,6 @@
 // Specification of the hand-rolled JSON string writer: whatever it writes, a real JSON
 // parser reads back as the same text.
-#include "topology/base/json_string.h"
+#include "base/json_string.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -2,8 +2,8 @@
 // list): whole, with a bound, and only if it is a regular file. (Hardening round four,
 // finding 8: /dev/zero as a fabric, trace or config file grew to about 2 GB and aborted,
 // and a FIFO hung the command waiting for a writer.)
-#ifndef TOPOPLACE_TOPOLOGY_BASE_INPUT_FILE_H_
-#define TOPOPLACE_TOPOLOGY_BASE_INPUT_FILE_H_
+#ifndef TOPOPLACE_BASE_INPUT_FILE_H_
+#define TOPOPLACE_BASE_INPUT_FILE_H_
 
 #include <cstddef>
 #include <string>
@@ -12,6 +12,10 @@
 #include "absl/strings/string_view.h"
 
 namespace topoplace {
+
+// The bound for a credential file (a PEM certificate chain, a private key, a password): the
+// longest chains in use are a few kilobytes.
+inline constexpr size_t kMaxCredentialFileBytes = size_t{1} << 20;
 
 // Which files ReadInputFile takes besides regular ones.
 enum class InputKind {
@@ -29,4 +33,4 @@ absl::StatusOr<std::string> ReadInputFile(const std::string& path, size_t max_by
 
 }  // namespace topoplace
 
-#endif  // TOPOPLACE_TOPOLOGY_BASE_INPUT_FILE_H_
+#endif  // TOPOPLACE_BASE_INPUT_FILE_H_

@@ -1,7 +1,7 @@
-#include "topology/base/json_depth.h"
+#include "base/json_depth.h"
 
 #include "absl/strings/str_cat.h"
-#include "topology/base/json_scan.h"
+#include "base/json_scan.h"
 
 namespace topoplace {
 

@@ -1,4 +1,4 @@
-#include "topology/base/json_depth.h"
+#include "base/json_depth.h"
 
 #include <string>
 

@@ -4,8 +4,8 @@
 //
 //   TP_RETURN_IF_ERROR(WriteHeader(out));
 //   TP_ASSIGN_OR_RETURN(Fabric fabric, LoadFabric(path));
-#ifndef TOPOPLACE_TOPOLOGY_BASE_STATUS_MACROS_H_
-#define TOPOPLACE_TOPOLOGY_BASE_STATUS_MACROS_H_
+#ifndef TOPOPLACE_BASE_STATUS_MACROS_H_
+#define TOPOPLACE_BASE_STATUS_MACROS_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -33,4 +33,4 @@
   lhs = std::move(statusor).value()
 // NOLINTEND(bugprone-macro-parentheses)
 
-#endif  // TOPOPLACE_TOPOLOGY_BASE_STATUS_MACROS_H_
+#endif  // TOPOPLACE_BASE_STATUS_MACROS_H_

@@ -1,4 +1,4 @@
-#include "topology/base/xml_escape.h"
+#include "base/xml_escape.h"
 
 namespace topoplace {
 

@@ -1,4 +1,4 @@
-#include "topology/base/host_name.h"
+#include "base/host_name.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"

@@ -1,4 +1,4 @@
-#include "topology/base/json_string.h"
+#include "base/json_string.h"
 
 #include "absl/strings/str_format.h"
 

@@ -2,8 +2,8 @@
 // host lists, Slurm and Kubernetes node lists. A name that passes can be carried by every
 // consumer (a spec's comma-separated list, a hostlist expression, a label value, a
 // terminal) without being read as something else.
-#ifndef TOPOPLACE_TOPOLOGY_BASE_HOST_NAME_H_
-#define TOPOPLACE_TOPOLOGY_BASE_HOST_NAME_H_
+#ifndef TOPOPLACE_BASE_HOST_NAME_H_
+#define TOPOPLACE_BASE_HOST_NAME_H_
 
 #include <cstddef>
 
@@ -22,4 +22,4 @@ absl::Status CheckHostName(absl::string_view field, absl::string_view name);
 
 }  // namespace topoplace
 
-#endif  // TOPOPLACE_TOPOLOGY_BASE_HOST_NAME_H_
+#endif  // TOPOPLACE_BASE_HOST_NAME_H_

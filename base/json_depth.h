@@ -2,8 +2,8 @@
 // recursively, so a body of 60,000 '[' (a 120 KB request) overflows the stack and kills
 // the process. Every parser of untrusted JSON checks the nesting first, in one linear scan
 // that allocates nothing.
-#ifndef TOPOPLACE_TOPOLOGY_BASE_JSON_DEPTH_H_
-#define TOPOPLACE_TOPOLOGY_BASE_JSON_DEPTH_H_
+#ifndef TOPOPLACE_BASE_JSON_DEPTH_H_
+#define TOPOPLACE_BASE_JSON_DEPTH_H_
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -23,4 +23,4 @@ absl::Status CheckJsonDepth(absl::string_view text, absl::string_view what,
 
 }  // namespace topoplace
 
-#endif  // TOPOPLACE_TOPOLOGY_BASE_JSON_DEPTH_H_
+#endif  // TOPOPLACE_BASE_JSON_DEPTH_H_

@@ -1,7 +1,7 @@
 // Escaping for text placed in SVG/XML documents (fabric and plan drawings, simulator
 // charts).
-#ifndef TOPOPLACE_TOPOLOGY_BASE_XML_ESCAPE_H_
-#define TOPOPLACE_TOPOLOGY_BASE_XML_ESCAPE_H_
+#ifndef TOPOPLACE_BASE_XML_ESCAPE_H_
+#define TOPOPLACE_BASE_XML_ESCAPE_H_
 
 #include <string>
 
@@ -14,4 +14,4 @@ std::string XmlEscape(absl::string_view text);
 
 }  // namespace topoplace
 
-#endif  // TOPOPLACE_TOPOLOGY_BASE_XML_ESCAPE_H_
+#endif  // TOPOPLACE_BASE_XML_ESCAPE_H_
