@@ -1,7 +1,7 @@
 // The fabric summary that `topoplace fabric show` and `fabric import` print: counts,
 // switches and oversubscription per tier, rails, blocks, pods, and warnings.
 //
-// JSON keys are a stable contract (documented in the README): name, version, hosts, gpus,
+// JSON keys are a stable contract (documented in docs/guides/cli.md): name, version, hosts, gpus,
 // nics, links, switches, tiers[{tier, name, switches, down_gbps, up_gbps,
 // oversubscription}], rails, blocks, pods, nvlink_domains, rail_optimized, warnings.
 #ifndef TOPOPLACE_TOPOLOGY_MODEL_FABRIC_SUMMARY_H_

@@ -366,8 +366,8 @@ TEST(SimulateCommand, JobsOutHasEveryJobOfEveryRunAndItsMeanIsTheSummarys) {
   }
 }
 
-// The README's synopsis of `simulate` names every flag its --help lists.
-TEST(SimulateCommand, TheReadmesSynopsisListsEveryFlag) {
+// The CLI guide's synopsis of `simulate` names every flag its --help lists.
+TEST(SimulateCommand, TheCliGuidesSynopsisListsEveryFlag) {
   auto help = RunCommand(Cli("simulate --help"));
   ASSERT_EQ(help.exit_code, 0) << help.err;
   std::set<std::string> flags;
@@ -378,10 +378,10 @@ TEST(SimulateCommand, TheReadmesSynopsisListsEveryFlag) {
     if (std::regex_search(line, m, option) && m[1] != "--help") flags.insert(m[1]);
   }
   EXPECT_GT(flags.size(), 20u) << help.out;
-  std::ifstream in(TOPOPLACE_README);
+  std::ifstream in(TOPOPLACE_CLI_GUIDE);
   const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t start = readme.find("topoplace simulate --fabric");
-  ASSERT_NE(start, std::string::npos) << "no simulate synopsis in the README";
+  ASSERT_NE(start, std::string::npos) << "no simulate synopsis in docs/guides/cli.md";
   const std::string synopsis = readme.substr(start, readme.find("\n#", start) - start);
   // The flag as a whole word: "--jobs" is not found inside "--jobs-out".
   const auto names = [&](const std::string& flag) {
@@ -393,7 +393,7 @@ TEST(SimulateCommand, TheReadmesSynopsisListsEveryFlag) {
     return false;
   };
   for (const std::string& flag : flags) {
-    EXPECT_TRUE(names(flag)) << flag << " is missing from the README's simulate synopsis";
+    EXPECT_TRUE(names(flag)) << flag << " is missing from the CLI guide's simulate synopsis";
   }
 }
 
