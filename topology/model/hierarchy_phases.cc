@@ -1,8 +1,11 @@
 #include "topology/model/hierarchy_phases.h"
 
 #include <algorithm>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/connected_components.hpp>
+#include <boost/graph/filtered_graph.hpp>
 #include <boost/pending/disjoint_sets.hpp>
-#include <deque>
+#include <boost/pending/queue.hpp>
 #include <map>
 #include <string>
 #include <vector>
@@ -55,20 +58,44 @@ class Sets {
 // For each switch: true if it lies in a minor island, one holding at most half as many
 // NIC cables as the island with the most. Precondition: NIC leaves set.
 std::vector<bool> MinorIslandLeaves(const SwitchGraph& graph, const std::vector<Nic>& nics) {
-  const size_t n = graph.neighbours.size();
-  Sets sets(n);
-  for (size_t s = 0; s < n; ++s) {
-    for (SwitchId o : graph.neighbours[s]) sets.Join(s, static_cast<size_t>(o));
-  }
-  std::vector<int64_t> cables(n, 0);  // per island root
+  const size_t n = boost::num_vertices(graph.links);
+  std::vector<size_t> island(n);
+  const size_t islands = n == 0 ? 0 : boost::connected_components(graph.links, island.data());
+  std::vector<int64_t> cables(islands, 0);
   for (const Nic& nic : nics) {
-    if (nic.leaf >= 0) ++cables[sets.Find(static_cast<size_t>(nic.leaf))];
+    if (nic.leaf >= 0) ++cables[island[static_cast<size_t>(nic.leaf)]];
   }
-  const int64_t most = n == 0 ? 0 : *std::max_element(cables.begin(), cables.end());
+  const int64_t most = islands == 0 ? 0 : *std::max_element(cables.begin(), cables.end());
   std::vector<bool> minor(n, false);
-  for (size_t s = 0; s < n; ++s) minor[s] = 2 * cables[sets.Find(s)] <= most;
+  for (size_t s = 0; s < n; ++s) minor[s] = 2 * cables[island[s]] <= most;
   return minor;
 }
+
+// Breadth-first search from every leaf at once: a switch first reached over a link is one
+// tier above the switch it was reached from.
+class TierVisitor : public boost::default_bfs_visitor {
+ public:
+  explicit TierVisitor(std::vector<Switch>& switches) : switches_(switches) {}
+  template <class Edge, class Graph>
+  void tree_edge(Edge e, const Graph& g) const {
+    switches_[boost::target(e, g)].tier = switches_[boost::source(e, g)].tier + 1;
+  }
+
+ private:
+  std::vector<Switch>& switches_;
+};
+
+// Keeps the links whose two switches both have a tier in [1, top].
+struct LinksUpToTier {
+  const SwitchGraph::Graph* graph = nullptr;
+  const std::vector<Switch>* switches = nullptr;
+  int32_t top = 0;
+  bool operator()(SwitchGraph::Graph::edge_descriptor e) const {
+    const int32_t a = (*switches)[boost::source(e, *graph)].tier;
+    const int32_t b = (*switches)[boost::target(e, *graph)].tier;
+    return a >= 1 && a <= top && b >= 1 && b <= top;
+  }
+};
 
 // Each host's key: the sorted leaves it reaches in its main network (else in minor
 // islands); its block is set to the key's index in `keys` (-1 when it reaches nothing).
@@ -186,16 +213,23 @@ void WarnAboutNvlinkDomains(const std::vector<Host>& hosts,
 
 }  // namespace
 
+std::vector<SwitchId> SwitchGraph::Neighbours(SwitchId s) const {
+  std::vector<SwitchId> near;
+  for (auto [it, end] = boost::adjacent_vertices(static_cast<size_t>(s), links); it != end; ++it) {
+    near.push_back(static_cast<SwitchId>(*it));
+  }
+  return near;
+}
+
 SwitchGraph ReadSwitchGraph(size_t num_switches, const std::vector<Link>& links) {
   SwitchGraph graph;
-  graph.neighbours.resize(num_switches);
+  graph.links = SwitchGraph::Graph(num_switches);
   graph.touches_nic.assign(num_switches, false);
   for (const Link& link : links) {
     const bool a_sw = link.a.kind == Endpoint::Kind::kSwitch;
     const bool b_sw = link.b.kind == Endpoint::Kind::kSwitch;
     if (a_sw && b_sw) {
-      graph.neighbours[link.a.id].push_back(link.b.id);
-      graph.neighbours[link.b.id].push_back(link.a.id);
+      boost::add_edge(static_cast<size_t>(link.a.id), static_cast<size_t>(link.b.id), graph.links);
     } else {
       graph.touches_nic[a_sw ? link.a.id : link.b.id] = true;
     }
@@ -204,24 +238,15 @@ SwitchGraph ReadSwitchGraph(size_t num_switches, const std::vector<Link>& links)
 }
 
 int32_t InferTiers(const SwitchGraph& graph, std::vector<Switch>& switches, Warnings& warnings) {
-  std::deque<SwitchId> queue;
+  std::vector<size_t> leaves;
   for (size_t s = 0; s < switches.size(); ++s) {
-    switches[s].tier = 0;
-    if (graph.touches_nic[s]) {
-      switches[s].tier = 1;
-      queue.push_back(static_cast<SwitchId>(s));
-    }
+    switches[s].tier = graph.touches_nic[s] ? 1 : 0;
+    if (graph.touches_nic[s]) leaves.push_back(s);
   }
-  while (!queue.empty()) {
-    const SwitchId s = queue.front();
-    queue.pop_front();
-    for (SwitchId n : graph.neighbours[s]) {
-      if (switches[n].tier == 0) {
-        switches[n].tier = switches[s].tier + 1;
-        queue.push_back(n);
-      }
-    }
-  }
+  boost::queue<size_t> queue;
+  std::vector<boost::default_color_type> color(switches.size());
+  boost::breadth_first_search(graph.links, leaves.begin(), leaves.end(), queue,
+                              TierVisitor(switches), color.data());
   std::vector<std::string> unreachable, mismatched, too_deep;
   int32_t max_tier = 0;
   for (Switch& sw : switches) {
@@ -369,17 +394,14 @@ std::vector<std::vector<int32_t>> JoinTierDomains(const SwitchGraph& graph,
                                                   int32_t max_tier) {
   const size_t n = switches.size();
   std::vector<std::vector<int32_t>> leaf_domain(max_tier, std::vector<int32_t>(n, -1));
+  std::vector<size_t> component(n);
   for (int32_t k = 1; k <= max_tier; ++k) {
-    Sets sets(n);
-    for (size_t s = 0; s < n; ++s) {
-      if (switches[s].tier < 1 || switches[s].tier > k) continue;
-      for (SwitchId o : graph.neighbours[s]) {
-        if (switches[o].tier >= 1 && switches[o].tier <= k) sets.Join(s, static_cast<size_t>(o));
-      }
-    }
+    const boost::filtered_graph<SwitchGraph::Graph, LinksUpToTier> up_to_k(
+        graph.links, LinksUpToTier{&graph.links, &switches, k});
+    if (n > 0) boost::connected_components(up_to_k, component.data());
     DenseIds ids;
     for (size_t s = 0; s < n; ++s) {
-      if (switches[s].tier == 1) leaf_domain[k - 1][s] = ids.Get(sets.Find(s));
+      if (switches[s].tier == 1) leaf_domain[k - 1][s] = ids.Get(component[s]);
     }
   }
   return leaf_domain;

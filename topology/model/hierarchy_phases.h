@@ -13,6 +13,7 @@
 #ifndef TOPOPLACE_TOPOLOGY_MODEL_HIERARCHY_PHASES_H_
 #define TOPOPLACE_TOPOLOGY_MODEL_HIERARCHY_PHASES_H_
 
+#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,10 +30,14 @@ inline constexpr int32_t kMaxSwitchTiers = 8;
 // Lines for Fabric::warnings(); many objects of one kind with one problem are one line.
 using Warnings = std::vector<std::string>;
 
-// The switch-to-switch graph, read off the links once.
+// The switch-to-switch graph, read off the links once, for Boost.Graph's searches: vertex s
+// is switch s, an edge per switch-to-switch link in link order.
 struct SwitchGraph {
-  std::vector<std::vector<SwitchId>> neighbours;  // per switch: switches linked to it
-  std::vector<bool> touches_nic;                  // per switch: a NIC is cabled to it
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+  Graph links;
+  std::vector<bool> touches_nic;  // per switch: a NIC is cabled to it
+  // The switches linked to `s`, once per link, in link order.
+  std::vector<SwitchId> Neighbours(SwitchId s) const;
 };
 // Precondition: every link's switch ends are below num_switches.
 SwitchGraph ReadSwitchGraph(size_t num_switches, const std::vector<Link>& links);

@@ -45,7 +45,7 @@ void TwoNicHosts(int n, std::vector<Host>& hosts, std::vector<Nic>& nics) {
 TEST(HierarchyPhases, TheSwitchGraphHoldsSwitchLinksAndWhichSwitchesTouchANic) {
   const SwitchGraph g =
       ReadSwitchGraph(3, {Cable(NicEnd(0), Sw(0)), Cable(Sw(0), Sw(1)), Cable(Sw(2), Sw(1))});
-  EXPECT_THAT(g.neighbours[1], ElementsAre(0, 2));
+  EXPECT_THAT(g.Neighbours(1), ElementsAre(0, 2));
   EXPECT_THAT(g.touches_nic, ElementsAre(true, false, false));
 }
 
