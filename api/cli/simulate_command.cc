@@ -370,6 +370,7 @@ std::string CommandLine(const SimulateOptions& opt) {
 
 }  // namespace
 
+// Over 80 lines because it is a list: one registration per flag, in --help's order.
 void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
   auto opt = std::make_shared<SimulateOptions>();
   CLI::App* cmd = app.add_subcommand(

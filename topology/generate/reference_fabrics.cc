@@ -17,9 +17,10 @@ struct Preset {
   ClosParams params;
 };
 
-// The reference designs (README, "Reference fabrics"). Cable counts follow from bandwidth: e.g. a
-// rail-28k leaf has 112 x 400G down = 44.8T; at 7:1 that is 6.4T up = 8 x 800G, 2 to each of the 4
-// spines of its rail plane; each 64-port spine then takes 2 cables from 32 groups.
+// The reference designs (docs/guides/fabrics.md, "Reference fabrics"). Cable counts follow from
+// bandwidth: e.g. a rail-28k leaf has 112 x 400G down = 44.8T; at 7:1 that is 6.4T up = 8 x
+// 800G, 2 to each of the 4 spines of its rail plane; each 64-port spine then takes 2 cables from
+// 32 groups. Over 80 lines because it is a table: one block of parameters per preset.
 std::vector<Preset> Presets() {
   std::vector<Preset> presets;
   {
