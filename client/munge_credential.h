@@ -1,7 +1,7 @@
 // A MUNGE credential (Slurm's own authentication, https://dun.github.io/munge/) naming
 // this process's uid, for one call to topoplaced: the SPANK plugin and the CLI send it as
 // `authorization: MUNGE <credential>` instead of a bearer token, so Slurm users need no
-// shared secret, and the daemon learns who asks (api/server/munge_identity.h). munged
+// shared secret, and the daemon learns who asks (api/server/guards/munge_identity.h). munged
 // refuses to decode a credential twice, so each call attempt gets a fresh one.
 #ifndef TOPOPLACE_CLIENT_MUNGE_CREDENTIAL_H_
 #define TOPOPLACE_CLIENT_MUNGE_CREDENTIAL_H_
@@ -21,7 +21,7 @@ inline constexpr char kDefaultMungeSocket[] = "/run/munge/munge.socket.2";
 inline constexpr char kMungeScheme[] = "MUNGE ";
 
 // A libmunge context talking to the munged at `socket` (encoding here, decoding in
-// api/server/munge_identity.h).
+// api/server/guards/munge_identity.h).
 using MungeContext = std::unique_ptr<struct munge_ctx, void (*)(struct munge_ctx*)>;
 absl::StatusOr<MungeContext> OpenMungeContext(const std::string& socket);
 

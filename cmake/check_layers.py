@@ -48,10 +48,16 @@ LAYERS = [
     ["client"],
     ["plugins/common"],
     ["plugins/slurm", "plugins/k8s"],
-    ["api/server", "api/agent"],
+    ["api/server/config", "api/agent"],
+    ["api/server/guards", "api/server/adapters"],
+    ["api/server/services"],
+    ["api/server/console"],
+    ["api/server/wiring"],
     ["api/cli"],
 ]
 ROOTS = ("base", "topology", "scheduler", "telemetry", "store", "client", "plugins", "api")
+# Folders whose sub-folders are layer units of their own (the daemon's rooms by job).
+SPLIT = ("api/server",)
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 
 
@@ -60,7 +66,8 @@ def folder_of(path):
     parts = path.split("/")
     if parts[0] not in ROOTS:
         return None
-    return "/".join(parts[:2]) if len(parts) > 2 else parts[0]
+    depth = 3 if "/".join(parts[:2]) in SPLIT else 2
+    return "/".join(parts[:depth]) if len(parts) > depth else "/".join(parts[:depth - 1])
 
 
 def check(root, layers=LAYERS):
@@ -147,6 +154,8 @@ def self_test():
         write("scheduler/scorers/d.cc", '#include "scheduler/baselines/e.h"\n')
         problems = check(root)
         assert len(problems) == 2 and any("scheduler/state/c.cc:1" in p for p in problems), problems
+        write("api/server/guards/g.h", '#include "api/server/wiring/h.h"\n')
+        assert any("api/server/guards includes" in p for p in check(root)), check(root)
         write("scheduler/newfolder/f.cc", "\n")
         assert any("has no layer" in p for p in check(root)), check(root)
         layers = [["a/x"], ["a/y"]]
@@ -157,7 +166,8 @@ def self_test():
         assert any("listed after" in p for p in check_docs(root, layers, docs))
         write("d.md", "# d\n\n| folder | holds |\n|---|---|\n| `x/` | . |\n")
         assert any("does not name a/y" in p for p in check_docs(root, layers, docs))
-    print("check_layers self-test: upward, sibling and unplaced includes are caught, and docs "
+    print("check_layers self-test: upward (between the daemon's rooms too), sibling and unplaced "
+          "includes are caught, and docs "
           "out of order or missing a folder")
     return 0
 

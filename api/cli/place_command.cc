@@ -217,6 +217,47 @@ absl::Status RunRemotePlace(CliContext& ctx, const CLI::App& cmd, const PlaceOpt
   return absl::OkStatus();
 }
 
+// --compare: `request` placed by every policy, printed side by side.
+absl::Status ComparePolicies(CliContext& ctx, const sched::PlacementEngine& engine,
+                             sched::PlacementRequest request, const sched::Occupancy& background,
+                             bool json) {
+  const std::vector<std::string> policies = sched::BuiltinPlugins().PolicyNames();
+  std::vector<absl::StatusOr<sched::PlacementPlan>> plans;
+  for (const std::string& name : policies) {
+    request.policy = name;
+    plans.push_back(engine.Place(request, background));
+    // Bad input is bad for every policy; report it once as such.
+    if (!plans.back().ok() && plans.back().status().code() == absl::StatusCode::kInvalidArgument) {
+      return plans.back().status();
+    }
+  }
+  PrintComparison(ctx, policies, plans, json);
+  return plans.front().status();
+}
+
+// --may-preempt: the plan after the cheapest preemption, as the daemon's dry run
+// (sched::Advisor) finds it over `ledger` and `engine` with the request's uplink load;
+// printed here with its victims. Empty when the JSON answer was printed whole.
+absl::StatusOr<std::optional<sched::PlacementPlan>> PlaceMayPreempt(
+    CliContext& ctx, const sched::PlacementEngine& engine, const Fabric& fabric,
+    ledger::Ledger& ledger, const sched::PlacementRequest& request, bool json) {
+  const sched::FixedPlacementPort port(
+      std::shared_ptr<const sched::PlacementEngine>(&engine, [](const sched::PlacementEngine*) {}),
+      request.uplink_busy);
+  const sched::ReserverPorts ports{.ledger = &ledger, .fabric = &fabric, .placement = &port};
+  TP_ASSIGN_OR_RETURN(sched::PreemptionAdvice advice,
+                      sched::Advisor(ports).PlaceWithPreemption(request));
+  std::vector<VictimRow> victims;
+  for (size_t i = 0; i < advice.preemption.victims.size(); ++i) {
+    const sched::Victim& v = advice.preemption.victims[i];
+    victims.push_back({v.id, advice.external_ids[i], v.priority, v.reason});
+  }
+  PrintPreemption(ctx, advice.preemption.domain, victims, json,
+                  sched::PlanToJson(fabric, advice.preemption.plan));
+  if (json) return std::nullopt;
+  return std::move(advice.preemption.plan);
+}
+
 absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& opt) {
   if (!ctx.server.empty()) return RunRemotePlace(ctx, cmd, opt);
   if (opt.fabric.empty()) {
@@ -254,21 +295,7 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   if (held) sources.held = held->held.get();
   request.uplink_busy =
       sched::CurrentUplinkLoad(sources, absl::Now(), held ? held->ledger.get() : nullptr);
-  if (opt.compare) {
-    const std::vector<std::string> policies = sched::BuiltinPlugins().PolicyNames();
-    std::vector<absl::StatusOr<sched::PlacementPlan>> plans;
-    for (const std::string& name : policies) {
-      request.policy = name;
-      plans.push_back(engine.Place(request, background));
-      // Bad input is bad for every policy; report it once as such.
-      if (!plans.back().ok() &&
-          plans.back().status().code() == absl::StatusCode::kInvalidArgument) {
-        return plans.back().status();
-      }
-    }
-    PrintComparison(ctx, policies, plans, opt.json);
-    return plans.front().status();
-  }
+  if (opt.compare) return ComparePolicies(ctx, engine, request, background, opt.json);
   request.policy = opt.policy;
   if (opt.may_preempt && !held) {
     return absl::InvalidArgumentError(
@@ -276,27 +303,10 @@ absl::Status RunPlace(CliContext& ctx, const CLI::App& cmd, const PlaceOptions& 
   }
   sched::PlacementPlan plan;
   if (opt.may_preempt) {
-    // The daemon's dry run (sched::Advisor) over this ledger and engine, with the uplink
-    // load this command combined.
-    const std::shared_ptr<const sched::PlacementEngine> shared(
-        &engine, [](const sched::PlacementEngine*) {});
-    const std::vector<double> uplink_busy = request.uplink_busy;
-    sched::ReserverPorts ports;
-    ports.ledger = held->ledger.get();
-    ports.fabric = fabric.get();
-    ports.engine = [&shared] { return shared; };
-    ports.uplink_load = [&uplink_busy] { return uplink_busy; };
-    TP_ASSIGN_OR_RETURN(sched::PreemptionAdvice advice,
-                        sched::Advisor(std::move(ports)).PlaceWithPreemption(request));
-    std::vector<VictimRow> victims;
-    for (size_t i = 0; i < advice.preemption.victims.size(); ++i) {
-      const sched::Victim& v = advice.preemption.victims[i];
-      victims.push_back({v.id, advice.external_ids[i], v.priority, v.reason});
-    }
-    PrintPreemption(ctx, advice.preemption.domain, victims, opt.json,
-                    sched::PlanToJson(*fabric, advice.preemption.plan));
-    if (opt.json) return absl::OkStatus();
-    plan = std::move(advice.preemption.plan);
+    TP_ASSIGN_OR_RETURN(std::optional<sched::PlacementPlan> preempting,
+                        PlaceMayPreempt(ctx, engine, *fabric, *held->ledger, request, opt.json));
+    if (!preempting) return absl::OkStatus();  // the JSON answer is printed whole
+    plan = *std::move(preempting);
   } else {
     TP_ASSIGN_OR_RETURN(plan, engine.Place(request, background));
   }

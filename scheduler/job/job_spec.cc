@@ -314,7 +314,7 @@ const std::vector<SpecKey>& SpecKeys() {
        }},
       {{"replace_on_restart"},
        "`alloc-N`, the interrupted run this job restarts: a daemon keeps it off that run's "
-       "hosts whose NIC cable failed (api/server/restart_exclusions.h)",
+       "hosts whose NIC cable failed (api/server/services/restart_exclusions.h)",
        "-",
        [](Parsing& p, absl::string_view key, absl::string_view value) {
          const absl::string_view digits = absl::StripPrefix(value, "alloc-");

@@ -14,7 +14,7 @@
 // Kubernetes' PriorityClass values and Slurm's job priorities both fit; stored with the
 // allocation, for preemption), replace_on_restart=alloc-N (the allocation of
 // the run this job restarts: a daemon keeps it off the hosts whose cables failed under that
-// run, api/server/restart_exclusions.h), exclude=host[,host...], hosts=host[,host...]
+// run, api/server/services/restart_exclusions.h), exclude=host[,host...], hosts=host[,host...]
 // (place only on these hosts: a scheduler that already chose the nodes asks for the ranks' map on
 // them) (every comma-separated token without '=' after `exclude` or `hosts` is another host of that
 // list). Every error is InvalidArgument naming the field and what was expected.

@@ -19,7 +19,7 @@ std::string Advisor::ExternalIdOf(const std::string& allocation_id) const {
 absl::StatusOr<PlacementPlan> Advisor::Place(PlacementRequest placement) const {
   placement.link_loads = true;  // the plan's report lists bytes per link
   TP_RETURN_IF_ERROR(AddWhatPlacementReads(ports_, placement));
-  return ports_.place(placement, ports_.ledger->Occupancy());
+  return ports_.placement->Place(placement, ports_.ledger->Occupancy());
 }
 
 absl::StatusOr<PreemptionAdvice> Advisor::PlaceWithPreemption(PlacementRequest placement) const {
@@ -28,7 +28,7 @@ absl::StatusOr<PreemptionAdvice> Advisor::PlaceWithPreemption(PlacementRequest p
   ledger::Ledger& ledger = *ports_.ledger;
   const Occupancy occupancy = ledger.Occupancy();
   const std::vector<RunningJob> running = RunningJobs(*ports_.fabric, ledger);
-  const std::shared_ptr<const PlacementEngine> engine = ports_.engine();
+  const std::shared_ptr<const PlacementEngine> engine = ports_.placement->Engine();
   PreemptionAdvice advice;
   TP_ASSIGN_OR_RETURN(advice.preemption, PlanPreemption(*engine, placement, occupancy, running));
   for (const Victim& v : advice.preemption.victims)
@@ -40,7 +40,7 @@ absl::StatusOr<DefragAdvice> Advisor::Defrag(std::span<const JobSpec> waiting,
                                              const DefragOptions& options) const {
   ledger::Ledger& ledger = *ports_.ledger;
   const std::vector<MovableJob> running = MovableJobs(*ports_.fabric, ledger);
-  const std::shared_ptr<const PlacementEngine> engine = ports_.engine();
+  const std::shared_ptr<const PlacementEngine> engine = ports_.placement->Engine();
   DefragAdvice advice;
   TP_ASSIGN_OR_RETURN(advice.defrag,
                       PlanDefrag(*engine, ledger.Occupancy(), running, waiting, options));

@@ -36,7 +36,6 @@ struct DefragAdvice {
 
 class Advisor {
  public:
-  // `ports.engine` is needed by PlaceWithPreemption and Defrag only.
   explicit Advisor(ReserverPorts ports) : ports_(std::move(ports)) {}
 
   // The plan Reserve would make now, with the same restart exclusions and uplink load,

@@ -10,8 +10,8 @@
 namespace topoplace::sched {
 
 absl::Status AddWhatPlacementReads(const ReserverPorts& ports, PlacementRequest& placement) {
-  if (ports.uplink_load) placement.uplink_busy = ports.uplink_load();
-  if (ports.exclude_failed) TP_RETURN_IF_ERROR(ports.exclude_failed(placement.job));
+  placement.uplink_busy = ports.placement->UplinkLoad();
+  TP_RETURN_IF_ERROR(ports.placement->ExcludeFailed(placement.job));
   return absl::OkStatus();
 }
 
@@ -64,7 +64,7 @@ absl::StatusOr<PlacementPlan> Reserver::PlaceAndClaim(
   absl::MutexLock lock(&planning_);
   TP_ASSIGN_OR_RETURN(Occupancy occupancy, OccupancyWithout(releasing));
   for (GpuId gpu : claimed_) occupancy.Set(gpu, true);
-  TP_ASSIGN_OR_RETURN(PlacementPlan plan, ports_.place(placement, occupancy));
+  TP_ASSIGN_OR_RETURN(PlacementPlan plan, ports_.placement->Place(placement, occupancy));
   for (const RankSlot& slot : plan.ranks) claimed_.insert(slot.gpu);
   return plan;
 }

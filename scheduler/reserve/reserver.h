@@ -24,7 +24,6 @@
 #define TOPOPLACE_SCHEDULER_RESERVE_RESERVER_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +37,7 @@
 #include "scheduler/ledger/ledger.h"
 #include "scheduler/load/held_uplink_load.h"
 #include "scheduler/placement/engine.h"
+#include "scheduler/reserve/placement_port.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
@@ -59,21 +59,13 @@ struct ReserveOutcome {
 };
 
 // What the use cases read and write through (Reserve here, the dry runs in advisor.h).
-// Every member but `ledger`, `fabric` and `place` may be left empty; the advisor's
-// preemption and defrag need `engine` too.
+// `ledger`, `fabric` and `placement` are required; `live_load` may be null.
 struct ReserverPorts {
   ledger::Ledger* ledger = nullptr;
   const Fabric* fabric = nullptr;  // the served fabric (plan JSON names its hosts)
   uint64_t fabric_version = 0;
-  // Places on the current engine (the daemon swaps engines as link health changes).
-  std::function<absl::StatusOr<PlacementPlan>(const PlacementRequest&, const Occupancy&)> place;
-  // The current engine itself, for searches that place many times (preemption, defrag).
-  std::function<std::shared_ptr<const PlacementEngine>()> engine;
-  // The uplink busy shares known now, per switch id (empty: none known).
-  std::function<std::vector<double>()> uplink_load;
-  // Adds to the job's exclude list what a restart must stay away from
-  // (replace_on_restart); its errors are the Reserve's.
-  std::function<absl::Status(JobSpec&)> exclude_failed;
+  // The engine, the uplink load known now and restart exclusions (placement_port.h).
+  const PlacementPort* placement = nullptr;
   // With live load on: plans are made with link loads and stored with their offer.
   const HeldUplinkLoad* live_load = nullptr;
 };

@@ -21,7 +21,7 @@ namespace topoplace::telemetry {
 
 // The shortest time between an agent's rounds. A round sends two reports (its probe batch
 // and its port counters), and the daemon's telemetry budget (kTelemetryBudget in
-// api/server/report_budget.h) refills two a second, so an agent at this interval never
+// api/server/guards/report_budget.h) refills two a second, so an agent at this interval never
 // meets it.
 inline constexpr absl::Duration kMinProbeInterval = absl::Seconds(1);
 

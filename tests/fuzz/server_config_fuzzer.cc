@@ -1,4 +1,4 @@
-// libFuzzer target for topoplaced's config file (api/server/server_config.h): any bytes
+// libFuzzer target for topoplaced's config file (api/server/config/server_config.h): any bytes
 // must apply or give an error naming the source and line, an error must leave the config
 // as it was, and what applies must pass or fail ValidateConfig without harm.
 #include <cstddef>
@@ -7,7 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
-#include "api/server/server_config.h"
+#include "api/server/config/server_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view text(reinterpret_cast<const char*>(data), size);

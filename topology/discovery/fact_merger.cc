@@ -139,8 +139,7 @@ NicFact& FactMerger::NicNamed(HostFact& host, const std::string& nic) {
   return host.nics.emplace_back(NicFact{.name = nic});
 }
 
-FabricFacts FactMerger::Resolve() && {
-  // 1. Roles: explicit hosts and switches first, then what link ends claim.
+absl::flat_hash_map<std::string, NodeRole> FactMerger::ResolveRoles() {
   absl::flat_hash_map<std::string, NodeRole> role;
   absl::flat_hash_map<std::string, std::string> role_origin;
   for (const HostFact& host : hosts_) role[host.name] = NodeRole::kHost;
@@ -192,8 +191,11 @@ FabricFacts FactMerger::Resolve() && {
                     "nodes of unknown kind (no capabilities, no report of their own) taken for "
                     "hosts",
                     guessed);
+  return role;
+}
 
-  // 2. Links: one per cable; a port or NIC cabled twice keeps its first peer.
+std::vector<LinkFact> FactMerger::OneLinkPerCable(
+    absl::flat_hash_map<std::string, NodeRole>& role) {
   absl::flat_hash_map<std::string, size_t> link_by_key;  // both ends -> index in `links`
   absl::flat_hash_map<std::string, size_t> link_by_end;  // one end -> index in `links`
   std::vector<LinkFact> links;
@@ -256,8 +258,10 @@ FabricFacts FactMerger::Resolve() && {
     if (keyed_b) link_by_end.emplace(end_b, index);
     links.push_back(std::move(link));
   }
+  return links;
+}
 
-  // Nodes that only links named become hosts/NICs and switches.
+void FactMerger::AddNodesOnlyLinksName(const std::vector<LinkFact>& links) {
   for (const LinkFact& link : links) {
     for (const PortRef* end : {&link.a, &link.b}) {
       if (end->role == NodeRole::kHost) {
@@ -269,7 +273,12 @@ FabricFacts FactMerger::Resolve() && {
       }
     }
   }
+}
 
+FabricFacts FactMerger::Resolve() && {
+  absl::flat_hash_map<std::string, NodeRole> role = ResolveRoles();
+  std::vector<LinkFact> links = OneLinkPerCable(role);
+  AddNodesOnlyLinksName(links);
   FabricFacts facts;
   facts.hosts = std::move(hosts_);
   facts.switches = std::move(switches_);

@@ -37,6 +37,16 @@ class FactMerger {
   FabricFacts Resolve() &&;
 
  private:
+  // Resolve's phases, in order.
+  // Each node's role: declared hosts and switches first (a name declared as both stays a
+  // host), then what link ends claim, then a node cabled to a host is a switch; the rest
+  // are taken for hosts (with one warning naming them).
+  absl::flat_hash_map<std::string, NodeRole> ResolveRoles();
+  // The links with their ends' roles, one per cable: a port or NIC cabled twice keeps its
+  // first peer; host-to-host cables and host ends naming no NIC are dropped (warned).
+  std::vector<LinkFact> OneLinkPerCable(absl::flat_hash_map<std::string, NodeRole>& role);
+  // Hosts (with their NICs) and switches that only `links` named.
+  void AddNodesOnlyLinksName(const std::vector<LinkFact>& links);
   HostFact& HostNamed(const std::string& name, const std::string& origin);
   NicFact& NicNamed(HostFact& host, const std::string& nic);
   void MergeHost(HostFact host);

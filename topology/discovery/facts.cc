@@ -85,9 +85,12 @@ bool NaturalLess(absl::string_view a, absl::string_view b) {
   return a < b;  // equal by value ("n01" vs "n1"): fall back to a total order
 }
 
-absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
-  // The speed each NIC's fact reported (0: unknown), by NicId: a link without a speed of
-  // its own takes it. (A vector, not a map keyed by "host/nic": 100k-NIC imports.)
+namespace {
+
+// The hosts (with their NICs and GPUs) and switches of `facts`, in name order; the speed
+// each NIC's fact reported (0: unknown), by NicId: a link without a speed of its own takes
+// it. (A vector, not a map keyed by "host/nic": 100k-NIC imports.)
+absl::StatusOr<std::vector<double>> AddNodes(const FabricFacts& facts, FabricBuilder& builder) {
   std::vector<double> nic_speed;
   for (const HostFact* host : SortedByName(facts.hosts)) {
     TP_ASSIGN_OR_RETURN(const HostId h,
@@ -115,8 +118,13 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
     TP_RETURN_IF_ERROR(
         WithOrigin(builder.AddSwitch(sw->name, sw->declared_tier), sw->origin).status());
   }
+  return nic_speed;
+}
 
-  // Parallel switch-switch cables with equal attributes become one link with a count.
+// The links of `facts`: NIC cables one by one, parallel switch-switch cables with equal
+// attributes as one link with a count.
+absl::Status AddLinks(const FabricFacts& facts, const std::vector<double>& nic_speed,
+                      FabricBuilder& builder) {
   using BundleKey = std::tuple<std::string, std::string, double, int32_t, LinkState>;
   struct Bundle {
     BundleKey key;
@@ -173,6 +181,12 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
     TP_RETURN_IF_ERROR(
         WithOrigin(builder.AddLink(SwitchEnd(*a), SwitchEnd(*b), attrs), origin).status());
   }
+  return absl::OkStatus();
+}
+
+// Aggregation nodes and unattributed NICs on their switches (those whose switch is not in
+// the fabric are left out with one warning), and the facts' warnings.
+absl::Status AddAttachments(const FabricFacts& facts, FabricBuilder& builder) {
   std::vector<std::string> homeless;
   for (const AggregationNodeFact& an : facts.aggregation_nodes) {
     const std::optional<SwitchId> sw = builder.FindSwitch(an.switch_name);
@@ -199,6 +213,14 @@ absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
                                     absl::StrJoin(homeless, ", ")));
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ApplyFacts(const FabricFacts& facts, FabricBuilder& builder) {
+  TP_ASSIGN_OR_RETURN(const std::vector<double> nic_speed, AddNodes(facts, builder));
+  TP_RETURN_IF_ERROR(AddLinks(facts, nic_speed, builder));
+  return AddAttachments(facts, builder);
 }
 
 FabricFacts FactsFromFabric(const Fabric& fabric, absl::string_view origin) {

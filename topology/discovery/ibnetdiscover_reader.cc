@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "topology/discovery/ibnetdiscover_records.h"
 
 namespace topoplace::discovery {
@@ -145,135 +146,158 @@ bool ParseIbWidthSpeed(absl::string_view token, int32_t& lanes, double& speed_gb
   return false;
 }
 
-absl::StatusOr<std::vector<IbNode>> ReadIbnetdiscoverRecords(absl::string_view text,
-                                                             absl::string_view source_name) {
+namespace {
+
+// What the reader carries from line to line.
+struct ReadState {
+  absl::string_view source_name;
+  int line_no = 0;
   std::vector<IbNode> nodes;
   absl::flat_hash_map<uint64_t, int32_t> line_of_guid;
   uint64_t pending_sys_image_guid = 0;
   std::vector<int32_t> port_line;  // of the current record, by port number
-  int line_no = 0;
+
+  absl::Status Error(absl::string_view what) const { return LineError(source_name, line_no, what); }
+};
+
+// A "[port](guid) "peer"[port](guid) # rate" line of the current record.
+absl::Status ReadPortLine(absl::string_view line, ReadState& st) {
+  if (st.nodes.empty()) {
+    return st.Error("port line before any Switch/Ca/Rt record");
+  }
+  IbNode& node = st.nodes.back();
+  Cursor c(line);
+  IbPort port;
+  port.line = st.line_no;
+  std::optional<int32_t> local = c.Bracketed();
+  if (!local.has_value() || !c.GuidInParens(port.port_guid)) {
+    return st.Error("expected '[port]' or '[port](guid)'");
+  }
+  port.port = *local;
+  c.SkipSpace();
+  std::optional<absl::string_view> peer = c.Quoted();
+  std::optional<int32_t> peer_port = peer.has_value() ? c.Bracketed() : std::nullopt;
+  uint64_t peer_port_guid = 0;
+  if (!peer_port.has_value() || !ParseNodeId(*peer, port.peer_kind, port.peer_guid) ||
+      !c.GuidInParens(peer_port_guid)) {
+    return st.Error(
+        "expected a peer '\"S-<guid>\"[port]' or '\"H-<guid>\"[port]' after the "
+        "local port");
+  }
+  port.peer_port = *peer_port;
+  c.SkipSpace();
+  if (c.Consume('#')) ParseLinkRate(c.rest(), port);
+  if (port.port < 1 || port.port > node.num_ports) {
+    return st.Error(absl::StrCat("port ", port.port, " outside 1..", node.num_ports,
+                                 " declared at line ", node.line));
+  }
+  if (st.port_line[port.port] != 0) {
+    return st.Error(absl::StrCat("port ", port.port, " is linked twice (also at line ",
+                                 st.port_line[port.port], ")"));
+  }
+  st.port_line[port.port] = st.line_no;
+  node.ports.push_back(port);
+  return absl::OkStatus();
+}
+
+// A "key=value" header line: only sysimgguid is kept (for the next record).
+absl::Status ReadKeyValue(absl::string_view line, size_t eq, ReadState& st) {
+  const absl::string_view key = line.substr(0, eq);
+  if (key != "vendid" && key != "devid" && key != "sysimgguid" && key != "switchguid" &&
+      key != "caguid" && key != "routerguid") {
+    return st.Error(absl::StrCat("unknown key '", key, "'"));
+  }
+  if (key == "sysimgguid") {
+    std::optional<uint64_t> guid = ParseHex(line.substr(eq + 1));
+    if (!guid.has_value()) return st.Error("sysimgguid is not hex");
+    st.pending_sys_image_guid = *guid;
+  }
+  return absl::OkStatus();
+}
+
+// A "Switch|Ca|Rt <ports> "<id>" # "desc" lid N" record header (chassis headers skipped).
+absl::Status ReadRecordHeader(absl::string_view line, ReadState& st) {
+  const size_t space = line.find_first_of(" \t");
+  const absl::string_view word = line.substr(0, space);
+  if (word == "Chassis" || word == "Non-Chassis")
+    return absl::OkStatus();  // chassis grouping headers
+  IbNodeKind kind;
+  if (word == "Switch") {
+    kind = IbNodeKind::kSwitch;
+  } else if (word == "Ca") {
+    kind = IbNodeKind::kCa;
+  } else if (word == "Rt") {
+    kind = IbNodeKind::kRouter;
+  } else {
+    return st.Error(
+        absl::StrCat("expected a Switch/Ca/Rt record, a [port] line, key=value "
+                     "or a comment; got '",
+                     line.substr(0, 40), "'"));
+  }
+  Cursor c(line.substr(word.size()));
+  c.SkipSpace();
+  IbNode node;
+  node.kind = kind;
+  node.line = st.line_no;
+  std::optional<int32_t> num_ports = c.Number<int32_t>(10);
+  c.SkipSpace();
+  std::optional<absl::string_view> id = c.Quoted();
+  IbNodeKind id_kind;
+  if (!num_ports.has_value() || *num_ports < 0 || *num_ports > 4096 || !id.has_value() ||
+      !ParseNodeId(*id, id_kind, node.guid) || id_kind != kind) {
+    const absl::string_view prefix = kind == IbNodeKind::kSwitch ? "S"
+                                     : kind == IbNodeKind::kCa   ? "H"
+                                                                 : "R";
+    return st.Error(absl::StrCat("expected '", word, " <ports> \"", prefix, "-<guid>\"'"));
+  }
+  node.num_ports = *num_ports;
+  c.SkipSpace();
+  if (c.Consume('#')) {
+    c.SkipSpace();
+    if (std::optional<absl::string_view> desc = c.Quoted(); desc.has_value()) {
+      node.description = std::string(*desc);
+    }
+    node.lid = ParseLid(c.rest());
+  }
+  node.sys_image_guid = st.pending_sys_image_guid;
+  st.pending_sys_image_guid = 0;
+  auto [seen, inserted] = st.line_of_guid.try_emplace(node.guid, st.line_no);
+  if (!inserted) {
+    return st.Error(
+        absl::StrCat("GUID ", std::string(*id), " already has a record at line ", seen->second));
+  }
+  st.port_line.assign(static_cast<size_t>(node.num_ports) + 1, 0);
+  st.nodes.push_back(std::move(node));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<IbNode>> ReadIbnetdiscoverRecords(absl::string_view text,
+                                                             absl::string_view source_name) {
+  ReadState st;
+  st.source_name = source_name;
   while (!text.empty()) {
-    ++line_no;
+    ++st.line_no;
     const size_t eol = text.find('\n');
     absl::string_view line = text.substr(0, eol);
     text.remove_prefix(eol == absl::string_view::npos ? text.size() : eol + 1);
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || line.front() == '#') continue;
-
     if (line.front() == '[') {
-      if (nodes.empty()) {
-        return LineError(source_name, line_no, "port line before any Switch/Ca/Rt record");
-      }
-      IbNode& node = nodes.back();
-      Cursor c(line);
-      IbPort port;
-      port.line = line_no;
-      std::optional<int32_t> local = c.Bracketed();
-      if (!local.has_value() || !c.GuidInParens(port.port_guid)) {
-        return LineError(source_name, line_no, "expected '[port]' or '[port](guid)'");
-      }
-      port.port = *local;
-      c.SkipSpace();
-      std::optional<absl::string_view> peer = c.Quoted();
-      std::optional<int32_t> peer_port = peer.has_value() ? c.Bracketed() : std::nullopt;
-      uint64_t peer_port_guid = 0;
-      if (!peer_port.has_value() || !ParseNodeId(*peer, port.peer_kind, port.peer_guid) ||
-          !c.GuidInParens(peer_port_guid)) {
-        return LineError(source_name, line_no,
-                         "expected a peer '\"S-<guid>\"[port]' or '\"H-<guid>\"[port]' after the "
-                         "local port");
-      }
-      port.peer_port = *peer_port;
-      c.SkipSpace();
-      if (c.Consume('#')) ParseLinkRate(c.rest(), port);
-      if (port.port < 1 || port.port > node.num_ports) {
-        return LineError(source_name, line_no,
-                         absl::StrCat("port ", port.port, " outside 1..", node.num_ports,
-                                      " declared at line ", node.line));
-      }
-      if (port_line[port.port] != 0) {
-        return LineError(source_name, line_no,
-                         absl::StrCat("port ", port.port, " is linked twice (also at line ",
-                                      port_line[port.port], ")"));
-      }
-      port_line[port.port] = line_no;
-      node.ports.push_back(port);
-      continue;
-    }
-
-    if (const size_t eq = line.find('=');
-        eq != absl::string_view::npos && line.front() != '"' && line.find(' ') > eq) {
-      const absl::string_view key = line.substr(0, eq);
-      if (key != "vendid" && key != "devid" && key != "sysimgguid" && key != "switchguid" &&
-          key != "caguid" && key != "routerguid") {
-        return LineError(source_name, line_no, absl::StrCat("unknown key '", key, "'"));
-      }
-      if (key == "sysimgguid") {
-        std::optional<uint64_t> guid = ParseHex(line.substr(eq + 1));
-        if (!guid.has_value()) return LineError(source_name, line_no, "sysimgguid is not hex");
-        pending_sys_image_guid = *guid;
-      }
-      continue;  // vendid, devid, switchguid, caguid, routerguid: the header has the GUID
-    }
-
-    const size_t space = line.find_first_of(" \t");
-    const absl::string_view word = line.substr(0, space);
-    if (word == "Chassis" || word == "Non-Chassis") continue;  // chassis grouping headers
-    IbNodeKind kind;
-    if (word == "Switch") {
-      kind = IbNodeKind::kSwitch;
-    } else if (word == "Ca") {
-      kind = IbNodeKind::kCa;
-    } else if (word == "Rt") {
-      kind = IbNodeKind::kRouter;
+      TP_RETURN_IF_ERROR(ReadPortLine(line, st));
+    } else if (const size_t eq = line.find('=');
+               eq != absl::string_view::npos && line.front() != '"' && line.find(' ') > eq) {
+      TP_RETURN_IF_ERROR(ReadKeyValue(line, eq, st));
     } else {
-      return LineError(source_name, line_no,
-                       absl::StrCat("expected a Switch/Ca/Rt record, a [port] line, key=value "
-                                    "or a comment; got '",
-                                    line.substr(0, 40), "'"));
+      TP_RETURN_IF_ERROR(ReadRecordHeader(line, st));
     }
-    Cursor c(line.substr(word.size()));
-    c.SkipSpace();
-    IbNode node;
-    node.kind = kind;
-    node.line = line_no;
-    std::optional<int32_t> num_ports = c.Number<int32_t>(10);
-    c.SkipSpace();
-    std::optional<absl::string_view> id = c.Quoted();
-    IbNodeKind id_kind;
-    if (!num_ports.has_value() || *num_ports < 0 || *num_ports > 4096 || !id.has_value() ||
-        !ParseNodeId(*id, id_kind, node.guid) || id_kind != kind) {
-      const absl::string_view prefix = kind == IbNodeKind::kSwitch ? "S"
-                                       : kind == IbNodeKind::kCa   ? "H"
-                                                                   : "R";
-      return LineError(source_name, line_no,
-                       absl::StrCat("expected '", word, " <ports> \"", prefix, "-<guid>\"'"));
-    }
-    node.num_ports = *num_ports;
-    c.SkipSpace();
-    if (c.Consume('#')) {
-      c.SkipSpace();
-      if (std::optional<absl::string_view> desc = c.Quoted(); desc.has_value()) {
-        node.description = std::string(*desc);
-      }
-      node.lid = ParseLid(c.rest());
-    }
-    node.sys_image_guid = pending_sys_image_guid;
-    pending_sys_image_guid = 0;
-    auto [seen, inserted] = line_of_guid.try_emplace(node.guid, line_no);
-    if (!inserted) {
-      return LineError(
-          source_name, line_no,
-          absl::StrCat("GUID ", std::string(*id), " already has a record at line ", seen->second));
-    }
-    port_line.assign(static_cast<size_t>(node.num_ports) + 1, 0);
-    nodes.push_back(std::move(node));
   }
-  if (nodes.empty()) {
+  if (st.nodes.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         source_name, ": no Switch, Ca or Rt record found; expected ibnetdiscover output"));
   }
-  return nodes;
+  return std::move(st.nodes);
 }
 
 }  // namespace topoplace::discovery

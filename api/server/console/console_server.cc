@@ -76,28 +76,10 @@ void Answer(httplib::Response& res, const absl::StatusOr<std::string>& body) {
   res.set_content(ErrorJson(body.status().message()), "application/json");
 }
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const ConsoleOptions& options,
-                                                                    const ServiceContext& context,
-                                                                    ChangeFeed& feed) {
-  http::HttpListenerOptions listener_options = options.listener;
-  listener_options.worker_threads = std::max(listener_options.worker_threads, kWorkers);
-  listener_options.max_connections =
-      std::max(listener_options.max_connections, listener_options.worker_threads);
-  // A relay owns the address and times each request's answer; the listener serves on
-  // loopback behind it (TLS, when set, runs end to end through the relay).
-  const bool relayed = options.head_timeout > absl::ZeroDuration();
-  const bool tls = !options.listener.tls_cert_file.empty();
-  if (relayed) listener_options.listen = "127.0.0.1:0";
-  absl::StatusOr<std::unique_ptr<http::HttpListener>> listener =
-      http::HttpListener::Create(listener_options);
-  if (!listener.ok()) return listener.status();
-  httplib::Server& server = (*listener)->server();
-  // With a client CA the TLS handshake already verified the caller's certificate.
-  const bool needs_token =
-      options.authenticated_reads && options.listener.tls_client_ca_file.empty();
-  const Authorizer* authorizer = &context.authorizer;
+// Common headers on every answer; when `needs_token`, 401 to a request whose token
+// `authorizer` does not accept.
+void RequireToken(httplib::Server& server, bool needs_token, const Authorizer& authorizer_ref) {
+  const Authorizer* authorizer = &authorizer_ref;
   server.set_pre_routing_handler(
       [needs_token, authorizer](const httplib::Request& req, httplib::Response& res) {
         SetCommonHeaders(res);
@@ -110,7 +92,10 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
                         "application/json");
         return httplib::Server::HandlerResponse::Handled;
       });
+}
 
+// The page and its assets.
+void RouteAssets(httplib::Server& server) {
   for (int i = 0; i < kConsoleAssetCount; ++i) {
     const ConsoleAsset& asset = kConsoleAssets[i];
     auto serve = [&asset](const httplib::Request&, httplib::Response& res) {
@@ -119,6 +104,10 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
     server.Get(asset.path, serve);
     if (absl::string_view(asset.path) == "/index.html") server.Get("/", serve);
   }
+}
+
+// The JSON views the page reads (console_views.h).
+void RouteViews(httplib::Server& server, const ServiceContext& context) {
   const ServiceContext* ctx = &context;
   server.Get("/api/v1/snapshot", [ctx](const httplib::Request&, httplib::Response& res) {
     Answer(res, SnapshotJson(*ctx, absl::Now()));
@@ -135,8 +124,12 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
   server.Get("/api/v1/capacity", [ctx](const httplib::Request&, httplib::Response& res) {
     Answer(res, CapacityJson(*ctx, absl::Now()));
   });
+}
+
+// The change feed as server-sent events, at most kMaxEventStreams at once.
+void RouteEvents(httplib::Server& server, ChangeFeed& feed, absl::Duration heartbeat_every) {
   auto streams = std::make_shared<std::atomic<int>>(0);
-  server.Get("/api/v1/events", [&feed, streams, heartbeat = options.heartbeat](
+  server.Get("/api/v1/events", [&feed, streams, heartbeat = heartbeat_every](
                                    const httplib::Request&, httplib::Response& res) {
     res.set_header("Cache-Control", "no-store");
     if (streams->fetch_add(1) >= kMaxEventStreams) {
@@ -175,6 +168,33 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
         // Runs when the response is destroyed, however the stream ended.
         [streams](bool) { streams->fetch_sub(1); });
   });
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const ConsoleOptions& options,
+                                                                    const ServiceContext& context,
+                                                                    ChangeFeed& feed) {
+  http::HttpListenerOptions listener_options = options.listener;
+  listener_options.worker_threads = std::max(listener_options.worker_threads, kWorkers);
+  listener_options.max_connections =
+      std::max(listener_options.max_connections, listener_options.worker_threads);
+  // A relay owns the address and times each request's answer; the listener serves on
+  // loopback behind it (TLS, when set, runs end to end through the relay).
+  const bool relayed = options.head_timeout > absl::ZeroDuration();
+  const bool tls = !options.listener.tls_cert_file.empty();
+  if (relayed) listener_options.listen = "127.0.0.1:0";
+  absl::StatusOr<std::unique_ptr<http::HttpListener>> listener =
+      http::HttpListener::Create(listener_options);
+  if (!listener.ok()) return listener.status();
+  httplib::Server& server = (*listener)->server();
+  // With a client CA the TLS handshake already verified the caller's certificate.
+  const bool needs_token =
+      options.authenticated_reads && options.listener.tls_client_ca_file.empty();
+  RequireToken(server, needs_token, context.authorizer);
+  RouteAssets(server);
+  RouteViews(server, context);
+  RouteEvents(server, feed, options.heartbeat);
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) {
       res.set_content(ErrorJson(absl::StrCat("HTTP ", res.status)), "application/json");

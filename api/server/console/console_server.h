@@ -29,9 +29,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "api/server/connection_relay.h"
 #include "api/server/console/change_feed.h"
-#include "api/server/service_context.h"
+#include "api/server/guards/connection_relay.h"
+#include "api/server/services/service_context.h"
 #include "plugins/common/http_listener.h"
 
 namespace topoplace::server {

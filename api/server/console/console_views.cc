@@ -10,9 +10,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "api/server/current_uplink_load.h"
-#include "api/server/proto_convert.h"
-#include "api/server/telemetry_path_view.h"
+#include "api/server/services/current_uplink_load.h"
+#include "api/server/services/proto_convert.h"
+#include "api/server/services/telemetry_path_view.h"
 #include "base/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/state/free_capacity.h"
@@ -104,6 +104,56 @@ json EventJson(const telemetry::HealthEvent& e) {
           {"at_unix_ms", e.at_unix_ms}};
 }
 
+// The worst health of each host's access links and of each block's uplinks (0 healthy,
+// 1 degraded, 2 down), and how many links are degraded and down.
+struct LinkSeverities {
+  std::vector<int> host, block;
+  int degraded = 0, down = 0;
+};
+
+LinkSeverities SeveritiesOf(const Fabric& fabric, const HealthMonitor* health) {
+  LinkSeverities out{.host = std::vector<int>(fabric.hosts().size(), 0),
+                     .block = std::vector<int>(fabric.blocks().size(), 0)};
+  for (LinkId l = 0; l < static_cast<LinkId>(fabric.links().size()); ++l) {
+    const int severity = Severity(fabric, l, health);
+    if (severity == 0) continue;
+    (severity == 1 ? out.degraded : out.down) += 1;
+    const Link& link = fabric.links()[l];
+    for (const Endpoint& e : {link.a, link.b}) {
+      if (e.kind == Endpoint::Kind::kNic) {
+        int& h = out.host[fabric.nics()[e.id].host];
+        h = std::max(h, severity);
+      }
+    }
+    if (std::optional<SwitchId> lower = LowerSwitch(fabric, link)) {
+      const int block = fabric.switches()[*lower].block;
+      if (block >= 0) out.block[block] = std::max(out.block[block], severity);
+    }
+  }
+  return out;
+}
+
+// The bytes a stored plan's "links" list gives each link, by "lower--upper" and
+// "upper--lower" (malformed entries skipped: the plan is the daemon's own, but old).
+absl::flat_hash_map<std::string, double> PlanLinkBytes(const json& plan) {
+  absl::flat_hash_map<std::string, double> link_bytes;
+  if (!plan.contains("links") || !plan["links"].is_array()) return link_bytes;
+  for (const json& l : plan["links"]) {
+    if (!l.is_object() || !l.contains("lower") || !l["lower"].is_string() || !l.contains("upper") ||
+        !l["upper"].is_string()) {
+      continue;
+    }
+    double bytes = 0;
+    for (const char* key : {"up_bytes", "down_bytes"}) {
+      if (l.contains(key) && l[key].is_number()) bytes += l[key].get<double>();
+    }
+    const std::string lower = l["lower"], upper = l["upper"];
+    link_bytes[absl::StrCat(lower, "--", upper)] = bytes;
+    link_bytes[absl::StrCat(upper, "--", lower)] = bytes;
+  }
+  return link_bytes;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> SnapshotJson(const ServiceContext& context, absl::Time now) {
@@ -111,27 +161,7 @@ absl::StatusOr<std::string> SnapshotJson(const ServiceContext& context, absl::Ti
   const HealthMonitor* health = context.health;
   const std::vector<double> load = CurrentUplinkLoad(context, now);
 
-  // Access-link health per host, uplink health and load per block.
-  std::vector<int> host_severity(fabric.hosts().size(), 0);
-  std::vector<int> block_severity(fabric.blocks().size(), 0);
-  int degraded = 0, down = 0;
-  for (LinkId l = 0; l < static_cast<LinkId>(fabric.links().size()); ++l) {
-    const int severity = Severity(fabric, l, health);
-    if (severity == 0) continue;
-    (severity == 1 ? degraded : down) += 1;
-    const Link& link = fabric.links()[l];
-    for (const Endpoint& e : {link.a, link.b}) {
-      if (e.kind == Endpoint::Kind::kNic) {
-        int& h = host_severity[fabric.nics()[e.id].host];
-        h = std::max(h, severity);
-      }
-    }
-    if (std::optional<SwitchId> lower = LowerSwitch(fabric, link)) {
-      const int block = fabric.switches()[*lower].block;
-      if (block >= 0) block_severity[block] = std::max(block_severity[block], severity);
-    }
-  }
-
+  const LinkSeverities severity = SeveritiesOf(fabric, health);
   json blocks = json::array();
   for (size_t b = 0; b < fabric.blocks().size(); ++b) {
     const Block& block = fabric.blocks()[b];
@@ -140,7 +170,7 @@ absl::StatusOr<std::string> SnapshotJson(const ServiceContext& context, absl::Ti
     blocks.push_back({{"pod", block.pod},
                       {"hosts", block.hosts},
                       {"uplink_load", share},
-                      {"health", kStateNames[block_severity[b]]}});
+                      {"health", kStateNames[severity.block[b]]}});
   }
   json pods = json::array();
   for (const Pod& pod : fabric.pods()) pods.push_back(pod.blocks);
@@ -168,7 +198,7 @@ absl::StatusOr<std::string> SnapshotJson(const ServiceContext& context, absl::Ti
     host_block.push_back(host.block);
     host_rack.push_back(host.nvlink_domain_id);
     host_gpus.push_back(host.gpus.size());
-    host_health.push_back(host_severity[h]);
+    host_health.push_back(severity.host[h]);
     for (GpuId g : host.gpus) gpu_owner.push_back(owner[g]);
   }
   json out = {{"schema", "topoplace.console.snapshot/v1"},
@@ -191,7 +221,7 @@ absl::StatusOr<std::string> SnapshotJson(const ServiceContext& context, absl::Ti
                 {"health", std::move(host_health)}}},
               {"gpu_owner", std::move(gpu_owner)},
               {"allocations", std::move(allocations)},
-              {"links", {{"degraded", degraded}, {"down", down}}}};
+              {"links", {{"degraded", severity.degraded}, {"down", severity.down}}}};
   return Dump(out);
 }
 
@@ -236,21 +266,7 @@ absl::StatusOr<std::string> JobJson(const ServiceContext& context, absl::string_
       predicted = {{"slowdown", plan["predicted_slowdown"]},
                    {"step_seconds", plan["predicted_step_seconds"]}};
     }
-    if (plan.contains("links") && plan["links"].is_array()) {
-      for (const json& l : plan["links"]) {
-        if (!l.is_object() || !l.contains("lower") || !l["lower"].is_string() ||
-            !l.contains("upper") || !l["upper"].is_string()) {
-          continue;
-        }
-        double bytes = 0;
-        for (const char* key : {"up_bytes", "down_bytes"}) {
-          if (l.contains(key) && l[key].is_number()) bytes += l[key].get<double>();
-        }
-        const std::string lower = l["lower"], upper = l["upper"];
-        link_bytes[absl::StrCat(lower, "--", upper)] = bytes;
-        link_bytes[absl::StrCat(upper, "--", lower)] = bytes;
-      }
-    }
+    link_bytes = PlanLinkBytes(plan);
   }
 
   // The path view, with each link's recent events.

@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "api/server/service_context.h"
+#include "api/server/services/service_context.h"
 
 namespace topoplace::server {
 

@@ -25,7 +25,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "api/server/topoplace_server.h"
+#include "api/server/wiring/topoplace_server.h"
 #include "client/topoplace_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -17,7 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "api/server/topoplace_server.h"
+#include "api/server/wiring/topoplace_server.h"
 #include "client/topoplace_client.h"
 #include "plugins/k8s/extender/grpc_placement_backend.h"
 #include "scheduler/ledger/clock.h"
@@ -186,7 +186,7 @@ TEST_F(HostReportTest, HostTokenReportsOnlyAboutItsOwnHostAndCannotReserve) {
 }
 
 // Hardening finding 3: one host credential wrote 124 one-MiB reports in 5 s, and the store
-// behind them (etcd) filled up. Each host now has a budget (api/server/report_budget.h):
+// behind them (etcd) filled up. Each host now has a budget (api/server/guards/report_budget.h):
 // 6 reports at once, then one per 10 s; the seventh in a burst is refused, naming the
 // host, and other hosts are not affected.
 TEST_F(HostReportTest, AHostsReportsAreBudgetedAndOtherHostsAreNotAffected) {

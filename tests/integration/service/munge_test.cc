@@ -12,7 +12,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "api/server/topoplace_server.h"
+#include "api/server/wiring/topoplace_server.h"
 #include "client/munge_credential.h"
 #include "client/topoplace_client.h"
 #include "scheduler/ledger/clock.h"

@@ -24,7 +24,7 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
-#include "api/server/topoplace_server.h"
+#include "api/server/wiring/topoplace_server.h"
 #include "client/topoplace_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "api/server/topoplace_server.h"
+#include "api/server/wiring/topoplace_server.h"
 #include "client/topoplace_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

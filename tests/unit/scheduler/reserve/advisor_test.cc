@@ -34,8 +34,8 @@ class AdvisorTest : public UseCaseTestBase {
 
 TEST_F(AdvisorTest, PlacePreparesTheJobAsReserveDoesAndHoldsNothing) {
   ReserverPorts ports = Ports();
-  ports.uplink_load = [] { return std::vector<double>{0.25}; };
-  ports.exclude_failed = [](JobSpec& job) {
+  port_.uplink_busy = {0.25};
+  port_.exclude_failed = [](JobSpec& job) {
     job.exclude.push_back("b00-n000");
     return absl::OkStatus();
   };

@@ -69,25 +69,23 @@ TEST_F(ReserverTest, ARepeatedRequestIdIsAnsweredFromTheLedger) {
   EXPECT_THAT(other.status().message(), HasSubstr("use a new request_id"));
 }
 
-// A concurrent Reserve that takes the chosen GPUs between placing and recording.
-ReserverPorts RacedPorts(ReserverPorts ports, ledger::Ledger* ledger, int races, int* placed) {
-  auto place = ports.place;
-  ports.place = [=](const PlacementRequest& request, const Occupancy& occupancy) {
-    absl::StatusOr<PlacementPlan> plan = place(request, occupancy);
+// A concurrent Reserve that takes the chosen GPUs between placing and recording, for the
+// first `races` placements through `port`.
+void RaceAfterPlacing(TestPlacementPort& port, ledger::Ledger* ledger, int races, int* placed) {
+  port.after_place = [=](const absl::StatusOr<PlacementPlan>& plan) {
     if (plan.ok() && (*placed)++ < races) {
       ledger::ReserveRequest thief;
       for (const RankSlot& slot : plan->ranks) thief.gpus.push_back(slot.gpu);
       thief.job_spec = "tp=1";
       EXPECT_TRUE(ledger->Reserve(thief).ok());
     }
-    return plan;
   };
-  return ports;
 }
 
 TEST_F(ReserverTest, PlacesAgainWhenAConcurrentReserveTakesItsGpus) {
   int placed = 0;
-  const Reserver reserver(RacedPorts(Ports(), ledger_.get(), /*races=*/2, &placed));
+  RaceAfterPlacing(port_, ledger_.get(), /*races=*/2, &placed);
+  const Reserver reserver(Ports());
   absl::StatusOr<ReserveOutcome> out = reserver.Reserve(Command("tp=8,pp=1,dp=1"));
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(placements_, 3);
@@ -96,7 +94,8 @@ TEST_F(ReserverTest, PlacesAgainWhenAConcurrentReserveTakesItsGpus) {
 
 TEST_F(ReserverTest, GivesUpWithAbortedAfterKAttemptsLostRaces) {
   int placed = 0;
-  const Reserver reserver(RacedPorts(Ports(), ledger_.get(), /*races=*/100, &placed));
+  RaceAfterPlacing(port_, ledger_.get(), /*races=*/100, &placed);
+  const Reserver reserver(Ports());
   absl::StatusOr<ReserveOutcome> out = reserver.Reserve(Command("tp=8,pp=1,dp=1"));
   EXPECT_EQ(out.status().code(), absl::StatusCode::kAborted) << out.status();
   EXPECT_EQ(placements_, Reserver::kAttempts);
@@ -153,9 +152,9 @@ TEST_F(ReserverTest, ConcurrentReservesArePlacedAroundEachOthersGpus) {
 TEST_F(ReserverTest, PlacesWithTheLoadAndExclusionsItsPortsGiveAndRecordsTheClientsSpec) {
   ReserverPorts ports = Ports();
   const std::vector<double> busy(fabric_->switches().size(), 0.5);
-  ports.uplink_load = [&] { return busy; };
+  port_.uplink_busy = busy;
   const std::string excluded = fabric_->hosts()[0].name;
-  ports.exclude_failed = [&](JobSpec& job) {
+  port_.exclude_failed = [&](JobSpec& job) {
     job.exclude.push_back(excluded);
     return absl::OkStatus();
   };
@@ -177,7 +176,7 @@ TEST_F(ReserverTest, PlacesWithTheLoadAndExclusionsItsPortsGiveAndRecordsTheClie
 
 TEST_F(ReserverTest, AnExclusionErrorPlacesNothing) {
   ReserverPorts ports = Ports();
-  ports.exclude_failed = [](JobSpec&) {
+  port_.exclude_failed = [](JobSpec&) {
     return absl::InvalidArgumentError("replace_on_restart: no allocation alloc-9");
   };
   const Reserver reserver(std::move(ports));

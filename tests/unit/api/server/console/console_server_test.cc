@@ -25,8 +25,8 @@
 #include <thread>
 
 #include "absl/strings/numbers.h"
+#include "api/server/adapters/observed_ledger.h"
 #include "api/server/console/console_views.h"
-#include "api/server/observed_ledger.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/ledger/clock.h"
 #include "store/sqlite/sqlite_ledger.h"

@@ -54,7 +54,7 @@ class FakePlacementBackend final : public PlacementBackend {
     specs.push_back(job_spec);
     reserved_on.push_back(on_hosts);
     if (unavailable || refuse_reserves) return absl::UnavailableError("fake topoplaced is down");
-    // As topoplaced's request limits (api/server/request_limits.h).
+    // As topoplaced's request limits (api/server/guards/request_limits.h).
     if (job_spec.size() > 4096) return absl::InvalidArgumentError("job_spec: over 4096 bytes");
     if (hard_tier_never_fits && !absl::StrContains(job_spec, "mode=soft")) {
       return absl::ResourceExhaustedError("no block has the free nodes (hard max_tier)");
