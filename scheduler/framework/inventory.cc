@@ -3,8 +3,29 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace topoplace::sched {
+
+namespace {
+
+// Sets `eligible` of each host `names` lists (job spec field `field`) to `value`.
+absl::Status MarkHosts(const Fabric& fabric, const char* field,
+                       const std::vector<std::string>& names, uint8_t value,
+                       std::vector<uint8_t>& eligible) {
+  for (const std::string& name : names) {
+    const std::optional<HostId> h = fabric.FindHost(name);
+    if (!h) {
+      return absl::InvalidArgumentError(absl::StrCat("job spec field '", field,
+                                                     "': expected a host of fabric '",
+                                                     fabric.name(), "', got '", name, "'"));
+    }
+    eligible[*h] = value;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy& occupancy,
                                            const HealthView& health, const JobSpec& job) {
@@ -15,21 +36,8 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
   // `hosts` names the only eligible hosts (every other one counts as excluded); `exclude`
   // takes hosts out.
   inv.eligible_.assign(num_hosts, job.hosts.empty() ? 1 : 0);
-  const auto mark = [&](const char* field, const std::vector<std::string>& names,
-                        uint8_t value) -> absl::Status {
-    for (const std::string& name : names) {
-      const std::optional<HostId> h = fabric.FindHost(name);
-      if (!h) {
-        return absl::InvalidArgumentError(absl::StrCat("job spec field '", field,
-                                                       "': expected a host of fabric '",
-                                                       fabric.name(), "', got '", name, "'"));
-      }
-      inv.eligible_[*h] = value;
-    }
-    return absl::OkStatus();
-  };
-  if (absl::Status s = mark("hosts", job.hosts, 1); !s.ok()) return s;
-  if (absl::Status s = mark("exclude", job.exclude, 0); !s.ok()) return s;
+  TP_RETURN_IF_ERROR(MarkHosts(fabric, "hosts", job.hosts, 1, inv.eligible_));
+  TP_RETURN_IF_ERROR(MarkHosts(fabric, "exclude", job.exclude, 0, inv.eligible_));
   size_t widest = 0;
   for (const Host& host : fabric.hosts()) widest = std::max(widest, host.gpus.size());
   if (widest < static_cast<size_t>(job.gpus_per_node)) {

@@ -31,6 +31,18 @@ std::vector<std::string> HostNames(const Fabric& fabric, const PlacementPlan& pl
   return names;
 }
 
+// The running jobs of `victims`, the largest first.
+std::vector<const MovableJob*> LargestFirst(
+    std::span<const Victim> victims,
+    const absl::flat_hash_map<std::string, const MovableJob*>& by_id) {
+  std::vector<const MovableJob*> movers;
+  for (const Victim& v : victims) movers.push_back(by_id.at(v.id));
+  std::sort(movers.begin(), movers.end(), [](const MovableJob* a, const MovableJob* b) {
+    return a->job.gpus.size() > b->job.gpus.size();
+  });
+  return movers;
+}
+
 }  // namespace
 
 absl::StatusOr<DefragPlan> PlanDefrag(const PlacementEngine& engine, const Occupancy& occupancy,
@@ -76,11 +88,7 @@ absl::StatusOr<DefragPlan> PlanDefrag(const PlacementEngine& engine, const Occup
     // Try the moves on a copy: the movers leave, the waiting job takes its GPUs, then each
     // mover (largest first) is placed again on what is left.
     Occupancy trial = now;
-    std::vector<const MovableJob*> movers;
-    for (const Victim& v : room->victims) movers.push_back(by_id.at(v.id));
-    std::sort(movers.begin(), movers.end(), [](const MovableJob* a, const MovableJob* b) {
-      return a->job.gpus.size() > b->job.gpus.size();
-    });
+    const std::vector<const MovableJob*> movers = LargestFirst(room->victims, by_id);
     for (const MovableJob* m : movers) {
       for (GpuId g : m->job.gpus) trial.Set(g, false);
     }

@@ -292,6 +292,8 @@ absl::flat_hash_map<LinkSharing::JobKey, double> LinkSharing::FractionsAround(
 // no one else's level: the heap holds the first of them to fill, once. The arithmetic is
 // that of the plain loop over every resource at every level (the same sums in the same
 // order, jobs in key order), so the fractions are the same to the last bit.
+// Over 80 lines: one filling loop whose heap, versions and frozen sets every step shares;
+// it is the shared network's hot loop, and its rework is the simulator issue's (61, point 3).
 void LinkSharing::Fill(std::vector<int32_t> group,
                        absl::flat_hash_map<JobKey, double>& fraction) const {
   // In key order: the sums below would otherwise differ in their last bits between runs.

@@ -199,7 +199,11 @@ LinkIndex::LinkIndex(const Fabric& fabric, std::span<const LinkId> unhealthy_lin
     cables += std::max(1, link.count);
   }
   first_cable_.push_back(cables);
-  // Rows: switches with uplinks that are some switch's upper; columns: their uppers.
+  BuildReach();
+}
+
+void LinkIndex::BuildReach() {
+  const std::vector<Switch>& switches = fabric_.switches();
   reach_row_.assign(switches.size(), -1);
   reach_column_.assign(switches.size(), -1);
   int32_t rows = 0, columns = 0;

@@ -96,6 +96,9 @@ class LinkIndex {
   int64_t cables() const { return first_cable_.back(); }
 
  private:
+  // The reach table (rows: switches with uplinks that are some switch's upper; columns:
+  // their uppers), left empty when over kMaxReachBits. Run once, by the constructor.
+  void BuildReach();
   const Fabric& fabric_;
   struct Access {
     LinkId link;

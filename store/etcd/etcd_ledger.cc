@@ -459,6 +459,34 @@ void EtcdLedger::AwaitIdleLocked(int64_t n) {
   mu_.Await(absl::Condition(&idle));
 }
 
+etcdserverpb::TxnRequest EtcdLedger::ReserveTxnLocked(int64_t n, const Allocation& a,
+                                                      const ledger::ReserveRequest& request,
+                                                      const std::vector<int64_t>& releasing,
+                                                      bool victims_keep_plans) {
+  etcdserverpb::TxnRequest txn;
+  CompareAbsent(txn, LiveKey(n));
+  CompareAbsent(txn, DoneKey(n));
+  if (!request.request_id.empty()) {
+    const std::string request_key = Key("request", request.request_id);
+    CompareAbsent(txn, request_key);
+    Put(txn, request_key, absl::StrCat(n));
+    ReadOnFailure(txn, request_key);
+  }
+  for (const int64_t v : releasing) {
+    const Allocation& victim = *live_.Find(v);
+    Allocation done = ledger::FinishedAs(victim, AllocationState::kReleased, a.created_at);
+    if (!victims_keep_plans) done.plan_json.clear();
+    CompareRevision(txn, LiveKey(v), etcdserverpb::Compare::MOD, mod_revision_[v]);
+    Delete(txn, LiveKey(v));
+    Put(txn, DoneKey(v), EncodeAllocation(done));
+    if (victim.state == AllocationState::kCommitted) {
+      Delete(txn, Key("external", victim.external_id));
+    }
+  }
+  Put(txn, LiveKey(n), EncodeAllocation(a));
+  return txn;
+}
+
 absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& request) {
   TP_ASSIGN_OR_RETURN(Allocation a, ledger::NewReservation(*fabric_, request, clock_.Now()));
   TP_RETURN_IF_ERROR(MayWrite());  // a follower answers without waiting for the lock
@@ -473,34 +501,13 @@ absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& req
   TP_RETURN_IF_ERROR(ledger::CheckFree(*fabric_, live_, request, releasing));
   const int64_t n = next_n_++;
   a.id = ledger::FormatAllocationId(n);
-  const std::string request_key = Key("request", request.request_id);
   // The victims' final records keep their plans when the change fits etcd's request limit
   // with them, as FinishLocked's do.
-  const auto build = [&](bool victims_keep_plans) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    etcdserverpb::TxnRequest txn;
-    CompareAbsent(txn, LiveKey(n));
-    CompareAbsent(txn, DoneKey(n));
-    if (!request.request_id.empty()) {
-      CompareAbsent(txn, request_key);
-      Put(txn, request_key, absl::StrCat(n));
-      ReadOnFailure(txn, request_key);
-    }
-    for (const int64_t v : releasing) {
-      const Allocation& victim = *live_.Find(v);
-      Allocation done = ledger::FinishedAs(victim, AllocationState::kReleased, a.created_at);
-      if (!victims_keep_plans) done.plan_json.clear();
-      CompareRevision(txn, LiveKey(v), etcdserverpb::Compare::MOD, mod_revision_[v]);
-      Delete(txn, LiveKey(v));
-      Put(txn, DoneKey(v), EncodeAllocation(done));
-      if (victim.state == AllocationState::kCommitted) {
-        Delete(txn, Key("external", victim.external_id));
-      }
-    }
-    Put(txn, LiveKey(n), EncodeAllocation(a));
-    return txn;
-  };
-  etcdserverpb::TxnRequest txn = build(/*victims_keep_plans=*/true);
-  if (!releasing.empty() && !Fits(txn, a.id).ok()) txn = build(/*victims_keep_plans=*/false);
+  etcdserverpb::TxnRequest txn =
+      ReserveTxnLocked(n, a, request, releasing, /*victims_keep_plans=*/true);
+  if (!releasing.empty() && !Fits(txn, a.id).ok()) {
+    txn = ReserveTxnLocked(n, a, request, releasing, /*victims_keep_plans=*/false);
+  }
   if (absl::Status fits = Fits(txn, a.id); !fits.ok()) {
     --next_n_;  // nothing was written, so the number is not used
     return fits;

@@ -88,7 +88,7 @@ struct EtcdLedgerOptions {
   int64_t compact_every = 10'000;
   int64_t keep_revisions = 1'000;
   // And at least this often whatever the count, so large writes (host reports of up to
-  // 1 MiB, within each host's budget: api/server/report_budget.h) cannot outgrow the quota
+  // 1 MiB, within each host's budget: api/server/guards/report_budget.h) cannot outgrow the quota
   // between two counts: one host adds at most about 5.3 MiB of history in 5 minutes.
   absl::Duration compact_interval = absl::Minutes(5);
   // The largest request etcd takes: etcd's --max-request-bytes, 1.5 MiB by default
@@ -197,6 +197,14 @@ class EtcdLedger final : public ledger::Ledger {
       ABSL_LOCKS_EXCLUDED(mu_);
   // Waits until no change of allocation `n` is in flight.
   void AwaitIdleLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Reserve's change: allocation `n` (`a`) made live, its request id bound, each of the
+  // live `releasing` finished as released (with its plan when `victims_keep_plans`), on
+  // the condition that none of them changed since this replica read it.
+  etcdserverpb::TxnRequest ReserveTxnLocked(int64_t n, const ledger::Allocation& a,
+                                            const ledger::ReserveRequest& request,
+                                            const std::vector<int64_t>& releasing,
+                                            bool victims_keep_plans)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Live allocation `n` after reclaiming expired ones; FailedPrecondition naming its final
   // state if it finished, NotFound if it never existed.
   absl::StatusOr<const ledger::Allocation*> LiveLocked(const Fence& fence, int64_t n)

@@ -88,6 +88,33 @@ class Fields {
   std::string path_;
 };
 
+// One entry of "nics", with its "gids".
+absl::Status ReadNic(const Fields& f, AgentNic& nic) {
+  TP_RETURN_IF_ERROR(f.String("name", nic.name, /*required=*/true));
+  TP_RETURN_IF_ERROR(f.Expect(!nic.name.empty() && nic.name.find('/') == std::string::npos, "name",
+                              "a non-empty name without '/'"));
+  TP_RETURN_IF_ERROR(f.Number("speed_gbps", nic.speed_gbps));
+  TP_RETURN_IF_ERROR(f.String("state", nic.state));
+  TP_RETURN_IF_ERROR(f.String("pci", nic.pci));
+  TP_RETURN_IF_ERROR(f.Integer("numa", nic.numa));
+  TP_RETURN_IF_ERROR(f.String("rdma_device", nic.rdma_device));
+  TP_RETURN_IF_ERROR(f.String("link_layer", nic.link_layer));
+  TP_RETURN_IF_ERROR(f.Guid("node_guid", nic.node_guid));
+  TP_RETURN_IF_ERROR(f.Guid("sys_image_guid", nic.sys_image_guid));
+  TP_RETURN_IF_ERROR(f.Guid("port_guid", nic.port_guid));
+  return f.Array("gids", [&nic](const Fields& g) -> absl::Status {
+    AgentGid& gid = nic.gids.emplace_back();
+    TP_RETURN_IF_ERROR(g.Integer("index", gid.index));
+    TP_RETURN_IF_ERROR(g.Expect(gid.index >= 0, "index", "a GID index >= 0"));
+    TP_RETURN_IF_ERROR(g.String("gid", gid.gid, /*required=*/true));
+    TP_RETURN_IF_ERROR(g.String("type", gid.type));
+    TP_RETURN_IF_ERROR(g.Expect(
+        gid.type.empty() || gid.type == "IB" || gid.type == "RoCE v1" || gid.type == "RoCE v2",
+        "type", "\"IB\", \"RoCE v1\", \"RoCE v2\" or empty"));
+    return g.String("netdev", gid.netdev);
+  });
+}
+
 }  // namespace
 
 std::string FormatGuid(uint64_t guid) {
@@ -199,32 +226,8 @@ absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view text,
   TP_RETURN_IF_ERROR(top.Expect(!report.host.empty(), "host", "a non-empty host name"));
   TP_RETURN_IF_ERROR(top.String("nvlink_domain", report.nvlink_domain));
   TP_RETURN_IF_ERROR(top.String("gpu_model", report.gpu_model));
-  TP_RETURN_IF_ERROR(top.Array("nics", [&report](const Fields& f) -> absl::Status {
-    AgentNic& nic = report.nics.emplace_back();
-    TP_RETURN_IF_ERROR(f.String("name", nic.name, /*required=*/true));
-    TP_RETURN_IF_ERROR(f.Expect(!nic.name.empty() && nic.name.find('/') == std::string::npos,
-                                "name", "a non-empty name without '/'"));
-    TP_RETURN_IF_ERROR(f.Number("speed_gbps", nic.speed_gbps));
-    TP_RETURN_IF_ERROR(f.String("state", nic.state));
-    TP_RETURN_IF_ERROR(f.String("pci", nic.pci));
-    TP_RETURN_IF_ERROR(f.Integer("numa", nic.numa));
-    TP_RETURN_IF_ERROR(f.String("rdma_device", nic.rdma_device));
-    TP_RETURN_IF_ERROR(f.String("link_layer", nic.link_layer));
-    TP_RETURN_IF_ERROR(f.Guid("node_guid", nic.node_guid));
-    TP_RETURN_IF_ERROR(f.Guid("sys_image_guid", nic.sys_image_guid));
-    TP_RETURN_IF_ERROR(f.Guid("port_guid", nic.port_guid));
-    return f.Array("gids", [&nic](const Fields& g) -> absl::Status {
-      AgentGid& gid = nic.gids.emplace_back();
-      TP_RETURN_IF_ERROR(g.Integer("index", gid.index));
-      TP_RETURN_IF_ERROR(g.Expect(gid.index >= 0, "index", "a GID index >= 0"));
-      TP_RETURN_IF_ERROR(g.String("gid", gid.gid, /*required=*/true));
-      TP_RETURN_IF_ERROR(g.String("type", gid.type));
-      TP_RETURN_IF_ERROR(g.Expect(
-          gid.type.empty() || gid.type == "IB" || gid.type == "RoCE v1" || gid.type == "RoCE v2",
-          "type", "\"IB\", \"RoCE v1\", \"RoCE v2\" or empty"));
-      return g.String("netdev", gid.netdev);
-    });
-  }));
+  TP_RETURN_IF_ERROR(top.Array(
+      "nics", [&report](const Fields& f) { return ReadNic(f, report.nics.emplace_back()); }));
   TP_RETURN_IF_ERROR(top.Array("gpus", [&report](const Fields& f) -> absl::Status {
     AgentGpu& gpu = report.gpus.emplace_back();
     TP_RETURN_IF_ERROR(f.Integer("index", gpu.index));

@@ -154,6 +154,35 @@ int CablesPerPeer(double down_gbps, double oversubscription, double cable_gbps, 
   return std::max(1, static_cast<int>(std::lround(cables / peers)));
 }
 
+// Host `n` of `block` with its NICs (one per rail, each cabled to the block's leaf of its
+// rail) and GPUs (split over two NUMA nodes, each affine to its rail's NIC).
+absl::Status AddClosNode(FabricBuilder& b, const ClosParams& p, int block, int n,
+                         const std::vector<SwitchId>& leaves,
+                         const std::vector<std::string>& nic_names) {
+  const int block_digits = std::max(2, Digits(p.pods * p.blocks_per_pod));
+  const int node_digits = std::max(3, Digits(p.nodes_per_block));
+  const std::string domain =
+      p.nodes_per_nvlink_domain > 1
+          ? absl::StrFormat("nvl-b%0*d-d%d", block_digits, block, n / p.nodes_per_nvlink_domain)
+          : "";
+  TP_ASSIGN_OR_RETURN(
+      HostId host,
+      b.AddHost(absl::StrFormat("b%0*d-n%0*d", block_digits, block, node_digits, n), domain));
+  if (!p.gpu_model.empty()) TP_RETURN_IF_ERROR(b.SetGpuModel(host, p.gpu_model));
+  std::vector<NicId> nics;
+  for (int r = 0; r < p.rails; ++r) {
+    TP_ASSIGN_OR_RETURN(NicId nic, b.AddNic(host, nic_names[r], p.nic_gbps));
+    nics.push_back(nic);
+    TP_RETURN_IF_ERROR(
+        b.AddLink(NicEnd(nic), SwitchEnd(leaves[r]), {.speed_gbps = p.nic_gbps}).status());
+  }
+  for (int g = 0; g < p.gpus_per_node; ++g) {
+    const int numa = g < p.gpus_per_node / 2 ? 0 : 1;
+    TP_RETURN_IF_ERROR(b.AddGpu(host, g, nics[g * p.rails / p.gpus_per_node], numa).status());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<FabricPtr> GenerateClos(const ClosParams& p) {
@@ -161,7 +190,6 @@ absl::StatusOr<FabricPtr> GenerateClos(const ClosParams& p) {
   FabricBuilder b(p.name);
   const int total_blocks = p.pods * p.blocks_per_pod;
   const int block_digits = std::max(2, Digits(total_blocks));
-  const int node_digits = std::max(3, Digits(p.nodes_per_block));
   const int spine_digits = std::max(2, Digits(p.spines_per_pod));
   const int spines_per_leaf = p.rail_planes ? p.spines_per_pod / p.rails : p.spines_per_pod;
   const int leaf_cables = CablesPerPeer(p.nodes_per_block * p.nic_gbps, p.leaf_oversubscription,
@@ -200,25 +228,7 @@ absl::StatusOr<FabricPtr> GenerateClos(const ClosParams& p) {
         }
       }
       for (int n = 0; n < p.nodes_per_block; ++n) {
-        const std::string domain = p.nodes_per_nvlink_domain > 1
-                                       ? absl::StrFormat("nvl-b%0*d-d%d", block_digits, block,
-                                                         n / p.nodes_per_nvlink_domain)
-                                       : "";
-        TP_ASSIGN_OR_RETURN(
-            HostId host,
-            b.AddHost(absl::StrFormat("b%0*d-n%0*d", block_digits, block, node_digits, n), domain));
-        if (!p.gpu_model.empty()) TP_RETURN_IF_ERROR(b.SetGpuModel(host, p.gpu_model));
-        std::vector<NicId> nics;
-        for (int r = 0; r < p.rails; ++r) {
-          TP_ASSIGN_OR_RETURN(NicId nic, b.AddNic(host, nic_names[r], p.nic_gbps));
-          nics.push_back(nic);
-          TP_RETURN_IF_ERROR(
-              b.AddLink(NicEnd(nic), SwitchEnd(leaves[r]), {.speed_gbps = p.nic_gbps}).status());
-        }
-        for (int g = 0; g < p.gpus_per_node; ++g) {
-          const int numa = g < p.gpus_per_node / 2 ? 0 : 1;
-          TP_RETURN_IF_ERROR(b.AddGpu(host, g, nics[g * p.rails / p.gpus_per_node], numa).status());
-        }
+        TP_RETURN_IF_ERROR(AddClosNode(b, p, block, n, leaves, nic_names));
       }
     }
     if (p.tiers == 3) {

@@ -141,6 +141,24 @@ void GangPlanner::AwaitNotPlanning(const std::string& group_key) {
   mu_.Await(absl::Condition(&not_planning));
 }
 
+namespace {
+
+// The verdict for every node when group `group_key` could not be planned: a bad job spec
+// is unresolvable, no room now fails (the pod waits), anything else is an error.
+void RefuseUnplanned(const std::string& group_key, const absl::Status& s, FilterVerdict& verdict) {
+  if (s.code() == absl::StatusCode::kInvalidArgument) {
+    verdict.All(Outcome::kUnresolvable,
+                absl::StrCat("topoplace: group ", group_key, ": ", s.message()));
+  } else if (s.code() == absl::StatusCode::kResourceExhausted) {
+    verdict.All(Outcome::kFail,
+                absl::StrCat("topoplace: group ", group_key, " does not fit now: ", s.message()));
+  } else {
+    verdict.error = absl::StrCat("topoplace: cannot plan group ", group_key, ": ", s.ToString());
+  }
+}
+
+}  // namespace
+
 FilterVerdict GangPlanner::Filter(const GroupMember& member,
                                   const std::vector<std::string>& candidates) {
   FilterVerdict verdict;
@@ -167,17 +185,7 @@ FilterVerdict GangPlanner::Filter(const GroupMember& member,
         waiting_.try_emplace(member.group_key, Waiting{now, now});
       }
       if (!planned.ok()) {
-        const absl::Status& s = planned.status();
-        if (s.code() == absl::StatusCode::kInvalidArgument) {
-          verdict.All(Outcome::kUnresolvable,
-                      absl::StrCat("topoplace: group ", member.group_key, ": ", s.message()));
-        } else if (s.code() == absl::StatusCode::kResourceExhausted) {
-          verdict.All(Outcome::kFail, absl::StrCat("topoplace: group ", member.group_key,
-                                                   " does not fit now: ", s.message()));
-        } else {
-          verdict.error =
-              absl::StrCat("topoplace: cannot plan group ", member.group_key, ": ", s.ToString());
-        }
+        RefuseUnplanned(member.group_key, planned.status(), verdict);
         break;
       }
       group = &(groups_[member.group_key] = *std::move(planned));
