@@ -1,6 +1,7 @@
 #include "plugins/common/http_listener.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -42,6 +43,9 @@ class ConnectionGate {
 };
 
 namespace {
+
+// The kernel caps it at net.core.somaxconn (4096 by default since Linux 5.4).
+constexpr int kListenBacklog = 1024;
 
 // httplib's pool of workers behind the gate: a connection counts from its accept until
 // its worker closed it.
@@ -137,6 +141,11 @@ absl::StatusOr<std::unique_ptr<HttpListener>> HttpListener::Create(
   // Headers and body go out in separate writes: without TCP_NODELAY a small answer on a
   // kept-alive connection waits for the peer's delayed ACK (40 ms on Linux).
   s.set_tcp_nodelay(true);
+  HttpListener* raw = listener.get();
+  s.set_socket_options([raw](socket_t sock) {
+    httplib::default_socket_options(sock);
+    raw->listen_fd_ = sock;  // the last one tried is the one bound
+  });
   listener->gate_ = std::make_shared<ConnectionGate>(options.max_connections);
   s.new_task_queue = [n = options.worker_threads, gate = listener->gate_] {
     return new GatedPool(static_cast<size_t>(n), gate);
@@ -150,6 +159,10 @@ absl::Status HttpListener::Start() {
                         : (server_->bind_to_port(host_, requested_port_) ? requested_port_ : -1);
   if (bound <= 0) return absl::UnavailableError(absl::StrCat("cannot listen on '", listen_, "'"));
   port_ = bound;
+  // listen() again on a listening socket only changes its backlog.
+  if (listen_fd_ >= 0 && ::listen(listen_fd_, kListenBacklog) != 0) {
+    return absl::InternalError(absl::StrCat("cannot widen the backlog of '", listen_, "'"));
+  }
   httplib::Server* raw = server_.get();
   thread_ = std::thread([raw] { raw->listen_after_bind(); });
   // stop() is a no-op until the loop runs; wait for it so Shutdown() always ends it.

@@ -7,7 +7,9 @@
 // worker); past that the listener stops accepting until one closes, so further clients
 // wait in the kernel's backlog and cost this process no descriptor. (Hardening round four,
 // finding 5: 4,200 idle console connections took every descriptor of the daemon, and
-// gRPC, whose accept failed with EMFILE, never accepted again.)
+// gRPC, whose accept failed with EMFILE, never accepted again.) The backlog holds
+// kListenBacklog connections: httplib's own is 5, so a burst of more than six connects
+// (the console's relay opens one per client) lost SYNs and waited a second for each retry.
 //
 //   TP_ASSIGN_OR_RETURN(auto listener, HttpListener::Create(options));
 //   listener->server().Get("/healthz", ...);        // routes, before Start
@@ -77,6 +79,7 @@ class HttpListener {
   std::string listen_;
   bool tls_ = false;
   int port_ = 0;
+  int listen_fd_ = -1;  // the listening socket, once bound (httplib keeps and closes it)
   std::shared_ptr<ConnectionGate> gate_;
   std::thread thread_;
 };

@@ -441,7 +441,7 @@ void ExpectSlowHeadsCutOffAndPagesServed(int port, int count, SSL_CTX* tls,
   httplib::Result page = http.Get("/api/v1/snapshot");
   const bool during = trickling.load();
   trickle.join();
-  ASSERT_TRUE(page) << "no answer while slow heads were held";
+  ASSERT_TRUE(page) << "no answer while slow heads were held: " << httplib::to_string(page.error());
   EXPECT_EQ(page->status, 200);
   EXPECT_TRUE(during) << "answered only after the slow clients stopped";
   EXPECT_EQ(cut_off.load(), count) << "slow heads kept their connections";
