@@ -80,6 +80,8 @@ std::string LevelList(const Fabric& fabric, absl::string_view indent) {
 
 absl::string_view WorkloadTopologyKey(sched::MaxTier tier) {
   switch (tier) {
+    case sched::MaxTier::kNvlink:
+      return kNvlinkDomainLabel;
     case sched::MaxTier::kLeaf:
     case sched::MaxTier::kBlock:
       return kBlockLabel;

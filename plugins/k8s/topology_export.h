@@ -37,7 +37,7 @@ inline constexpr char kTopographTierLabelPrefix[] = "fabric.topograph.run/tier-"
 // topology-aware workload scheduling) to keep a job inside one of our domains of `tier`:
 // that API groups nodes by the value of one key alone, and each of our keys' values names
 // one domain across the whole cluster (block-00, pod-0, nvl-7). Leaf and block: the block
-// key; pod: the pod key; cluster: "" (no constraint). An NVLink rack: kNvlinkDomainLabel.
+// key; pod: the pod key; cluster: "" (no constraint); nvlink: kNvlinkDomainLabel (a rack).
 absl::string_view WorkloadTopologyKey(sched::MaxTier tier);
 
 struct NodeLabelOptions {

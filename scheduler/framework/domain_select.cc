@@ -10,6 +10,7 @@ namespace topoplace::sched {
 
 DomainLevel MaxLevelFor(MaxTier tier, const Fabric& fabric) {
   switch (tier) {
+    case MaxTier::kNvlink:  // the engine keeps it inside one NVLink domain of the block
     case MaxTier::kLeaf:
     case MaxTier::kBlock:
       return DomainLevel::kBlock;

@@ -53,7 +53,7 @@ std::string DescribeRoom(const Inventory& inv, const JobSpec& job, const HealthV
     const std::string& name = fabric.hosts()[static_cast<size_t>(first)].nvlink_domain;
     parts.push_back(Level("NVLink domain", d,
                           name.empty() ? absl::StrCat("domain ", d.index) : name, job,
-                          /*bound=*/false));
+                          job.max_tier == MaxTier::kNvlink && job.mode == ConstraintMode::kHard));
   }
   if (!fabric.blocks().empty()) {
     const Freest b =

@@ -274,15 +274,17 @@ const std::vector<SpecKey>& SpecKeys() {
              absl::StatusOr<std::optional<double>>(ParseCount(key, value, 0, 1e16)));
        }},
       {{"max_tier"},
-       "`leaf`, `block`, `pod`, `cluster`: the widest domain the job may span",
+       "`nvlink`, `leaf`, `block`, `pod`, `cluster`: the widest domain the job may span "
+       "(`nvlink`: one NVLink domain)",
        "`cluster`",
        [](Parsing& p, absl::string_view key, absl::string_view value) {
-         return ParseChoice<MaxTier, 4>(key, value,
-                                        {{{"leaf", MaxTier::kLeaf},
+         return ParseChoice<MaxTier, 5>(key, value,
+                                        {{{"nvlink", MaxTier::kNvlink},
+                                          {"leaf", MaxTier::kLeaf},
                                           {"block", MaxTier::kBlock},
                                           {"pod", MaxTier::kPod},
                                           {"cluster", MaxTier::kCluster}}},
-                                        "leaf, block, pod or cluster", p.job.max_tier);
+                                        "nvlink, leaf, block, pod or cluster", p.job.max_tier);
        }},
       {{"mode"},
        "`hard` (fail if the tier cannot hold) or `soft` (relax with a note)",
@@ -371,6 +373,8 @@ absl::string_view RankOrderName(RankOrder order) {
 
 absl::string_view MaxTierName(MaxTier tier) {
   switch (tier) {
+    case MaxTier::kNvlink:
+      return "nvlink";
     case MaxTier::kLeaf:
       return "leaf";
     case MaxTier::kBlock:

@@ -37,9 +37,12 @@ namespace topoplace::sched {
 enum class RankOrder : uint8_t { kTpCpEpDpPp, kTpCpEpPpDp };
 absl::string_view RankOrderName(RankOrder order);
 
-// The largest network domain the job may span. `leaf`: one block with every network pair
-// at most one leaf hop; `block`: one block; `pod`: one pod; `cluster`: anywhere.
-enum class MaxTier : uint8_t { kLeaf = 0, kBlock = 1, kPod = 2, kCluster = 3 };
+// The largest domain the job may span. `nvlink`: one NVLink domain (a rack of trays where
+// domains span hosts, as a multi-node NVLink workload with one IMEX domain needs; one host
+// where every host is its own domain); `leaf`: one block with every network pair at most
+// one leaf hop; `block`: one block; `pod`: one pod; `cluster`: anywhere. Ordered narrowest
+// first.
+enum class MaxTier : uint8_t { kNvlink = 0, kLeaf = 1, kBlock = 2, kPod = 3, kCluster = 4 };
 absl::string_view MaxTierName(MaxTier tier);
 
 // Hard constraints fail the placement when they cannot hold; soft ones are relaxed with a

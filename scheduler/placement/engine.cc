@@ -27,6 +27,17 @@ namespace {
 std::optional<std::string> MaxTierViolation(const JobSpec& job, const PlanFootprint& fp,
                                             const TrafficReport& traffic) {
   switch (job.max_tier) {
+    case MaxTier::kNvlink:
+      if (fp.nvlink_domains_used > 1) {
+        return absl::StrCat("max_tier=nvlink: plan spans ", fp.nvlink_domains_used,
+                            " NVLink domains");
+      }
+      // Where every host is its own domain, footprints count no NVLink domains.
+      if (fp.nvlink_domains_used == 0 && fp.nodes > 1) {
+        return absl::StrCat("max_tier=nvlink: plan spans ", fp.nodes,
+                            " hosts and NVLink stays inside each host of this fabric");
+      }
+      return std::nullopt;
     case MaxTier::kLeaf:
       if (fp.blocks_used > 1 || traffic.max_hops > SwitchHops(Tier::kLeaf)) {
         return absl::StrCat("max_tier=leaf: plan spans ", fp.blocks_used,

@@ -20,6 +20,7 @@ HttpAnswer ExtenderHandlers::Filter(absl::string_view body) {
     verdict.All(FilterVerdict::Outcome::kUnresolvable,
                 absl::StrCat("topoplace: ", member.status().message()));
   } else if (member->has_value()) {
+    if (keeper_ != nullptr && !(*member)->compute_domain.empty()) keeper_->Note(args->pod);
     verdict = planner_.Filter(**member, args->node_names);
   }
   return {200, EncodeFilterResult(*args, verdict)};

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "plugins/k8s/extender/compute_domains.h"
 #include "plugins/k8s/extender/gang_planner.h"
 
 namespace topoplace::k8s {
@@ -23,8 +24,10 @@ struct HttpAnswer {
 
 class ExtenderHandlers {
  public:
-  // `planner` must outlive the handlers.
-  explicit ExtenderHandlers(GangPlanner& planner) : planner_(planner) {}
+  // `planner` (and `keeper`, if any: it is told of the pods of ComputeDomain groups the
+  // filter sees) must outlive the handlers.
+  explicit ExtenderHandlers(GangPlanner& planner, ComputeDomainKeeper* keeper = nullptr)
+      : planner_(planner), keeper_(keeper) {}
 
   // Pods without a job spec pass on every node untouched. Pods of a group are steered to
   // their planned node; a job-spec pod with unusable annotations fails on every node
@@ -43,6 +46,7 @@ class ExtenderHandlers {
 
  private:
   GangPlanner& planner_;
+  ComputeDomainKeeper* const keeper_;
 };
 
 }  // namespace topoplace::k8s

@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -21,10 +23,12 @@
 #include "base/port_file.h"
 #include "base/status_macros.h"
 #include "client/topoplace_client.h"
+#include "plugins/k8s/extender/compute_domains.h"
 #include "plugins/k8s/extender/extender_handlers.h"
 #include "plugins/k8s/extender/extender_server.h"
 #include "plugins/k8s/extender/gang_planner.h"
 #include "plugins/k8s/extender/grpc_placement_backend.h"
+#include "plugins/k8s/extender/kube_api.h"
 
 namespace {
 
@@ -38,7 +42,25 @@ struct Flags {
   std::string node_map;
   std::string port_file;
   ServerOptions http;
+  KubeApiOptions kube;  // server empty: no calls to the Kubernetes API
 };
+
+// Logs what a ComputeDomain pass did: each creation, and the problems when they change.
+void LogPass(const absl::StatusOr<ComputeDomainKeeper::Pass>& pass, std::string& last) {
+  std::string problems;
+  if (!pass.ok()) {
+    problems = std::string(pass.status().message());
+  } else {
+    for (const std::string& key : pass->created) {
+      std::cerr << "topoplace-k8s-extender: created ComputeDomain " << key << std::endl;
+    }
+    for (const std::string& p : pass->problems) absl::StrAppend(&problems, p, "; ");
+  }
+  if (problems != last && !problems.empty()) {
+    std::cerr << "topoplace-k8s-extender: ComputeDomains: " << problems << std::endl;
+  }
+  last = problems;
+}
 
 absl::Status Run(const Flags& flags) {
   if (flags.ttl_seconds <= 0) return absl::InvalidArgumentError("--reservation-ttl must be > 0");
@@ -60,8 +82,14 @@ absl::Status Run(const Flags& flags) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  std::unique_ptr<KubeApi> kube;
+  if (!flags.kube.server.empty()) {
+    TP_ASSIGN_OR_RETURN(kube, ConnectKubeApi(flags.kube));
+  }
+  std::optional<ComputeDomainKeeper> keeper;
+  if (kube != nullptr) keeper.emplace(*kube);
   GangPlanner planner(std::move(backend), std::move(planner_options));
-  ExtenderHandlers handlers(planner);
+  ExtenderHandlers handlers(planner, keeper ? &*keeper : nullptr);
   TP_ASSIGN_OR_RETURN(std::unique_ptr<ExtenderServer> server,
                       ExtenderServer::Start(flags.http, handlers));
   std::cerr << "topoplace-k8s-extender: listening on "
@@ -73,9 +101,11 @@ absl::Status Run(const Flags& flags) {
   }
 
   std::atomic<bool> stopping = false;
-  std::thread ticker([&planner, &stopping] {
-    while (!stopping) {
+  std::thread ticker([&planner, &stopping, &keeper] {
+    std::string last_problems;
+    for (int tick = 0; !stopping; ++tick) {
       planner.Tick();
+      if (keeper && tick % 2 == 0) LogPass(keeper->Sync(), last_problems);
       for (int i = 0; i < 10 && !stopping; ++i) absl::SleepFor(absl::Milliseconds(100));
     }
   });
@@ -122,6 +152,13 @@ int main(int argc, char** argv) {
                  "Seconds a connection may stay silent before it is closed")
       ->capture_default_str();
   app.add_option("--port-file", flags.port_file, "Write the bound port here once serving");
+  app.add_option("--kube-api", flags.kube.server,
+                 "Kubernetes API server (https://HOST:PORT, or in-cluster) for the "
+                 "ComputeDomains of groups labelled topoplace.io/compute-domain (default: none)");
+  app.add_option("--kube-token-file", flags.kube.token_file,
+                 "Bearer token file for --kube-api (in-cluster: the service account's)");
+  app.add_option("--kube-ca-file", flags.kube.ca_file,
+                 "PEM CA of the API server's certificate (in-cluster: the service account's)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -35,36 +35,6 @@ std::string StringField(const json& object, const char* key) {
   return it->get<std::string>();
 }
 
-absl::StatusOr<PodInfo> ParsePod(const json& pod) {
-  if (!pod.is_object()) return WireError("Pod must be an object");
-  auto meta_it = pod.find("metadata");
-  if (meta_it == pod.end() || !meta_it->is_object()) return WireError("Pod.metadata missing");
-  const json& meta = *meta_it;
-  PodInfo info;
-  info.name = StringField(meta, "name");
-  info.namespace_name = StringField(meta, "namespace");
-  if (info.namespace_name.empty()) info.namespace_name = "default";
-  info.uid = StringField(meta, "uid");
-  if (auto it = meta.find("annotations"); it != meta.end()) info.annotations = StringMap(*it);
-  if (auto it = meta.find("labels"); it != meta.end()) info.labels = StringMap(*it);
-  if (auto it = meta.find("ownerReferences"); it != meta.end() && it->is_array()) {
-    for (const json& owner : *it) {
-      if (!owner.is_object()) continue;
-      auto controller = owner.find("controller");
-      if (controller != owner.end() && controller->is_boolean() && controller->get<bool>()) {
-        info.controller_uid = StringField(owner, "uid");
-      }
-    }
-  }
-  if (auto spec = pod.find("spec"); spec != pod.end() && spec->is_object()) {
-    if (auto it = spec->find("priority"); it != spec->end() && !it->is_null()) {
-      if (!it->is_number_integer()) return WireError("Pod.spec.priority must be an integer");
-      info.priority = it->get<int64_t>();
-    }
-  }
-  return info;
-}
-
 absl::StatusOr<ExtenderArgs> ParseArgsJson(const json& body) {
   if (!body.is_object()) return WireError("body must be a JSON object");
   auto pod_it = body.find("Pod");
@@ -195,6 +165,39 @@ auto ParseBody(absl::string_view body, Parse parse) -> decltype(parse(json())) {
 }
 
 }  // namespace
+
+absl::StatusOr<PodInfo> ParsePod(const json& pod) {
+  if (!pod.is_object()) return WireError("Pod must be an object");
+  auto meta_it = pod.find("metadata");
+  if (meta_it == pod.end() || !meta_it->is_object()) return WireError("Pod.metadata missing");
+  const json& meta = *meta_it;
+  PodInfo info;
+  info.name = StringField(meta, "name");
+  info.namespace_name = StringField(meta, "namespace");
+  if (info.namespace_name.empty()) info.namespace_name = "default";
+  info.uid = StringField(meta, "uid");
+  if (auto it = meta.find("annotations"); it != meta.end()) info.annotations = StringMap(*it);
+  if (auto it = meta.find("labels"); it != meta.end()) info.labels = StringMap(*it);
+  if (auto it = meta.find("ownerReferences"); it != meta.end() && it->is_array()) {
+    for (const json& owner : *it) {
+      if (!owner.is_object()) continue;
+      auto controller = owner.find("controller");
+      if (controller != owner.end() && controller->is_boolean() && controller->get<bool>()) {
+        info.controller_uid = StringField(owner, "uid");
+        info.controller_api_version = StringField(owner, "apiVersion");
+        info.controller_kind = StringField(owner, "kind");
+        info.controller_name = StringField(owner, "name");
+      }
+    }
+  }
+  if (auto spec = pod.find("spec"); spec != pod.end() && spec->is_object()) {
+    if (auto it = spec->find("priority"); it != spec->end() && !it->is_null()) {
+      if (!it->is_number_integer()) return WireError("Pod.spec.priority must be an integer");
+      info.priority = it->get<int64_t>();
+    }
+  }
+  return info;
+}
 
 absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
   return ParseBody(body, ParseArgsJson);

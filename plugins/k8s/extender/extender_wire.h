@@ -49,9 +49,16 @@ struct PodInfo {
   std::map<std::string, std::string> labels;
   // uid of the owner reference marked `controller: true` (the Job); empty if none.
   std::string controller_uid;
+  // The same reference's apiVersion, kind and name (to own what the extender creates for
+  // the pod's group); empty if none.
+  std::string controller_api_version, controller_kind, controller_name;
   // spec.priority, which admission sets from the pod's PriorityClass; nullopt if absent.
   std::optional<int64_t> priority;
 };
+
+// The PodInfo of one v1.Pod object (as in a request or in a PodList the API server returns).
+// InvalidArgument for a pod without metadata or with a non-integer spec.priority.
+absl::StatusOr<PodInfo> ParsePod(const nlohmann::json& pod);
 
 struct ExtenderArgs {
   PodInfo pod;

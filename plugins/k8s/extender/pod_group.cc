@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "scheduler/job/job_spec.h"
 
 namespace topoplace::k8s {
 namespace {
@@ -26,6 +27,18 @@ std::string WithoutPriority(absl::string_view spec) {
     if (!absl::StartsWith(absl::StripAsciiWhitespace(token), "priority=")) kept.push_back(token);
   }
   return absl::StrJoin(kept, ",");
+}
+
+// `spec` held inside one NVLink domain: max_tier=nvlink, mode=hard, no max_wait (an IMEX
+// domain never spans two). A spec that does not parse is kept as it is, for topoplaced to
+// refuse with its reason.
+std::string InOneNvlinkDomain(const std::string& spec) {
+  absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec(spec);
+  if (!job.ok()) return spec;
+  job->max_tier = sched::MaxTier::kNvlink;
+  job->mode = sched::ConstraintMode::kHard;
+  job->max_wait_s.reset();
+  return sched::FormatJobSpec(*job);
 }
 
 }  // namespace
@@ -75,6 +88,15 @@ absl::StatusOr<std::optional<GroupMember>> ReadGroupMember(const PodInfo& pod) {
   }
   member.pod_uid = pod.uid;
   member.owner_uid = pod.controller_uid;
+  if (const std::string* domain = Find(pod.labels, kComputeDomainLabel)) {
+    if (domain->empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("label ", kComputeDomainLabel, " must be \"", kComputeDomainAuto,
+                       "\" or the name of the workload's ComputeDomain, got an empty value"));
+    }
+    member.compute_domain = *domain;
+    member.job_spec = InOneNvlinkDomain(member.job_spec);
+  }
   return member;
 }
 

@@ -5,6 +5,11 @@
 //                                               the Job controller puts on its pods
 //   topoplace.io/rank:     "3"                  node rank of this pod; default: the Indexed
 //                          Job annotation batch.kubernetes.io/job-completion-index
+//   topoplace.io/compute-domain (a label): "auto" or a ComputeDomain's name
+//                                               the group is one multi-node NVLink workload
+//                                               (compute_domains.h): its spec is made
+//                                               max_tier=nvlink,mode=hard without max_wait,
+//                                               so it runs inside one NVLink domain or waits
 //
 // One pod runs one node of the plan: pod rank r runs the plan's node r (GPU ranks
 // r*gpus_per_node .. (r+1)*gpus_per_node-1).
@@ -26,6 +31,9 @@ inline constexpr char kGroupAnnotation[] = "topoplace.io/group";
 inline constexpr char kRankAnnotation[] = "topoplace.io/rank";
 inline constexpr char kCompletionIndexAnnotation[] = "batch.kubernetes.io/job-completion-index";
 inline constexpr char kJobNameLabel[] = "job-name";
+inline constexpr char kComputeDomainLabel[] = "topoplace.io/compute-domain";
+// The label value that asks the extender to create the group's ComputeDomain.
+inline constexpr char kComputeDomainAuto[] = "auto";
 
 struct GroupMember {
   std::string group_key;  // "<namespace>/<group>"
@@ -35,6 +43,8 @@ struct GroupMember {
   // The group's controller (the Job) uid; empty if the pod has no controller. A new uid
   // under the same group key means the group was deleted and created again.
   std::string owner_uid;
+  // The kComputeDomainLabel value ("auto" or a ComputeDomain's name); empty: none.
+  std::string compute_domain;
 };
 
 // The pod's group membership; nullopt for pods without a job spec (not ours).

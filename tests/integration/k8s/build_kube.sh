@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# kube-apiserver and kube-scheduler from the k8s.io/kubernetes module at the version the
-# wrapper module tests/integration/k8s/kube/go.mod pins (its replace lines point the
-# staging modules, k8s.io/api and the rest, at their published versions), built once by
-# build_go_tools.sh into /var/cache/topoplace/kube-VERSION, with the version stamped as
-# Kubernetes' own release build does (a fresh machine: about 10 minutes on 2 cores).
+# kube-apiserver, kube-scheduler and kube-controller-manager from the k8s.io/kubernetes
+# module at the version the wrapper module tests/integration/k8s/kube/go.mod pins (its
+# replace lines point the staging modules, k8s.io/api and the rest, at their published
+# versions), built once by build_go_tools.sh into /var/cache/topoplace/kube-VERSION, with
+# the version stamped as Kubernetes' own release build does (a fresh machine: about 15
+# minutes on 2 cores).
 #
 #   tests/integration/k8s/build_kube.sh            # prints the bin dir on stdout
 #   TOPOPLACE_KUBE_CACHE=/some/dir build_kube.sh   # another cache

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""Server-side dry run of Kubernetes manifests against a real kube-apiserver.
+"""Server-side dry run of Kubernetes manifests against a real kube-apiserver, or their
+creation.
 
-    dry_run_manifests.py API TOKEN NAMESPACE FILE.yaml...
+    dry_run_manifests.py [--apply] API TOKEN NAMESPACE FILE.yaml...
 
 Every object of every file (multi-document YAML) is created with dryRun=All and
 fieldValidation=Strict, so the apiserver runs its validation and admission and refuses
-unknown or duplicate fields, and nothing is stored. Namespaced objects without a namespace
+unknown or duplicate fields, and nothing is stored; with --apply the objects are created
+for real (as kubectl create -f would), with the same strict validation. Namespaced objects without a namespace
 go to NAMESPACE. A refused object stops with the apiserver's message (exit 1); at the end
 the count per kind is printed.
 """
@@ -27,11 +29,19 @@ KINDS = {
     "RoleBinding": ("rolebindings", True), "Role": ("roles", True),
     "ClusterRoleBinding": ("clusterrolebindings", False), "ClusterRole": ("clusterroles", False),
     "Namespace": ("namespaces", False),
+    "DeviceClass": ("deviceclasses", False),
+    "ResourceClaimTemplate": ("resourceclaimtemplates", True),
+    "ComputeDomain": ("computedomains", True),
 }
 
 
 def main():
-    api, token, namespace, files = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    args = sys.argv[1:]
+    apply = args[:1] == ["--apply"]
+    if apply:
+        args = args[1:]
+    api, token, namespace, files = args[0], args[1], args[2], args[3:]
+    dry_run = "" if apply else "dryRun=All&"
     parsed = urllib.parse.urlparse(api)
     context = ssl.create_default_context()
     context.check_hostname = False
@@ -51,7 +61,7 @@ def main():
             url = prefix + group_version
             if namespaced:
                 url += "/namespaces/" + obj["metadata"].get("namespace", namespace)
-            url += f"/{plural}?dryRun=All&fieldValidation=Strict"
+            url += f"/{plural}?{dry_run}fieldValidation=Strict"
             conn.request("POST", url, body=json.dumps(obj),
                          headers={"Authorization": "Bearer " + token,
                                   "Content-Type": "application/json"})
@@ -61,7 +71,8 @@ def main():
                 sys.exit(f"FAIL: {path}: {kind} {obj['metadata'].get('name')} refused "
                          f"({response.status}): {reply.get('message', reply)}")
             counts[kind] += 1
-    print("dry run accepted: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    print(("created: " if apply else "dry run accepted: ") +
+          ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
 
 
 if __name__ == "__main__":

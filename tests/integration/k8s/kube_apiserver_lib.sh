@@ -13,11 +13,16 @@ kube_binaries() {
   "$(dirname "${BASH_SOURCE[0]}")/build_kube.sh"
 }
 
-# Prints what ran: "kube-apiserver v1.36.3, kube-scheduler v1.36.3" (their --version).
-kube_versions() {
+# Prints what ran: "kube-apiserver v1.36.3, kube-scheduler v1.36.3" (their --version), and
+# kube-controller-manager's too with a third argument.
+kube_versions() {  # KUBE_BIN [with-controller-manager]
   local kube_bin=$1
-  echo "kube-apiserver $("$kube_bin/kube-apiserver" --version | awk '{ print $2 }')," \
+  echo -n "kube-apiserver $("$kube_bin/kube-apiserver" --version | awk '{ print $2 }')," \
     "kube-scheduler $("$kube_bin/kube-scheduler" --version | awk '{ print $2 }')"
+  if [[ -n ${2:-} ]]; then
+    echo -n ", kube-controller-manager $("$kube_bin/kube-controller-manager" --version | awk '{ print $2 }')"
+  fi
+  echo
 }
 
 # Makes the test's temp dir D (/tmp/PREFIX.XXXXXX, with D/log) and the empty list `pids`
@@ -106,6 +111,28 @@ start_kube_apiserver() {
   api="https://127.0.0.1:$api_port"
   wait_for "kube-apiserver did not become ready" 1200 \
     bash -c "[[ \$(curl -sk -H 'Authorization: Bearer $token' $api/readyz) == ok ]]"
+}
+
+# Starts kube-controller-manager from KUBE_BIN with only CONTROLLERS (comma separated, e.g.
+# job-controller,resourceclaim-controller), talking to the apiserver with the admin token.
+start_kube_controller_manager() {  # KUBE_BIN CONTROLLERS
+  local port
+  port=$(free_port)
+  cat >"$D/kcm-kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters: [{name: t, cluster: {server: "$api", insecure-skip-tls-verify: true}}]
+users: [{name: admin, user: {token: "$token"}}]
+contexts: [{name: t, context: {cluster: t, user: admin}}]
+current-context: t
+EOF
+  "$1/kube-controller-manager" --kubeconfig "$D/kcm-kubeconfig" --controllers "$2" \
+    --leader-elect=false --bind-address 127.0.0.1 --secure-port "$port" \
+    --cert-dir "$D/kcm-certs" --authentication-kubeconfig "$D/kcm-kubeconfig" \
+    --authorization-kubeconfig "$D/kcm-kubeconfig" >"$D/log/kube-controller-manager.log" 2>&1 &
+  pids+=($!)
+  wait_for "kube-controller-manager did not become healthy" 600 \
+    curl -sfk "https://127.0.0.1:$port/healthz"
 }
 
 kc() { curl -sSk -H "Authorization: Bearer $token" -H "Content-Type: application/json" "$@"; }

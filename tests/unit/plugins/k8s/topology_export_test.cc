@@ -58,6 +58,7 @@ TEST(K8sExport, WorkloadTopologyKeys_NameEachDomainClusterWide) {
   EXPECT_EQ(WorkloadTopologyKey(sched::MaxTier::kLeaf), kBlockLabel);
   EXPECT_EQ(WorkloadTopologyKey(sched::MaxTier::kPod), kPodLabel);
   EXPECT_EQ(WorkloadTopologyKey(sched::MaxTier::kCluster), "");
+  EXPECT_EQ(WorkloadTopologyKey(sched::MaxTier::kNvlink), kNvlinkDomainLabel);
   for (const char* preset : {"superpod-4su", "gb200-nvl72", "rail-512"}) {
     FabricPtr f = *GeneratePreset(preset);
     const std::string yaml = RenderNodeLabels(*f);

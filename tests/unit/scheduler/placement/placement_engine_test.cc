@@ -338,6 +338,48 @@ TEST(Placement, EveryHardTierPlacesAJobItsFirstDomainCanHoldOnEveryPreset) {
   }
 }
 
+// max_tier=nvlink is one NVLink domain: a multi-node NVLink workload (one IMEX domain, a
+// Kubernetes ComputeDomain) runs inside one rack of trays or not at all; where NVLink stays
+// inside each host, that is one host.
+TEST(Placement, HardNvlinkTierKeepsTheJobInOneRackOrRefusesNamingTheDomain) {
+  const FabricPtr& gb200 = testing::Preset("gb200-nvl72");  // racks of 18 trays x 4 GPUs
+  PlacementEngine engine(gb200);
+  absl::StatusOr<PlacementPlan> rack =
+      Place(engine, "tp=4,gpus_per_node=4,pp=1,dp=16,max_tier=nvlink", Occupancy(*gb200));
+  ASSERT_TRUE(rack.ok()) << rack.status();
+  std::set<int32_t> domains;
+  for (HostId h : rack->node_hosts) domains.insert(gb200->hosts()[h].nvlink_domain_id);
+  EXPECT_EQ(domains.size(), 1u);
+  for (const char* policy : {"first-fit", "random", "slurm-block"}) {
+    absl::StatusOr<PlacementPlan> plan =
+        Place(engine, "tp=4,gpus_per_node=4,pp=1,dp=16,max_tier=nvlink", Occupancy(*gb200), policy);
+    if (!plan.ok()) {  // a baseline that proposes only hosts across racks is refused
+      EXPECT_THAT(std::string(plan.status().message()), HasSubstr("max_tier=nvlink")) << policy;
+      continue;
+    }
+    domains.clear();
+    for (HostId h : plan->node_hosts) domains.insert(gb200->hosts()[h].nvlink_domain_id);
+    EXPECT_EQ(domains.size(), 1u) << policy;
+  }
+  absl::StatusOr<PlacementPlan> too_big =
+      Place(engine, "tp=4,gpus_per_node=4,pp=1,dp=19,max_tier=nvlink", Occupancy(*gb200));
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(too_big.status().message()), HasSubstr("max_tier=nvlink"));
+  absl::StatusOr<PlacementPlan> soft =
+      Place(engine, "tp=4,gpus_per_node=4,pp=1,dp=19,max_tier=nvlink,mode=soft", Occupancy(*gb200));
+  ASSERT_TRUE(soft.ok()) << soft.status();
+  ASSERT_EQ(soft->notes.size(), 1u);
+  EXPECT_THAT(soft->notes[0], HasSubstr("relaxed"));
+
+  PlacementEngine superpod(Superpod());  // every host its own NVLink domain
+  EXPECT_TRUE(Place(superpod, "tp=8,pp=1,dp=1,max_tier=nvlink", Occupancy(*Superpod())).ok());
+  absl::StatusOr<PlacementPlan> two =
+      Place(superpod, "tp=8,pp=1,dp=2,max_tier=nvlink", Occupancy(*Superpod()));
+  ASSERT_FALSE(two.ok());
+  EXPECT_THAT(std::string(two.status().message()), HasSubstr("NVLink stays inside each host"));
+}
+
 // The case that found the single-pod bug: 40 nodes on superpod-4su (4 blocks of 32, one
 // pod) fit the pod, so a hard max_tier=pod takes two blocks, as every baseline does.
 TEST(Placement, HardPodTierOnASinglePodFabricSpansBlocksOfThatPod) {

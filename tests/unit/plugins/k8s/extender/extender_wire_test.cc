@@ -120,19 +120,23 @@ TEST(ExtenderWire, MalformedRequestsAreInvalidArgumentNamingTheProblem) {
   }
 }
 
-TEST(ExtenderWire, AnnotationsLabelsAndControllerUidAreRead) {
+TEST(ExtenderWire, AnnotationsLabelsAndTheControllerAreRead) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(R"({"Pod": {"metadata": {
       "name": "w-1", "namespace": "ml", "uid": "u1",
       "annotations": {"topoplace.io/job-spec": "tp=8,dp=2", "odd": 3},
       "labels": {"job-name": "w"},
       "ownerReferences": [{"kind": "Other", "uid": "x"},
-                          {"kind": "Job", "uid": "job-uid", "controller": true}]}}})");
+                          {"apiVersion": "batch/v1", "kind": "Job", "name": "w",
+                           "uid": "job-uid", "controller": true}]}}})");
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->pod.namespace_name, "ml");
   EXPECT_EQ(args->pod.annotations.at("topoplace.io/job-spec"), "tp=8,dp=2");
   EXPECT_FALSE(args->pod.annotations.contains("odd")) << "non-string values are skipped";
   EXPECT_EQ(args->pod.labels.at("job-name"), "w");
   EXPECT_EQ(args->pod.controller_uid, "job-uid");
+  EXPECT_EQ(args->pod.controller_api_version, "batch/v1");
+  EXPECT_EQ(args->pod.controller_kind, "Job");
+  EXPECT_EQ(args->pod.controller_name, "w");
   EXPECT_FALSE(args->pod.priority.has_value()) << "no spec.priority";
 }
 

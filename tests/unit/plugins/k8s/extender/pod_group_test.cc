@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "scheduler/job/job_spec.h"
+
 namespace topoplace::k8s {
 namespace {
 
@@ -101,6 +103,38 @@ TEST(PodGroup, ThePodsPriorityClassAloneSetsThePriority) {
 
 TEST(PodGroup, ExternalIdIsK8sNamespaceSlashGroup) {
   EXPECT_EQ(GroupExternalId("ml/llama"), "k8s:ml/llama");
+}
+
+// A ComputeDomain group is one IMEX domain: its spec is held inside one NVLink domain,
+// hard, without a max_wait that would relax it across racks.
+TEST(PodGroup, ComputeDomainLabelHoldsTheSpecInOneNvlinkDomain) {
+  auto member = ReadGroupMember(Pod(
+      {{kJobSpecAnnotation, "tp=4,pp=1,dp=6,gpus_per_node=4,max_tier=pod,mode=soft,max_wait=60"},
+       {kGroupAnnotation, "moe"},
+       {kRankAnnotation, "0"}},
+      {{kComputeDomainLabel, kComputeDomainAuto}}));
+  ASSERT_TRUE(member.ok()) << member.status();
+  ASSERT_TRUE(member->has_value());
+  EXPECT_EQ((*member)->compute_domain, "auto");
+  absl::StatusOr<sched::JobSpec> job = sched::ParseJobSpec((*member)->job_spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->max_tier, sched::MaxTier::kNvlink);
+  EXPECT_EQ(job->mode, sched::ConstraintMode::kHard);
+  EXPECT_FALSE(job->max_wait_s.has_value());
+  EXPECT_EQ(job->dp, 6);
+  EXPECT_EQ(job->gpus_per_node, 4);
+
+  auto plain = ReadGroupMember(
+      Pod({{kJobSpecAnnotation, "tp=8,dp=2"}, {kGroupAnnotation, "g"}, {kRankAnnotation, "0"}}));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ((*plain)->compute_domain, "");
+  EXPECT_EQ((*plain)->job_spec, "tp=8,dp=2");
+
+  auto empty = ReadGroupMember(
+      Pod({{kJobSpecAnnotation, "tp=8,dp=2"}, {kGroupAnnotation, "g"}, {kRankAnnotation, "0"}},
+          {{kComputeDomainLabel, ""}}));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(std::string(empty.status().message()), HasSubstr(kComputeDomainLabel));
 }
 
 }  // namespace
