@@ -32,6 +32,11 @@ KINDS = {
     "DeviceClass": ("deviceclasses", False),
     "ResourceClaimTemplate": ("resourceclaimtemplates", True),
     "ComputeDomain": ("computedomains", True),
+    "CustomResourceDefinition": ("customresourcedefinitions", False),
+    "Node": ("nodes", False),
+    "Topology": ("topologies", False), "ResourceFlavor": ("resourceflavors", False),
+    "ClusterQueue": ("clusterqueues", False), "LocalQueue": ("localqueues", True),
+    "Workload": ("workloads", True),
 }
 
 
