@@ -12,11 +12,11 @@
 //   free GPUs first), then by name;
 // - a required level no domain of which holds the job leaves it pending.
 // A job's max_tier is its request as for kueue-bestfit: hard = required, soft = preferred
-// (block or pod); cluster = preferred at the lowest level (what a user asking for locality
-// without a bound writes); cluster with mode=soft = no topology constraint. Levels: pod >
-// block > NVLink domain (where domains span hosts), the levels of our kai-topology export.
-// Left out: sub-groups with their own constraints, elastic pod sets, reclaim and
-// consolidation.
+// (block, pod, or the NVLink domain for nvlink); cluster = preferred at the lowest level (what a
+// user asking for locality without a bound writes); cluster with mode=soft = no topology
+// constraint. Levels: pod > block > NVLink domain (where domains span hosts), the levels of our
+// kai-topology export. Left out: sub-groups with their own constraints, elastic pod sets, reclaim
+// and consolidation.
 #include <algorithm>
 #include <optional>
 #include <tuple>
@@ -83,7 +83,7 @@ class KaiPolicy final : public PlacementPolicy {
     const int n = ctx.nodes;
     std::optional<Level> required, preferred;
     if (ctx.job.max_tier != MaxTier::kCluster) {
-      const Level l = ctx.job.max_tier == MaxTier::kPod ? Level::kPod : Level::kBlock;
+      const Level l = tree.RequestedLevel(ctx.job.max_tier);
       (ctx.job.mode == ConstraintMode::kHard ? required : preferred) = l;
     } else if (ctx.job.mode == ConstraintMode::kHard) {
       preferred = tree.lowest_domain_level();

@@ -14,7 +14,8 @@
 //   capacity first, the last one the tightest fit; ties by name (hosts by host name, other
 //   domains by id, which is the order of their exported names block-00, block-01...).
 // A job's max_tier is its request: hard leaf/block = required block, hard pod = required
-// pod, soft = preferred; cluster (no bound) = preferred at the lowest level, what a Kueue
+// pod, hard nvlink = required NVLink domain (the host where hosts are their own), soft =
+// preferred; cluster (no bound) = preferred at the lowest level, what a Kueue
 // user asking for locality without a bound writes; cluster with mode=soft = unconstrained.
 // Ranks follow the assignment as Kueue lists it, sorted by level values. Left out: slices,
 // leader/worker pod sets, balanced placement (an alpha gate, off by default), node
@@ -88,7 +89,7 @@ class KueueBestFitPolicy final : public PlacementPolicy {
     Level level = tree.lowest_domain_level();
     bool required = false;
     if (ctx.job.max_tier != MaxTier::kCluster) {
-      level = ctx.job.max_tier == MaxTier::kPod ? Level::kPod : Level::kBlock;
+      level = tree.RequestedLevel(ctx.job.max_tier);
       required = ctx.job.mode == ConstraintMode::kHard;
     }
     // Find the level and domains (FindLevelWithFitDomains).

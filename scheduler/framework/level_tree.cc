@@ -26,6 +26,20 @@ LevelTree::LevelTree(const Inventory& inv) : inv_(inv), fabric_(inv.fabric()) {
   levels_.push_back(Level::kHost);
 }
 
+Level LevelTree::RequestedLevel(MaxTier tier) const {
+  switch (tier) {
+    case MaxTier::kNvlink:
+      return inv_.nvlink_level() ? Level::kNvlinkDomain : Level::kHost;
+    case MaxTier::kPod:
+      return Level::kPod;
+    case MaxTier::kLeaf:
+    case MaxTier::kBlock:
+    case MaxTier::kCluster:
+      break;
+  }
+  return Level::kBlock;
+}
+
 size_t LevelTree::IndexOf(Level level) const {
   return static_cast<size_t>(std::find(levels_.begin(), levels_.end(), level) - levels_.begin());
 }

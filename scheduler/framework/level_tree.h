@@ -14,6 +14,7 @@
 
 #include "absl/strings/string_view.h"
 #include "scheduler/framework/inventory.h"
+#include "scheduler/job/job_spec.h"
 
 namespace topoplace::sched {
 
@@ -23,6 +24,11 @@ absl::string_view LevelName(Level level);
 class LevelTree {
  public:
   explicit LevelTree(const Inventory& inv);
+
+  // The level a job's bounded max_tier asks for, as a Kubernetes user of our exports writes
+  // it: pod for pod; block for block and leaf; for nvlink the NVLink-domain level, or the
+  // host where every host is its own domain. Precondition: `tier` is not kCluster.
+  Level RequestedLevel(MaxTier tier) const;
 
   Level lowest_domain_level() const { return levels_[levels_.size() - 2]; }
   // The next level down / up. Preconditions: not the host level / not the pod level.

@@ -350,6 +350,15 @@ TEST(Placement, HardNvlinkTierKeepsTheJobInOneRackOrRefusesNamingTheDomain) {
   std::set<int32_t> domains;
   for (HostId h : rack->node_hosts) domains.insert(gb200->hosts()[h].nvlink_domain_id);
   EXPECT_EQ(domains.size(), 1u);
+  // Kueue and KAI are asked for the NVLink-domain level of our exports.
+  for (const char* policy : {"kueue-bestfit", "kai"}) {
+    absl::StatusOr<PlacementPlan> plan =
+        Place(engine, "tp=4,gpus_per_node=4,pp=1,dp=16,max_tier=nvlink", Occupancy(*gb200), policy);
+    ASSERT_TRUE(plan.ok()) << policy << ": " << plan.status();
+    domains.clear();
+    for (HostId h : plan->node_hosts) domains.insert(gb200->hosts()[h].nvlink_domain_id);
+    EXPECT_EQ(domains.size(), 1u) << policy;
+  }
   for (const char* policy : {"first-fit", "random", "slurm-block"}) {
     absl::StatusOr<PlacementPlan> plan =
         Place(engine, "tp=4,gpus_per_node=4,pp=1,dp=16,max_tier=nvlink", Occupancy(*gb200), policy);
@@ -373,10 +382,17 @@ TEST(Placement, HardNvlinkTierKeepsTheJobInOneRackOrRefusesNamingTheDomain) {
   EXPECT_THAT(soft->notes[0], HasSubstr("relaxed"));
 
   PlacementEngine superpod(Superpod());  // every host its own NVLink domain
-  EXPECT_TRUE(Place(superpod, "tp=8,pp=1,dp=1,max_tier=nvlink", Occupancy(*Superpod())).ok());
+  for (const char* policy : {"topoplace", "kueue-bestfit", "kai"}) {
+    EXPECT_TRUE(
+        Place(superpod, "tp=8,pp=1,dp=1,max_tier=nvlink", Occupancy(*Superpod()), policy).ok())
+        << policy;
+    absl::StatusOr<PlacementPlan> two =
+        Place(superpod, "tp=8,pp=1,dp=2,max_tier=nvlink", Occupancy(*Superpod()), policy);
+    ASSERT_FALSE(two.ok()) << policy;
+    EXPECT_EQ(two.status().code(), absl::StatusCode::kResourceExhausted) << policy;
+  }
   absl::StatusOr<PlacementPlan> two =
       Place(superpod, "tp=8,pp=1,dp=2,max_tier=nvlink", Occupancy(*Superpod()));
-  ASSERT_FALSE(two.ok());
   EXPECT_THAT(std::string(two.status().message()), HasSubstr("NVLink stays inside each host"));
 }
 
