@@ -17,10 +17,20 @@
 // pod, hard nvlink = required NVLink domain (the host where hosts are their own), soft =
 // preferred; cluster (no bound) = preferred at the lowest level, what a Kueue
 // user asking for locality without a bound writes; cluster with mode=soft = unconstrained.
-// Ranks follow the assignment as Kueue lists it, sorted by level values. Left out: slices,
-// leader/worker pod sets, balanced placement (an alpha gate, off by default), node
-// replacement.
+// Ranks follow the assignment as Kueue lists it, sorted by level values.
+// Pod-set slices: the job spec's segment=S is Kueue's podSetSliceSize S with
+// podSetSliceRequiredTopology at the block level (as Slurm's segments, each inside one
+// block). Then capacity at the block level and above is counted in whole slices (a block's
+// free hosts / S, summed upwards), domains are ordered most slices first, then fewest free
+// nodes, then name, and choosing happens in slices down to the blocks; below each chosen
+// block its own pods go to its children, in the same order (where a level below holds no
+// slices: fewest free nodes first), the last one the tightest fit. A segment of 0 or larger
+// than the job is no slice, as Slurm ignores it.
+// Left out: leader/worker pod sets, slices at other levels, balanced placement (an alpha
+// gate, off by default), node replacement.
 #include <algorithm>
+#include <span>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,32 +40,64 @@
 namespace topoplace::sched {
 namespace {
 
-// A domain of one level and the nodes it was given.
+// A domain of one level and what it was given (slices or nodes, as counted there).
 struct Share {
   int32_t id = 0;
   int count = 0;
 };
 
-// Most free first, then by name (Kueue's BestFit order).
-void SortMostFree(const LevelTree& tree, Level level, std::vector<int32_t>& ids) {
-  std::vector<std::pair<int, int32_t>> keyed;
+// What Kueue counts per domain: free nodes, and whole slices at the slice level and above.
+// Without slices the slice level is the host's and a slice is one node, so both are the
+// free nodes.
+class Capacity {
+ public:
+  Capacity(const LevelTree& tree, Level slice_level, int slice_size)
+      : tree_(tree), slice_level_(slice_level), slice_size_(slice_size) {}
+
+  const LevelTree& tree() const { return tree_; }
+  Level slice_level() const { return slice_level_; }
+  int slice_size() const { return slice_size_; }
+  int Free(Level level, int32_t id) const { return tree_.Free(level, id); }
+  // Whole slices the domain holds; 0 below the slice level.
+  int Slices(Level level, int32_t id) const {
+    if (slice_level_ == Level::kHost) return tree_.Free(level, id);  // no slices: nodes
+    if (level == slice_level_) return tree_.Free(level, id) / slice_size_;
+    if (!AtOrAboveSliceLevel(level)) return 0;
+    int slices = 0;
+    for (int32_t child : tree_.Children(level, id)) slices += Slices(tree_.Below(level), child);
+    return slices;
+  }
+  bool AtOrAboveSliceLevel(Level level) const {
+    return static_cast<int>(level) <= static_cast<int>(slice_level_);
+  }
+
+ private:
+  const LevelTree& tree_;
+  Level slice_level_;
+  int slice_size_;
+};
+
+// Kueue's BestFit order: most slices first, then the fewest free nodes, then by name.
+void SortMostFree(const Capacity& cap, Level level, std::vector<int32_t>& ids) {
+  std::vector<std::tuple<int, int, int32_t>> keyed;
   keyed.reserve(ids.size());
-  for (int32_t id : ids) keyed.emplace_back(tree.Free(level, id), id);
+  for (int32_t id : ids) keyed.emplace_back(cap.Slices(level, id), cap.Free(level, id), id);
   std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
-    if (x.first != y.first) return x.first > y.first;
-    return tree.NameBefore(level, x.second, y.second);
+    if (std::get<0>(x) != std::get<0>(y)) return std::get<0>(x) > std::get<0>(y);
+    if (std::get<1>(x) != std::get<1>(y)) return std::get<1>(x) < std::get<1>(y);
+    return cap.tree().NameBefore(level, std::get<2>(x), std::get<2>(y));
   });
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = keyed[i].second;
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = std::get<2>(keyed[i]);
 }
 
-// Fills `need` from `pool` (sorted most free first): each domain whole, until one covers
-// what is left; that last one is the tightest of the rest that covers it (the first such
-// in pool order on ties). Empty if the pool is short.
-std::vector<Share> FillMostFreeFirst(const LevelTree& tree, Level level,
-                                     std::span<const int32_t> pool, int need) {
+// Fills `need` (in the unit `count` gives) from `pool` in its order: each domain whole,
+// until one covers what is left; that last one is the tightest of the rest that covers it
+// (the first such in pool order on ties). Empty if the pool is short.
+template <typename Count>
+std::vector<Share> FillMostFreeFirst(std::span<const int32_t> pool, int need, Count count) {
   std::vector<Share> out;
   for (size_t i = 0; i < pool.size() && need > 0; ++i) {
-    const int free = tree.Free(level, pool[i]);
+    const int free = count(pool[i]);
     if (free < need) {
       if (free > 0) out.push_back({pool[i], free});
       need -= free;
@@ -63,14 +105,34 @@ std::vector<Share> FillMostFreeFirst(const LevelTree& tree, Level level,
     }
     size_t best = i;
     for (size_t j = i + 1; j < pool.size(); ++j) {
-      const int f = tree.Free(level, pool[j]);
-      if (f >= need && f < tree.Free(level, pool[best])) best = j;
+      const int f = count(pool[j]);
+      if (f >= need && f < count(pool[best])) best = j;
     }
     out.push_back({pool[best], need});
     need = 0;
   }
   if (need > 0) out.clear();
   return out;
+}
+
+// Below the slice level: each chosen domain's own nodes go to its children, level by level.
+std::vector<Share> DescendEachOnItsOwn(const Capacity& cap, Level level,
+                                       std::vector<Share> chosen) {
+  while (level != Level::kHost) {
+    const Level below = cap.tree().Below(level);
+    std::vector<Share> next;
+    for (const Share& s : chosen) {
+      std::vector<int32_t> children = cap.tree().Children(level, s.id);
+      SortMostFree(cap, below, children);
+      for (const Share& c :
+           FillMostFreeFirst(children, s.count, [&](int32_t id) { return cap.Free(below, id); })) {
+        next.push_back(c);
+      }
+    }
+    chosen = std::move(next);
+    level = below;
+  }
+  return chosen;
 }
 
 class KueueBestFitPolicy final : public PlacementPolicy {
@@ -92,44 +154,61 @@ class KueueBestFitPolicy final : public PlacementPolicy {
       level = tree.RequestedLevel(ctx.job.max_tier);
       required = ctx.job.mode == ConstraintMode::kHard;
     }
-    // Find the level and domains (FindLevelWithFitDomains).
+    const bool sliced = ctx.job.segment > 0 && ctx.job.segment <= n;
+    const Capacity cap(tree, sliced ? Level::kBlock : Level::kHost, sliced ? ctx.job.segment : 1);
+    if (sliced && !cap.AtOrAboveSliceLevel(level)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("kueue-bestfit: podset slice topology block is above the podset topology ",
+                       LevelName(level)));
+    }
+    const int slices = n / cap.slice_size();
+    const auto slices_of = [&cap](Level l) {
+      return [&cap, l](int32_t id) { return cap.Slices(l, id); };
+    };
+    // Find the level and domains (FindLevelWithFitDomains), in slices.
     std::vector<Share> chosen;
     for (;;) {
       std::vector<int32_t> domains = tree.All(level);
-      SortMostFree(tree, level, domains);
-      const int most = domains.empty() ? 0 : tree.Free(level, domains.front());
-      if (most >= n) {
-        chosen = FillMostFreeFirst(tree, level, domains, n);  // one domain: the tightest
+      SortMostFree(cap, level, domains);
+      const int most = domains.empty() ? 0 : cap.Slices(level, domains.front());
+      if (most >= slices) {
+        chosen = FillMostFreeFirst(domains, slices, slices_of(level));  // the tightest one
         break;
       }
       if (required) {
-        return absl::ResourceExhaustedError(absl::StrCat("kueue-bestfit: a required ",
-                                                         LevelName(level), " allows to fit only ",
-                                                         most, " out of ", n, " nodes"));
+        return absl::ResourceExhaustedError(
+            absl::StrCat("kueue-bestfit: a required ", LevelName(level), " allows to fit only ",
+                         most * cap.slice_size(), " out of ", n, " nodes",
+                         sliced ? absl::StrCat(" in slices of ", cap.slice_size()) : ""));
       }
       if (level != Level::kPod) {
         level = tree.Above(level);
         continue;
       }
-      chosen = FillMostFreeFirst(tree, level, domains, n);
+      chosen = FillMostFreeFirst(domains, slices, slices_of(level));
       if (chosen.empty()) {
         return absl::ResourceExhaustedError("kueue-bestfit: the cluster has too few free nodes");
       }
       break;
     }
-    c.how = absl::StrCat("Kueue TAS BestFit: ", chosen.size(), " ", LevelName(level),
-                         chosen.size() == 1 ? "" : "s", required ? " (required)" : "");
-    // Descend: the children of every chosen domain pooled, most free first.
-    while (level != Level::kHost) {
+    c.how =
+        absl::StrCat("Kueue TAS BestFit: ", chosen.size(), " ", LevelName(level),
+                     chosen.size() == 1 ? "" : "s", required ? " (required)" : "",
+                     sliced ? absl::StrCat(", slices of ", cap.slice_size(), " per block") : "");
+    // Descend to the slice level: the children of every chosen domain pooled.
+    while (level != cap.slice_level()) {
       std::vector<int32_t> pool;
       for (const Share& s : chosen) {
         for (int32_t child : tree.Children(level, s.id)) pool.push_back(child);
       }
       level = tree.Below(level);
-      SortMostFree(tree, level, pool);
-      chosen = FillMostFreeFirst(tree, level, pool, n);
+      SortMostFree(cap, level, pool);
+      chosen = FillMostFreeFirst(pool, slices, slices_of(level));
     }
-    for (const Share& s : chosen) c.node_hosts.push_back(s.id);
+    for (Share& s : chosen) s.count *= cap.slice_size();  // slices -> nodes
+    for (const Share& s : DescendEachOnItsOwn(cap, level, std::move(chosen))) {
+      c.node_hosts.push_back(s.id);
+    }
     std::sort(c.node_hosts.begin(), c.node_hosts.end(),
               [&](HostId a, HostId b) { return tree.ListedBefore(a, b); });
     return std::vector<Candidate>{std::move(c)};

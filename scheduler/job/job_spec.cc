@@ -301,7 +301,8 @@ const std::vector<SpecKey>& SpecKeys() {
          return Assign(p.job.max_wait_s, ParseSeconds(key, value));
        }},
       {{"segment"},
-       "Slurm's `--segment`: nodes per segment, each inside one block (slurm-block only)",
+       "Slurm's `--segment`: nodes per segment, each inside one block (slurm-block; kueue-bestfit: "
+       "Kueue's pod-set slices)",
        "-",
        [](Parsing& p, absl::string_view key, absl::string_view value) {
          return Assign(p.job.segment, ParseInt(key, value, 1, 1 << 24));

@@ -75,7 +75,8 @@ struct JobSpec {
   std::optional<double> max_wait_s;
   // Slurm's --segment: nodes per segment, each placed inside one block as if a job of its
   // own; 0 = none. A divisor of nodes(), or larger than the job (Slurm then ignores it).
-  // Only the slurm-block baseline reads it: no other scheduler has segments.
+  // slurm-block reads it, and kueue-bestfit as Kueue's pod-set slices of that size, each
+  // inside one block (podSetSliceSize, podSetSliceRequiredTopology).
   int segment = 0;
   // Higher is more important; 0 by default, as a Kubernetes pod without a PriorityClass.
   // The range holds Kubernetes' priorities (int32) and Slurm's (uint32). Placement does

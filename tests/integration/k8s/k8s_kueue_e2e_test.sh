@@ -3,13 +3,13 @@
 # kueue manager built from the sigs.k8s.io/kueue module (tests/integration/k8s/kueue/go.mod,
 # build_go_tools.sh; its version printed) runs against a real kube-apiserver v1.36 with
 # Kueue's CRDs from the same module, the Topology `topoplace export kueue-topology` makes
-# and Node objects labelled as `topoplace export k8s-labels` says (16 hosts of 8 GPUs: 2
-# pods x 2 blocks x 4). A TAS ResourceFlavor over that Topology, a ClusterQueue and a
+# and Node objects labelled as `topoplace export k8s-labels` says (24 hosts of 8 GPUs: 2
+# pods x 2 blocks x 6). A TAS ResourceFlavor over that Topology, a ClusterQueue and a
 # LocalQueue; then, one after another, Workloads of whole-host pods with required and
-# preferred levels: each is admitted by the real Kueue, and the hosts of its topology
-# assignment are those topoplaced's kueue-bestfit policy reserves for the same job
-# (max_tier=block|pod, mode=hard for required, soft for preferred) on the same fabric,
-# the earlier ones held.
+# preferred levels and pod-set slices: each is admitted by the real Kueue, and the hosts of
+# its topology assignment are those topoplaced's kueue-bestfit policy reserves for the same
+# job (max_tier=block|pod, mode=hard for required, soft for preferred; podSetSliceSize S
+# inside blocks as segment=S) on the same fabric, the earlier ones held.
 #
 # Usage: k8s_kueue_e2e_test.sh TOPOPLACE TOPOPLACED
 # Exit 77 (skipped) when etcd, jq, curl, openssl, python3, python3-yaml or unzip are
@@ -53,7 +53,7 @@ kc -X POST "$api/api/v1/namespaces" \
 
 # --- the fabric, exported as Kueue reads it -----------------------------------------------
 "$topoplace" fabric generate --name kueue-e2e --tiers 3 --pods 2 --blocks-per-pod 2 \
-  --nodes-per-block 4 --gpus-per-node 8 --rails 8 --spines-per-pod 8 --cores 4 \
+  --nodes-per-block 6 --gpus-per-node 8 --rails 8 --spines-per-pod 8 --cores 4 \
   --out "$D/fabric.json" >/dev/null
 "$topoplace" export kueue-topology --fabric "$D/fabric.json" --out "$D/topology.yaml"
 "$topoplace" export k8s-labels --fabric "$D/fabric.json" --out "$D/labels.yaml"
@@ -119,19 +119,21 @@ admitted() {  # NAME: waits for Kueue's admission; prints its hosts
   jq '.status' "$D/wl.json" >&2
   fail "Kueue did not admit $1 with a topology"
 }
-check_case() {  # NAME PODS REQUEST JOB_SPEC_TIER
+check_case() {  # NAME PODS REQUEST JOB_SPEC_TIER [SLICE_SIZE]: slices inside blocks
   local kueue baseline
-  baseline=$(predicted "tp=8,pp=1,dp=$2,$4")
-  kueue_objects workload "$1" "$2" "$3" >"$D/$1.yaml"
+  baseline=$(predicted "tp=8,pp=1,dp=$2,$4${5:+,segment=$5}")
+  kueue_objects workload "$1" "$2" "$3" ${5:+topoplace.io/block "$5"} >"$D/$1.yaml"
   apply "$D/$1.yaml"
   kueue=$(admitted "$1")
   [[ $kueue == "$baseline" ]] ||
     fail "$1 ($2 pods, $3): Kueue admitted [$kueue], kueue-bestfit predicted [$baseline]"
-  echo "ok: $1 ($2 pods, $3): Kueue and kueue-bestfit agree: $kueue"
+  echo "ok: $1 ($2 pods, $3${5:+, slices of $5 per block}): Kueue and kueue-bestfit agree: $kueue"
 }
 check_case w1 3 required:topoplace.io/block max_tier=block
-check_case w2 2 required:topoplace.io/block max_tier=block
-check_case w3 4 required:topoplace.io/pod max_tier=pod
-check_case w4 5 preferred:topoplace.io/block max_tier=block,mode=soft
-check_case w5 2 preferred:topoplace.io/pod max_tier=pod,mode=soft
+check_case w2 5 required:topoplace.io/block max_tier=block
+# Slices of 2: pod 0's 4 free nodes (3 and 1) hold 1 slice, so pod 1; without slices pod 0.
+check_case w3 4 required:topoplace.io/pod max_tier=pod 2
+check_case w4 4 required:topoplace.io/pod max_tier=pod
+check_case w5 6 preferred:topoplace.io/block max_tier=block,mode=soft 3
+check_case w6 2 preferred:topoplace.io/pod max_tier=pod,mode=soft
 echo "PASS"

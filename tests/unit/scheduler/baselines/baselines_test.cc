@@ -111,6 +111,22 @@ TEST_F(BaselinesTest, KueueBestFitStartsAtTheRequiredLevel) {
             (PerBlock{{0, 10}, {1, 6}}));
 }
 
+// segment=S is Kueue's podSetSliceSize S with podSetSliceRequiredTopology block: capacity
+// in whole slices of S (b0 10/6 = 1, b1 3, b2 5, b3 0), and each chosen block fills only its
+// own slices' nodes.
+TEST_F(BaselinesTest, KueueBestFitPlacesPodSetSlicesInsideBlocks) {
+  // 36 nodes in slices of 6, block preferred: no block holds 6 slices; over the pod, most
+  // slices first: b2's 5 (30 of its 32 hosts), then the tightest block with 1 left: b0.
+  EXPECT_EQ(Run("kueue-bestfit", "tp=8,pp=1,dp=36,segment=6,max_tier=block,mode=soft").per_block,
+            (PerBlock{{0, 6}, {2, 30}}));
+  // Without slices the same job is b2's 32 and 4 of b3's 5, its hosts pooled by name.
+  EXPECT_EQ(Run("kueue-bestfit", "tp=8,pp=1,dp=36,max_tier=block,mode=soft").per_block,
+            (PerBlock{{2, 32}, {3, 4}}));
+  // A required block must hold every slice: 4 slices of 6 fit b1 (3) no more, b2 (5) does.
+  EXPECT_EQ(Run("kueue-bestfit", "tp=8,pp=1,dp=24,segment=6,max_tier=block").per_block,
+            (PerBlock{{2, 24}}));
+}
+
 TEST_F(BaselinesTest, VolcanoBinpacksTheLowestTierHyperNode) {
   // No block-tier HyperNode fits 40, the cluster does; all free hosts are equally empty,
   // so binpack ties fall back to node order, like first-fit.
