@@ -33,7 +33,7 @@ echo "running helm $("$helm" version --template '{{.Version}}'), $(kube_versions
 
 # --- lint and render -----------------------------------------------------------------
 agents=(--set agent.enabled=true --set daemon.hostTokensSecret=topoplace-host-tokens
-        --set daemon.fabricConfigMap=topoplace-fabric)
+        --set daemon.fabricConfigMap=topoplace-fabric --set extender.computeDomains=true)
 etcd=(--set daemon.store=etcd --set daemon.replicas=3)
 declare -A sets=([defaults]="" [etcd]="${etcd[*]}" [agents]="${agents[*]}")
 for s in "${!sets[@]}"; do
@@ -81,8 +81,22 @@ for line in ("metrics_listen = 0.0.0.0:9469", "host_tokens_file = /etc/topoplace
     assert line in text, (line, text)
 service = next(o for o in objs if o["kind"] == "Service" and o["metadata"]["name"] == "tp-daemon")
 assert {p["name"] for p in service["spec"]["ports"]} == {"grpc", "metrics", "console"}, service
+# extender.computeDomains: the API with the extender's own service account, and its RBAC.
+extender = next(o for o in objs if o["kind"] == "Deployment" and o["metadata"]["name"] == "tp-extender")
+assert "--kube-api=in-cluster" in extender["spec"]["template"]["spec"]["containers"][0]["command"]
+account = next(o for o in objs if o["kind"] == "ServiceAccount" and o["metadata"]["name"] == "tp-extender")
+assert account["automountServiceAccountToken"] is True, account
+binding = next(o for o in objs if o["kind"] == "ClusterRoleBinding" and "compute-domains" in o["metadata"]["name"])
+assert binding["subjects"][0]["name"] == "tp-extender", binding
 PY
-echo "ok: the agents mount no Secret (their own host's token from the node); metrics and console are on the Service"
+echo "ok: the agents mount no Secret (their own host's token from the node); metrics and console are on the Service; with computeDomains the extender reads the API with its own account"
+python3 - "$D/defaults.yaml" <<'PY' || fail "the default extender calls the API server"
+import sys, yaml
+objs = [o for o in yaml.safe_load_all(open(sys.argv[1])) if o]
+account = next(o for o in objs if o["kind"] == "ServiceAccount" and o["metadata"]["name"] == "tp-extender")
+assert account["automountServiceAccountToken"] is False, account
+assert not any(o["kind"] == "ClusterRole" and "compute-domains" in o["metadata"]["name"] for o in objs)
+PY
 
 # --- the real apiserver --------------------------------------------------------------
 start_etcd
