@@ -88,14 +88,7 @@ EOF
 start_scheduler() {  # NODE_CACHE_CAPABLE (true|false) [MANAGED_RESOURCE]
   local health_port managed=${2:-nvidia.com/gpu}
   health_port=$(free_port)
-  cat >"$D/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters: [{name: e2e, cluster: {server: "$api", insecure-skip-tls-verify: true}}]
-users: [{name: admin, user: {token: "$token"}}]
-contexts: [{name: e2e, context: {cluster: e2e, user: admin}}]
-current-context: e2e
-EOF
+  admin_kubeconfig "$D/kubeconfig"
   cat >"$D/scheduler.yaml" <<EOF
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -201,17 +194,23 @@ planned_hosts() {  # GROUP: the committed plan's hosts in rank order
   tp explain "$id" --json | jq -r '.plan.hosts | join(" ")'
 }
 check_group() {  # GROUP JOB_SPEC PODS [PRIORITY_CLASS [TRIES]]: creates, waits, compares
-  local bound planned                #   with the plan; prints the nodes
+  local bound                        #   with the plan; prints the nodes
   create_group "$1" "$2" "$3" "${4:-}"
   bound=$(wait_bound "$1" "$3" "${5:-200}")
-  for _ in $(seq 50); do  # the commit follows the last rank's filter
+  expect_planned "$1" "$bound"
+  echo "ok: $1 pods are on their planned nodes in rank order: $bound" >&2
+  echo "$bound"
+}
+# Fails unless GROUP's committed plan has the hosts NODES (in rank order), waiting for the
+# commit, which follows the last rank's filter.
+expect_planned() {  # GROUP NODES
+  local planned
+  for _ in $(seq 50); do
     planned=$(planned_hosts "$1" 2>/dev/null) && break
     sleep 0.1
   done
   planned=$(planned_hosts "$1")
-  [[ $bound == "$planned" ]] || fail "$1: pods bound to [$bound], plan is [$planned]"
-  echo "ok: $1 pods are on their planned nodes in rank order: $bound" >&2
-  echo "$bound"
+  [[ $2 == "$planned" ]] || fail "$1: pods bound to [$2], plan is [$planned]"
 }
 
 # The pods a Job controller made for JOB (label job-name), as "INDEX NODE POD" lines in
@@ -224,7 +223,7 @@ job_pods() {  # JOB
 # Waits until JOB's N pods are bound and checks them against its committed plan, like
 # check_group; prints the nodes in index order.
 check_job() {  # JOB N [TRIES]
-  local job=$1 n=$2 tries=${3:-300} nodes="" planned
+  local job=$1 n=$2 tries=${3:-300} nodes=""
   for _ in $(seq "$tries"); do
     nodes=$(job_pods "$job" | awk '$2 != "-" { print $2 }' | xargs)
     [[ $(wc -w <<<"$nodes") == "$n" ]] && break
@@ -232,12 +231,7 @@ check_job() {  # JOB N [TRIES]
   done
   [[ $(wc -w <<<"$nodes") == "$n" ]] ||
     fail "job $job: $(job_pods "$job" | wc -l) pods, bound: [$nodes]"
-  for _ in $(seq 50); do
-    planned=$(planned_hosts "$job" 2>/dev/null) && break
-    sleep 0.1
-  done
-  planned=$(planned_hosts "$job")
-  [[ $nodes == "$planned" ]] || fail "$job: pods bound to [$nodes], plan is [$planned]"
+  expect_planned "$job" "$nodes"
   echo "ok: job $job's pods are on their planned nodes in index order: $nodes" >&2
   echo "$nodes"
 }

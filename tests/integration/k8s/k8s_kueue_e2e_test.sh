@@ -64,14 +64,7 @@ apply "$D/queues.yaml"
 
 # --- Kueue's manager ---------------------------------------------------------------------
 health_port=$(free_port)
-cat >"$D/kueue-kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters: [{name: t, cluster: {server: "$api", insecure-skip-tls-verify: true}}]
-users: [{name: admin, user: {token: "$token"}}]
-contexts: [{name: t, context: {cluster: t, user: admin}}]
-current-context: t
-EOF
+admin_kubeconfig "$D/kueue-kubeconfig"
 # Certificates of our own (no certificate rotator: it would need webhook configurations the
 # apiserver cannot reach here, so no webhook is registered and Kueue's controllers alone
 # run). Kueue reads its metrics certificate from the fixed /etc/kueue/metrics/certs: it

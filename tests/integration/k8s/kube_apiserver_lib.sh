@@ -113,12 +113,9 @@ start_kube_apiserver() {
     bash -c "[[ \$(curl -sk -H 'Authorization: Bearer $token' $api/readyz) == ok ]]"
 }
 
-# Starts kube-controller-manager from KUBE_BIN with only CONTROLLERS (comma separated, e.g.
-# job-controller,resourceclaim-controller), talking to the apiserver with the admin token.
-start_kube_controller_manager() {  # KUBE_BIN CONTROLLERS
-  local port
-  port=$(free_port)
-  cat >"$D/kcm-kubeconfig" <<EOF
+# Writes FILE: a kubeconfig for the apiserver with the admin token.
+admin_kubeconfig() {  # FILE
+  cat >"$1" <<EOF
 apiVersion: v1
 kind: Config
 clusters: [{name: t, cluster: {server: "$api", insecure-skip-tls-verify: true}}]
@@ -126,6 +123,14 @@ users: [{name: admin, user: {token: "$token"}}]
 contexts: [{name: t, context: {cluster: t, user: admin}}]
 current-context: t
 EOF
+}
+
+# Starts kube-controller-manager from KUBE_BIN with only CONTROLLERS (comma separated, e.g.
+# job-controller,resourceclaim-controller), talking to the apiserver with the admin token.
+start_kube_controller_manager() {  # KUBE_BIN CONTROLLERS
+  local port
+  port=$(free_port)
+  admin_kubeconfig "$D/kcm-kubeconfig"
   "$1/kube-controller-manager" --kubeconfig "$D/kcm-kubeconfig" --controllers "$2" \
     --leader-elect=false --bind-address 127.0.0.1 --secure-port "$port" \
     --cert-dir "$D/kcm-certs" --authentication-kubeconfig "$D/kcm-kubeconfig" \
