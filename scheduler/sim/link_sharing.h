@@ -66,6 +66,15 @@ class LinkSharing {
   std::vector<JobKey> Neighbours(JobKey job) const;
 
  private:
+  // A resource is full once its load reaches this share of its capacity (the tolerance of
+  // the floating-point sums).
+  static constexpr double kFull = 1 - 1e-9;
+  // A resource whose users all at their speed alone load it below this share of its
+  // capacity is never full (fractions are at most 1): no fraction depends on it. The margin
+  // is far above the rounding of the sums.
+  static constexpr double kSlack = 1 - 1e-6;
+  // Margin for rounding between a resource's level in a heap and the test of fullness.
+  static constexpr double kMargin = 1e-12;
   // One demand entry of a job on a resource's list of users.
   struct Use {
     int32_t slot = -1;   // the job's slot
@@ -85,10 +94,11 @@ class LinkSharing {
     std::vector<int32_t> shared;
     // Per demand entry: its position in `shared`, or -1 where it is quiet.
     std::vector<int32_t> where;
-    // Demand entries by the level at which each fills alone (capacity / bytes per second,
-    // ascending), each entry's position in that order, and the first position that may be
-    // an own entry (those before it are all shared).
-    std::vector<int32_t> by_fill, rank;
+    // The entries that would fill at a level of at most 1 were the job their only user
+    // (capacity / bytes per second; fractions never pass 1, so no other own entry is
+    // ever full), ascending by that level; each entry's position there (-1: not one);
+    // and the first position that may be an own entry (those before it are all shared).
+    std::vector<int32_t> tight, rank;
     size_t own_head = 0;
     // Whether the demand names a resource twice: then `shared` stays in entry order, the
     // order in which the plain filling sums a job's bytes on one resource.
@@ -96,10 +106,25 @@ class LinkSharing {
     // Scratch of FractionsAround and Fill, false between calls.
     mutable bool seen = false, rising = false;
   };
+  // Per resource, what the filling reads of it together (one cache line apart from the
+  // lists of users): its capacity as made (what "alone" is measured against) and now
+  // (as made x share), the bytes per second its users would move at their speeds alone
+  // (kept as they come and go: its rounding is far below kSlack's margin), and its user
+  // where it has exactly one (then `users_` holds none): most resources are one job's
+  // NIC cables and uplinks, and a start and a stop then touch nothing else of them.
+  struct Resource {
+    double nominal = 0, capacity = 0, full_speed = 0;
+    Use solo;  // slot kNoUser: none; kManyUsers: two or more, in users_
+  };
+  static constexpr int32_t kNoUser = -1, kManyUsers = -2;
   // The level at which demand entry `e` of `j` fills if `j` is its only user.
   double OwnFill(const Job& j, int32_t e) const;
-  // Orders `j`'s entries by OwnFill (after a capacity change too) and finds the first own.
+  // Finds `j`'s tight entries (after a capacity change too) and the first own one.
   void SortByFill(Job& j);
+  // Adds entry `e` to `j.tight` (its level to `fill`) if it is one.
+  void Tighten(Job& j, int32_t e, std::vector<double>& fill) const;
+  // Orders `j.tight` by `fill` (stable), ranks it and finds the first own entry.
+  static void SortTight(Job& j, const std::vector<double>& fill);
   // Makes the entries on `resource` shared where it may be full with them (two or more
   // entries whose loads at full speed reach kSlack of its capacity), else quiet ("own"):
   // all of them where that changed, else `added` (an entry just set), if not null.
@@ -108,6 +133,21 @@ class LinkSharing {
   // Rebuilds `j.shared` (and `where`) in entry order.
   static void InEntryOrder(Job& j);
   void MakeOwn(Use use);
+  // Adds `use` to the users of `resource`; returns whether there are others now, and
+  // sets `again` if its job already was one.
+  bool AddUser(int32_t resource, Use use, bool& again);
+  // Takes every use of `slot` off `resource` (its full speed with it where that was the
+  // only user); returns whether there were others.
+  bool RemoveUser(int32_t resource, int32_t slot);
+  size_t UserCount(int32_t resource) const;
+  // Calls `visit(const Use&)` for every user of `resource`.
+  template <typename Visit>
+  void ForEachUser(int32_t resource, Visit visit) const {
+    const Use& solo = resources_[static_cast<size_t>(resource)].solo;
+    if (solo.slot >= 0) visit(solo);
+    if (solo.slot != kManyUsers) return;
+    for (const Use& use : users_[static_cast<size_t>(resource)]) visit(use);
+  }
   // The first own entry of `j` in fill order, or -1 (nothing of it is its own).
   int32_t FirstOwn(const Job& j) const;
   // Whether one of `j`'s own resources is full at `level`.
@@ -116,16 +156,14 @@ class LinkSharing {
   // resource); see link_sharing.cc.
   void Fill(std::vector<int32_t> group, absl::flat_hash_map<JobKey, double>& fraction) const;
 
-  std::vector<double> nominal_;   // as made: what "alone" is measured against
-  std::vector<double> capacity_;  // now: nominal_ x share
+  std::vector<Resource> resources_;
   std::vector<Job> jobs_;
   std::vector<int32_t> free_slots_;
   absl::flat_hash_map<JobKey, int32_t> slot_;
-  // Per resource, the demand entries that name it, the bytes per second they would move
-  // at their speeds alone (kept as they come and go: its rounding is far below kSlack's
-  // margin), and whether they are shared (Classify).
+  // Per resource, the demand entries that name it where two or more do, and whether they
+  // are shared (Classify). A shared resource always has its users here, so the walks over
+  // shared entries (Neighbours, FractionsAround, Fill) read these lists alone.
   std::vector<std::vector<Use>> users_;
-  std::vector<double> full_speed_;
   std::vector<bool> binding_;
   // Per resource scratch of FractionsAround and Fill, zero (false) between calls:
   // allocating and clearing one entry per cable direction of a 28k-GPU fabric at every job

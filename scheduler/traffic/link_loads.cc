@@ -23,16 +23,29 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// The uplink a hash value picks, in proportion to the uplinks' shares (weighted ECMP).
-// Precondition: `uplinks` is not empty.
+// The point in [0, 1) a hash value picks.
+double Point(uint64_t hash) { return static_cast<double>(hash >> 11) * 0x1.0p-53; }
+
+// The uplink a hash value picks among some of a switch's uplinks, in proportion to their
+// shares (weighted ECMP). Precondition: `uplinks` is not empty.
 const LinkIndex::Uplink& Pick(std::span<const LinkIndex::Uplink> uplinks, uint64_t hash) {
-  const double u = static_cast<double>(hash >> 11) * 0x1.0p-53;  // in [0, 1)
+  const double u = Point(hash);
   double sum = 0;
   for (const LinkIndex::Uplink& up : uplinks) {
     sum += up.share;
     if (u < sum) return up;
   }
   return uplinks.back();
+}
+
+// Pick over all of a switch's uplinks, whose sums in order LinkIndex keeps: the same choice
+// found by bisection. Precondition: `uplinks` is not empty.
+const LinkIndex::Uplink& PickAmongAll(std::span<const LinkIndex::Uplink> uplinks, uint64_t hash) {
+  const double u = Point(hash);
+  const auto it = std::upper_bound(
+      uplinks.begin(), uplinks.end(), u,
+      [](double point, const LinkIndex::Uplink& up) { return point < up.share_sum; });
+  return it != uplinks.end() ? *it : uplinks.back();
 }
 
 // Accumulates bytes per switch-to-switch cable in the order cables are first reached; the
@@ -53,21 +66,32 @@ class CableBytes {
   }
   CableBytes(const CableBytes&) = delete;
   CableBytes& operator=(const CableBytes&) = delete;
-  void Up(LinkId link, uint64_t hash, double bytes) { At(link, hash).up_bytes += bytes; }
-  void Down(LinkId link, uint64_t hash, double bytes) { At(link, hash).down_bytes += bytes; }
+  // `hash` gives the cable where the link has several.
+  template <typename Hash>
+  void Up(const LinkIndex::Uplink& up, Hash hash, double bytes) {
+    At(up, hash).up_bytes += bytes;
+  }
+  template <typename Hash>
+  void Down(const LinkIndex::Uplink& up, Hash hash, double bytes) {
+    At(up, hash).down_bytes += bytes;
+  }
 
  private:
   size_t Cell(LinkId link, int32_t cable) const {
     return static_cast<size_t>(index_.first_cable(link) + cable);
   }
-  LinkLoad& At(LinkId link, uint64_t hash) {
-    const int64_t first = index_.first_cable(link);
-    const uint64_t cables = static_cast<uint64_t>(index_.cable_count(link));
-    const int32_t cable = static_cast<int32_t>(hash % cables);
-    int64_t& position = position_[static_cast<size_t>(first + cable)];
+  template <typename Hash>
+  LinkLoad& At(const LinkIndex::Uplink& up, Hash hash) {
+    // hash % cables, the hash left uncomputed for a single cable and a power of two a mask.
+    const uint64_t cables = static_cast<uint64_t>(up.cables);
+    const int32_t cable = cables == 1 ? 0
+                          : (cables & (cables - 1)) == 0
+                              ? static_cast<int32_t>(hash() & (cables - 1))
+                              : static_cast<int32_t>(hash() % cables);
+    int32_t& position = position_[static_cast<size_t>(up.first_cable + cable)];
     if (position < 0) {
-      position = static_cast<int64_t>(loads_.size());
-      loads_.push_back({link, 0, 0, cable});
+      position = static_cast<int32_t>(loads_.size());
+      loads_.push_back({up.link, 0, 0, cable});
     }
     return loads_[static_cast<size_t>(position)];
   }
@@ -75,10 +99,10 @@ class CableBytes {
   std::vector<LinkLoad>& loads_;
   const size_t first_;  // the first entry this one adds
   // Per cable, its entry in loads_ or -1.
-  static thread_local std::vector<int64_t> position_;
+  static thread_local std::vector<int32_t> position_;
 };
 
-thread_local std::vector<int64_t> CableBytes::position_;
+thread_local std::vector<int32_t> CableBytes::position_;
 
 // Per-flow ECMP: every flow takes one path. Up: its leaf hashes it onto one uplink, and if
 // it crosses the core that spine hashes it onto one core link. Down: through the spine
@@ -94,14 +118,15 @@ void HashedUplinkLoads(const LinkIndex& index, const NetworkTally& tally, uint64
     // One hash per flow, salted per hop: a hop's uplink and the cable within it.
     const uint64_t key = Mix(seed ^ Mix(flow++));
     const auto hop = [key](uint64_t salt) { return Mix(key ^ salt); };
+    const auto cable = [key](uint64_t salt) { return [key, salt] { return Mix(key ^ salt); }; };
     SwitchId spine = -1, core = -1;
     if (f.up_leaf >= 0 && !index.uplinks(f.up_leaf).empty()) {
-      const LinkIndex::Uplink& up = Pick(index.uplinks(f.up_leaf), hop(1));
-      bytes.Up(up.link, hop(11), f.bytes);
+      const LinkIndex::Uplink& up = PickAmongAll(index.uplinks(f.up_leaf), hop(1));
+      bytes.Up(up, cable(11), f.bytes);
       spine = up.upper;
       if (f.core && !index.uplinks(spine).empty()) {
-        const LinkIndex::Uplink& to_core = Pick(index.uplinks(spine), hop(2));
-        bytes.Up(to_core.link, hop(12), f.bytes);
+        const LinkIndex::Uplink& to_core = PickAmongAll(index.uplinks(spine), hop(2));
+        bytes.Up(to_core, cable(12), f.bytes);
         core = to_core.upper;
       }
     }
@@ -109,7 +134,7 @@ void HashedUplinkLoads(const LinkIndex& index, const NetworkTally& tally, uint64
     const std::span<const LinkIndex::Uplink> down = index.uplinks(f.down_leaf);
     if (!f.core) {
       const LinkIndex::Uplink* same = spine >= 0 ? index.towards(f.down_leaf, spine) : nullptr;
-      bytes.Down((same != nullptr ? *same : Pick(down, hop(3))).link, hop(13), f.bytes);
+      bytes.Down(same != nullptr ? *same : PickAmongAll(down, hop(3)), cable(13), f.bytes);
       continue;
     }
     // Spines of the destination leaf that reach the core switch the flow went up to.
@@ -117,12 +142,14 @@ void HashedUplinkLoads(const LinkIndex& index, const NetworkTally& tally, uint64
     for (const LinkIndex::Uplink& up : down) {
       if (core < 0 || index.reaches(up.upper, core)) via.push_back(up);
     }
-    const LinkIndex::Uplink& leaf_up = via.empty() ? Pick(down, hop(3)) : Pick(via, hop(3));
-    bytes.Down(leaf_up.link, hop(13), f.bytes);
+    const LinkIndex::Uplink& leaf_up = via.empty()                 ? PickAmongAll(down, hop(3))
+                                       : via.size() == down.size() ? PickAmongAll(down, hop(3))
+                                                                   : Pick(via, hop(3));
+    bytes.Down(leaf_up, cable(13), f.bytes);
     const std::span<const LinkIndex::Uplink> spine_up = index.uplinks(leaf_up.upper);
     if (spine_up.empty()) continue;
     const LinkIndex::Uplink* same = core >= 0 ? index.towards(leaf_up.upper, core) : nullptr;
-    bytes.Down((same != nullptr ? *same : Pick(spine_up, hop(4))).link, hop(14), f.bytes);
+    bytes.Down(same != nullptr ? *same : PickAmongAll(spine_up, hop(4)), cable(14), f.bytes);
   }
 }
 
@@ -178,9 +205,12 @@ LinkIndex::LinkIndex(const Fabric& fabric, std::span<const LinkId> unhealthy_lin
     for (const Candidate& c : links) {
       if (c.usable || !any_usable) total += std::max(c.bandwidth, 1e-9);
     }
+    double sum = 0;
     for (const Candidate& c : links) {
       if (!c.usable && any_usable) continue;
-      uplinks_.push_back({c.link, c.upper, std::max(c.bandwidth, 1e-9) / total});
+      const double share = std::max(c.bandwidth, 1e-9) / total;
+      sum += share;
+      uplinks_.push_back({c.link, c.upper, share, sum});
     }
   }
   first_uplink_.push_back(uplinks_.size());
@@ -199,6 +229,10 @@ LinkIndex::LinkIndex(const Fabric& fabric, std::span<const LinkId> unhealthy_lin
     cables += std::max(1, link.count);
   }
   first_cable_.push_back(cables);
+  for (Uplink& u : uplinks_) {
+    u.first_cable = first_cable(u.link);
+    u.cables = static_cast<int32_t>(cable_count(u.link));
+  }
   BuildReach();
 }
 

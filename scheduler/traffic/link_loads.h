@@ -72,6 +72,13 @@ class LinkIndex {
     LinkId link;
     SwitchId upper;  // the switch at the other end
     double share;    // of the bytes leaving the lower switch upwards; shares sum to 1
+    // The shares of the lower switch's uplinks up to this one, summed in order: hashed
+    // ECMP picks the first uplink whose sum exceeds the hash's point in [0, 1).
+    double share_sum = 0;
+    // The link's cables: first_cable(link) and cable_count(link), kept here for the hashed
+    // path that reads them per flow.
+    int64_t first_cable = 0;
+    int32_t cables = 1;
   };
 
   const Fabric& fabric() const { return fabric_; }
