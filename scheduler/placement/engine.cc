@@ -15,56 +15,16 @@
 #include "scheduler/framework/nvlink_domains.h"
 #include "scheduler/framework/wait_reason.h"
 #include "scheduler/mapping/rank_layout.h"
+#include "scheduler/placement/candidate_bounds.h"
 #include "scheduler/placement/candidate_shapes.h"
 #include "scheduler/placement/candidate_sketch.h"
-#include "scheduler/placement/lower_bound.h"
+#include "scheduler/placement/choose_stage.h"
+#include "scheduler/placement/evaluate_candidate.h"
+#include "scheduler/placement/make_plan.h"
 #include "scheduler/traffic/traffic_report.h"
 
 namespace topoplace::sched {
 namespace {
-
-// Why a candidate breaks the job's max_tier, or nullopt if it does not.
-std::optional<std::string> MaxTierViolation(const JobSpec& job, const PlanFootprint& fp,
-                                            const TrafficReport& traffic) {
-  switch (job.max_tier) {
-    case MaxTier::kNvlink:
-      if (fp.nvlink_domains_used > 1) {
-        return absl::StrCat("max_tier=nvlink: plan spans ", fp.nvlink_domains_used,
-                            " NVLink domains");
-      }
-      // Where every host is its own domain, footprints count no NVLink domains.
-      if (fp.nvlink_domains_used == 0 && fp.nodes > 1) {
-        return absl::StrCat("max_tier=nvlink: plan spans ", fp.nodes,
-                            " hosts and NVLink stays inside each host of this fabric");
-      }
-      return std::nullopt;
-    case MaxTier::kLeaf:
-      if (fp.blocks_used > 1 || traffic.max_hops > SwitchHops(Tier::kLeaf)) {
-        return absl::StrCat("max_tier=leaf: plan spans ", fp.blocks_used,
-                            " block(s) with paths of ", traffic.max_hops, " switches");
-      }
-      return std::nullopt;
-    case MaxTier::kBlock:
-      if (fp.blocks_used > 1) {
-        return absl::StrCat("max_tier=block: plan spans ", fp.blocks_used, " blocks");
-      }
-      return std::nullopt;
-    case MaxTier::kPod:
-      if (fp.pods_used > 1) {
-        return absl::StrCat("max_tier=pod: plan spans ", fp.pods_used, " pods");
-      }
-      return std::nullopt;
-    case MaxTier::kCluster:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-// Lower bounds add up to a bound on the cost only when no weight is negative.
-bool NoNegativeWeights(const std::vector<WeightedScorer>& scorers) {
-  return std::all_of(scorers.begin(), scorers.end(),
-                     [](const WeightedScorer& ws) { return ws.weight >= 0; });
-}
 
 // Shares of uplinks in use are read by comparisons and sums that a NaN would silently
 // break (and a negative share means nothing): such a request is turned down.
@@ -112,139 +72,6 @@ std::string JoinRejections(const std::vector<std::optional<std::string>>& reject
     if (r) reasons.push_back(*r);
   }
   return absl::StrJoin(reasons, "; ");
-}
-
-// The evaluated state of one candidate, kept for the winner.
-struct Evaluated {
-  size_t index = 0;
-  std::vector<RankSlot> slots;
-  std::unique_ptr<Attachment[]> attachments;  // per slot; the link-load walk reuses them
-  TrafficReport traffic;
-  PlanFootprint footprint;
-  std::vector<ScoreResult> scores;
-  double cost = 0;
-  std::optional<std::string> relaxed;
-};
-
-// What every stage of Choose reads: the request, its context and scorers, and the engine's
-// precomputed views.
-struct Stage {
-  const PlacementRequest& request;
-  const PlacementContext& ctx;
-  const std::vector<WeightedScorer>& scorers;
-  const Router& router;
-  const HealthView& health;
-  const TierIndex& tiers;
-  absl::string_view policy;
-};
-
-// Per candidate, a lower bound on its cost from its sketch, and `order` sorted by it
-// (stable): with several candidates they are evaluated cheapest bound first, and one whose
-// bound reaches the best cost so far cannot win. All 0, order untouched, for one candidate
-// or when a negative weight makes the bounds no bound.
-std::vector<double> LowerBounds(const Stage& stage, const ClimbFacts& climb,
-                                const std::vector<Candidate>& candidates,
-                                std::vector<size_t>& order) {
-  std::vector<double> bound(candidates.size(), 0);
-  if (order.size() <= 1 || !NoNegativeWeights(stage.scorers)) return bound;
-  const CandidateSketcher sketcher(stage.ctx, stage.health, stage.tiers, climb,
-                                   stage.request.routing);
-  for (size_t i : order) {
-    const CandidateSketch sketch = sketcher.Sketch(candidates[i].node_hosts);
-    const ScoreInput in{stage.ctx, sketch.traffic, sketch.footprint, stage.request.uplink_busy};
-    for (const WeightedScorer& ws : stage.scorers) {
-      bound[i] += ws.weight * ws.scorer->LowerBound(in);
-    }
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return bound[a] < bound[b]; });
-  return bound;
-}
-
-// Candidate `index` in full: its rank map, traffic, footprint and scores, or nullopt with
-// `rejected` saying why when it breaks a hard rule (no network path, a hard max_tier).
-// Internal when the policy chose a host the rank map cannot use.
-absl::StatusOr<std::optional<Evaluated>> Evaluate(const Stage& stage, const Occupancy& occupancy,
-                                                  const Candidate& cand, size_t index,
-                                                  std::optional<std::string>& rejected) {
-  const PlacementContext& ctx = stage.ctx;
-  const JobSpec& job = ctx.job;
-  absl::StatusOr<std::vector<RankSlot>> slots =
-      MapRanks(ctx.fabric, job, cand.node_hosts, occupancy);
-  if (!slots.ok()) {
-    return absl::InternalError(absl::StrCat("policy ", stage.policy,
-                                            " chose an unusable host: ", slots.status().message()));
-  }
-  Evaluated ev;
-  ev.index = index;
-  ev.slots = *std::move(slots);
-  ev.attachments = stage.tiers.Attach(ev.slots);
-  const std::span<const Attachment> attachments(ev.attachments.get(), ev.slots.size());
-  ev.traffic = EvaluateTraffic(ctx.layout, ctx.traffic, ev.slots, attachments, stage.router,
-                               job.gpus_per_node);
-  if (ev.traffic.unreachable_bytes > 0) {
-    rejected = absl::StrCat(
-        cand.how, ": ", ev.traffic.unreachable_bytes,
-        " bytes/iteration between GPUs with no network path (cross-rail traffic on a "
-        "rail-plane fabric needs rail-local forwarding (PXN), which is off: --no-rail-local "
-        "or PlacementRequest::routing)");
-    return std::nullopt;
-  }
-  ev.footprint = ComputeFootprint(ctx.inventory, stage.health, ev.slots, attachments);
-  ev.relaxed = MaxTierViolation(job, ev.footprint, ev.traffic);
-  if (ev.relaxed && job.mode == ConstraintMode::kHard) {
-    rejected = absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)");
-    return std::nullopt;
-  }
-  const ScoreInput in{ctx, ev.traffic, ev.footprint, stage.request.uplink_busy};
-  for (const WeightedScorer& ws : stage.scorers) {
-    ev.scores.push_back(ws.scorer->Score(in));
-    ev.cost += ws.weight * ev.scores.back().normalized;
-  }
-  // A plan that keeps max_tier always beats one that had to relax it.
-  if (ev.relaxed) ev.cost += 1e6;
-  return ev;
-}
-
-// The winner `best` (candidate `chosen`) as a plan: its hosts, ranks and traffic, the bytes
-// per link when the request asks, its predicted step, the spine-bytes lower bound and each
-// scorer's part of the cost.
-PlacementPlan MakePlan(const Stage& stage, const LinkIndex& links, const StepPredictor& steps,
-                       Candidate chosen, Evaluated best) {
-  const PlacementContext& ctx = stage.ctx;
-  const PlacementRequest& request = stage.request;
-  const JobSpec& job = ctx.job;
-  PlacementPlan plan;
-  plan.policy = std::string(stage.policy);
-  plan.fabric = ctx.fabric.name();
-  plan.job = job;
-  plan.routing = request.routing;
-  plan.how = std::move(chosen.how);
-  plan.node_hosts = std::move(chosen.node_hosts);
-  plan.ranks = std::move(best.slots);
-  plan.traffic_model = ctx.traffic;
-  plan.traffic = std::move(best.traffic);
-  if (request.link_loads) {
-    const TrafficReport tallied = EvaluateTraffic(
-        ctx.layout, ctx.traffic, plan.ranks, {best.attachments.get(), plan.ranks.size()},
-        stage.router, job.gpus_per_node, /*tally_network=*/true,
-        /*tally_flows=*/request.ecmp.mode == EcmpMode::kHash);
-    plan.links = LinkLoads(links, plan.ranks, tallied, request.ecmp);
-  }
-  plan.footprint = best.footprint;
-  plan.step = steps.Predict(job, plan.traffic, request.routing.rail_local);
-  plan.spine_bytes_lower_bound =
-      SpineBytesLowerBound(ctx.layout, ctx.traffic, ctx.inventory, ctx.nodes);
-  for (size_t s = 0; s < stage.scorers.size(); ++s) {
-    const WeightedScorer& ws = stage.scorers[s];
-    const ScoreResult& r = best.scores[s];
-    plan.explain.push_back({std::string(ws.scorer->name()), std::string(ws.scorer->unit()), r.raw,
-                            r.normalized, ws.weight, ws.weight * r.normalized});
-    plan.cost += plan.explain.back().weighted;
-  }
-  plan.relaxed = best.relaxed.has_value();
-  if (best.relaxed) plan.notes.push_back(absl::StrCat("relaxed (soft): ", *best.relaxed));
-  return plan;
 }
 
 }  // namespace
@@ -331,12 +158,12 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& re
   TP_ASSIGN_OR_RETURN(CandidateShapes shapes,
                       CheckShapes(fabric, inv, job, policy.name(), candidates));
   const Router router(*tiers_, request.routing);
-  const Stage stage{request, ctx, scorers, router, health_, *tiers_, policy.name()};
+  const ChooseStage stage{request, ctx, scorers, router, health_, *tiers_, policy.name()};
   // 3. Sketches: the order of evaluation and the bounds that let it skip candidates.
-  const std::vector<double> bound = LowerBounds(stage, climb_, candidates, shapes.order);
+  const std::vector<double> bound = CandidateLowerBounds(stage, climb_, candidates, shapes.order);
   // 4. Evaluation, keeping the cheapest. The winner is the one the full evaluation of every
   // candidate would pick (lowest cost, then lowest index).
-  std::optional<Evaluated> best;
+  std::optional<EvaluatedCandidate> best;
   std::vector<uint8_t> scored(candidates.size(), 0);
   int evaluated = 0;
   for (size_t i : shapes.order) {
@@ -346,8 +173,8 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& re
     // have cost more than the best, or as much with a later index.
     if (best && (bound[i] > best->cost || (bound[i] == best->cost && i > best->index))) continue;
     ++evaluated;
-    TP_ASSIGN_OR_RETURN(std::optional<Evaluated> ev,
-                        Evaluate(stage, occupancy, candidates[i], i, shapes.rejected[i]));
+    TP_ASSIGN_OR_RETURN(std::optional<EvaluatedCandidate> ev,
+                        EvaluateCandidate(stage, occupancy, candidates[i], i, shapes.rejected[i]));
     if (!ev) continue;
     scored[i] = 1;
     if (!best || ev->cost < best->cost || (ev->cost == best->cost && ev->index < best->index)) {
