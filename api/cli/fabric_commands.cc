@@ -3,12 +3,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/cli/commands.h"
 #include "base/status_macros.h"
 #include "client/topoplace_client.h"
+#include "nlohmann/json.hpp"
 #include "topology/generate/reference_fabrics.h"
 #include "topology/io/fabric_file.h"
+#include "topology/model/fabric_graph.h"
+#include "topology/model/fabric_paths.h"
 #include "topology/model/fabric_summary.h"
 
 namespace topoplace::cli {
@@ -112,6 +116,76 @@ absl::Status RunShow(CliContext& ctx, const ShowOptions& opt) {
   return absl::OkStatus();
 }
 
+struct PathsOptions {
+  std::string fabric, from, to;
+  bool json = false;
+};
+
+absl::StatusOr<NicId> NicNamed(const Fabric& fabric, const std::string& flag,
+                               const std::string& name) {
+  const std::optional<NicId> nic = fabric.FindNic(name);
+  if (!nic) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " '", name, "': no such NIC on fabric ",
+                                                   fabric.name(), " (expected HOST/NIC)"));
+  }
+  return *nic;
+}
+
+// The shortest paths between two NICs, hop by hop, each link with its cables.
+absl::Status RunPaths(CliContext& ctx, const PathsOptions& opt) {
+  TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
+  TP_ASSIGN_OR_RETURN(NicId from, NicNamed(*fabric, "--from", opt.from));
+  TP_ASSIGN_OR_RETURN(NicId to, NicNamed(*fabric, "--to", opt.to));
+  const NicPaths paths = ShortestNicPaths(BuildFabricGraph(*fabric), *fabric, from, to);
+  const auto name = [&fabric](LinkId l) {
+    const Link& link = fabric->links()[static_cast<size_t>(l)];
+    return absl::StrCat(fabric->EndpointName(link.a), "--", fabric->EndpointName(link.b));
+  };
+  if (opt.json) {
+    nlohmann::json hops = nlohmann::json::array();
+    for (const std::vector<LinkId>& hop : paths.hops) {
+      nlohmann::json links = nlohmann::json::array();
+      for (LinkId l : hop) {
+        links.push_back({{"link", name(l)}, {"cables", fabric->links()[l].count}});
+      }
+      hops.push_back(links);
+    }
+    ctx.out << nlohmann::json{{"from", opt.from},
+                              {"to", opt.to},
+                              {"switch_hops", paths.switch_hops},
+                              {"equal_cost_paths", paths.equal_cost_paths},
+                              {"hops", hops}}
+                   .dump(2)
+            << "\n";
+    return absl::OkStatus();
+  }
+  if (paths.switch_hops < 0) {
+    ctx.out << opt.from << " to " << opt.to << ": no path over links that are up\n";
+    return absl::OkStatus();
+  }
+  ctx.out << opt.from << " to " << opt.to << ": " << paths.switch_hops << " switch(es), "
+          << paths.equal_cost_paths << " equal-cost path(s) counting each cable\n";
+  // A hop's first few links, then how many more: a core hop has thousands.
+  constexpr size_t kShown = 4;
+  for (size_t h = 0; h < paths.hops.size(); ++h) {
+    std::vector<std::string> links;
+    int cables = 0;
+    for (LinkId l : paths.hops[h]) {
+      const int count = fabric->links()[static_cast<size_t>(l)].count;
+      cables += count;
+      if (links.size() < kShown) {
+        links.push_back(count > 1 ? absl::StrCat(name(l), " (x", count, ")") : name(l));
+      }
+    }
+    const size_t more = paths.hops[h].size() - links.size();
+    ctx.out << "  hop " << h + 1 << ": " << absl::StrJoin(links, ", ")
+            << (more > 0 ? absl::StrCat(" and ", more, " more links (", cables, " cables in all)")
+                         : "")
+            << "\n";
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterFabricCommands(CLI::App& fabric, CliContext& ctx) {
@@ -134,6 +208,17 @@ void RegisterFabricCommands(CLI::App& fabric, CliContext& ctx) {
   show->add_flag("--json", show_opt->json, "Print stable JSON instead of a table");
   show->callback([&ctx, show_opt] {
     if (absl::Status s = RunShow(ctx, *show_opt); !s.ok()) ctx.Fail(s);
+  });
+
+  auto paths_opt = std::make_shared<PathsOptions>();
+  CLI::App* paths = fabric.add_subcommand(
+      "paths", "The shortest paths between two NICs over links that are up, hop by hop");
+  paths->add_option("--fabric", paths_opt->fabric, "Fabric file, or preset:NAME")->required();
+  paths->add_option("--from", paths_opt->from, "One end, as HOST/NIC")->required();
+  paths->add_option("--to", paths_opt->to, "The other end, as HOST/NIC")->required();
+  paths->add_flag("--json", paths_opt->json, "Print stable JSON instead of a table");
+  paths->callback([&ctx, paths_opt] {
+    if (absl::Status s = RunPaths(ctx, *paths_opt); !s.ok()) ctx.Fail(s);
   });
 }
 

@@ -1,4 +1,4 @@
-// `topoplace fabric generate|show|render`, run as a user runs them.
+// `topoplace fabric generate|show|paths|render`, run as a user runs them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -43,6 +43,36 @@ TEST(FabricShow, Table_IsTheDefault) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("hosts 128   gpus 1024"));
   EXPECT_THAT(r.out, HasSubstr("blocks 4   pods 1"));
+}
+
+TEST(FabricPaths, ListsEachHopOfTheShortestPathsWithTheirCables) {
+  // superpod-4su: a leaf per rail and block, 16 spines, two cables from a leaf to each.
+  auto r = RunCommand(
+      Cli("fabric paths --fabric preset:superpod-4su --from b00-n000/mlx5_0 --to b01-n003/mlx5_0"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("b00-n000/mlx5_0 to b01-n003/mlx5_0: 3 switch(es), 64 equal-cost "
+                               "path(s) counting each cable"));
+  EXPECT_THAT(r.out, HasSubstr("  hop 1: b00-n000/mlx5_0--leaf-b00-r0\n"));
+  EXPECT_THAT(r.out, HasSubstr("  hop 2: leaf-b00-r0--spine-p0-s00 (x2), leaf-b00-r0--spine-p0-s01 "
+                               "(x2), leaf-b00-r0--spine-p0-s02 (x2), leaf-b00-r0--spine-p0-s03 "
+                               "(x2) and 12 more links (32 cables in all)\n"));
+  EXPECT_THAT(r.out, HasSubstr("  hop 4: b01-n003/mlx5_0--leaf-b01-r0\n"));
+  auto json =
+      RunCommand(Cli("fabric paths --json --fabric preset:superpod-4su --from b00-n000/mlx5_0 --to "
+                     "b00-n001/mlx5_0"));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["switch_hops"], 1);  // one leaf
+  EXPECT_EQ(j["equal_cost_paths"], 1);
+  EXPECT_EQ(j["hops"].size(), 2u);
+  EXPECT_EQ(j["hops"][0][0]["link"], "b00-n000/mlx5_0--leaf-b00-r0");
+}
+
+TEST(FabricPaths, AnUnknownNicExitsTwoNamingTheFlag) {
+  auto r = RunCommand(
+      Cli("fabric paths --fabric preset:superpod-4su --from b00-n000/mlx5_0 --to nope/mlx5_0"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--to 'nope/mlx5_0': no such NIC on fabric superpod-4su"));
 }
 
 TEST(FabricGenerate, WritesAFileThatShowReadsBack) {

@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "scheduler/placement/engine.h"
 #include "topology/generate/reference_fabrics.h"
+#include "topology/model/fabric_paths.h"
 
 namespace topoplace::sched {
 namespace {
@@ -283,6 +285,51 @@ TEST(LinkLoads, HashedEcmp_PicksOneCableOfABundledLink) {
   }
   EXPECT_GT(shared, 16);
   EXPECT_LT(shared, 48);
+}
+
+// A NIC cabled to `leaf`.
+NicId NicUnder(const Fabric& fabric, SwitchId leaf) {
+  for (const Link& l : fabric.links()) {
+    if (l.a.kind == Endpoint::Kind::kNic && l.b.kind == Endpoint::Kind::kSwitch && l.b.id == leaf) {
+      return l.a.id;
+    }
+  }
+  return -1;
+}
+
+// Hashed ECMP against the fabric graph's own searches (topology/model/fabric_paths.h): a
+// flow between the leaves of two NICs, under seed after seed, loads only links of the
+// shortest paths between them; on superpod-4su the seeds reach every such link, on
+// clos3-100k (through the core) every uplink of the first leaf.
+TEST(LinkLoads, HashedEcmp_ChoosesAmongTheShortestPathsOfTheFabricGraph) {
+  for (const char* preset : {"superpod-4su", "clos3-100k"}) {
+    const FabricPtr f = Preset(preset);
+    const bool core = std::string(preset) == "clos3-100k";
+    const SwitchId from = f->blocks()[0].leaves[0];
+    const SwitchId to = core ? f->blocks().back().leaves[0] : f->blocks()[1].leaves[0];
+    const NicPaths paths =
+        ShortestNicPaths(BuildFabricGraph(*f), *f, NicUnder(*f, from), NicUnder(*f, to));
+    ASSERT_EQ(paths.switch_hops, core ? 5 : 3) << preset;
+    std::set<LinkId> on_paths;  // switch-to-switch hops only: the flow has no NIC cables
+    for (size_t hop = 1; hop + 1 < paths.hops.size(); ++hop) {
+      on_paths.insert(paths.hops[hop].begin(), paths.hops[hop].end());
+    }
+    const LinkIndex index(*f, {}, {});
+    TrafficReport traffic;
+    traffic.network.flows = {{from, to, core, 10}};
+    std::set<LinkId> hashed;
+    for (uint64_t seed = 0; seed < 2000; ++seed) {
+      for (const LinkLoad& l : LinkLoads(index, {}, traffic, {EcmpMode::kHash, seed})) {
+        EXPECT_TRUE(on_paths.contains(l.link)) << preset << " seed " << seed << " link " << l.link;
+        hashed.insert(l.link);
+      }
+    }
+    if (!core) {
+      EXPECT_EQ(hashed, on_paths) << preset;
+      continue;
+    }
+    for (const LinkId l : paths.hops[1]) EXPECT_TRUE(hashed.contains(l)) << preset << " " << l;
+  }
 }
 
 TEST(LinkIndex, LeavesOutDownUplinksAndSharesTheRest) {
