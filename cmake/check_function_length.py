@@ -5,7 +5,8 @@ A function is counted from the first line of its signature to its closing brace;
 braces are matched over the source with comments, strings and character literals skipped.
 "Why" is a comment within the lines just above the signature that contains "over 80 lines"
 (e.g. "Over 80 lines because it is the table of the spec's keys"). Production sources are
-the .cc files under the project's rooms (tests, tools and generated code are not).
+the .cc and .h files under the project's rooms, inline functions in headers too (tests,
+tools and generated code are not).
 
 Usage: check_function_length.py REPO_ROOT          (exit 0: clean; 1: listed)
        check_function_length.py --list REPO_ROOT   (every function over the limit, longest first)
@@ -24,6 +25,7 @@ SIGNATURE_END = re.compile(r"\)\s*(const)?\s*(&&|&)?\s*(override|final)?\s*(noex
                            r"(->[^{;]*)?$")
 NOT_A_FUNCTION = re.compile(r"^(if|for|while|switch|catch|else|do)\b")
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+ACCESS = re.compile(r"^(public|protected|private)\s*:$")
 
 
 def functions(text):
@@ -43,7 +45,8 @@ def functions(text):
                      and "=" not in clean.split("(")[0])
             start = last_end
             for line in head.splitlines(keepends=True):
-                if line.strip() and not line.strip().startswith("//"):
+                text_line = line.strip()
+                if text_line and not text_line.startswith("//") and not ACCESS.match(text_line):
                     break
                 start += len(line)
             stack.append(("fn" if is_fn else "block", start))
@@ -60,7 +63,7 @@ def long_functions(root, limit=LIMIT):
     for top in ROOTS:
         for directory, _, files in os.walk(os.path.join(root, top)):
             for name in sorted(files):
-                if not name.endswith(".cc"):
+                if not name.endswith((".cc", ".h")):
                     continue
                 path = os.path.join(directory, name)
                 with open(path, errors="replace") as f:
@@ -87,10 +90,14 @@ def self_test():
                     "// Over 80 lines because it is a table.\n"
                     f"int Table(int x) {{\n{body}  return x;\n}}\n"
                     "const char* kText = \"{ not a brace }\";\n")
+        with open(os.path.join(root, "base", "a.h"), "w") as f:
+            f.write(f"class C {{\n public:\n  int Inline(int x) const {{\n{body}    return x;\n  }}\n}};\n")
         found = long_functions(root)
-        assert [(p, s.split("(")[0], why) for _, p, _, s, why in found] == [
-            ("base/a.cc", "int Long", False), ("base/a.cc", "int Table", True)], found
-    print("check_function_length self-test: a long function is caught, one that says why is not")
+        assert sorted((p, s.split("(")[0], why) for _, p, _, s, why in found) == [
+            ("base/a.cc", "int Long", False), ("base/a.cc", "int Table", True),
+            ("base/a.h", "int Inline", False)], found
+    print("check_function_length self-test: a long function is caught (an inline one in a header "
+          "too), one that says why is not")
     return 0
 
 
