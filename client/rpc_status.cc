@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace topoplace::rpc {
+namespace topoplace::client {
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -14,4 +14,4 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
 }
 
-}  // namespace topoplace::rpc
+}  // namespace topoplace::client

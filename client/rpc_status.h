@@ -7,11 +7,11 @@
 
 #include "absl/status/status.h"
 
-namespace topoplace::rpc {
+namespace topoplace::client {
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 absl::Status FromGrpcStatus(const grpc::Status& status);
 
-}  // namespace topoplace::rpc
+}  // namespace topoplace::client
 
 #endif  // TOPOPLACE_CLIENT_RPC_STATUS_H_

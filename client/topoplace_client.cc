@@ -229,7 +229,7 @@ absl::StatusOr<Response> TopoplaceClient::Call(Method method, const Request& req
       return absl::DeadlineExceededError(
           absl::StrCat("topoplaced at ", endpoint.address, ": ", status.error_message()));
     }
-    return rpc::FromGrpcStatus(status);
+    return client::FromGrpcStatus(status);
   }
   return absl::UnavailableError(
       absl::StrCat("topoplaced at ", options_.server, ": ", absl::StrJoin(why, "; ")));

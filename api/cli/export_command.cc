@@ -32,12 +32,12 @@ struct ExportOptions {
 // The hosts an export covers: every host in a block, or those the operator's node list
 // names (by fabric name or by mapped Slurm node name); what is left out goes to `notes`.
 struct Scope {
-  exporters::HostFilter keep;
+  plugins::HostFilter keep;
   std::vector<std::string> notes;
 };
 
 absl::StatusOr<Scope> ExportScope(const Fabric& fabric, const ExportOptions& opt,
-                                  const slurm::NodeNameMap& names) {
+                                  const plugins::NodeNameMap& names) {
   Scope scope;
   if (!fabric.unattributed_nics().empty()) {
     scope.notes.push_back(absl::StrCat(fabric.unattributed_nics().size(),
@@ -45,7 +45,7 @@ absl::StatusOr<Scope> ExportScope(const Fabric& fabric, const ExportOptions& opt
                                        "not exported"));
   }
   if (opt.nodes.empty()) return scope;
-  TP_ASSIGN_OR_RETURN(const std::vector<std::string> listed, exporters::LoadNodeList(opt.nodes));
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> listed, plugins::LoadNodeList(opt.nodes));
   const absl::flat_hash_set<std::string> wanted(listed.begin(), listed.end());
   auto kept = std::make_shared<std::vector<bool>>(fabric.hosts().size(), false);
   std::vector<std::string> left_out;
@@ -86,7 +86,7 @@ absl::StatusOr<Scope> ExportScope(const Fabric& fabric, const ExportOptions& opt
 }
 
 absl::StatusOr<std::string> Render(const Fabric& fabric, const ExportOptions& opt,
-                                   const slurm::NodeNameMap& names, Scope& scope) {
+                                   const plugins::NodeNameMap& names, Scope& scope) {
   if (opt.format == "k8s-labels") {
     return k8s::RenderNodeLabels(fabric, scope.keep,
                                  {.topograph_legacy_labels = opt.topograph_legacy_labels});
@@ -109,9 +109,9 @@ absl::StatusOr<std::string> Render(const Fabric& fabric, const ExportOptions& op
 
 absl::Status RunExport(CliContext& ctx, const ExportOptions& opt) {
   TP_ASSIGN_OR_RETURN(FabricPtr fabric, LoadFabricSpec(opt.fabric));
-  slurm::NodeNameMap names;
+  plugins::NodeNameMap names;
   if (!opt.node_map.empty()) {
-    TP_ASSIGN_OR_RETURN(names, slurm::NodeNameMap::Load(opt.node_map));
+    TP_ASSIGN_OR_RETURN(names, plugins::NodeNameMap::Load(opt.node_map));
   }
   TP_ASSIGN_OR_RETURN(Scope scope, ExportScope(*fabric, opt, names));
   TP_ASSIGN_OR_RETURN(std::string text, Render(*fabric, opt, names, scope));

@@ -61,8 +61,8 @@ struct PlaceOptions {
 // allocations hold and the uplink load their stored plans offer, as the daemon with
 // uplink_load_from_allocations sees them.
 struct LedgerBackground {
-  std::unique_ptr<ledger::SqliteLedger> ledger;  // open until placed (--may-preempt reads it)
-  std::unique_ptr<sched::HeldUplinkLoad> held;   // its allocations' stored offers
+  std::unique_ptr<store::SqliteLedger> ledger;  // open until placed (--may-preempt reads it)
+  std::unique_ptr<sched::HeldUplinkLoad> held;  // its allocations' stored offers
   sched::Occupancy occupancy;
 };
 
@@ -72,8 +72,8 @@ absl::StatusOr<LedgerBackground> LoadLedgerBackground(const FabricPtr& fabric,
   if (std::error_code ec; !std::filesystem::is_regular_file(path, ec)) {
     return absl::NotFoundError(absl::StrCat("--ledger: no database file at '", path, "'"));
   }
-  absl::StatusOr<std::unique_ptr<ledger::SqliteLedger>> ledger =
-      ledger::SqliteLedger::Open(path, fabric, ledger::RealClock());
+  absl::StatusOr<std::unique_ptr<store::SqliteLedger>> ledger =
+      store::SqliteLedger::Open(path, fabric, ledger::RealClock());
   if (!ledger.ok()) {
     return absl::Status(ledger.status().code(),
                         absl::StrCat("--ledger: ", ledger.status().message()));

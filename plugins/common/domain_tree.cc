@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace topoplace::exporters {
+namespace topoplace::plugins {
 namespace {
 
 int Digits(size_t count) {
@@ -76,4 +76,4 @@ DomainTree BuildDomainTree(const Fabric& fabric, const HostFilter& keep) {
   return t;
 }
 
-}  // namespace topoplace::exporters
+}  // namespace topoplace::plugins

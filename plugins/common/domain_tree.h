@@ -10,7 +10,7 @@
 
 #include "topology/model/fabric.h"
 
-namespace topoplace::exporters {
+namespace topoplace::plugins {
 
 // Which hosts an export covers (e.g. only those in an operator's node list); empty: every
 // host in a block.
@@ -40,6 +40,6 @@ struct DomainTree {
 // same in every export.
 DomainTree BuildDomainTree(const Fabric& fabric, const HostFilter& keep = {});
 
-}  // namespace topoplace::exporters
+}  // namespace topoplace::plugins
 
 #endif  // TOPOPLACE_PLUGINS_COMMON_DOMAIN_TREE_H_

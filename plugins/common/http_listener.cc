@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 
-namespace topoplace::http {
+namespace topoplace::plugins {
 
 // Counts the listener's open connections. The accept loop calls Enter for each connection
 // it accepted, before handing it to a worker, and waits there while `max` are open: it
@@ -180,4 +180,4 @@ void HttpListener::Shutdown() {
 
 HttpListener::~HttpListener() { Shutdown(); }
 
-}  // namespace topoplace::http
+}  // namespace topoplace::plugins

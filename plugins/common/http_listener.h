@@ -33,7 +33,7 @@ namespace httplib {
 class Server;
 }
 
-namespace topoplace::http {
+namespace topoplace::plugins {
 
 class ConnectionGate;
 
@@ -84,6 +84,6 @@ class HttpListener {
   std::thread thread_;
 };
 
-}  // namespace topoplace::http
+}  // namespace topoplace::plugins
 
 #endif  // TOPOPLACE_PLUGINS_COMMON_HTTP_LISTENER_H_

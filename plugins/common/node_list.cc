@@ -16,7 +16,7 @@
 #include "base/json_depth.h"
 #include "base/status_macros.h"
 
-namespace topoplace::exporters {
+namespace topoplace::plugins {
 namespace {
 
 absl::Status LineError(absl::string_view source, int line, absl::string_view what) {
@@ -263,4 +263,4 @@ absl::StatusOr<std::vector<std::string>> LoadNodeList(const std::string& path) {
   return ParseNodeList(text, path);
 }
 
-}  // namespace topoplace::exporters
+}  // namespace topoplace::plugins

@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace topoplace::exporters {
+namespace topoplace::plugins {
 
 // Most names one list may expand to; a range beyond it is a typo, not a cluster.
 inline constexpr size_t kMaxNodeListNames = 1'000'000;
@@ -34,6 +34,6 @@ absl::StatusOr<std::vector<std::string>> ParseNodeList(absl::string_view text,
 // Reads and parses a file; NotFound if it cannot be read.
 absl::StatusOr<std::vector<std::string>> LoadNodeList(const std::string& path);
 
-}  // namespace topoplace::exporters
+}  // namespace topoplace::plugins
 
 #endif  // TOPOPLACE_PLUGINS_COMMON_NODE_LIST_H_

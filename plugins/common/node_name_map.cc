@@ -7,7 +7,7 @@
 #include "base/input_file.h"
 #include "base/status_macros.h"
 
-namespace topoplace::slurm {
+namespace topoplace::plugins {
 
 absl::StatusOr<NodeNameMap> NodeNameMap::Parse(absl::string_view text, absl::string_view source) {
   NodeNameMap map;
@@ -51,4 +51,4 @@ std::string NodeNameMap::HostName(const std::string& node) const {
   return it == host_of_node_.end() ? node : it->second;
 }
 
-}  // namespace topoplace::slurm
+}  // namespace topoplace::plugins

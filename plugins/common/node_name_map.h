@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace topoplace::slurm {
+namespace topoplace::plugins {
 
 // The longest node map read: a line per host of the largest fabric is well under 16 MB.
 inline constexpr size_t kMaxNodeNameMapBytes = size_t{16} << 20;
@@ -40,6 +40,6 @@ class NodeNameMap {
   absl::flat_hash_map<std::string, std::string> host_of_node_;
 };
 
-}  // namespace topoplace::slurm
+}  // namespace topoplace::plugins
 
 #endif  // TOPOPLACE_PLUGINS_COMMON_NODE_NAME_MAP_H_

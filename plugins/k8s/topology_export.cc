@@ -16,7 +16,7 @@ std::string Header(const Fabric& fabric, absl::string_view what) {
 }
 
 // Island of each pod, or -1 when the pod is an island of its own (nothing above it).
-std::vector<int32_t> IslandOfPod(const exporters::DomainTree& tree, size_t pods) {
+std::vector<int32_t> IslandOfPod(const plugins::DomainTree& tree, size_t pods) {
   std::vector<int32_t> island(pods, -1);
   for (size_t i = 0; i < tree.islands.size(); ++i) {
     if (tree.islands[i].size() < 2) continue;
@@ -93,9 +93,9 @@ absl::string_view WorkloadTopologyKey(sched::MaxTier tier) {
   return "";
 }
 
-std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep,
+std::string RenderNodeLabels(const Fabric& fabric, const plugins::HostFilter& keep,
                              const NodeLabelOptions& options) {
-  const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);
+  const plugins::DomainTree tree = plugins::BuildDomainTree(fabric, keep);
   const std::vector<int32_t> island = IslandOfPod(tree, fabric.pods().size());
   const bool nvlink_level = HasNvlinkLevel(fabric);
   std::string out = Header(fabric, "Node labels");
@@ -157,8 +157,8 @@ std::string RenderKaiTopology(const Fabric& fabric) {
                       fabric.name(), "\nspec:\n  levels:\n", LevelList(fabric, "  "));
 }
 
-std::string RenderVolcanoHyperNodes(const Fabric& fabric, const exporters::HostFilter& keep) {
-  const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);
+std::string RenderVolcanoHyperNodes(const Fabric& fabric, const plugins::HostFilter& keep) {
+  const plugins::DomainTree tree = plugins::BuildDomainTree(fabric, keep);
   std::string out = Header(fabric, "Volcano HyperNodes");
   for (int32_t b : tree.block_order) AppendBlockHyperNode(out, tree.block_names[b]);
   for (size_t p = 0; p < fabric.pods().size(); ++p) {

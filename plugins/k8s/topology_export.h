@@ -46,7 +46,7 @@ struct NodeLabelOptions {
 
 // One partial Node object per host in a block that `keep` keeps (all by default), carrying
 // only labels (kubectl apply merges).
-std::string RenderNodeLabels(const Fabric& fabric, const exporters::HostFilter& keep = {},
+std::string RenderNodeLabels(const Fabric& fabric, const plugins::HostFilter& keep = {},
                              const NodeLabelOptions& options = {});
 // Kueue API versions a Topology can be written in.
 enum class KueueApiVersion { kV1beta2, kV1beta1 };
@@ -64,7 +64,7 @@ std::string RenderKaiTopology(const Fabric& fabric);
 // topology.volcano.sh/v1alpha1 HyperNode objects for the blocks holding a host `keep`
 // keeps. Tier-1 HyperNodes select their nodes by the block label of RenderNodeLabels
 // (`labelMatch`), so apply the labels too.
-std::string RenderVolcanoHyperNodes(const Fabric& fabric, const exporters::HostFilter& keep = {});
+std::string RenderVolcanoHyperNodes(const Fabric& fabric, const plugins::HostFilter& keep = {});
 
 }  // namespace topoplace::k8s
 

@@ -44,7 +44,7 @@ struct BlockCandidate {
 
 // The fabric's blocks, pod by pod, of the pods with an exported host.
 std::vector<BlockCandidate> LeafGroupCandidates(const Fabric& fabric,
-                                                const exporters::DomainTree& tree) {
+                                                const plugins::DomainTree& tree) {
   std::vector<BlockCandidate> out;
   for (size_t p = 0; p < fabric.pods().size(); ++p) {
     if (tree.pod_blocks[p].empty()) continue;
@@ -59,7 +59,7 @@ std::vector<BlockCandidate> LeafGroupCandidates(const Fabric& fabric,
 // order and named by their position in the whole fabric, so that a name does not change
 // with the node list; nullopt on fabrics whose domains are single hosts.
 std::optional<std::vector<BlockCandidate>> NvlinkCandidates(const Fabric& fabric,
-                                                            const exporters::DomainTree& tree) {
+                                                            const plugins::DomainTree& tree) {
   if (fabric.nvlink_domains().size() >= fabric.hosts().size()) return std::nullopt;
   std::vector<int32_t> position(fabric.nvlink_domains().size(), -1);
   std::vector<BlockCandidate> all;
@@ -115,7 +115,7 @@ absl::StatusOr<int> BaseBlock(const std::vector<BlockCandidate>& candidates,
 // Sets t.blocks, t.block_sizes and the warning for placeholders: every candidate keeps its
 // position, those under the base without their nodes; aggregates of 2^k blocks stay
 // inside a pod. Precondition: some candidate has an exported host.
-absl::Status PlanBlocks(const Fabric& fabric, const NodeNameMap& names,
+absl::Status PlanBlocks(const Fabric& fabric, const plugins::NodeNameMap& names,
                         const std::vector<BlockCandidate>& candidates,
                         const BlockExportOptions& options, SlurmTopology& t) {
   TP_ASSIGN_OR_RETURN(const int base, BaseBlock(candidates, options));
@@ -149,14 +149,15 @@ absl::Status PlanBlocks(const Fabric& fabric, const NodeNameMap& names,
 
 }  // namespace
 
-absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names,
-                                                 const exporters::HostFilter& keep,
+absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric,
+                                                 const plugins::NodeNameMap& names,
+                                                 const plugins::HostFilter& keep,
                                                  const BlockExportOptions& options) {
   if (fabric.blocks().empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("fabric '", fabric.name(), "' has no host in any block; nothing to export"));
   }
-  const exporters::DomainTree tree = exporters::BuildDomainTree(fabric, keep);
+  const plugins::DomainTree tree = plugins::BuildDomainTree(fabric, keep);
   if (tree.block_order.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("no host of fabric '", fabric.name(),

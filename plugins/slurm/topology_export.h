@@ -55,8 +55,9 @@ struct BlockExportOptions {
 // in pod order, placeholders where fewer than the base's nodes are kept. FailedPrecondition
 // if no kept host is in any block; InvalidArgument if `options.base_nodes` is negative or
 // larger than every block.
-absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric, const NodeNameMap& names,
-                                                 const exporters::HostFilter& keep = {},
+absl::StatusOr<SlurmTopology> BuildSlurmTopology(const Fabric& fabric,
+                                                 const plugins::NodeNameMap& names,
+                                                 const plugins::HostFilter& keep = {},
                                                  const BlockExportOptions& options = {});
 
 // Renderers; each starts with a comment naming the fabric and version.

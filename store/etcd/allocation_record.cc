@@ -9,7 +9,7 @@
 #include "base/status_macros.h"
 #include "topoplace/ledger/v1/allocation_record.pb.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 using ledger::Allocation;
@@ -126,4 +126,4 @@ absl::StatusOr<Allocation> DecodeAllocation(absl::string_view key, absl::string_
   return a;
 }
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

@@ -12,7 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "scheduler/ledger/allocation.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 // Precondition: `a.id` is "alloc-<n>".
 std::string EncodeAllocation(const ledger::Allocation& a);
@@ -20,6 +20,6 @@ std::string EncodeAllocation(const ledger::Allocation& a);
 // or holds an unknown state or id.
 absl::StatusOr<ledger::Allocation> DecodeAllocation(absl::string_view key, absl::string_view value);
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_ALLOCATION_RECORD_H_

@@ -13,7 +13,7 @@
 #include "absl/synchronization/notification.h"
 #include "base/status_macros.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 constexpr int kMaxResponseBytes = 512 << 20;
@@ -357,4 +357,4 @@ absl::Status EtcdClient::RevokeLease(int64_t lease) {
   });
 }
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

@@ -29,7 +29,7 @@
 #include "absl/time/time.h"
 #include "etcdserverpb/etcd_subset.grpc.pb.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 struct EtcdOptions {
   std::vector<std::string> endpoints;         // host:port of each member; at least one
@@ -168,6 +168,6 @@ etcdserverpb::RangeRequest PrefixRequest(const std::string& prefix);
 // A range request for the greatest key starting with `prefix` (key only).
 etcdserverpb::RangeRequest LastKeyRequest(const std::string& prefix);
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_ETCD_CLIENT_H_

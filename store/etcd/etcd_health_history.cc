@@ -8,7 +8,7 @@
 #include "base/status_macros.h"
 #include "store/etcd/fenced_txn.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 using telemetry::HealthEvent;
@@ -87,4 +87,4 @@ absl::StatusOr<int64_t> EtcdHealthHistory::Prune(int64_t cutoff_unix_ms) {
   return local_.Prune(cutoff_unix_ms);
 }
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

@@ -31,7 +31,7 @@
 #include "store/etcd/write_fence.h"
 #include "telemetry/monitor/health_history.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 class EtcdHealthHistory final : public telemetry::HealthHistory {
  public:
@@ -68,6 +68,6 @@ class EtcdHealthHistory final : public telemetry::HealthHistory {
   std::map<std::string, telemetry::HealthEvent> unwritten_ ABSL_GUARDED_BY(mu_);  // by link
 };
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_ETCD_HEALTH_HISTORY_H_

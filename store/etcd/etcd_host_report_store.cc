@@ -5,7 +5,7 @@
 #include "base/status_macros.h"
 #include "store/etcd/fenced_txn.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 // The stored value: "<received unix ms>\n<report JSON>".
@@ -59,4 +59,4 @@ absl::StatusOr<store::HostReportPage> EtcdHostReportStore::List(absl::string_vie
   return pager.Take();
 }
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

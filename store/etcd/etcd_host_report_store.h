@@ -10,7 +10,7 @@
 #include "store/etcd/write_fence.h"
 #include "store/host_report_store.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 class EtcdHostReportStore final : public store::HostReportStore {
  public:
@@ -30,6 +30,6 @@ class EtcdHostReportStore final : public store::HostReportStore {
   const std::string prefix_;
 };
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_ETCD_HOST_REPORT_STORE_H_

@@ -13,7 +13,7 @@
 #include "store/etcd/allocation_record.h"
 #include "store/etcd/fenced_txn.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 using ledger::Allocation;
@@ -859,4 +859,4 @@ void EtcdLedger::CompactHistoryIfDue() {
   compacted_at_ = now;
 }
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

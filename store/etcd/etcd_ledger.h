@@ -64,7 +64,7 @@
 #include "store/etcd/group_commit.h"
 #include "store/etcd/write_fence.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 struct EtcdLedgerOptions {
   std::string prefix = "/topoplace/";  // the ledger's keys start with <prefix>ledger/
@@ -271,6 +271,6 @@ class EtcdLedger final : public ledger::Ledger {
   std::thread watcher_;
 };
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_ETCD_LEDGER_H_

@@ -1,6 +1,6 @@
 #include "store/etcd/fenced_txn.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 bool FenceFailed(const etcdserverpb::TxnResponse& response, const Fence& fence) {
   if (response.succeeded() || response.responses_size() == 0) return false;
@@ -27,4 +27,4 @@ absl::StatusOr<etcdserverpb::TxnResponse> FencedTxn(EtcdClient& etcd, FenceSourc
       "(the election key changed); nothing was written, retry on the new leader");
 }
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

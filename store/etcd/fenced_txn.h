@@ -8,7 +8,7 @@
 #include "store/etcd/etcd_client.h"
 #include "store/etcd/write_fence.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 // Runs `txn` with `fence`'s compare added. The response says whether etcd applied it; when
 // another compare failed, the caller's failure reads are in place (the fence's own read
@@ -23,6 +23,6 @@ absl::StatusOr<etcdserverpb::TxnResponse> FencedTxn(EtcdClient& etcd, FenceSourc
 // Whether a response from FencedTxn that did not apply failed on the fence.
 bool FenceFailed(const etcdserverpb::TxnResponse& response, const Fence& fence);
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_FENCED_TXN_H_

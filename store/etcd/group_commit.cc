@@ -5,7 +5,7 @@
 
 #include "store/etcd/fenced_txn.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 // What FencedTxn adds to a transaction: one compare and one failure read of the fence key,
@@ -105,4 +105,4 @@ GroupCommit::Counts GroupCommit::counts() const {
   return counts_;
 }
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

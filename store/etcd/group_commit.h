@@ -24,7 +24,7 @@
 #include "store/etcd/txn_group.h"
 #include "store/etcd/write_fence.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 // What sending one group told a member.
 struct GroupAnswer {
@@ -73,6 +73,6 @@ class GroupCommit {
   Counts counts_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_GROUP_COMMIT_H_

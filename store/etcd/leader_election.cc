@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 std::chrono::steady_clock::duration ToSteady(absl::Duration d) {
@@ -201,4 +201,4 @@ void LeaderElection::Renew() {
   }
 }
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

@@ -28,7 +28,7 @@
 #include "store/etcd/etcd_client.h"
 #include "store/etcd/write_fence.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 struct ElectionOptions {
   std::string key;  // the election key, e.g. "/topoplace/leader"
@@ -83,6 +83,6 @@ class LeaderElection final : public FenceSource {
   std::thread thread_;
 };
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_LEADER_ELECTION_H_

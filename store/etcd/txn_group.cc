@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 std::optional<absl::flat_hash_set<std::string>> TxnKeys(const etcdserverpb::TxnRequest& txn) {
   absl::flat_hash_set<std::string> keys;
@@ -65,4 +65,4 @@ etcdserverpb::TxnResponse TxnGroup::ShareOf(const etcdserverpb::TxnResponse& app
   return share;
 }
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

@@ -14,7 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "etcdserverpb/etcd_subset.pb.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 // Every key `txn` compares, puts or deletes; nullopt when `txn` cannot join a group: it
 // reads or deletes a range, nests a transaction, or asks for previous values on success
@@ -56,6 +56,6 @@ class TxnGroup {
   size_t bytes_ = 0;
 };
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_TXN_GROUP_H_

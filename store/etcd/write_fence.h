@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 
 struct Fence {
   std::string key;
@@ -35,6 +35,6 @@ class FenceSource {
   virtual void FenceLost(const Fence& fence) = 0;
 };
 
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_ETCD_WRITE_FENCE_H_

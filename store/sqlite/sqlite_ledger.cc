@@ -8,7 +8,7 @@
 #include "scheduler/ledger/ledger_rules.h"
 #include "store/sqlite/migrations.h"
 
-namespace topoplace::ledger {
+namespace topoplace::store {
 namespace {
 
 using store::SqliteStatement;
@@ -123,10 +123,10 @@ absl::Time ColumnTime(const SqliteStatement& s, int index) {
   return absl::FromUnixMicros(s.ColumnInt(index));
 }
 
-absl::StatusOr<Allocation> RowToAllocation(const SqliteStatement& row) {
-  Allocation a;
-  a.id = FormatAllocationId(row.ColumnInt(0));
-  std::optional<AllocationState> state = ParseAllocationState(row.ColumnText(1));
+absl::StatusOr<ledger::Allocation> RowToAllocation(const SqliteStatement& row) {
+  ledger::Allocation a;
+  a.id = ledger::FormatAllocationId(row.ColumnInt(0));
+  std::optional<ledger::AllocationState> state = ledger::ParseAllocationState(row.ColumnText(1));
   if (!state) {
     return absl::DataLossError(
         absl::StrCat("ledger row ", a.id, ": unknown state '", row.ColumnText(1), "'"));
@@ -145,7 +145,7 @@ absl::StatusOr<Allocation> RowToAllocation(const SqliteStatement& row) {
 }
 
 // The GPUs and the uplink offer of allocation `n`, from their own tables.
-absl::Status LoadParts(store::SqliteDb& db, int64_t n, Allocation& a) {
+absl::Status LoadParts(store::SqliteDb& db, int64_t n, ledger::Allocation& a) {
   TP_ASSIGN_OR_RETURN(SqliteStatement q, db.Prepare("SELECT host, gpu_index FROM allocation_gpus "
                                                     "WHERE allocation_id = ?1 ORDER BY rowid"));
   q.BindInt(1, n);
@@ -169,7 +169,7 @@ absl::Status LoadParts(store::SqliteDb& db, int64_t n, Allocation& a) {
 }  // namespace
 
 SqliteLedger::SqliteLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric,
-                           const Clock& clock)
+                           const ledger::Clock& clock)
     : db_(std::move(db)),
       fabric_(std::move(fabric)),
       clock_(clock),
@@ -177,7 +177,7 @@ SqliteLedger::SqliteLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric
 
 absl::StatusOr<std::unique_ptr<SqliteLedger>> SqliteLedger::Open(const std::string& path,
                                                                  FabricPtr fabric,
-                                                                 const Clock& clock,
+                                                                 const ledger::Clock& clock,
                                                                  LedgerOptions options) {
   TP_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteDb> db,
                       store::OpenMigrated(path, options.durability, "ledger", kMigrations));
@@ -201,25 +201,26 @@ absl::Status SqliteLedger::SealOrRefuse(const std::string& path, const LedgerOpt
         "' is read-only (file or file system permissions): reads are "
         "served, every change fails until it is writable and topoplaced is restarted"));
   }
-  absl::StatusOr<std::unique_ptr<WatermarkFile>> file =
-      WatermarkFile::Open(mark_path, options.durability == store::Durability::kFull);
+  absl::StatusOr<std::unique_ptr<ledger::WatermarkFile>> file =
+      ledger::WatermarkFile::Open(mark_path, options.durability == store::Durability::kFull);
   // A read-only database may sit where no watermark could ever be created.
   if (!file.ok() && !(db_->read_only() && absl::IsUnavailable(file.status()))) {
     return file.status();
   }
-  const std::optional<Watermark> acknowledged =
-      file.ok() ? (*file)->loaded() : std::optional<Watermark>();
-  mark_ = {WatermarkFile::NewLedgerId(), 1, db_seq, db_alloc, ""};
+  const std::optional<ledger::Watermark> acknowledged =
+      file.ok() ? (*file)->loaded() : std::optional<ledger::Watermark>();
+  mark_ = {ledger::WatermarkFile::NewLedgerId(), 1, db_seq, db_alloc, ""};
   if (acknowledged) {
     mark_ = *acknowledged;
     const bool behind = db_seq < acknowledged->event_seq || db_alloc < acknowledged->allocation;
     if (behind && !options.accept_loss) {
       return absl::FailedPreconditionError(absl::StrCat(
           "ledger: '", path, "' holds changes up to event ", db_seq, " and allocation ",
-          FormatAllocationId(db_alloc), ", but '", mark_path,
+          ledger::FormatAllocationId(db_alloc), ", but '", mark_path,
           "' records that the ledger "
           "acknowledged up to event ",
-          acknowledged->event_seq, " and allocation ", FormatAllocationId(acknowledged->allocation),
+          acknowledged->event_seq, " and allocation ",
+          ledger::FormatAllocationId(acknowledged->allocation),
           ": acknowledged allocations are missing (file truncated, its -wal deleted after a "
           "crash, or an older copy restored?). Restore the database, or start once with "
           "accept_ledger_loss = true (--accept-ledger-loss) to continue from what it holds"));
@@ -236,7 +237,7 @@ absl::Status SqliteLedger::SealOrRefuse(const std::string& path, const LedgerOpt
                                        "); epoch ", mark_.epoch,
                                        ", new allocations are numbered "
                                        "above ",
-                                       FormatAllocationId(acknowledged->allocation)));
+                                       ledger::FormatAllocationId(acknowledged->allocation)));
     }
     mark_.event_seq = std::max(mark_.event_seq, db_seq);
     mark_.allocation = std::max(mark_.allocation, db_alloc);
@@ -275,24 +276,25 @@ absl::Status SqliteLedger::WriteChange(const std::function<absl::Status()>& body
   return s;
 }
 
-absl::StatusOr<Allocation> SqliteLedger::Reserve(const ReserveRequest& request) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::Reserve(const ledger::ReserveRequest& request) {
   return Acknowledged(ReserveUnsealed(request));
 }
 
-absl::StatusOr<Allocation> SqliteLedger::Commit(const std::string& id,
-                                                const std::string& external_id) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::Commit(const std::string& id,
+                                                        const std::string& external_id) {
   return Acknowledged(CommitUnsealed(id, external_id));
 }
 
-absl::StatusOr<Allocation> SqliteLedger::Release(const std::string& id) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::Release(const std::string& id) {
   return Acknowledged(ReleaseUnsealed(id));
 }
 
-absl::StatusOr<Allocation> SqliteLedger::Renew(const std::string& id, absl::Duration ttl) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::Renew(const std::string& id, absl::Duration ttl) {
   return Acknowledged(RenewUnsealed(id, ttl));
 }
 
-absl::StatusOr<Allocation> SqliteLedger::Acknowledged(absl::StatusOr<Allocation> result) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::Acknowledged(
+    absl::StatusOr<ledger::Allocation> result) {
   if (!result.ok()) return result;
   TP_RETURN_IF_ERROR(Seal());
   return result;
@@ -310,7 +312,7 @@ absl::Status SqliteLedger::Seal() {
     }
     // Group commit: one write and one flush seal every change published so far.
     sealing_ = true;
-    const Watermark mark = published_;
+    const ledger::Watermark mark = published_;
     seal_mu_.Unlock();
     absl::Status s = watermark_->Write(mark);
     seal_mu_.Lock();
@@ -356,7 +358,7 @@ absl::Status SqliteLedger::ProbeWrites() {
   return WriteState();
 }
 
-std::optional<GpuId> SqliteLedger::ResolveGpu(const GpuRef& ref) const {
+std::optional<GpuId> SqliteLedger::ResolveGpu(const ledger::GpuRef& ref) const {
   return fabric_->FindGpu(ref.host, ref.index);
 }
 
@@ -365,17 +367,17 @@ absl::Status SqliteLedger::Rebuild() {
       SqliteStatement q,
       db_->Prepare(absl::StrCat(kSelectAllocation,
                                 " WHERE state IN ('reserved', 'committed') ORDER BY id")));
-  std::vector<std::pair<int64_t, Allocation>> rows;
+  std::vector<std::pair<int64_t, ledger::Allocation>> rows;
   while (true) {
     TP_ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
-    TP_ASSIGN_OR_RETURN(Allocation a, RowToAllocation(q));
+    TP_ASSIGN_OR_RETURN(ledger::Allocation a, RowToAllocation(q));
     rows.emplace_back(q.ColumnInt(0), std::move(a));
   }
   for (auto& [n, a] : rows) {
     TP_RETURN_IF_ERROR(LoadParts(*db_, n, a));
     std::vector<GpuId> held;
-    for (const GpuRef& ref : a.gpus) {
+    for (const ledger::GpuRef& ref : a.gpus) {
       std::optional<GpuId> gpu = ResolveGpu(ref);
       if (!gpu) {
         warnings_.push_back(absl::StrCat(a.id, ": GPU ", ref.host, "/gpu", ref.index,
@@ -385,7 +387,7 @@ absl::Status SqliteLedger::Rebuild() {
       // The UNIQUE index on held GPUs makes this impossible short of a corrupt file.
       if (const int64_t other = live_.Holder(*gpu); other != 0) {
         return absl::DataLossError(absl::StrCat("ledger: GPU ", ref.host, "/gpu", ref.index,
-                                                " held by both ", FormatAllocationId(other),
+                                                " held by both ", ledger::FormatAllocationId(other),
                                                 " and ", a.id));
       }
       held.push_back(*gpu);
@@ -414,13 +416,14 @@ absl::Status SqliteLedger::AppendEvent(int64_t n, absl::string_view kind,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Allocation> SqliteLedger::ReserveUnsealed(const ReserveRequest& request) {
-  TP_ASSIGN_OR_RETURN(Allocation a, NewReservation(*fabric_, request, clock_.Now()));
+absl::StatusOr<ledger::Allocation> SqliteLedger::ReserveUnsealed(
+    const ledger::ReserveRequest& request) {
+  TP_ASSIGN_OR_RETURN(ledger::Allocation a, NewReservation(*fabric_, request, clock_.Now()));
   absl::MutexLock lock(&mu_);
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
   if (!request.request_id.empty()) {
     TP_ASSIGN_OR_RETURN(std::optional<int64_t> used, FindRequestIdLocked(request.request_id));
-    if (used) return RequestIdUsed(request.request_id, *used);
+    if (used) return ledger::RequestIdUsed(request.request_id, *used);
   }
   TP_ASSIGN_OR_RETURN(const std::vector<int64_t> releasing, LiveReleasing(live_, request));
   TP_RETURN_IF_ERROR(CheckFree(*fabric_, live_, request, releasing));
@@ -428,7 +431,7 @@ absl::StatusOr<Allocation> SqliteLedger::ReserveUnsealed(const ReserveRequest& r
   TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     // The victims first, in the same transaction: their GPUs are free for this one's rows.
     for (const int64_t victim : releasing) {
-      TP_RETURN_IF_ERROR(FinishRowsLocked(victim, AllocationState::kReleased, a.created_at,
+      TP_RETURN_IF_ERROR(FinishRowsLocked(victim, ledger::AllocationState::kReleased, a.created_at,
                                           "released for the reservation that follows"));
     }
     TP_ASSIGN_OR_RETURN(
@@ -452,7 +455,7 @@ absl::StatusOr<Allocation> SqliteLedger::ReserveUnsealed(const ReserveRequest& r
     mark_.allocation = std::max(mark_.allocation, n);  // sealed with the commit
     TP_ASSIGN_OR_RETURN(SqliteStatement hold,
                         db_->Prepare("INSERT INTO allocation_gpus VALUES (?1, ?2, ?3, 1)"));
-    for (const GpuRef& ref : a.gpus) {
+    for (const ledger::GpuRef& ref : a.gpus) {
       hold.BindInt(1, n);
       hold.BindText(2, ref.host);
       hold.BindInt(3, ref.index);
@@ -461,7 +464,7 @@ absl::StatusOr<Allocation> SqliteLedger::ReserveUnsealed(const ReserveRequest& r
     }
     TP_ASSIGN_OR_RETURN(SqliteStatement offer,
                         db_->Prepare("INSERT INTO allocation_uplink_offers VALUES (?1, ?2, ?3)"));
-    for (const UplinkOffer& o : a.uplink_offer) {
+    for (const ledger::UplinkOffer& o : a.uplink_offer) {
       offer.BindInt(1, n);
       offer.BindText(2, o.switch_name);
       offer.BindDouble(3, o.bytes_per_second);
@@ -471,19 +474,19 @@ absl::StatusOr<Allocation> SqliteLedger::ReserveUnsealed(const ReserveRequest& r
     return AppendEvent(n, "reserve",
                        absl::StrCat(a.gpus.size(), " GPUs until ", absl::FormatTime(a.expires_at)));
   }));
-  a.id = FormatAllocationId(n);
+  a.id = ledger::FormatAllocationId(n);
   for (const int64_t victim : releasing) live_.Remove(victim);
   live_.Add(n, a, request.gpus);
   return a;
 }
 
-absl::StatusOr<Allocation> SqliteLedger::CommitUnsealed(const std::string& id,
-                                                        const std::string& external_id) {
-  TP_RETURN_IF_ERROR(CheckExternalId(external_id));
-  TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
+absl::StatusOr<ledger::Allocation> SqliteLedger::CommitUnsealed(const std::string& id,
+                                                                const std::string& external_id) {
+  TP_RETURN_IF_ERROR(ledger::CheckExternalId(external_id));
+  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(n));
-  Allocation a = *live;
+  TP_ASSIGN_OR_RETURN(const ledger::Allocation* live, LiveLocked(n));
+  ledger::Allocation a = *live;
   TP_ASSIGN_OR_RETURN(const bool already, CheckCommit(a, external_id, live_));
   if (already) return a;
   TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
@@ -495,31 +498,31 @@ absl::StatusOr<Allocation> SqliteLedger::CommitUnsealed(const std::string& id,
     TP_RETURN_IF_ERROR(update.Run());
     return AppendEvent(n, "commit", external_id);
   }));
-  a.state = AllocationState::kCommitted;
+  a.state = ledger::AllocationState::kCommitted;
   a.external_id = external_id;
   a.expires_at = absl::InfiniteFuture();
   live_.Replace(n, a);
   return a;
 }
 
-absl::Status SqliteLedger::FinishRowsLocked(int64_t n, AllocationState state, absl::Time now,
-                                            absl::string_view event_detail) {
+absl::Status SqliteLedger::FinishRowsLocked(int64_t n, ledger::AllocationState state,
+                                            absl::Time now, absl::string_view event_detail) {
   TP_ASSIGN_OR_RETURN(SqliteStatement update,
                       db_->Prepare("UPDATE allocations SET state = ?2, finished_us = ?3"
                                    " WHERE id = ?1"));
   update.BindInt(1, n);
-  update.BindText(2, AllocationStateName(state));
+  update.BindText(2, ledger::AllocationStateName(state));
   update.BindInt(3, ToMicros(now));
   TP_RETURN_IF_ERROR(update.Run());
   TP_ASSIGN_OR_RETURN(SqliteStatement free, db_->Prepare("UPDATE allocation_gpus SET live = 0"
                                                          " WHERE allocation_id = ?1"));
   free.BindInt(1, n);
   TP_RETURN_IF_ERROR(free.Run());
-  return AppendEvent(n, AllocationStateName(state), event_detail);
+  return AppendEvent(n, ledger::AllocationStateName(state), event_detail);
 }
 
-absl::StatusOr<Allocation> SqliteLedger::Finish(int64_t n, AllocationState state,
-                                                absl::string_view event_detail) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::Finish(int64_t n, ledger::AllocationState state,
+                                                        absl::string_view event_detail) {
   const absl::Time now = clock_.Now();
   TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     return FinishRowsLocked(n, state, now, event_detail);
@@ -527,38 +530,38 @@ absl::StatusOr<Allocation> SqliteLedger::Finish(int64_t n, AllocationState state
   return FinishedAs(live_.Remove(n), state, now);
 }
 
-absl::StatusOr<Allocation> SqliteLedger::ReleaseUnsealed(const std::string& id) {
-  TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
+absl::StatusOr<ledger::Allocation> SqliteLedger::ReleaseUnsealed(const std::string& id) {
+  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  const Allocation* live = live_.Find(n);
+  const ledger::Allocation* live = live_.Find(n);
   if (live == nullptr) return LoadFinished(n);
   const std::string external_id = live->external_id;
-  return Finish(n, AllocationState::kReleased, external_id);
+  return Finish(n, ledger::AllocationState::kReleased, external_id);
 }
 
-absl::StatusOr<const Allocation*> SqliteLedger::LiveLocked(int64_t n) {
+absl::StatusOr<const ledger::Allocation*> SqliteLedger::LiveLocked(int64_t n) {
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
-  if (const Allocation* live = live_.Find(n)) return live;
-  TP_ASSIGN_OR_RETURN(Allocation finished, LoadFinished(n));
+  if (const ledger::Allocation* live = live_.Find(n)) return live;
+  TP_ASSIGN_OR_RETURN(ledger::Allocation finished, LoadFinished(n));
   return Finished(finished);
 }
 
-absl::StatusOr<Allocation> SqliteLedger::LoadFinished(int64_t n) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::LoadFinished(int64_t n) {
   TP_ASSIGN_OR_RETURN(SqliteStatement q,
                       db_->Prepare(absl::StrCat(kSelectAllocation, " WHERE id = ?1")));
   q.BindInt(1, n);
   TP_ASSIGN_OR_RETURN(bool row, q.Step());
-  if (!row) return UnknownAllocation(n);
-  TP_ASSIGN_OR_RETURN(Allocation a, RowToAllocation(q));
+  if (!row) return ledger::UnknownAllocation(n);
+  TP_ASSIGN_OR_RETURN(ledger::Allocation a, RowToAllocation(q));
   TP_RETURN_IF_ERROR(LoadParts(*db_, n, a));
   return a;
 }
 
-absl::StatusOr<Allocation> SqliteLedger::Get(const std::string& id) {
-  TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
+absl::StatusOr<ledger::Allocation> SqliteLedger::Get(const std::string& id) {
+  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   ReclaimForRead();
-  if (const Allocation* live = live_.Find(n)) return AsOf(*live, clock_.Now());
+  if (const ledger::Allocation* live = live_.Find(n)) return ledger::AsOf(*live, clock_.Now());
   return LoadFinished(n);
 }
 
@@ -572,7 +575,7 @@ absl::StatusOr<std::optional<int64_t>> SqliteLedger::FindRequestIdLocked(
   return q.ColumnInt(0);
 }
 
-absl::StatusOr<Allocation> SqliteLedger::FindByRequestId(const std::string& request_id) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::FindByRequestId(const std::string& request_id) {
   absl::MutexLock lock(&mu_);
   ReclaimForRead();
   TP_ASSIGN_OR_RETURN(std::optional<int64_t> n, FindRequestIdLocked(request_id));
@@ -580,16 +583,17 @@ absl::StatusOr<Allocation> SqliteLedger::FindByRequestId(const std::string& requ
     return absl::NotFoundError(
         absl::StrCat("request_id: no allocation was reserved with '", request_id, "'"));
   }
-  if (const Allocation* live = live_.Find(*n)) return AsOf(*live, clock_.Now());
+  if (const ledger::Allocation* live = live_.Find(*n)) return ledger::AsOf(*live, clock_.Now());
   return LoadFinished(*n);
 }
 
-absl::StatusOr<Allocation> SqliteLedger::RenewUnsealed(const std::string& id, absl::Duration ttl) {
-  TP_RETURN_IF_ERROR(CheckTtl(ttl));
-  TP_ASSIGN_OR_RETURN(const int64_t n, AllocationNumber(id));
+absl::StatusOr<ledger::Allocation> SqliteLedger::RenewUnsealed(const std::string& id,
+                                                               absl::Duration ttl) {
+  TP_RETURN_IF_ERROR(ledger::CheckTtl(ttl));
+  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
   absl::MutexLock lock(&mu_);
-  TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(n));
-  Allocation a = *live;
+  TP_ASSIGN_OR_RETURN(const ledger::Allocation* live, LiveLocked(n));
+  ledger::Allocation a = *live;
   TP_RETURN_IF_ERROR(CheckRenewable(a));
   const absl::Time expires = clock_.Now() + ttl;
   TP_RETURN_IF_ERROR(WriteChange([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
@@ -605,19 +609,19 @@ absl::StatusOr<Allocation> SqliteLedger::RenewUnsealed(const std::string& id, ab
   return a;
 }
 
-absl::StatusOr<Allocation> SqliteLedger::GetByExternalId(const std::string& external_id) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::GetByExternalId(const std::string& external_id) {
   absl::MutexLock lock(&mu_);
   if (std::optional<int64_t> n = live_.CommittedTo(external_id)) return *live_.Find(*n);
   return absl::NotFoundError(
       absl::StrCat("external_id: no live allocation is committed to '", external_id, "'"));
 }
 
-void SqliteLedger::ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) {
+void SqliteLedger::ForEachLive(absl::FunctionRef<void(const ledger::Allocation&)> fn) {
   absl::MutexLock lock(&mu_);
   ReclaimForRead();
   for (const auto& [n, a] : live_.records()) {
     // Past expiry but not yet recorded (the disk refused the write): not live any more.
-    if (AsOf(a, clock_.Now()).state == a.state) fn(a);
+    if (ledger::AsOf(a, clock_.Now()).state == a.state) fn(a);
   }
 }
 
@@ -637,7 +641,8 @@ absl::StatusOr<int> SqliteLedger::ReclaimExpiredLocked() {
   // Earliest expiry first; Finish removes the entry, so the loop always advances.
   while (std::optional<int64_t> n = live_.EarliestExpiredAt(now)) {
     TP_RETURN_IF_ERROR(
-        Finish(*n, AllocationState::kExpired, "reservation not committed in time").status());
+        Finish(*n, ledger::AllocationState::kExpired, "reservation not committed in time")
+            .status());
     ++reclaimed;
     CountExpired(1);
   }
@@ -658,4 +663,4 @@ int64_t SqliteLedger::held_gpus() {
   return live_.held_gpus();
 }
 
-}  // namespace topoplace::ledger
+}  // namespace topoplace::store

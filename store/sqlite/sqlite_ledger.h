@@ -39,7 +39,7 @@
 #include "store/sqlite/sqlite_db.h"
 #include "topology/model/fabric.h"
 
-namespace topoplace::ledger {
+namespace topoplace::store {
 
 struct LedgerOptions {
   store::Durability durability = store::Durability::kFull;
@@ -49,7 +49,7 @@ struct LedgerOptions {
   bool accept_loss = false;
 };
 
-class SqliteLedger final : public Ledger {
+class SqliteLedger final : public ledger::Ledger {
  public:
   // Opens (creating or migrating) the ledger tables in the database at `path` and rebuilds
   // the live allocations. GPUs of hosts that `fabric` no longer has are dropped from the
@@ -59,17 +59,19 @@ class SqliteLedger final : public Ledger {
   // `<path>.ledger-watermark` records: a truncated file, a lost -wal, an old backup.
   // A read-only database opens, serves reads, and reports why in WriteState().
   static absl::StatusOr<std::unique_ptr<SqliteLedger>> Open(const std::string& path,
-                                                            FabricPtr fabric, const Clock& clock,
+                                                            FabricPtr fabric,
+                                                            const ledger::Clock& clock,
                                                             LedgerOptions options = {});
 
-  absl::StatusOr<Allocation> Reserve(const ReserveRequest& request) override;
-  absl::StatusOr<Allocation> FindByRequestId(const std::string& request_id) override;
-  absl::StatusOr<Allocation> Renew(const std::string& id, absl::Duration ttl) override;
-  absl::StatusOr<Allocation> Commit(const std::string& id, const std::string& external_id) override;
-  absl::StatusOr<Allocation> Release(const std::string& id) override;
-  absl::StatusOr<Allocation> Get(const std::string& id) override;
-  absl::StatusOr<Allocation> GetByExternalId(const std::string& external_id) override;
-  void ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) override;
+  absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override;
+  absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& request_id) override;
+  absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) override;
+  absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
+                                            const std::string& external_id) override;
+  absl::StatusOr<ledger::Allocation> Release(const std::string& id) override;
+  absl::StatusOr<ledger::Allocation> Get(const std::string& id) override;
+  absl::StatusOr<ledger::Allocation> GetByExternalId(const std::string& external_id) override;
+  void ForEachLive(absl::FunctionRef<void(const ledger::Allocation&)> fn) override;
   absl::StatusOr<int> ReclaimExpired() override;
   sched::Occupancy Occupancy() override;
   int64_t held_gpus() override;
@@ -82,41 +84,44 @@ class SqliteLedger final : public Ledger {
   absl::Status ProbeWrites() override;
 
  private:
-  SqliteLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric, const Clock& clock);
+  SqliteLedger(std::unique_ptr<store::SqliteDb> db, FabricPtr fabric, const ledger::Clock& clock);
   absl::Status Rebuild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<int> ReclaimExpiredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Within a WriteChange: marks allocation `n` finished as of `now` and frees its GPUs'
   // rows (the in-memory view is the caller's).
-  absl::Status FinishRowsLocked(int64_t n, AllocationState state, absl::Time now,
+  absl::Status FinishRowsLocked(int64_t n, ledger::AllocationState state, absl::Time now,
                                 absl::string_view event_detail) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves live allocation `n` to a finished state in SQLite and then in memory; returns
   // its final record.
-  absl::StatusOr<Allocation> Finish(int64_t n, AllocationState state,
-                                    absl::string_view event_detail)
+  absl::StatusOr<ledger::Allocation> Finish(int64_t n, ledger::AllocationState state,
+                                            absl::string_view event_detail)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<Allocation> LoadFinished(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<ledger::Allocation> LoadFinished(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Allocation `n` if it is live (after reclaiming expired ones); FailedPrecondition naming
   // its final state if it finished, NotFound if it never existed.
-  absl::StatusOr<const Allocation*> LiveLocked(int64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<const ledger::Allocation*> LiveLocked(int64_t n)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AppendEvent(int64_t n, absl::string_view kind, absl::string_view detail)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The allocation number reserved with `request_id`, if any.
   absl::StatusOr<std::optional<int64_t>> FindRequestIdLocked(const std::string& request_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::optional<GpuId> ResolveGpu(const GpuRef& ref) const;
+  std::optional<GpuId> ResolveGpu(const ledger::GpuRef& ref) const;
   // Checks the database against the watermark file and opens it for writing (Open).
   absl::Status SealOrRefuse(const std::string& path, const LedgerOptions& options)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The write methods without sealing; the public ones seal, then answer.
-  absl::StatusOr<Allocation> ReserveUnsealed(const ReserveRequest& request)
+  absl::StatusOr<ledger::Allocation> ReserveUnsealed(const ledger::ReserveRequest& request)
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<Allocation> CommitUnsealed(const std::string& id, const std::string& external_id)
+  absl::StatusOr<ledger::Allocation> CommitUnsealed(const std::string& id,
+                                                    const std::string& external_id)
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<Allocation> ReleaseUnsealed(const std::string& id) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<Allocation> RenewUnsealed(const std::string& id, absl::Duration ttl)
+  absl::StatusOr<ledger::Allocation> ReleaseUnsealed(const std::string& id)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<ledger::Allocation> RenewUnsealed(const std::string& id, absl::Duration ttl)
       ABSL_LOCKS_EXCLUDED(mu_);
   // `result` once every change published so far is in the watermark (Seal).
-  absl::StatusOr<Allocation> Acknowledged(absl::StatusOr<Allocation> result)
+  absl::StatusOr<ledger::Allocation> Acknowledged(absl::StatusOr<ledger::Allocation> result)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Writes the latest published watermark unless a write in flight or done already covers
   // it: concurrent callers share one write and flush (group commit). Called without mu_,
@@ -133,14 +138,14 @@ class SqliteLedger final : public Ledger {
   absl::Mutex mu_;
   std::unique_ptr<store::SqliteDb> db_ ABSL_GUARDED_BY(mu_);
   const FabricPtr fabric_;
-  const Clock& clock_;
-  LiveAllocations live_ ABSL_GUARDED_BY(mu_);
+  const ledger::Clock& clock_;
+  ledger::LiveAllocations live_ ABSL_GUARDED_BY(mu_);
   // Written only by the one caller that holds `sealing_` (and at Open).
-  std::unique_ptr<WatermarkFile> watermark_;
-  Watermark mark_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<ledger::WatermarkFile> watermark_;
+  ledger::Watermark mark_ ABSL_GUARDED_BY(mu_);
   // Lock order: mu_ before seal_mu_.
   absl::Mutex seal_mu_ ABSL_ACQUIRED_AFTER(mu_);
-  Watermark published_ ABSL_GUARDED_BY(seal_mu_);  // committed, to be sealed
+  ledger::Watermark published_ ABSL_GUARDED_BY(seal_mu_);  // committed, to be sealed
   int64_t sealed_seq_ ABSL_GUARDED_BY(seal_mu_) = 0;
   bool sealing_ ABSL_GUARDED_BY(seal_mu_) = false;
   int64_t last_event_seq_ ABSL_GUARDED_BY(mu_) = 0;  // of the transaction being written
@@ -148,6 +153,6 @@ class SqliteLedger final : public Ledger {
   std::vector<std::string> warnings_;
 };
 
-}  // namespace topoplace::ledger
+}  // namespace topoplace::store
 
 #endif  // TOPOPLACE_STORE_SQLITE_SQLITE_LEDGER_H_

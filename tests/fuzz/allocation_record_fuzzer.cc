@@ -9,6 +9,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view value(reinterpret_cast<const char*>(data), size);
-  (void)topoplace::etcd::DecodeAllocation("fuzz/live/1", value);
+  (void)topoplace::store::DecodeAllocation("fuzz/live/1", value);
   return 0;
 }

@@ -13,11 +13,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<std::vector<std::string>> names =
-      topoplace::exporters::ParseNodeList(absl::string_view(text.data(), text.size()), "fuzz");
+      topoplace::plugins::ParseNodeList(absl::string_view(text.data(), text.size()), "fuzz");
   if (names.ok()) {
     size_t bytes = 0;
     for (const std::string& name : *names) bytes += name.size();
-    if (bytes > topoplace::exporters::kMaxNodeListBytes) std::abort();
+    if (bytes > topoplace::plugins::kMaxNodeListBytes) std::abort();
   }
   return 0;
 }

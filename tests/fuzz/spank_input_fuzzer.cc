@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<std::string> args = absl::StrSplit(text, '\n');
   (void)topoplace::slurm::ParseSpankArgs(args);
   (void)topoplace::slurm::ParsePlanJson(text);
-  (void)topoplace::slurm::NodeNameMap::Parse(text, "fuzz");
+  (void)topoplace::plugins::NodeNameMap::Parse(text, "fuzz");
   (void)topoplace::slurm::ParseTopoplaceOption(text);
   (void)topoplace::slurm::DeferSubmission(text);  // the spec's deferral (segments included)
   return 0;

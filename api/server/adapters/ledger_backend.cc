@@ -20,8 +20,8 @@ absl::StatusOr<std::string> ReadWhole(absl::string_view key, const std::string& 
 // enough that a client's call (several etcd calls) fails over well inside its own deadline.
 constexpr absl::Duration kEtcdCallTimeout = absl::Seconds(2);
 
-absl::StatusOr<etcd::EtcdOptions> EtcdOptionsFrom(const ServerConfig& config) {
-  etcd::EtcdOptions options;
+absl::StatusOr<store::EtcdOptions> EtcdOptionsFrom(const ServerConfig& config) {
+  store::EtcdOptions options;
   options.timeout = kEtcdCallTimeout;
   for (absl::string_view e : absl::StrSplit(config.store.substr(7), ',')) {
     options.endpoints.emplace_back(e);
@@ -69,23 +69,23 @@ absl::StatusOr<LedgerBackend> OpenLedgerBackend(const ServerConfig& config, Fabr
   if (!config.store_is_etcd()) {
     const store::Durability durability = SqliteDurability(config);
     TP_ASSIGN_OR_RETURN(backend.ledger,
-                        ledger::SqliteLedger::Open(
+                        store::SqliteLedger::Open(
                             config.db_path, std::move(fabric), clock,
                             {.durability = durability, .accept_loss = config.accept_ledger_loss}));
     return backend;
   }
-  TP_ASSIGN_OR_RETURN(etcd::EtcdOptions options, EtcdOptionsFrom(config));
-  absl::StatusOr<std::unique_ptr<etcd::EtcdClient>> client = etcd::EtcdClient::Connect(options);
+  TP_ASSIGN_OR_RETURN(store::EtcdOptions options, EtcdOptionsFrom(config));
+  absl::StatusOr<std::unique_ptr<store::EtcdClient>> client = store::EtcdClient::Connect(options);
   if (!client.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("store: ", client.status().message()));
   }
   backend.etcd = *std::move(client);
   TP_ASSIGN_OR_RETURN(backend.election,
-                      etcd::LeaderElection::Create(
+                      store::LeaderElection::Create(
                           *backend.etcd, {.key = absl::StrCat(config.etcd_prefix, "leader"),
                                           .lease_ttl = config.leader_lease}));
   TP_ASSIGN_OR_RETURN(backend.ledger,
-                      etcd::EtcdLedger::Open(
+                      store::EtcdLedger::Open(
                           *backend.etcd, *backend.election, std::move(fabric), clock,
                           {.prefix = config.etcd_prefix,
                            .watermark_path = config.db_path + ".etcd-watermark",

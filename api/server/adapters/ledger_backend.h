@@ -23,8 +23,8 @@ namespace topoplace::server {
 
 struct LedgerBackend {
   // Declared in the order they are built, so they are destroyed ledger first.
-  std::unique_ptr<etcd::EtcdClient> etcd;          // etcd only
-  std::unique_ptr<etcd::LeaderElection> election;  // etcd only
+  std::unique_ptr<store::EtcdClient> etcd;          // etcd only
+  std::unique_ptr<store::LeaderElection> election;  // etcd only
   std::unique_ptr<ledger::Ledger> ledger;
 
   // With etcd, starts campaigning as `advertise` (or the listen host with `port`); a no-op

@@ -175,7 +175,7 @@ void RouteEvents(httplib::Server& server, ChangeFeed& feed, absl::Duration heart
 absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const ConsoleOptions& options,
                                                                     const ServiceContext& context,
                                                                     ChangeFeed& feed) {
-  http::HttpListenerOptions listener_options = options.listener;
+  plugins::HttpListenerOptions listener_options = options.listener;
   listener_options.worker_threads = std::max(listener_options.worker_threads, kWorkers);
   listener_options.max_connections =
       std::max(listener_options.max_connections, listener_options.worker_threads);
@@ -184,8 +184,8 @@ absl::StatusOr<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const Consol
   const bool relayed = options.head_timeout > absl::ZeroDuration();
   const bool tls = !options.listener.tls_cert_file.empty();
   if (relayed) listener_options.listen = "127.0.0.1:0";
-  absl::StatusOr<std::unique_ptr<http::HttpListener>> listener =
-      http::HttpListener::Create(listener_options);
+  absl::StatusOr<std::unique_ptr<plugins::HttpListener>> listener =
+      plugins::HttpListener::Create(listener_options);
   if (!listener.ok()) return listener.status();
   httplib::Server& server = (*listener)->server();
   // With a client CA the TLS handshake already verified the caller's certificate.

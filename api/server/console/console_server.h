@@ -37,8 +37,8 @@
 namespace topoplace::server {
 
 struct ConsoleOptions {
-  http::HttpListenerOptions listener;  // address, TLS (and client CA for mTLS)
-  bool authenticated_reads = false;    // ServerConfig::read_access == "authenticated"
+  plugins::HttpListenerOptions listener;  // address, TLS (and client CA for mTLS)
+  bool authenticated_reads = false;       // ServerConfig::read_access == "authenticated"
   // An idle event stream sends a comment this often, so proxies keep it and a closed
   // browser tab frees its worker.
   absl::Duration heartbeat = absl::Seconds(10);
@@ -63,10 +63,10 @@ class ConsoleServer {
   }
 
  private:
-  ConsoleServer(std::unique_ptr<http::HttpListener> listener,
+  ConsoleServer(std::unique_ptr<plugins::HttpListener> listener,
                 std::unique_ptr<ConnectionRelay> relay)
       : listener_(std::move(listener)), relay_(std::move(relay)) {}
-  std::unique_ptr<http::HttpListener> listener_;
+  std::unique_ptr<plugins::HttpListener> listener_;
   std::unique_ptr<ConnectionRelay> relay_;  // in front of a plaintext listener
 };
 

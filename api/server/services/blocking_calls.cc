@@ -23,7 +23,7 @@ grpc::ServerUnaryReactor* BlockingCalls::Run(grpc::CallbackServerContext* contex
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::MutexLock lock(&mu_);
   queue_.push_back([reactor, call = std::move(call)]() mutable {
-    reactor->Finish(rpc::ToGrpcStatus(std::move(call)()));
+    reactor->Finish(client::ToGrpcStatus(std::move(call)()));
   });
   return reactor;
 }

@@ -77,7 +77,7 @@ struct ServiceContext {
 inline grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context,
                                              const absl::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(rpc::ToGrpcStatus(status));
+  reactor->Finish(client::ToGrpcStatus(status));
   return reactor;
 }
 

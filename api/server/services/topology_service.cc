@@ -46,7 +46,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::FabricSummary> {
       : summary_(summary), health_(auth.ok() ? health : nullptr) {
     if (!auth.ok()) {
       absl::MutexLock lock(&mu_);
-      FinishLocked(rpc::ToGrpcStatus(auth));
+      FinishLocked(client::ToGrpcStatus(auth));
       return;
     }
     // Subscribe outside mu_: the monitor calls back with its own lock held.

@@ -57,9 +57,9 @@ absl::StatusOr<DaemonStores> OpenDaemonStores(const ServerConfig& config,
   if (config.store_is_etcd()) {
     // Replicas share the agents' reports and link health through etcd, as they share the
     // ledger.
-    stores.host_reports = std::make_unique<etcd::EtcdHostReportStore>(
+    stores.host_reports = std::make_unique<store::EtcdHostReportStore>(
         *stores.backend.etcd, *stores.backend.election, config.etcd_prefix);
-    stores.shared_health = std::make_unique<etcd::EtcdHealthHistory>(
+    stores.shared_health = std::make_unique<store::EtcdHealthHistory>(
         *stores.backend.etcd, *stores.backend.election, config.etcd_prefix, *stores.telemetry);
   } else {
     TP_ASSIGN_OR_RETURN(stores.host_reports,

@@ -68,7 +68,7 @@ absl::Status Run(const Flags& flags) {
   planner_options.reservation_ttl = absl::Seconds(flags.ttl_seconds);
   if (!flags.node_map.empty()) {
     TP_ASSIGN_OR_RETURN(planner_options.node_names,
-                        topoplace::slurm::NodeNameMap::Load(flags.node_map));
+                        topoplace::plugins::NodeNameMap::Load(flags.node_map));
   }
   TP_ASSIGN_OR_RETURN(topoplace::client::ClientOptions client_options,
                       topoplace::client::ClientOptionsFromEnv(flags.server));

@@ -16,15 +16,15 @@ absl::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(const Serv
         "--tls-client-ca (kube-scheduler's extender tlsConfig certFile/keyFile present its "
         "client certificate), or --insecure for a listener only trusted callers reach");
   }
-  absl::StatusOr<std::unique_ptr<http::HttpListener>> listener =
-      http::HttpListener::Create({.listen = options.listen,
-                                  .tls_cert_file = options.tls_cert_file,
-                                  .tls_key_file = options.tls_key_file,
-                                  .tls_client_ca_file = options.tls_client_ca_file,
-                                  .max_body_bytes = options.max_body_bytes,
-                                  .worker_threads = options.worker_threads,
-                                  .read_timeout_seconds = options.read_timeout_seconds,
-                                  .max_connections = std::max(256, options.worker_threads)});
+  absl::StatusOr<std::unique_ptr<plugins::HttpListener>> listener =
+      plugins::HttpListener::Create({.listen = options.listen,
+                                     .tls_cert_file = options.tls_cert_file,
+                                     .tls_key_file = options.tls_key_file,
+                                     .tls_client_ca_file = options.tls_client_ca_file,
+                                     .max_body_bytes = options.max_body_bytes,
+                                     .worker_threads = options.worker_threads,
+                                     .read_timeout_seconds = options.read_timeout_seconds,
+                                     .max_connections = std::max(256, options.worker_threads)});
   if (!listener.ok()) return listener.status();
   httplib::Server* server = &(*listener)->server();
 
@@ -52,7 +52,7 @@ absl::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(const Serv
   return std::unique_ptr<ExtenderServer>(new ExtenderServer(*std::move(listener)));
 }
 
-ExtenderServer::ExtenderServer(std::unique_ptr<http::HttpListener> listener)
+ExtenderServer::ExtenderServer(std::unique_ptr<plugins::HttpListener> listener)
     : listener_(std::move(listener)) {}
 
 ExtenderServer::~ExtenderServer() { Shutdown(); }

@@ -61,9 +61,9 @@ class ExtenderServer {
   void Shutdown();
 
  private:
-  explicit ExtenderServer(std::unique_ptr<http::HttpListener> listener);
+  explicit ExtenderServer(std::unique_ptr<plugins::HttpListener> listener);
 
-  std::unique_ptr<http::HttpListener> listener_;
+  std::unique_ptr<plugins::HttpListener> listener_;
 };
 
 }  // namespace topoplace::k8s

@@ -63,7 +63,7 @@ struct PlannerOptions {
   int max_replans = 2;
   // Fabric host -> Kubernetes node name (identity when empty). The same file format as
   // the Slurm adapter's node map.
-  slurm::NodeNameMap node_names;
+  plugins::NodeNameMap node_names;
   // Committed groups not seen for this long are forgotten (a later pod of the group finds
   // the plan again through topoplaced).
   absl::Duration forget_committed_after = absl::Minutes(10);

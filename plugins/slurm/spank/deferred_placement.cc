@@ -62,10 +62,10 @@ absl::StatusOr<DeferredSubmission> DeferSubmission(absl::string_view spec) {
 }
 
 absl::StatusOr<StartPlacement> StartSpec(absl::string_view spec, absl::string_view nodelist,
-                                         const NodeNameMap& node_map) {
+                                         const plugins::NodeNameMap& node_map) {
   TP_ASSIGN_OR_RETURN(sched::JobSpec job, ParseTopoplaceOption(spec));
   absl::StatusOr<std::vector<std::string>> nodes =
-      exporters::ParseNodeList(nodelist, "the job's node list");
+      plugins::ParseNodeList(nodelist, "the job's node list");
   if (!nodes.ok()) return absl::InvalidArgumentError(nodes.status().message());
   job.mode = sched::ConstraintMode::kSoft;
   job.hosts.clear();

@@ -64,7 +64,7 @@ struct StartPlacement {
 // SLURM_JOB_NODELIST), named as the fabric names them. InvalidArgument for a bad spec or
 // hostlist.
 absl::StatusOr<StartPlacement> StartSpec(absl::string_view spec, absl::string_view nodelist,
-                                         const NodeNameMap& node_map);
+                                         const plugins::NodeNameMap& node_map);
 
 // The task count of a deferred job's batch script: its nodes (SLURM_JOB_NUM_NODES) times
 // --ntasks-per-node (SLURM_NTASKS_PER_NODE), or nullopt unless both are positive integers.

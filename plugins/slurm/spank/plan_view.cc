@@ -47,14 +47,14 @@ absl::StatusOr<PlanView> ParsePlanJson(absl::string_view json) {
   return plan;
 }
 
-std::string HostfileText(const PlanView& plan, const NodeNameMap& node_map) {
+std::string HostfileText(const PlanView& plan, const plugins::NodeNameMap& node_map) {
   std::string text;
   for (const PlanRank& r : plan.ranks) absl::StrAppend(&text, node_map.NodeName(r.host), "\n");
   return text;
 }
 
 std::string SummaryLine(absl::string_view plan_id, const PlanView& plan,
-                        const NodeNameMap& node_map) {
+                        const plugins::NodeNameMap& node_map) {
   std::vector<std::string> nodes;
   for (const std::string& host : plan.hosts) nodes.push_back(node_map.NodeName(host));
   std::string line = absl::StrCat(

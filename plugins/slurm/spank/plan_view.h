@@ -43,11 +43,11 @@ absl::StatusOr<PlanView> ParsePlanJson(absl::string_view json);
 
 // The SLURM_HOSTFILE text: one line per rank, in rank order, each the rank's Slurm node
 // name (`node_map` applied). With arbitrary distribution Slurm requests exactly these nodes.
-std::string HostfileText(const PlanView& plan, const NodeNameMap& node_map);
+std::string HostfileText(const PlanView& plan, const plugins::NodeNameMap& node_map);
 
 // "topoplace: alloc-3: 4 nodes (b00-n000 ...) in 1 block, spine 0 B/iter (lower bound 0 B)".
 std::string SummaryLine(absl::string_view plan_id, const PlanView& plan,
-                        const NodeNameMap& node_map);
+                        const plugins::NodeNameMap& node_map);
 
 // "0 B", "12.5 MB", "3.20 GB" (decimal units).
 std::string HumanBytes(double bytes);

@@ -59,9 +59,9 @@ SPANK_PLUGIN(topoplace, 1)
 
 namespace {
 
+using topoplace::plugins::NodeNameMap;
 using topoplace::slurm::DeferredSubmission;
 using topoplace::slurm::FailurePolicy;
-using topoplace::slurm::NodeNameMap;
 using topoplace::slurm::PlacementSession;
 using topoplace::slurm::PlanView;
 using topoplace::slurm::SpankConfig;

@@ -8,8 +8,9 @@
 namespace topoplace::slurm {
 
 absl::StatusOr<TaskEnv> TaskEnvironment(const PlanView& plan, absl::string_view plan_id,
-                                        absl::string_view node_name, const NodeNameMap& node_map,
-                                        int local_task, int local_tasks) {
+                                        absl::string_view node_name,
+                                        const plugins::NodeNameMap& node_map, int local_task,
+                                        int local_tasks) {
   if (local_tasks <= 0 || local_task < 0 || local_task >= local_tasks) {
     return absl::InvalidArgumentError(
         absl::StrCat("local task ", local_task, " of ", local_tasks, " is out of range"));

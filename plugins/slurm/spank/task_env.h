@@ -34,8 +34,9 @@ using TaskEnv = std::vector<std::pair<std::string, std::string>>;
 // Preconditions: 0 <= local_task < local_tasks. NotFound if the node is not in the plan;
 // FailedPrecondition if its ranks cannot be split evenly over `local_tasks`.
 absl::StatusOr<TaskEnv> TaskEnvironment(const PlanView& plan, absl::string_view plan_id,
-                                        absl::string_view node_name, const NodeNameMap& node_map,
-                                        int local_task, int local_tasks);
+                                        absl::string_view node_name,
+                                        const plugins::NodeNameMap& node_map, int local_task,
+                                        int local_tasks);
 
 }  // namespace topoplace::slurm
 

@@ -10,15 +10,15 @@
 
 namespace topoplace::testing {
 
-class BelievedFence final : public etcd::FenceSource {
+class BelievedFence final : public store::FenceSource {
  public:
-  explicit BelievedFence(etcd::Fence fence) : fence_(std::move(fence)) {}
-  absl::StatusOr<etcd::Fence> WriteFence() override { return fence_; }
-  void FenceLost(const etcd::Fence&) override { lost_ = true; }
+  explicit BelievedFence(store::Fence fence) : fence_(std::move(fence)) {}
+  absl::StatusOr<store::Fence> WriteFence() override { return fence_; }
+  void FenceLost(const store::Fence&) override { lost_ = true; }
   bool lost() const { return lost_; }
 
  private:
-  etcd::Fence fence_;
+  store::Fence fence_;
   std::atomic<bool> lost_{false};
 };
 

@@ -15,7 +15,7 @@
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/integration/service/support/test_certificates.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 using ::testing::HasSubstr;
@@ -211,4 +211,4 @@ TEST(EtcdClient, EndpointsAreCheckedAndPrefixesEndRight) {
 }
 
 }  // namespace
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

@@ -56,8 +56,8 @@ std::vector<std::string> EtcdCluster::endpoints() const {
   return out;
 }
 
-etcd::EtcdOptions EtcdCluster::ClientOptions(int i) const {
-  etcd::EtcdOptions options{.endpoints = {endpoint(i)}, .timeout = absl::Milliseconds(500)};
+store::EtcdOptions EtcdCluster::ClientOptions(int i) const {
+  store::EtcdOptions options{.endpoints = {endpoint(i)}, .timeout = absl::Milliseconds(500)};
   if (pki_) {
     options.ca_pem = ReadAll(pki_->ca_cert);
     options.cert_pem = ReadAll(pki_->client_cert);
@@ -169,7 +169,7 @@ absl::Status EtcdCluster::AwaitAnswer(int i) {
   for (int attempt = 0; attempt < 120; ++attempt) {
     // A fresh channel each time: one that failed while etcd was starting would wait out
     // gRPC's reconnect backoff.
-    auto client = etcd::EtcdClient::Connect(ClientOptions(i));
+    auto client = store::EtcdClient::Connect(ClientOptions(i));
     if (!client.ok()) return client.status();
     if ((*client)->Get("/health-check").ok()) return absl::OkStatus();
     int status = 0;

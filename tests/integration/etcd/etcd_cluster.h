@@ -69,7 +69,7 @@ class EtcdCluster {
   std::string Log(int i) const;
 
   // The options a client of this cluster needs (TLS when required).
-  etcd::EtcdOptions ClientOptions(int i) const;
+  store::EtcdOptions ClientOptions(int i) const;
 
   std::string work_dir_;
   std::vector<Member> members_;

@@ -28,7 +28,7 @@
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/testing/ledger_contract.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 using ledger::contract::Gpus;
@@ -121,13 +121,13 @@ class EtcdBackend {
 };
 
 }  // namespace
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store
 
 namespace topoplace::ledger::contract {
-INSTANTIATE_TYPED_TEST_SUITE_P(Etcd, LedgerContract, ::topoplace::etcd::EtcdBackend);
+INSTANTIATE_TYPED_TEST_SUITE_P(Etcd, LedgerContract, ::topoplace::store::EtcdBackend);
 }  // namespace topoplace::ledger::contract
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 using ::topoplace::testing::BelievedFence;
@@ -672,8 +672,8 @@ TEST_F(EtcdLedgerTest, EtcdHostReports_TheLeaderStoresThemEveryReplicaListsThem)
   ASSERT_TRUE(Eventually([&] { return a.election->leading(); }));
   Replica b = Start("10.0.0.2:7469");
   ASSERT_TRUE(Eventually([&] { return b.election->leader() == "10.0.0.1:7469"; }));
-  etcd::EtcdHostReportStore leader(*a.client, *a.election, prefix_);
-  etcd::EtcdHostReportStore follower(*b.client, *b.election, prefix_);
+  store::EtcdHostReportStore leader(*a.client, *a.election, prefix_);
+  store::EtcdHostReportStore follower(*b.client, *b.election, prefix_);
   testing::ExpectHostReportPaging(leader);
   auto refused = follower.Put("d", "{}", 3);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
@@ -695,12 +695,12 @@ TEST_F(EtcdLedgerTest, EtcdHealthHistory_TheLeaderWritesLinkStatesEveryReplicaRe
   auto local_a = store::TelemetryReportStore::Open(dir.path() + "/a.db", store::Durability::kFull);
   auto local_b = store::TelemetryReportStore::Open(dir.path() + "/b.db", store::Durability::kFull);
   ASSERT_TRUE(local_a.ok() && local_b.ok());
-  etcd::EtcdHealthHistory leader(*a.client, *a.election, prefix_, **local_a);
-  etcd::EtcdHealthHistory follower(*b.client, *b.election, prefix_, **local_b);
+  store::EtcdHealthHistory leader(*a.client, *a.election, prefix_, **local_a);
+  store::EtcdHealthHistory follower(*b.client, *b.election, prefix_, **local_b);
 
   std::vector<telemetry::HealthEvent> batch = {{"x--l0", "healthy", "degraded", "slow", 1},
                                                {"x--l0", "degraded", "down", "dead", 2}};
-  for (int i = 1; i <= 2 * etcd::EtcdHealthHistory::kLinksPerTxn + 50; ++i) {
+  for (int i = 1; i <= 2 * store::EtcdHealthHistory::kLinksPerTxn + 50; ++i) {
     batch.push_back({absl::StrCat("x--l", i), "healthy", "down", "switch lost\nline two", 3});
   }
   ASSERT_TRUE(leader.AddHealthEvents(batch).ok());
@@ -752,7 +752,7 @@ TEST_F(EtcdLedgerTest, EtcdHealthHistory_AStateEtcdMissedIsWrittenWhenItAnswersA
   BelievedFence fence({.key = prefix_ + "leader", .create_revision = (**key).create_revision});
   auto local = store::TelemetryReportStore::Open(dir.File("t.db"), store::Durability::kFull);
   ASSERT_TRUE(local.ok());
-  etcd::EtcdHealthHistory history(**client, fence, prefix_, **local);
+  store::EtcdHealthHistory history(**client, fence, prefix_, **local);
 
   etcd.Kill(0, SIGKILL);
   EXPECT_FALSE(history.AddHealthEvents({{"x--l1", "healthy", "down", "dead", 1}}).ok());
@@ -810,4 +810,4 @@ TEST_F(EtcdLedgerTest, EtcdLedger_ItsSizeStaysBoundedUnderALongReserveReleaseLoa
 }
 
 }  // namespace
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

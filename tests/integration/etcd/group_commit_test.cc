@@ -18,7 +18,7 @@
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/testing/etcd_txns.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 using ::testing::HasSubstr;
@@ -155,4 +155,4 @@ TEST_F(GroupCommitTest, ConcurrentChangesAllApplyAndAConflictFailsOnlyItsOwn) {
 }
 
 }  // namespace
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

@@ -35,7 +35,7 @@ class HaTest : public ::testing::Test {
     if (!EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed";
     ASSERT_TRUE(etcd_.Start().ok());
     auto client =
-        etcd::EtcdClient::Connect({.endpoints = etcd_.endpoints(), .timeout = absl::Seconds(2)});
+        store::EtcdClient::Connect({.endpoints = etcd_.endpoints(), .timeout = absl::Seconds(2)});
     ASSERT_TRUE(client.ok()) << client.status();
     etcd_client_ = *std::move(client);
     for (int i = 0; i < kReplicas; ++i) {
@@ -88,8 +88,8 @@ class HaTest : public ::testing::Test {
     ASSERT_TRUE(live.ok() && legacy.ok());
     EXPECT_TRUE(legacy->empty());
     std::map<std::string, std::string> holder;  // "host/index" -> allocation
-    for (const etcd::KeyValue& kv : *live) {
-      auto a = etcd::DecodeAllocation(kv.key, kv.value);
+    for (const store::KeyValue& kv : *live) {
+      auto a = store::DecodeAllocation(kv.key, kv.value);
       ASSERT_TRUE(a.ok()) << a.status();
       for (const ledger::GpuRef& g : a->gpus) {
         auto [it, first] = holder.emplace(absl::StrCat(g.host, "/", g.index), a->id);
@@ -145,7 +145,7 @@ class HaTest : public ::testing::Test {
 
   TempDir dir_;
   EtcdCluster etcd_{dir_.path(), 3};
-  std::unique_ptr<etcd::EtcdClient> etcd_client_;
+  std::unique_ptr<store::EtcdClient> etcd_client_;
   std::vector<std::unique_ptr<DaemonProcess>> replicas_;
 };
 

@@ -236,7 +236,7 @@ TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlan
   const std::vector<HostId> held = {fabric->blocks()[0].hosts[0], fabric->blocks()[0].hosts[1],
                                     fabric->blocks()[1].hosts[0]};
   {
-    auto ledger = ledger::SqliteLedger::Open(db, fabric, ledger::RealClock());
+    auto ledger = store::SqliteLedger::Open(db, fabric, ledger::RealClock());
     ASSERT_TRUE(ledger.ok()) << ledger.status();
     ledger::ReserveRequest reserve;
     for (HostId h : held) {
@@ -296,7 +296,7 @@ TEST(PlaceCommand, MayPreemptNamesTheLowerPriorityAllocationFromALedgerCopy) {
   const std::string db = dir + "/copy.db";
   std::string low_id;
   {
-    auto ledger = ledger::SqliteLedger::Open(db, fabric, ledger::RealClock());
+    auto ledger = store::SqliteLedger::Open(db, fabric, ledger::RealClock());
     ASSERT_TRUE(ledger.ok()) << ledger.status();
     for (int b : {0, 1}) {
       ledger::ReserveRequest reserve;

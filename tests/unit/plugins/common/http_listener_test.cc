@@ -13,7 +13,7 @@
 
 #include "absl/strings/numbers.h"
 
-namespace topoplace::http {
+namespace topoplace::plugins {
 namespace {
 
 // The backlog the kernel gives this process's socket listening on `port` (Linux reports a
@@ -55,4 +55,4 @@ TEST(HttpListener, ListensWithABacklogForABurstOfConnections) {
 }
 
 }  // namespace
-}  // namespace topoplace::http
+}  // namespace topoplace::plugins

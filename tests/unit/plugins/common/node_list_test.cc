@@ -8,7 +8,7 @@
 
 #include "absl/strings/match.h"
 
-namespace topoplace::exporters {
+namespace topoplace::plugins {
 namespace {
 
 using ::testing::ElementsAre;
@@ -141,4 +141,4 @@ TEST(NodeList, MissingFileIsNotFound) {
 }
 
 }  // namespace
-}  // namespace topoplace::exporters
+}  // namespace topoplace::plugins

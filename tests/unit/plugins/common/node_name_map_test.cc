@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace topoplace::slurm {
+namespace topoplace::plugins {
 namespace {
 
 using ::testing::HasSubstr;
@@ -36,4 +36,4 @@ TEST(NodeNameMap, BadLines_NameTheLine) {
 }
 
 }  // namespace
-}  // namespace topoplace::slurm
+}  // namespace topoplace::plugins

@@ -46,7 +46,7 @@ TEST(CurrentUplinkLoad, TheLedgersOwnLoadJoinsTheFile) {
   FabricPtr fabric =
       *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2, /*gpus=*/8, /*rails=*/8));
   testing::TempDir dir;
-  auto ledger = ledger::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
+  auto ledger = store::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
   ASSERT_TRUE(ledger.ok()) << ledger.status();
   // One allocation whose stored offer loads the uplinks of block 0's first leaf.
   HeldUplinkLoad held(*fabric);

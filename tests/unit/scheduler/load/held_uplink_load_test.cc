@@ -23,7 +23,7 @@ TEST(HeldUplinkLoad, CountsEachLiveAllocationsStoredOfferUntilItIsReleased) {
   FabricPtr fabric =
       *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2, /*gpus=*/8, /*rails=*/8));
   testing::TempDir dir;
-  auto ledger = ledger::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
+  auto ledger = store::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
   ASSERT_TRUE(ledger.ok()) << ledger.status();
 
   // A job of four nodes spans both blocks, so its plan sends bytes up the leaves.
@@ -62,7 +62,7 @@ TEST(HeldUplinkLoad, CountsAnOfferStillInsideAnOlderPlansJson) {
   FabricPtr fabric =
       *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2, /*gpus=*/8, /*rails=*/8));
   testing::TempDir dir;
-  auto ledger = ledger::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
+  auto ledger = store::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
   ASSERT_TRUE(ledger.ok()) << ledger.status();
   const SwitchId leaf = fabric->blocks()[0].leaves[0];
   ledger::ReserveRequest reserve;

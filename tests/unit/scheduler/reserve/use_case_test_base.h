@@ -50,7 +50,7 @@ class UseCaseTestBase : public ::testing::Test {
   void SetUp() override {
     fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/4, /*gpus=*/8, /*rails=*/8));
     engine_ = std::make_shared<const PlacementEngine>(fabric_);
-    auto ledger = ledger::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, ledger::RealClock());
+    auto ledger = store::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, ledger::RealClock());
     ASSERT_TRUE(ledger.ok()) << ledger.status();
     ledger_ = *std::move(ledger);
   }
@@ -64,7 +64,7 @@ class UseCaseTestBase : public ::testing::Test {
   FabricPtr fabric_;
   std::shared_ptr<const PlacementEngine> engine_;
   testing::TempDir dir_;
-  std::unique_ptr<ledger::SqliteLedger> ledger_;
+  std::unique_ptr<store::SqliteLedger> ledger_;
   TestPlacementPort port_;
   const std::atomic<int>& placements_ = port_.placements;
   const PlacementRequest& last_request_ = port_.last_request;

@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 using ::testing::HasSubstr;
@@ -108,4 +108,4 @@ TEST(AllocationRecord, ATruncatedOrForeignValueIsDataLoss) {
 }
 
 }  // namespace
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

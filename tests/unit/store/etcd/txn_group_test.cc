@@ -9,7 +9,7 @@
 
 #include "tests/testing/etcd_txns.h"
 
-namespace topoplace::etcd {
+namespace topoplace::store {
 namespace {
 
 using ::testing::UnorderedElementsAre;
@@ -128,4 +128,4 @@ TEST(TxnGroup, EachMemberGetsTheHeaderAndItsOwnOperationsAnswers) {
 }
 
 }  // namespace
-}  // namespace topoplace::etcd
+}  // namespace topoplace::store

@@ -24,8 +24,8 @@ using contract::Request;
 // Each test's ledger in a file of its own temporary directory.
 struct SqliteBackend {
   static absl::Status Available() { return absl::OkStatus(); }
-  std::unique_ptr<SqliteLedger> Open(FabricPtr fabric, const Clock& clock) {
-    auto ledger = SqliteLedger::Open(dir.File("ledger.db"), std::move(fabric), clock);
+  std::unique_ptr<store::SqliteLedger> Open(FabricPtr fabric, const Clock& clock) {
+    auto ledger = store::SqliteLedger::Open(dir.File("ledger.db"), std::move(fabric), clock);
     EXPECT_TRUE(ledger.ok()) << ledger.status();
     return ledger.ok() ? std::move(*ledger) : nullptr;
   }
@@ -49,7 +49,7 @@ class LedgerTest : public ::testing::Test {
     fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/1, /*nodes=*/4, /*gpus=*/8, /*rails=*/8));
   }
 
-  std::unique_ptr<SqliteLedger> OpenLedger() { return backend_.Open(fabric_, clock_); }
+  std::unique_ptr<store::SqliteLedger> OpenLedger() { return backend_.Open(fabric_, clock_); }
 
   SqliteBackend backend_;
   testing::TempDir& dir_ = backend_.dir;
@@ -64,7 +64,7 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseWrittenByANewerSchema) {
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE((*db)->Exec("INSERT INTO schema_migrations VALUES ('ledger', 99, 0)").ok());
   }
-  auto ledger = SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
+  auto ledger = store::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
   ASSERT_FALSE(ledger.ok());
   EXPECT_EQ(ledger.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(ledger.status().message().find("99"), std::string::npos) << ledger.status();
@@ -117,14 +117,14 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseTruncatedToZeroBytes) {
     committed = a->id;
   }
   std::filesystem::resize_file(dir_.File("ledger.db"), 0);
-  auto refused = SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
+  auto refused = store::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
   ASSERT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
   EXPECT_NE(refused.status().message().find("ledger.db.ledger-watermark"), std::string::npos);
   EXPECT_NE(refused.status().message().find("accept_ledger_loss"), std::string::npos);
 
   // The operator accepts the loss: the ledger starts, and no id is handed out again.
   auto accepted =
-      SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_, {.accept_loss = true});
+      store::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_, {.accept_loss = true});
   ASSERT_TRUE(accepted.ok()) << accepted.status();
   EXPECT_EQ((*accepted)->warnings().size(), 1u);
   auto next = (*accepted)->Reserve(Request(Gpus(0, 8)));
@@ -141,7 +141,7 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseTruncatedToZeroBytes) {
 TEST_F(LedgerTest, Ledger_RefusesChangesOnceItsDatabaseDirectoryIsDeleted) {
   const std::string dir = dir_.File("state");
   std::filesystem::create_directory(dir);
-  auto ledger = SqliteLedger::Open(dir + "/ledger.db", fabric_, clock_);
+  auto ledger = store::SqliteLedger::Open(dir + "/ledger.db", fabric_, clock_);
   ASSERT_TRUE(ledger.ok()) << ledger.status();
   auto held = (*ledger)->Reserve(Request(Gpus(0, 8)));
   ASSERT_TRUE(held.ok()) << held.status();
@@ -185,7 +185,7 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseWhoseWalWasLost) {
   std::filesystem::copy_file(dir_.File("main-file-only.db"), db,
                              std::filesystem::copy_options::overwrite_existing);
   std::filesystem::remove(db + "-wal");
-  auto refused = SqliteLedger::Open(db, fabric_, clock_);
+  auto refused = store::SqliteLedger::Open(db, fabric_, clock_);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
 }
 
@@ -212,7 +212,7 @@ TEST_F(LedgerTest, Ledger_ANewerDatabaseThanItsWatermarkStarts) {
 TEST_F(LedgerTest, Ledger_ADamagedWatermarkIsDataLossNamingIt) {
   OpenLedger().reset();
   std::ofstream(dir_.File("ledger.db.ledger-watermark")) << "topoplace-ledger-watermark/v1 junk\n";
-  auto ledger = SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
+  auto ledger = store::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
   EXPECT_EQ(ledger.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(ledger.status().message().find("ledger-watermark"), std::string::npos);
 }

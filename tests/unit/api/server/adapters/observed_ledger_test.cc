@@ -19,7 +19,7 @@ TEST(ObservedLedger, CallsTheObserverAfterEachChangeThatSucceeded) {
   FabricPtr fabric = *GenerateClos(testing::TinyClos(/*blocks=*/1, /*nodes=*/2));
   testing::TempDir dir;
   ledger::FakeClock clock(absl::FromUnixSeconds(1'700'000'000));
-  auto inner = ledger::SqliteLedger::Open(dir.File("ledger.db"), fabric, clock);
+  auto inner = store::SqliteLedger::Open(dir.File("ledger.db"), fabric, clock);
   ASSERT_TRUE(inner.ok()) << inner.status();
   int changes = 0;
   ObservedLedger ledger(**inner, [&changes] { ++changes; });

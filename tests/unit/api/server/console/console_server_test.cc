@@ -46,7 +46,7 @@ class ConsoleServerTest : public ::testing::Test {
   ConsoleServerTest() : clock_(absl::FromUnixSeconds(1'700'000'000)) {
     // Two blocks of two hosts with 8 GPUs each.
     fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/2, /*gpus=*/8, /*rails=*/8));
-    inner_ = *ledger::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
+    inner_ = *store::SqliteLedger::Open(dir_.File("ledger.db"), fabric_, clock_);
     ledger_ = std::make_unique<ObservedLedger>(*inner_,
                                                [this] { feed_.Publish(ChangeFeed::kAllocations); });
     telemetry_ =
@@ -91,7 +91,7 @@ class ConsoleServerTest : public ::testing::Test {
   testing::TempDir dir_;
   ledger::FakeClock clock_;
   FabricPtr fabric_;
-  std::unique_ptr<ledger::SqliteLedger> inner_;
+  std::unique_ptr<store::SqliteLedger> inner_;
   ChangeFeed feed_;
   std::unique_ptr<ObservedLedger> ledger_;
   std::unique_ptr<store::TelemetryReportStore> telemetry_;

@@ -319,7 +319,7 @@ TEST_F(GangPlannerTest, AfterARestartACommittedGroupIsFoundByItsExternalId) {
 
 TEST_F(GangPlannerTest, NodeMapTranslatesFabricHostsToKubernetesNodeNames) {
   PlannerOptions options;
-  options.node_names = *slurm::NodeNameMap::Parse("h0 node-a\nh1 node-b\n", "map");
+  options.node_names = *plugins::NodeNameMap::Parse("h0 node-a\nh1 node-b\n", "map");
   Reset(std::move(options));
   const std::vector<std::string> candidates = {"node-a", "node-b", "h2"};
 

@@ -54,7 +54,8 @@ TEST(DeferredPlacement, ASegmentThatSplitsTheJobIsPassedToSlurmAsItsSegment) {
 }
 
 TEST(DeferredPlacement, StartSpecPlacesSoftlyOnExactlyTheJobsNodesUnderTheirFabricNames) {
-  absl::StatusOr<NodeNameMap> map = NodeNameMap::Parse("b00-n001 gpu007\n", "map");
+  absl::StatusOr<plugins::NodeNameMap> map =
+      plugins::NodeNameMap::Parse("b00-n001 gpu007\n", "map");
   ASSERT_TRUE(map.ok()) << map.status();
   absl::StatusOr<StartPlacement> start =
       StartSpec("tp=8,pp=2,dp=1,max_tier=block,max_wait=60", "b00-n[000,003],gpu007", *map);
@@ -72,7 +73,7 @@ TEST(DeferredPlacement, StartSpecPlacesSoftlyOnExactlyTheJobsNodesUnderTheirFabr
 // the size of the submitted one whatever the node count.
 TEST(DeferredPlacement, AStartSpecStaysSmallForAJobOfThousandsOfNodes) {
   absl::StatusOr<StartPlacement> start =
-      StartSpec("tp=8,pp=4,dp=1000,max_tier=pod", "b[00-99]-n[000-039]", NodeNameMap());
+      StartSpec("tp=8,pp=4,dp=1000,max_tier=pod", "b[00-99]-n[000-039]", plugins::NodeNameMap());
   ASSERT_TRUE(start.ok()) << start.status();
   EXPECT_EQ(start->hosts.size(), 4000u);
   EXPECT_LT(start->spec.size(), 512u) << start->spec;
@@ -81,7 +82,8 @@ TEST(DeferredPlacement, AStartSpecStaysSmallForAJobOfThousandsOfNodes) {
 TEST(DeferredPlacement, BadInputIsInvalidArgumentNamingIt) {
   EXPECT_THAT(std::string(DeferSubmission("tp=0,dp=1,pp=1").status().message()),
               HasSubstr("--topoplace: job spec field 'tp'"));
-  absl::Status bad_list = StartSpec("tp=8,pp=1,dp=1", "b00-n[003-001]", NodeNameMap()).status();
+  absl::Status bad_list =
+      StartSpec("tp=8,pp=1,dp=1", "b00-n[003-001]", plugins::NodeNameMap()).status();
   EXPECT_EQ(bad_list.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad_list.message()), HasSubstr("the job's node list"));
 }

@@ -43,7 +43,7 @@ TEST(ParsePlanJson, RejectsWhatIsNotAPlan) {
 TEST(HostfileText, OneLinePerRankInRankOrderWithTheNodeMap) {
   absl::StatusOr<PlanView> plan = ParsePlanJson(kPlan);
   ASSERT_TRUE(plan.ok());
-  absl::StatusOr<NodeNameMap> map = NodeNameMap::Parse("b01-n000 gpu17\n", "map");
+  absl::StatusOr<plugins::NodeNameMap> map = plugins::NodeNameMap::Parse("b01-n000 gpu17\n", "map");
   ASSERT_TRUE(map.ok());
   EXPECT_EQ(HostfileText(*plan, *map), "b01-n002\nb01-n002\ngpu17\ngpu17\n");
 }
@@ -53,7 +53,7 @@ TEST(SummaryLine, NamesNodesBlocksAndSpineBytes) {
   ASSERT_TRUE(plan.ok());
   plan->spine_bytes = 2.5e9;  // 2.50 GB
   plan->spine_bytes_lower_bound = 1.25e9;
-  EXPECT_EQ(SummaryLine("alloc-7", *plan, NodeNameMap()),
+  EXPECT_EQ(SummaryLine("alloc-7", *plan, plugins::NodeNameMap()),
             "topoplace: alloc-7: 4 ranks on 2 nodes (b01-n002,b01-n000) in 1 block, "
             "spine 2.50 GB/iter (lower bound 1.25 GB)");
 }
@@ -63,7 +63,7 @@ TEST(SummaryLine, GivesThePredictedSlowdownWhenThePlanHasOne) {
   text.insert(text.rfind('}'), R"(, "predicted_slowdown": 1.318)");
   absl::StatusOr<PlanView> plan = ParsePlanJson(text);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_THAT(SummaryLine("alloc-7", *plan, NodeNameMap()),
+  EXPECT_THAT(SummaryLine("alloc-7", *plan, plugins::NodeNameMap()),
               HasSubstr("(lower bound 0 B), predicted slowdown 1.32x"));
 }
 

@@ -23,7 +23,8 @@ PlanView TwoNodePlan() {
 }
 
 TEST(TaskEnvironment, OneTaskPerRank) {
-  absl::StatusOr<TaskEnv> env = TaskEnvironment(TwoNodePlan(), "alloc-1", "a", NodeNameMap(), 1, 4);
+  absl::StatusOr<TaskEnv> env =
+      TaskEnvironment(TwoNodePlan(), "alloc-1", "a", plugins::NodeNameMap(), 1, 4);
   ASSERT_TRUE(env.ok()) << env.status();
   EXPECT_THAT(*env, Contains(Pair("TOPOPLACE_PLAN_ID", "alloc-1")));
   EXPECT_THAT(*env, Contains(Pair("TOPOPLACE_NODE_RANK", "0")));
@@ -34,7 +35,8 @@ TEST(TaskEnvironment, OneTaskPerRank) {
 }
 
 TEST(TaskEnvironment, OneTaskPerNodeGetsAllRanksInRankOrder) {
-  absl::StatusOr<TaskEnv> env = TaskEnvironment(TwoNodePlan(), "alloc-1", "b", NodeNameMap(), 0, 1);
+  absl::StatusOr<TaskEnv> env =
+      TaskEnvironment(TwoNodePlan(), "alloc-1", "b", plugins::NodeNameMap(), 0, 1);
   ASSERT_TRUE(env.ok()) << env.status();
   EXPECT_THAT(*env, Contains(Pair("TOPOPLACE_NODE_RANK", "1")));
   EXPECT_THAT(*env, Contains(Pair("TOPOPLACE_RANKS", "4,5,6,7")));
@@ -44,14 +46,15 @@ TEST(TaskEnvironment, OneTaskPerNodeGetsAllRanksInRankOrder) {
 }
 
 TEST(TaskEnvironment, TwoTasksPerNodeSplitTheRanks) {
-  absl::StatusOr<TaskEnv> env = TaskEnvironment(TwoNodePlan(), "alloc-1", "a", NodeNameMap(), 1, 2);
+  absl::StatusOr<TaskEnv> env =
+      TaskEnvironment(TwoNodePlan(), "alloc-1", "a", plugins::NodeNameMap(), 1, 2);
   ASSERT_TRUE(env.ok()) << env.status();
   EXPECT_THAT(*env, Contains(Pair("TOPOPLACE_RANKS", "2,3")));
   EXPECT_THAT(*env, Contains(Pair("CUDA_VISIBLE_DEVICES", "1,0")));
 }
 
 TEST(TaskEnvironment, FindsTheNodeThroughTheNodeMap) {
-  absl::StatusOr<NodeNameMap> map = NodeNameMap::Parse("b slurm-b\n", "map");
+  absl::StatusOr<plugins::NodeNameMap> map = plugins::NodeNameMap::Parse("b slurm-b\n", "map");
   ASSERT_TRUE(map.ok());
   absl::StatusOr<TaskEnv> env = TaskEnvironment(TwoNodePlan(), "alloc-1", "slurm-b", *map, 0, 4);
   ASSERT_TRUE(env.ok()) << env.status();
@@ -62,20 +65,22 @@ TEST(TaskEnvironment, NoNicMeansNoNcclVariable) {
   PlanView plan;
   plan.hosts = {"a"};
   plan.ranks = {{0, "a", 0, ""}};
-  absl::StatusOr<TaskEnv> env = TaskEnvironment(plan, "alloc-1", "a", NodeNameMap(), 0, 1);
+  absl::StatusOr<TaskEnv> env = TaskEnvironment(plan, "alloc-1", "a", plugins::NodeNameMap(), 0, 1);
   ASSERT_TRUE(env.ok()) << env.status();
   EXPECT_THAT(*env, Not(Contains(Pair("NCCL_IB_HCA", ::testing::_))));
 }
 
 TEST(TaskEnvironment, RefusesNodesOutsideThePlanAndUnevenSplits) {
-  EXPECT_EQ(TaskEnvironment(TwoNodePlan(), "alloc-1", "c", NodeNameMap(), 0, 1).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(
+      TaskEnvironment(TwoNodePlan(), "alloc-1", "c", plugins::NodeNameMap(), 0, 1).status().code(),
+      absl::StatusCode::kNotFound);
   absl::StatusOr<TaskEnv> uneven =
-      TaskEnvironment(TwoNodePlan(), "alloc-1", "a", NodeNameMap(), 0, 3);
+      TaskEnvironment(TwoNodePlan(), "alloc-1", "a", plugins::NodeNameMap(), 0, 3);
   EXPECT_EQ(uneven.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(uneven.status().message(), HasSubstr("do not split evenly over 3 tasks"));
-  EXPECT_EQ(TaskEnvironment(TwoNodePlan(), "alloc-1", "a", NodeNameMap(), 4, 4).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      TaskEnvironment(TwoNodePlan(), "alloc-1", "a", plugins::NodeNameMap(), 4, 4).status().code(),
+      absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
