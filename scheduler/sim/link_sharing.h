@@ -106,8 +106,8 @@ class LinkSharing {
     // Scratch of FractionsAround and Fill, false between calls.
     mutable bool seen = false, rising = false;
   };
-  // Per resource, what the filling reads of it together (one cache line apart from the
-  // lists of users): its capacity as made (what "alone" is measured against) and now
+  // Per resource, what the filling reads of it, in one 32-byte record apart from the lists
+  // of users: its capacity as made (what "alone" is measured against) and now
   // (as made x share), the bytes per second its users would move at their speeds alone
   // (kept as they come and go: its rounding is far below kSlack's margin), and its user
   // where it has exactly one (then `users_` holds none): most resources are one job's
