@@ -70,33 +70,37 @@ def folder_of(path):
     return "/".join(parts[:depth]) if len(parts) > depth else "/".join(parts[:depth - 1])
 
 
-def check(root, layers=LAYERS):
-    rank = {folder: i for i, group in enumerate(layers) for folder in group}
-    problems = []
+def source_files(root):
+    """Every .h and .cc under the rooms, as a repository path, in a stable order."""
     for top in ROOTS:
         for directory, _, files in os.walk(os.path.join(root, top)):
             for name in sorted(files):
-                if not name.endswith((".h", ".cc")):
+                if name.endswith((".h", ".cc")):
+                    yield os.path.relpath(os.path.join(directory, name), root)
+
+
+def check(root, layers=LAYERS):
+    rank = {folder: i for i, group in enumerate(layers) for folder in group}
+    problems = []
+    for path in source_files(root):
+        src = folder_of(path)
+        if src not in rank:
+            problems.append(f"{path}: folder {src} has no layer (add it to {__file__})")
+            continue
+        with open(os.path.join(root, path), errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                m = INCLUDE.match(line)
+                if not m:
                     continue
-                path = os.path.relpath(os.path.join(directory, name), root)
-                src = folder_of(path)
-                if src not in rank:
-                    problems.append(f"{path}: folder {src} has no layer (add it to {__file__})")
+                dst = folder_of(m.group(1))
+                if dst is None or dst == src:
                     continue
-                with open(os.path.join(root, path), errors="replace") as f:
-                    for number, line in enumerate(f, 1):
-                        m = INCLUDE.match(line)
-                        if not m:
-                            continue
-                        dst = folder_of(m.group(1))
-                        if dst is None or dst == src:
-                            continue
-                        if dst not in rank:
-                            problems.append(f"{path}:{number}: includes {m.group(1)}, "
-                                            f"whose folder {dst} has no layer")
-                        elif rank[dst] >= rank[src]:
-                            problems.append(f"{path}:{number}: {src} includes {m.group(1)} "
-                                            f"({dst} is not below it)")
+                if dst not in rank:
+                    problems.append(f"{path}:{number}: includes {m.group(1)}, "
+                                    f"whose folder {dst} has no layer")
+                elif rank[dst] >= rank[src]:
+                    problems.append(f"{path}:{number}: {src} includes {m.group(1)} "
+                                    f"({dst} is not below it)")
     return problems
 
 

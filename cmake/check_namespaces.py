@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_layers import LAYERS, ROOTS, folder_of  # noqa: E402
+from check_layers import LAYERS, folder_of, source_files  # noqa: E402
 
 NAMESPACES = {
     "base": ("topoplace",),
@@ -66,24 +66,19 @@ def check(root, layers=LAYERS):
     for folder in sorted(f for group in layers for f in group):
         if allowed(folder) is None:
             problems.append(f"{folder}: no namespace in cmake/check_namespaces.py's table")
-    for top in ROOTS:
-        for directory, _, files in os.walk(os.path.join(root, top)):
-            for name in sorted(files):
-                if not name.endswith((".h", ".cc")):
-                    continue
-                path = os.path.relpath(os.path.join(directory, name), root)
-                folder = folder_of(path)
-                own = allowed(folder) if folder else None
-                if own is None:
-                    continue
-                with open(os.path.join(root, path), errors="replace") as f:
-                    text = f.read()
-                for m in OPEN.finditer(text):
-                    if m.group(1) in own or declares_ahead_only(text, m.start()):
-                        continue
-                    line = text.count("\n", 0, m.start()) + 1
-                    problems.append(f"{path}:{line}: namespace {m.group(1)} in {folder}/, "
-                                    f"whose namespace is {' or '.join(own)}")
+    for path in source_files(root):
+        folder = folder_of(path)
+        own = allowed(folder) if folder else None
+        if own is None:
+            continue
+        with open(os.path.join(root, path), errors="replace") as f:
+            text = f.read()
+        for m in OPEN.finditer(text):
+            if m.group(1) in own or declares_ahead_only(text, m.start()):
+                continue
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append(f"{path}:{line}: namespace {m.group(1)} in {folder}/, "
+                            f"whose namespace is {' or '.join(own)}")
     return problems
 
 
