@@ -65,7 +65,7 @@ void LinkSharing::SetShare(int32_t resource, double share) {
   res.capacity = res.nominal * share;
   Classify(resource, nullptr);
   ForEachUser(resource,
-              [this](const Use& use) { SortByFill(jobs_[static_cast<size_t>(use.slot)]); });
+              [this](const Use& use) { FindTight(jobs_[static_cast<size_t>(use.slot)]); });
 }
 
 void LinkSharing::Classify(int32_t resource, const Use* added) {
@@ -152,7 +152,7 @@ double LinkSharing::OwnFill(const Job& j, int32_t e) const {
          (0.0 + j.alone_rate * d.bytes);
 }
 
-void LinkSharing::SortByFill(Job& j) {
+void LinkSharing::FindTight(Job& j) {
   std::vector<double> fill;
   j.tight.clear();
   for (int32_t e = 0; e < static_cast<int32_t>(j.demand.size()); ++e) Tighten(j, e, fill);

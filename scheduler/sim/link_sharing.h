@@ -120,7 +120,7 @@ class LinkSharing {
   // The level at which demand entry `e` of `j` fills if `j` is its only user.
   double OwnFill(const Job& j, int32_t e) const;
   // Finds `j`'s tight entries (after a capacity change too) and the first own one.
-  void SortByFill(Job& j);
+  void FindTight(Job& j);
   // Adds entry `e` to `j.tight` (its level to `fill`) if it is one.
   void Tighten(Job& j, int32_t e, std::vector<double>& fill) const;
   // Orders `j.tight` by `fill` (stable), ranks it and finds the first own entry.

@@ -82,12 +82,9 @@ class CableBytes {
   }
   template <typename Hash>
   LinkLoad& At(const LinkIndex::Uplink& up, Hash hash) {
-    // hash % cables, the hash left uncomputed for a single cable and a power of two a mask.
+    // The hash is computed only where the link has several cables to choose among.
     const uint64_t cables = static_cast<uint64_t>(up.cables);
-    const int32_t cable = cables == 1 ? 0
-                          : (cables & (cables - 1)) == 0
-                              ? static_cast<int32_t>(hash() & (cables - 1))
-                              : static_cast<int32_t>(hash() % cables);
+    const int32_t cable = cables == 1 ? 0 : static_cast<int32_t>(hash() % cables);
     int32_t& position = position_[static_cast<size_t>(up.first_cable + cable)];
     if (position < 0) {
       position = static_cast<int32_t>(loads_.size());
@@ -142,9 +139,9 @@ void HashedUplinkLoads(const LinkIndex& index, const NetworkTally& tally, uint64
     for (const LinkIndex::Uplink& up : down) {
       if (core < 0 || index.reaches(up.upper, core)) via.push_back(up);
     }
-    const LinkIndex::Uplink& leaf_up = via.empty()                 ? PickAmongAll(down, hop(3))
-                                       : via.size() == down.size() ? PickAmongAll(down, hop(3))
-                                                                   : Pick(via, hop(3));
+    // Every one of them (or none): the sums LinkIndex keeps are those of the whole list.
+    const LinkIndex::Uplink& leaf_up =
+        via.empty() || via.size() == down.size() ? PickAmongAll(down, hop(3)) : Pick(via, hop(3));
     bytes.Down(leaf_up, cable(13), f.bytes);
     const std::span<const LinkIndex::Uplink> spine_up = index.uplinks(leaf_up.upper);
     if (spine_up.empty()) continue;
