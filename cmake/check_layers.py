@@ -4,6 +4,7 @@
 The house, bottom first: each folder may include only folders of a lower rank (and
 itself). Siblings of one rank (e.g. policies, baselines, scorers) do not include each other.
 A folder missing from the table is an error too, so a new one gets a place on purpose.
+Only the backends and the places that pick one may include a storage backend (BACKENDS).
 
 The layer order is written here only; docs/DESIGN.md's folder table and
 scheduler/README.md's are checked against it (--docs): each names every folder of its part
@@ -11,6 +12,7 @@ of the house, in an order this table allows.
 
 Usage: check_layers.py REPO_ROOT          (exit 0: clean; 1: violations, listed)
        check_layers.py --docs REPO_ROOT   (the docs' folder tables against LAYERS)
+       check_layers.py --graph REPO_ROOT  (prints the folder graph: what each folder includes)
        check_layers.py --self-test        (checks that a planted upward include is caught)
 """
 import os
@@ -35,6 +37,7 @@ LAYERS = [
     ["scheduler/policies", "scheduler/baselines", "scheduler/scorers"],
     ["scheduler/builtin"],
     ["scheduler/placement", "scheduler/ledger"],
+    ["store/ports"],
     ["scheduler/report"],
     ["scheduler/load"],
     ["scheduler/reserve"],
@@ -43,7 +46,6 @@ LAYERS = [
     ["telemetry/health"],
     ["telemetry/metrics"],
     ["telemetry/monitor"],
-    ["store"],
     ["store/sqlite", "store/etcd"],
     ["client"],
     ["plugins/common"],
@@ -55,6 +57,11 @@ LAYERS = [
     ["api/server/wiring"],
     ["api/cli"],
 ]
+# The storage backends, and the folders that may name one: the backends themselves and the
+# places that pick one (the daemon's adapters and wiring, the CLI's ledger file). Everything
+# else stores through a port of store/ports.
+BACKENDS = ("store/sqlite", "store/etcd")
+OPEN_BACKENDS = BACKENDS + ("api/server/adapters", "api/server/wiring", "api/cli")
 ROOTS = ("base", "topology", "scheduler", "telemetry", "store", "client", "plugins", "api")
 # Folders whose sub-folders are layer units of their own (the daemon's rooms by job).
 SPLIT = ("api/server",)
@@ -79,29 +86,47 @@ def source_files(root):
                     yield os.path.relpath(os.path.join(directory, name), root)
 
 
-def check(root, layers=LAYERS):
-    rank = {folder: i for i, group in enumerate(layers) for folder in group}
-    problems = []
+def includes(root):
+    """Every include of one of our folders from another: (path, line number, from, to, text)."""
     for path in source_files(root):
         src = folder_of(path)
-        if src not in rank:
-            problems.append(f"{path}: folder {src} has no layer (add it to {__file__})")
-            continue
         with open(os.path.join(root, path), errors="replace") as f:
             for number, line in enumerate(f, 1):
                 m = INCLUDE.match(line)
-                if not m:
-                    continue
-                dst = folder_of(m.group(1))
-                if dst is None or dst == src:
-                    continue
-                if dst not in rank:
-                    problems.append(f"{path}:{number}: includes {m.group(1)}, "
-                                    f"whose folder {dst} has no layer")
-                elif rank[dst] >= rank[src]:
-                    problems.append(f"{path}:{number}: {src} includes {m.group(1)} "
-                                    f"({dst} is not below it)")
+                dst = folder_of(m.group(1)) if m else None
+                if dst is not None and dst != src:
+                    yield path, number, src, dst, m.group(1)
+
+
+def check(root, layers=LAYERS):
+    rank = {folder: i for i, group in enumerate(layers) for folder in group}
+    problems = [f"{path}: folder {folder_of(path)} has no layer (add it to {__file__})"
+                for path in source_files(root) if folder_of(path) not in rank]
+    for path, number, src, dst, text in includes(root):
+        if src not in rank:
+            continue
+        if dst not in rank:
+            problems.append(f"{path}:{number}: includes {text}, whose folder {dst} has no layer")
+        elif rank[dst] >= rank[src]:
+            problems.append(f"{path}:{number}: {src} includes {text} ({dst} is not below it)")
+        elif dst in BACKENDS and src not in OPEN_BACKENDS:
+            problems.append(f"{path}:{number}: {src} includes the backend {text} "
+                            f"(store through a port of store/ports)")
     return problems
+
+
+def graph(root, layers=LAYERS):
+    """The folder graph, bottom first: each folder, its files and the folders it includes."""
+    rank = {folder: i for i, group in enumerate(layers) for folder in group}
+    files, uses = {}, {}
+    for path in source_files(root):
+        files[folder_of(path)] = files.get(folder_of(path), 0) + 1
+    for _, _, src, dst, _ in includes(root):
+        uses.setdefault(src, set()).add(dst)
+    order = sorted(files, key=lambda d: (rank.get(d, len(rank)), d))
+    return [f"{d} ({files[d]} files) -> " +
+            (", ".join(sorted(uses.get(d, ()), key=lambda u: (rank.get(u, len(rank)), u)))
+             or "(nothing of ours)") for d in order]
 
 
 # The docs whose first folder table lists layers, bottom first: (file, the heading the table
@@ -158,6 +183,8 @@ def self_test():
         write("scheduler/scorers/d.cc", '#include "scheduler/baselines/e.h"\n')
         problems = check(root)
         assert len(problems) == 2 and any("scheduler/state/c.cc:1" in p for p in problems), problems
+        write("api/server/services/s.cc", '#include "store/sqlite/t.h"\n')
+        assert any("includes the backend" in p for p in check(root)), check(root)
         write("api/server/guards/g.h", '#include "api/server/wiring/h.h"\n')
         assert any("api/server/guards includes" in p for p in check(root)), check(root)
         write("scheduler/newfolder/f.cc", "\n")
@@ -170,15 +197,17 @@ def self_test():
         assert any("listed after" in p for p in check_docs(root, layers, docs))
         write("d.md", "# d\n\n| folder | holds |\n|---|---|\n| `x/` | . |\n")
         assert any("does not name a/y" in p for p in check_docs(root, layers, docs))
-    print("check_layers self-test: upward (between the daemon's rooms too), sibling and unplaced "
-          "includes are caught, and docs "
-          "out of order or missing a folder")
+    print("check_layers self-test: upward (between the daemon's rooms too), sibling, unplaced "
+          "and backend includes are caught, and docs out of order or missing a folder")
     return 0
 
 
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
+    if len(argv) == 3 and argv[1] == "--graph":
+        print("\n".join(graph(argv[2])))
+        return 0
     if len(argv) == 3 and argv[1] == "--docs":
         problems = check_docs(argv[2])
         for p in problems:

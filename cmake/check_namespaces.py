@@ -28,7 +28,7 @@ NAMESPACES = {
     "scheduler/ledger": ("topoplace::ledger",),
     "scheduler/sim": ("topoplace::sched::sim",),
     "telemetry/probe": ("topoplace::telemetry", "topoplace::telemetry::net"),  # sockets
-    "store": ("topoplace::store",),
+    "store/ports": ("topoplace::store",),
     "store/sqlite": ("topoplace::store",),
     "store/etcd": ("topoplace::store",),
     "client": ("topoplace::client",),
@@ -83,19 +83,19 @@ def check(root, layers=LAYERS):
 
 
 def self_test():
-    layers = [["base"], ["store"]]
+    layers = [["base"], ["store/ports"]]
     with tempfile.TemporaryDirectory() as root:
         def write(path, text):
             os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
             with open(os.path.join(root, path), "w") as f:
                 f.write(text)
         write("base/a.h", "namespace topoplace {\nint A();\n}  // namespace topoplace\n")
-        write("store/b.h", "namespace topoplace::sched {\nclass Occupancy;\n}\n"
+        write("store/ports/b.h", "namespace topoplace::sched {\nclass Occupancy;\n}\n"
                            "namespace topoplace::store {\nint B();\n}\n")
         assert check(root, layers) == [], check(root, layers)
-        write("store/c.cc", "namespace topoplace::etcd {\nint C() { return 1; }\n}\n")
+        write("store/ports/c.cc", "namespace topoplace::etcd {\nint C() { return 1; }\n}\n")
         problems = check(root, layers)
-        assert problems == ["store/c.cc:1: namespace topoplace::etcd in store/, whose namespace "
+        assert problems == ["store/ports/c.cc:1: namespace topoplace::etcd in store/ports/, whose namespace "
                             "is topoplace::store"], problems
         assert any("no namespace" in p for p in check(root, layers + [["x/y"]]))
     print("check_namespaces self-test: a stray namespace and a folder without one are caught")

@@ -240,7 +240,7 @@ absl::Status ComparePolicies(CliContext& ctx, const sched::PlacementEngine& engi
 // printed here with its victims. Empty when the JSON answer was printed whole.
 absl::StatusOr<std::optional<sched::PlacementPlan>> PlaceMayPreempt(
     CliContext& ctx, const sched::PlacementEngine& engine, const Fabric& fabric,
-    ledger::Ledger& ledger, const sched::PlacementRequest& request, bool json) {
+    store::Ledger& ledger, const sched::PlacementRequest& request, bool json) {
   const sched::FixedPlacementPort port(
       std::shared_ptr<const sched::PlacementEngine>(&engine, [](const sched::PlacementEngine*) {}),
       request.uplink_busy);

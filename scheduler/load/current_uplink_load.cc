@@ -5,7 +5,7 @@
 namespace topoplace::sched {
 
 std::vector<double> CurrentUplinkLoad(const UplinkLoadSources& sources, absl::Time now,
-                                      ledger::Ledger* ledger) {
+                                      store::Ledger* ledger) {
   std::vector<double> shares;
   if (sources.file) shares = sources.file();
   if (sources.measured) KeepLargerShares(shares, sources.measured(now));

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "scheduler/ledger/ledger.h"
 #include "scheduler/load/held_uplink_load.h"
+#include "store/ports/ledger.h"
 
 namespace topoplace::sched {
 
@@ -30,7 +30,7 @@ struct UplinkLoadSources {
 // One share per switch id, or empty when no source knows anything. Precondition: `ledger`
 // is not null when `sources.held` is set.
 std::vector<double> CurrentUplinkLoad(const UplinkLoadSources& sources, absl::Time now,
-                                      ledger::Ledger* ledger);
+                                      store::Ledger* ledger);
 
 }  // namespace topoplace::sched
 

@@ -14,7 +14,7 @@ std::vector<ledger::UplinkOffer> HeldUplinkLoad::OfferOf(const PlacementPlan& pl
       shape_.OfferOf(plan.links, model_.ReferenceStepSeconds(plan.job, plan.traffic)), fabric_);
 }
 
-std::vector<double> HeldUplinkLoad::Current(ledger::Ledger& ledger) {
+std::vector<double> HeldUplinkLoad::Current(store::Ledger& ledger) {
   absl::MutexLock lock(&mu_);
   absl::flat_hash_set<std::string> live;
   ledger.ForEachLive([&](const ledger::Allocation& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {

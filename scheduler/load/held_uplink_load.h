@@ -20,10 +20,10 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "scheduler/ledger/ledger.h"
 #include "scheduler/load/uplink_tally.h"
 #include "scheduler/placement/plan.h"
 #include "scheduler/steptime/comm_model.h"
+#include "store/ports/ledger.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
@@ -38,7 +38,7 @@ class HeldUplinkLoad {
   std::vector<ledger::UplinkOffer> OfferOf(const PlacementPlan& plan) const;
 
   // The busy shares per switch id of the allocations `ledger` holds now.
-  std::vector<double> Current(ledger::Ledger& ledger) ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<double> Current(store::Ledger& ledger) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const Fabric& fabric_;

@@ -4,7 +4,7 @@
 
 namespace topoplace::sched {
 
-std::vector<RunningJob> RunningJobs(const Fabric& fabric, ledger::Ledger& ledger) {
+std::vector<RunningJob> RunningJobs(const Fabric& fabric, store::Ledger& ledger) {
   std::vector<RunningJob> running;
   ledger.ForEachLive([&](const ledger::Allocation& a) {
     RunningJob job;
@@ -20,7 +20,7 @@ std::vector<RunningJob> RunningJobs(const Fabric& fabric, ledger::Ledger& ledger
   return running;
 }
 
-std::vector<MovableJob> MovableJobs(const Fabric& fabric, ledger::Ledger& ledger) {
+std::vector<MovableJob> MovableJobs(const Fabric& fabric, store::Ledger& ledger) {
   std::vector<MovableJob> movable;
   ledger.ForEachLive([&](const ledger::Allocation& a) {
     absl::StatusOr<JobSpec> spec = ParseJobSpec(a.job_spec);

@@ -12,9 +12,9 @@
 
 #include <vector>
 
-#include "scheduler/ledger/ledger.h"
 #include "scheduler/placement/defrag.h"
 #include "scheduler/placement/preemption.h"
+#include "store/ports/ledger.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
@@ -22,13 +22,13 @@ namespace topoplace::sched {
 // Live allocations in the ledger's order. GPUs the fabric no longer has are left out; a
 // stored job spec that does not parse (none should: the ledger stores canonical ones)
 // counts as priority 0.
-std::vector<RunningJob> RunningJobs(const Fabric& fabric, ledger::Ledger& ledger);
+std::vector<RunningJob> RunningJobs(const Fabric& fabric, store::Ledger& ledger);
 
 // The same jobs with their specs, for defragmentation (scheduler/placement/defrag.h). A
 // move restarts a job wherever there is room, so the spec's `hosts=` (the nodes a scheduler
 // chose for the run that is moved) is dropped. Allocations whose spec does not parse are
 // left out: they cannot be placed again.
-std::vector<MovableJob> MovableJobs(const Fabric& fabric, ledger::Ledger& ledger);
+std::vector<MovableJob> MovableJobs(const Fabric& fabric, store::Ledger& ledger);
 
 }  // namespace topoplace::sched
 

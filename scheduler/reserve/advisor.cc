@@ -25,7 +25,7 @@ absl::StatusOr<PlacementPlan> Advisor::Place(PlacementRequest placement) const {
 absl::StatusOr<PreemptionAdvice> Advisor::PlaceWithPreemption(PlacementRequest placement) const {
   placement.link_loads = true;  // the plan's report lists bytes per link
   TP_RETURN_IF_ERROR(AddWhatPlacementReads(ports_, placement));
-  ledger::Ledger& ledger = *ports_.ledger;
+  store::Ledger& ledger = *ports_.ledger;
   const Occupancy occupancy = ledger.Occupancy();
   const std::vector<RunningJob> running = RunningJobs(*ports_.fabric, ledger);
   const std::shared_ptr<const PlacementEngine> engine = ports_.placement->Engine();
@@ -38,7 +38,7 @@ absl::StatusOr<PreemptionAdvice> Advisor::PlaceWithPreemption(PlacementRequest p
 
 absl::StatusOr<DefragAdvice> Advisor::Defrag(std::span<const JobSpec> waiting,
                                              const DefragOptions& options) const {
-  ledger::Ledger& ledger = *ports_.ledger;
+  store::Ledger& ledger = *ports_.ledger;
   const std::vector<MovableJob> running = MovableJobs(*ports_.fabric, ledger);
   const std::shared_ptr<const PlacementEngine> engine = ports_.placement->Engine();
   DefragAdvice advice;

@@ -16,10 +16,10 @@ absl::Status AddWhatPlacementReads(const ReserverPorts& ports, PlacementRequest&
 }
 
 absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
-  ledger::Ledger& ledger = *ports_.ledger;
+  store::Ledger& ledger = *ports_.ledger;
   TP_RETURN_IF_ERROR(ledger.MayWrite());
   PlacementRequest& placement = command.placement;
-  ledger::ReserveRequest reserve;
+  store::ReserveRequest reserve;
   // The job as the client sent it: restart exclusions below are not recorded, so that a
   // retried Reserve still replays.
   reserve.job_spec = FormatJobSpec(placement.job);
@@ -94,7 +94,7 @@ absl::StatusOr<Occupancy> Reserver::OccupancyWithout(
   return occupancy;
 }
 
-absl::StatusOr<ReserveOutcome> Reserver::Replay(const ledger::ReserveRequest& request) const {
+absl::StatusOr<ReserveOutcome> Reserver::Replay(const store::ReserveRequest& request) const {
   TP_ASSIGN_OR_RETURN(ledger::Allocation first, ports_.ledger->FindByRequestId(request.request_id));
   if (first.job_spec != request.job_spec || first.policy != request.policy) {
     return absl::AlreadyExistsError(absl::StrCat(

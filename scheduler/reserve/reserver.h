@@ -34,17 +34,17 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "scheduler/ledger/ledger.h"
 #include "scheduler/load/held_uplink_load.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/reserve/placement_port.h"
+#include "store/ports/ledger.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::sched {
 
 struct ReserveCommand {
   PlacementRequest placement;  // the parsed job (with any request hosts), policy, routing
-  absl::Duration ttl;          // in (0, ledger::kMaxReservationTtl]
+  absl::Duration ttl;          // in (0, store::kMaxReservationTtl]
   std::string request_id;      // idempotency key; empty: none
   // Allocations to release in the same ledger change (a preemption's victims): placed as
   // if their GPUs were free, and released only if the reservation is made.
@@ -61,7 +61,7 @@ struct ReserveOutcome {
 // What the use cases read and write through (Reserve here, the dry runs in advisor.h).
 // `ledger`, `fabric` and `placement` are required; `live_load` may be null.
 struct ReserverPorts {
-  ledger::Ledger* ledger = nullptr;
+  store::Ledger* ledger = nullptr;
   const Fabric* fabric = nullptr;  // the served fabric (plan JSON names its hosts)
   uint64_t fabric_version = 0;
   // The engine, the uplink load known now and restart exclusions (placement_port.h).
@@ -99,7 +99,7 @@ class Reserver {
   // The ledger's occupancy with the GPUs of the live allocations in `releasing` free.
   absl::StatusOr<Occupancy> OccupancyWithout(const std::vector<std::string>& releasing) const;
   // The allocation made earlier under `request.request_id`, if it was for the same job.
-  absl::StatusOr<ReserveOutcome> Replay(const ledger::ReserveRequest& request) const;
+  absl::StatusOr<ReserveOutcome> Replay(const store::ReserveRequest& request) const;
 
   ReserverPorts ports_;
   mutable absl::Mutex planning_;

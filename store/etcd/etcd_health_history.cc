@@ -11,7 +11,7 @@
 namespace topoplace::store {
 namespace {
 
-using telemetry::HealthEvent;
+using store::HealthEvent;
 
 // The stored value: "<at unix ms>\n<from>\n<to>\n<reason>" (the reason last: it may hold
 // anything).
@@ -78,8 +78,7 @@ absl::StatusOr<std::vector<HealthEvent>> EtcdHealthHistory::LatestHealthEvents()
   return events;
 }
 
-absl::Status EtcdHealthHistory::AddCounterRates(
-    const std::vector<telemetry::CounterRateRow>& rows) {
+absl::Status EtcdHealthHistory::AddCounterRates(const std::vector<store::CounterRateRow>& rows) {
   return local_.AddCounterRates(rows);
 }
 

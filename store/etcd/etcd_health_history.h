@@ -29,11 +29,11 @@
 #include "absl/synchronization/mutex.h"
 #include "store/etcd/etcd_client.h"
 #include "store/etcd/write_fence.h"
-#include "telemetry/monitor/health_history.h"
+#include "store/ports/health_history.h"
 
 namespace topoplace::store {
 
-class EtcdHealthHistory final : public telemetry::HealthHistory {
+class EtcdHealthHistory final : public store::HealthHistory {
  public:
   // Links whose states one transaction writes: etcd's default --max-txn-ops is 128, and
   // the fence adds a compare.
@@ -41,7 +41,7 @@ class EtcdHealthHistory final : public telemetry::HealthHistory {
 
   // `etcd`, `fence` and `local` must outlive the history.
   EtcdHealthHistory(EtcdClient& etcd, FenceSource& fence, std::string prefix,
-                    telemetry::HealthHistory& local)
+                    store::HealthHistory& local)
       : etcd_(etcd), fence_(fence), prefix_(std::move(prefix) + "health/"), local_(local) {}
 
   // Appends `events` to the local log and writes each link's newest state (with any kept
@@ -49,23 +49,23 @@ class EtcdHealthHistory final : public telemetry::HealthHistory {
   // switch with more links failing at once) goes in several transactions, in order, and
   // what a failed one did not write is kept for the next try. Unavailable naming the
   // leader on a replica that does not lead.
-  absl::Status AddHealthEvents(const std::vector<telemetry::HealthEvent>& events) override;
+  absl::Status AddHealthEvents(const std::vector<store::HealthEvent>& events) override;
   absl::Status RetryUnwritten() override { return AddHealthEvents({}); }
   // The newest event of every link, as the leader wrote it; drops the states kept
   // unwritten. A value that is not an event is left out with a warning naming its key
   // (one damaged key must not stop a replica from starting or following).
-  absl::StatusOr<std::vector<telemetry::HealthEvent>> LatestHealthEvents() override;
+  absl::StatusOr<std::vector<store::HealthEvent>> LatestHealthEvents() override;
   // The local store's.
-  absl::Status AddCounterRates(const std::vector<telemetry::CounterRateRow>& rows) override;
+  absl::Status AddCounterRates(const std::vector<store::CounterRateRow>& rows) override;
   absl::StatusOr<int64_t> Prune(int64_t cutoff_unix_ms) override;
 
  private:
   EtcdClient& etcd_;
   FenceSource& fence_;
   const std::string prefix_;
-  telemetry::HealthHistory& local_;
+  store::HealthHistory& local_;
   absl::Mutex mu_;  // one writer at a time, so the kept states stay in order
-  std::map<std::string, telemetry::HealthEvent> unwritten_ ABSL_GUARDED_BY(mu_);  // by link
+  std::map<std::string, store::HealthEvent> unwritten_ ABSL_GUARDED_BY(mu_);  // by link
 };
 
 }  // namespace topoplace::store

@@ -8,7 +8,7 @@
 
 #include "store/etcd/etcd_client.h"
 #include "store/etcd/write_fence.h"
-#include "store/host_report_store.h"
+#include "store/ports/host_report_store.h"
 
 namespace topoplace::store {
 

@@ -9,9 +9,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
-#include "scheduler/ledger/ledger_rules.h"
 #include "store/etcd/allocation_record.h"
 #include "store/etcd/fenced_txn.h"
+#include "store/ports/ledger_rules.h"
 
 namespace topoplace::store {
 namespace {
@@ -460,7 +460,7 @@ void EtcdLedger::AwaitIdleLocked(int64_t n) {
 }
 
 etcdserverpb::TxnRequest EtcdLedger::ReserveTxnLocked(int64_t n, const Allocation& a,
-                                                      const ledger::ReserveRequest& request,
+                                                      const store::ReserveRequest& request,
                                                       const std::vector<int64_t>& releasing,
                                                       bool victims_keep_plans) {
   etcdserverpb::TxnRequest txn;
@@ -474,7 +474,7 @@ etcdserverpb::TxnRequest EtcdLedger::ReserveTxnLocked(int64_t n, const Allocatio
   }
   for (const int64_t v : releasing) {
     const Allocation& victim = *live_.Find(v);
-    Allocation done = ledger::FinishedAs(victim, AllocationState::kReleased, a.created_at);
+    Allocation done = store::FinishedAs(victim, AllocationState::kReleased, a.created_at);
     if (!victims_keep_plans) done.plan_json.clear();
     CompareRevision(txn, LiveKey(v), etcdserverpb::Compare::MOD, mod_revision_[v]);
     Delete(txn, LiveKey(v));
@@ -487,8 +487,8 @@ etcdserverpb::TxnRequest EtcdLedger::ReserveTxnLocked(int64_t n, const Allocatio
   return txn;
 }
 
-absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& request) {
-  TP_ASSIGN_OR_RETURN(Allocation a, ledger::NewReservation(*fabric_, request, clock_.Now()));
+absl::StatusOr<Allocation> EtcdLedger::Reserve(const store::ReserveRequest& request) {
+  TP_ASSIGN_OR_RETURN(Allocation a, store::NewReservation(*fabric_, request, clock_.Now()));
   TP_RETURN_IF_ERROR(MayWrite());  // a follower answers without waiting for the lock
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
@@ -497,8 +497,8 @@ absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& req
   for (const std::string& id : request.releasing) {
     if (std::optional<int64_t> v = ledger::ParseAllocationId(id)) AwaitIdleLocked(*v);
   }
-  TP_ASSIGN_OR_RETURN(const std::vector<int64_t> releasing, ledger::LiveReleasing(live_, request));
-  TP_RETURN_IF_ERROR(ledger::CheckFree(*fabric_, live_, request, releasing));
+  TP_ASSIGN_OR_RETURN(const std::vector<int64_t> releasing, store::LiveReleasing(live_, request));
+  TP_RETURN_IF_ERROR(store::CheckFree(*fabric_, live_, request, releasing));
   const int64_t n = next_n_++;
   a.id = ledger::FormatAllocationId(n);
   // The victims' final records keep their plans when the change fits etcd's request limit
@@ -547,7 +547,7 @@ absl::StatusOr<Allocation> EtcdLedger::Reserve(const ledger::ReserveRequest& req
   if (!r.ok()) return r.status();
   if (!request.request_id.empty()) {
     if (std::optional<int64_t> used = HolderInFailure(*r, 0)) {
-      return ledger::RequestIdUsed(request.request_id, *used);
+      return store::RequestIdUsed(request.request_id, *used);
     }
   }
   return Conflict();
@@ -558,19 +558,19 @@ absl::StatusOr<const Allocation*> EtcdLedger::LiveLocked(const Fence& fence, int
   AwaitIdleLocked(n);
   if (const Allocation* live = live_.Find(n)) return live;
   TP_ASSIGN_OR_RETURN(Allocation finished, ReadStoredLocked(n));
-  return ledger::Finished(finished);
+  return store::Finished(finished);
 }
 
 absl::StatusOr<Allocation> EtcdLedger::Commit(const std::string& id,
                                               const std::string& external_id) {
-  TP_RETURN_IF_ERROR(ledger::CheckExternalId(external_id));
-  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_RETURN_IF_ERROR(store::CheckExternalId(external_id));
+  TP_ASSIGN_OR_RETURN(const int64_t n, store::AllocationNumber(id));
   TP_RETURN_IF_ERROR(MayWrite());
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
   TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(fence, n));
   Allocation next = *live;
-  TP_ASSIGN_OR_RETURN(const bool already, ledger::CheckCommit(next, external_id, live_));
+  TP_ASSIGN_OR_RETURN(const bool already, store::CheckCommit(next, external_id, live_));
   if (already) return next;
   next.state = AllocationState::kCommitted;
   next.external_id = external_id;
@@ -579,13 +579,13 @@ absl::StatusOr<Allocation> EtcdLedger::Commit(const std::string& id,
 }
 
 absl::StatusOr<Allocation> EtcdLedger::Renew(const std::string& id, absl::Duration ttl) {
-  TP_RETURN_IF_ERROR(ledger::CheckTtl(ttl));
-  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_RETURN_IF_ERROR(store::CheckTtl(ttl));
+  TP_ASSIGN_OR_RETURN(const int64_t n, store::AllocationNumber(id));
   TP_RETURN_IF_ERROR(MayWrite());
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
   TP_ASSIGN_OR_RETURN(const Allocation* live, LiveLocked(fence, n));
-  TP_RETURN_IF_ERROR(ledger::CheckRenewable(*live));
+  TP_RETURN_IF_ERROR(store::CheckRenewable(*live));
   Allocation next = *live;
   next.expires_at = clock_.Now() + ttl;
   return UpdateLocked(fence, n, std::move(next), "");
@@ -624,7 +624,7 @@ absl::StatusOr<Allocation> EtcdLedger::UpdateLocked(const Fence& fence, int64_t 
 }
 
 absl::StatusOr<Allocation> EtcdLedger::Release(const std::string& id) {
-  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_ASSIGN_OR_RETURN(const int64_t n, store::AllocationNumber(id));
   TP_RETURN_IF_ERROR(MayWrite());
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const Fence fence, PrepareWriteLocked());
@@ -636,7 +636,7 @@ absl::StatusOr<Allocation> EtcdLedger::Release(const std::string& id) {
 absl::StatusOr<Allocation> EtcdLedger::FinishLocked(const Fence& fence, int64_t n,
                                                     AllocationState state) {
   const Allocation& a = *live_.Find(n);
-  Allocation done = ledger::FinishedAs(a, state, clock_.Now());
+  Allocation done = store::FinishedAs(a, state, clock_.Now());
   const auto build = [&](const Allocation& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     etcdserverpb::TxnRequest txn;
     CompareRevision(txn, LiveKey(n), etcdserverpb::Compare::MOD, mod_revision_[n]);
@@ -693,18 +693,18 @@ absl::StatusOr<Allocation> EtcdLedger::ReadStoredLocked(int64_t n) {
     const auto& range = r.responses(i).response_range();
     if (range.kvs_size() > 0) return DecodeAllocation(range.kvs(0).key(), range.kvs(0).value());
   }
-  return ledger::UnknownAllocation(n);
+  return store::UnknownAllocation(n);
 }
 
 absl::StatusOr<Allocation> EtcdLedger::Get(const std::string& id) {
-  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_ASSIGN_OR_RETURN(const int64_t n, store::AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   RefreshForReadLocked();
   if (const Allocation* live = live_.Find(n); live != nullptr && !unconfirmed_.contains(n)) {
-    return ledger::AsOf(*live, clock_.Now());
+    return store::AsOf(*live, clock_.Now());
   }
   TP_ASSIGN_OR_RETURN(Allocation stored, ReadStoredLocked(n));
-  return ledger::AsOf(stored, clock_.Now());
+  return store::AsOf(stored, clock_.Now());
 }
 
 absl::StatusOr<Allocation> EtcdLedger::FindByRequestId(const std::string& request_id) {
@@ -734,7 +734,7 @@ void EtcdLedger::ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) {
   const absl::Time now = clock_.Now();
   for (const auto& [n, a] : live_.records()) {
     if (unconfirmed_.contains(n)) continue;
-    if (ledger::AsOf(a, now).state == a.state) fn(a);
+    if (store::AsOf(a, now).state == a.state) fn(a);
   }
 }
 
@@ -779,7 +779,7 @@ absl::Status EtcdLedger::ProbeWrites() {
   return absl::OkStatus();
 }
 
-std::optional<ledger::Ledger::StoreUsage> EtcdLedger::store_usage() {
+std::optional<store::Ledger::StoreUsage> EtcdLedger::store_usage() {
   absl::MutexLock lock(&mu_);
   return usage_;
 }

@@ -58,11 +58,11 @@
 #include "absl/time/time.h"
 #include "scheduler/ledger/ack_watermark.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/ledger/ledger.h"
 #include "scheduler/ledger/live_allocations.h"
 #include "store/etcd/etcd_client.h"
 #include "store/etcd/group_commit.h"
 #include "store/etcd/write_fence.h"
+#include "store/ports/ledger.h"
 
 namespace topoplace::store {
 
@@ -110,7 +110,7 @@ struct EtcdLedgerOptions {
   int64_t quota_bytes = int64_t{2} << 30;
 };
 
-class EtcdLedger final : public ledger::Ledger {
+class EtcdLedger final : public store::Ledger {
  public:
   // Reads the live allocations from etcd. `etcd`, `fence` and `clock` must outlive the
   // ledger. Unavailable naming the endpoints when etcd cannot be read; DataLoss naming the
@@ -121,7 +121,7 @@ class EtcdLedger final : public ledger::Ledger {
                                                           EtcdLedgerOptions options = {});
   ~EtcdLedger() override;
 
-  absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override;
+  absl::StatusOr<ledger::Allocation> Reserve(const store::ReserveRequest& request) override;
   absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& request_id) override;
   absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) override;
   absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
@@ -201,7 +201,7 @@ class EtcdLedger final : public ledger::Ledger {
   // live `releasing` finished as released (with its plan when `victims_keep_plans`), on
   // the condition that none of them changed since this replica read it.
   etcdserverpb::TxnRequest ReserveTxnLocked(int64_t n, const ledger::Allocation& a,
-                                            const ledger::ReserveRequest& request,
+                                            const store::ReserveRequest& request,
                                             const std::vector<int64_t>& releasing,
                                             bool victims_keep_plans)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

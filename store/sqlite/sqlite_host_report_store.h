@@ -1,4 +1,4 @@
-// The SQLite backend of the host report port (store/host_report_store.h): one table,
+// The SQLite backend of the host report port (store/ports/host_report_store.h): one table,
 // `host_reports`, in the daemon's database file, created or migrated on open.
 #ifndef TOPOPLACE_STORE_SQLITE_SQLITE_HOST_REPORT_STORE_H_
 #define TOPOPLACE_STORE_SQLITE_SQLITE_HOST_REPORT_STORE_H_
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "store/host_report_store.h"
+#include "store/ports/host_report_store.h"
 #include "store/sqlite/sqlite_db.h"
 
 namespace topoplace::store {

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "scheduler/ledger/ledger_rules.h"
+#include "store/ports/ledger_rules.h"
 #include "store/sqlite/migrations.h"
 
 namespace topoplace::store {
@@ -276,7 +276,7 @@ absl::Status SqliteLedger::WriteChange(const std::function<absl::Status()>& body
   return s;
 }
 
-absl::StatusOr<ledger::Allocation> SqliteLedger::Reserve(const ledger::ReserveRequest& request) {
+absl::StatusOr<ledger::Allocation> SqliteLedger::Reserve(const store::ReserveRequest& request) {
   return Acknowledged(ReserveUnsealed(request));
 }
 
@@ -417,13 +417,13 @@ absl::Status SqliteLedger::AppendEvent(int64_t n, absl::string_view kind,
 }
 
 absl::StatusOr<ledger::Allocation> SqliteLedger::ReserveUnsealed(
-    const ledger::ReserveRequest& request) {
+    const store::ReserveRequest& request) {
   TP_ASSIGN_OR_RETURN(ledger::Allocation a, NewReservation(*fabric_, request, clock_.Now()));
   absl::MutexLock lock(&mu_);
   TP_RETURN_IF_ERROR(ReclaimExpiredLocked().status());
   if (!request.request_id.empty()) {
     TP_ASSIGN_OR_RETURN(std::optional<int64_t> used, FindRequestIdLocked(request.request_id));
-    if (used) return ledger::RequestIdUsed(request.request_id, *used);
+    if (used) return store::RequestIdUsed(request.request_id, *used);
   }
   TP_ASSIGN_OR_RETURN(const std::vector<int64_t> releasing, LiveReleasing(live_, request));
   TP_RETURN_IF_ERROR(CheckFree(*fabric_, live_, request, releasing));
@@ -482,8 +482,8 @@ absl::StatusOr<ledger::Allocation> SqliteLedger::ReserveUnsealed(
 
 absl::StatusOr<ledger::Allocation> SqliteLedger::CommitUnsealed(const std::string& id,
                                                                 const std::string& external_id) {
-  TP_RETURN_IF_ERROR(ledger::CheckExternalId(external_id));
-  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_RETURN_IF_ERROR(store::CheckExternalId(external_id));
+  TP_ASSIGN_OR_RETURN(const int64_t n, store::AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const ledger::Allocation* live, LiveLocked(n));
   ledger::Allocation a = *live;
@@ -531,7 +531,7 @@ absl::StatusOr<ledger::Allocation> SqliteLedger::Finish(int64_t n, ledger::Alloc
 }
 
 absl::StatusOr<ledger::Allocation> SqliteLedger::ReleaseUnsealed(const std::string& id) {
-  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_ASSIGN_OR_RETURN(const int64_t n, store::AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   const ledger::Allocation* live = live_.Find(n);
   if (live == nullptr) return LoadFinished(n);
@@ -551,17 +551,17 @@ absl::StatusOr<ledger::Allocation> SqliteLedger::LoadFinished(int64_t n) {
                       db_->Prepare(absl::StrCat(kSelectAllocation, " WHERE id = ?1")));
   q.BindInt(1, n);
   TP_ASSIGN_OR_RETURN(bool row, q.Step());
-  if (!row) return ledger::UnknownAllocation(n);
+  if (!row) return store::UnknownAllocation(n);
   TP_ASSIGN_OR_RETURN(ledger::Allocation a, RowToAllocation(q));
   TP_RETURN_IF_ERROR(LoadParts(*db_, n, a));
   return a;
 }
 
 absl::StatusOr<ledger::Allocation> SqliteLedger::Get(const std::string& id) {
-  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_ASSIGN_OR_RETURN(const int64_t n, store::AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   ReclaimForRead();
-  if (const ledger::Allocation* live = live_.Find(n)) return ledger::AsOf(*live, clock_.Now());
+  if (const ledger::Allocation* live = live_.Find(n)) return store::AsOf(*live, clock_.Now());
   return LoadFinished(n);
 }
 
@@ -583,14 +583,14 @@ absl::StatusOr<ledger::Allocation> SqliteLedger::FindByRequestId(const std::stri
     return absl::NotFoundError(
         absl::StrCat("request_id: no allocation was reserved with '", request_id, "'"));
   }
-  if (const ledger::Allocation* live = live_.Find(*n)) return ledger::AsOf(*live, clock_.Now());
+  if (const ledger::Allocation* live = live_.Find(*n)) return store::AsOf(*live, clock_.Now());
   return LoadFinished(*n);
 }
 
 absl::StatusOr<ledger::Allocation> SqliteLedger::RenewUnsealed(const std::string& id,
                                                                absl::Duration ttl) {
-  TP_RETURN_IF_ERROR(ledger::CheckTtl(ttl));
-  TP_ASSIGN_OR_RETURN(const int64_t n, ledger::AllocationNumber(id));
+  TP_RETURN_IF_ERROR(store::CheckTtl(ttl));
+  TP_ASSIGN_OR_RETURN(const int64_t n, store::AllocationNumber(id));
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(const ledger::Allocation* live, LiveLocked(n));
   ledger::Allocation a = *live;
@@ -621,7 +621,7 @@ void SqliteLedger::ForEachLive(absl::FunctionRef<void(const ledger::Allocation&)
   ReclaimForRead();
   for (const auto& [n, a] : live_.records()) {
     // Past expiry but not yet recorded (the disk refused the write): not live any more.
-    if (ledger::AsOf(a, clock_.Now()).state == a.state) fn(a);
+    if (store::AsOf(a, clock_.Now()).state == a.state) fn(a);
   }
 }
 

@@ -33,9 +33,9 @@
 #include "scheduler/ledger/ack_watermark.h"
 #include "scheduler/ledger/allocation.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/ledger/ledger.h"
 #include "scheduler/ledger/live_allocations.h"
 #include "scheduler/state/occupancy.h"
+#include "store/ports/ledger.h"
 #include "store/sqlite/sqlite_db.h"
 #include "topology/model/fabric.h"
 
@@ -49,7 +49,7 @@ struct LedgerOptions {
   bool accept_loss = false;
 };
 
-class SqliteLedger final : public ledger::Ledger {
+class SqliteLedger final : public store::Ledger {
  public:
   // Opens (creating or migrating) the ledger tables in the database at `path` and rebuilds
   // the live allocations. GPUs of hosts that `fabric` no longer has are dropped from the
@@ -63,7 +63,7 @@ class SqliteLedger final : public ledger::Ledger {
                                                             const ledger::Clock& clock,
                                                             LedgerOptions options = {});
 
-  absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override;
+  absl::StatusOr<ledger::Allocation> Reserve(const store::ReserveRequest& request) override;
   absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& request_id) override;
   absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) override;
   absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
@@ -111,7 +111,7 @@ class SqliteLedger final : public ledger::Ledger {
   absl::Status SealOrRefuse(const std::string& path, const LedgerOptions& options)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The write methods without sealing; the public ones seal, then answer.
-  absl::StatusOr<ledger::Allocation> ReserveUnsealed(const ledger::ReserveRequest& request)
+  absl::StatusOr<ledger::Allocation> ReserveUnsealed(const store::ReserveRequest& request)
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<ledger::Allocation> CommitUnsealed(const std::string& id,
                                                     const std::string& external_id)

@@ -8,8 +8,8 @@ namespace topoplace::store {
 namespace {
 
 // The rows of a query selecting link, from_state, to_state, reason, at_unix_ms.
-absl::StatusOr<std::vector<telemetry::HealthEvent>> ReadHealthEvents(SqliteStatement& query) {
-  std::vector<telemetry::HealthEvent> events;
+absl::StatusOr<std::vector<store::HealthEvent>> ReadHealthEvents(SqliteStatement& query) {
+  std::vector<store::HealthEvent> events;
   while (true) {
     TP_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return events;
@@ -146,8 +146,7 @@ absl::Status TelemetryReportStore::AddHealthEvents(const std::vector<HealthEvent
                    });
 }
 
-absl::StatusOr<std::vector<TelemetryReportStore::HealthEvent>>
-TelemetryReportStore::LatestHealthEvents() {
+absl::StatusOr<std::vector<HealthEvent>> TelemetryReportStore::LatestHealthEvents() {
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(
       SqliteStatement query,
@@ -167,8 +166,7 @@ absl::Status TelemetryReportStore::AddCounterRates(const std::vector<CounterRate
                    });
 }
 
-absl::StatusOr<std::vector<TelemetryReportStore::HealthEvent>>
-TelemetryReportStore::RecentHealthEvents(int limit) {
+absl::StatusOr<std::vector<HealthEvent>> TelemetryReportStore::RecentHealthEvents(int limit) {
   absl::MutexLock lock(&mu_);
   TP_ASSIGN_OR_RETURN(SqliteStatement query,
                       db_->Prepare("SELECT link, from_state, to_state, reason, at_unix_ms"
@@ -177,8 +175,7 @@ TelemetryReportStore::RecentHealthEvents(int limit) {
   return ReadHealthEvents(query);
 }
 
-absl::StatusOr<std::vector<TelemetryReportStore::CounterRateRow>>
-TelemetryReportStore::LatestCounterRates(int limit) {
+absl::StatusOr<std::vector<CounterRateRow>> TelemetryReportStore::LatestCounterRates(int limit) {
   absl::MutexLock lock(&mu_);
   // SQLite takes the other columns of a MAX() aggregate from the row holding the maximum.
   TP_ASSIGN_OR_RETURN(

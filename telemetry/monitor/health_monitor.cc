@@ -15,7 +15,7 @@ constexpr absl::Duration kPruneEvery = absl::Minutes(1);
 
 }  // namespace
 
-HealthMonitor::HealthMonitor(FabricPtr fabric, HealthHistory* history, HealthSink on_health,
+HealthMonitor::HealthMonitor(FabricPtr fabric, store::HealthHistory* history, HealthSink on_health,
                              DaemonMetrics* metrics, HealthMonitorOptions options)
     : fabric_(fabric),
       history_(history),
@@ -32,11 +32,11 @@ HealthMonitor::HealthMonitor(FabricPtr fabric, HealthHistory* history, HealthSin
 HealthMonitor::~HealthMonitor() { Stop(); }
 
 absl::Status HealthMonitor::Restore() {
-  TP_ASSIGN_OR_RETURN(std::vector<HealthEvent> events, history_->LatestHealthEvents());
+  TP_ASSIGN_OR_RETURN(std::vector<store::HealthEvent> events, history_->LatestHealthEvents());
   std::vector<HealthChange> restored;
   {
     absl::MutexLock lock(&mu_);
-    for (const HealthEvent& e : events) {
+    for (const store::HealthEvent& e : events) {
       absl::StatusOr<LinkId> link = FindLink(*fabric_, e.link);
       std::optional<LinkVerdict> state = ParseLinkVerdict(e.to);
       if (!link.ok() || !state) continue;  // a link of an older fabric: nothing to restore
@@ -125,7 +125,7 @@ void HealthMonitor::ObserveNeighbors(const discovery::AgentReport& report, absl:
 
 absl::Status HealthMonitor::ObserveCounters(const std::vector<CounterSample>& batch,
                                             absl::Time now) {
-  std::vector<CounterRateRow> rates;
+  std::vector<store::CounterRateRow> rates;
   {
     absl::MutexLock lock(&mu_);
     absl::Status status = model_.ObserveCounters(batch, now);
@@ -162,7 +162,7 @@ absl::Status HealthMonitor::Tick(absl::Time now) {
     TP_RETURN_IF_ERROR(history_->Prune(absl::ToUnixMillis(now - options_.retention)).status());
   }
   if (changes.empty()) return history_->RetryUnwritten();
-  std::vector<HealthEvent> events;
+  std::vector<store::HealthEvent> events;
   for (const HealthChange& c : changes) {
     events.push_back({c.link_name, std::string(LinkVerdictName(c.from)),
                       std::string(LinkVerdictName(c.to)), c.reason, absl::ToUnixMillis(c.at)});

@@ -27,9 +27,9 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "scheduler/state/health.h"
+#include "store/ports/health_history.h"
 #include "telemetry/health/fabric_health_model.h"
 #include "telemetry/metrics/daemon_metrics.h"
-#include "telemetry/monitor/health_history.h"
 #include "topology/discovery/agent_report.h"
 
 namespace topoplace::telemetry {
@@ -53,7 +53,7 @@ class HealthMonitor {
   using HealthSink = std::function<void(const sched::FabricHealth&)>;
 
   // `history` and `metrics` must outlive the monitor; `metrics` may be null.
-  HealthMonitor(FabricPtr fabric, HealthHistory* history, HealthSink on_health,
+  HealthMonitor(FabricPtr fabric, store::HealthHistory* history, HealthSink on_health,
                 DaemonMetrics* metrics, HealthMonitorOptions options);
   ~HealthMonitor();
 
@@ -95,7 +95,7 @@ class HealthMonitor {
   void RunTicks();
 
   const FabricPtr fabric_;
-  HealthHistory* const history_;
+  store::HealthHistory* const history_;
   const HealthSink on_health_;
   DaemonMetrics* const metrics_;
   const HealthMonitorOptions options_;

@@ -1,10 +1,10 @@
-// The specification every allocation ledger backend meets (scheduler/ledger/ledger.h), as
+// The specification every allocation ledger backend meets (store/ports/ledger.h), as
 // one typed test suite: each backend's test instantiates it with a fixture type that opens
 // its ledger, so the SQLite ledger and the etcd ledger are held to the same tests.
 //
 //   struct SqliteBackend {
 //     static absl::Status Available();                       // OK, or why to skip
-//     std::unique_ptr<Ledger> Open(FabricPtr, const Clock&);  // same store, fresh process
+//     std::unique_ptr<store::Ledger> Open(FabricPtr, const Clock&);  // same store, fresh process
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, LedgerContract, SqliteBackend);
 //
@@ -21,7 +21,7 @@
 
 #include "gtest/gtest.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/ledger/ledger.h"
+#include "store/ports/ledger.h"
 #include "tests/testing/fabrics.h"
 #include "topology/generate/reference_fabrics.h"
 
@@ -34,7 +34,8 @@ inline std::vector<GpuId> Gpus(GpuId first, int count) {
   return out;
 }
 
-inline ReserveRequest Request(std::vector<GpuId> gpus, absl::Duration ttl = absl::Seconds(30)) {
+inline store::ReserveRequest Request(std::vector<GpuId> gpus,
+                                     absl::Duration ttl = absl::Seconds(30)) {
   return {.gpus = std::move(gpus),
           .job_spec = "tp=8",
           .policy = "topoplace",
@@ -59,8 +60,8 @@ class LedgerContract : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<Ledger> OpenLedger() {
-    std::unique_ptr<Ledger> ledger = backend_.Open(fabric_, clock_);
+  std::unique_ptr<store::Ledger> OpenLedger() {
+    std::unique_ptr<store::Ledger> ledger = backend_.Open(fabric_, clock_);
     EXPECT_NE(ledger, nullptr);
     return ledger;
   }
@@ -124,7 +125,7 @@ TYPED_TEST_P(LedgerContract, Ledger_AReserveReleasingItsVictimsIsOneChange) {
   ASSERT_TRUE(bystander.ok()) << bystander.status();
 
   // GPUs 4..11: the victim's 4..7 are free for it, the bystander's 8..11 are not.
-  ReserveRequest too_wide = Request(Gpus(4, 8));
+  store::ReserveRequest too_wide = Request(Gpus(4, 8));
   too_wide.releasing = {victim->id};
   auto refused = ledger->Reserve(too_wide);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kAborted) << refused.status();
@@ -134,7 +135,7 @@ TYPED_TEST_P(LedgerContract, Ledger_AReserveReleasingItsVictimsIsOneChange) {
   EXPECT_EQ(ledger->GetByExternalId("k8s:ml/low")->id, victim->id);
   EXPECT_EQ(ledger->held_gpus(), 12);
 
-  ReserveRequest preempting = Request(Gpus(0, 8));
+  store::ReserveRequest preempting = Request(Gpus(0, 8));
   preempting.releasing = {victim->id, "alloc-999"};  // one never live: passed over
   auto held = ledger->Reserve(preempting);
   ASSERT_TRUE(held.ok()) << held.status();
@@ -150,7 +151,7 @@ TYPED_TEST_P(LedgerContract, Ledger_AReserveReleasingItsVictimsIsOneChange) {
   EXPECT_EQ(ledger->Get(held->id)->state, AllocationState::kReserved);
   EXPECT_EQ(ledger->held_gpus(), 12);
 
-  ReserveRequest bad = Request(Gpus(12, 1));
+  store::ReserveRequest bad = Request(Gpus(12, 1));
   bad.releasing = {"not-an-id"};
   EXPECT_EQ(ledger->Reserve(bad).status().code(), absl::StatusCode::kInvalidArgument);
 }
@@ -271,13 +272,13 @@ TYPED_TEST_P(LedgerContract, Ledger_RequestIdIsUsedOnceAndFoundAgainAfterRestart
   std::string id;
   {
     auto ledger = this->OpenLedger();
-    ReserveRequest first = Request(Gpus(0, 8));
+    store::ReserveRequest first = Request(Gpus(0, 8));
     first.request_id = "job-42/try-1";
     auto a = ledger->Reserve(first);
     ASSERT_TRUE(a.ok()) << a.status();
     id = a->id;
     EXPECT_EQ(a->request_id, "job-42/try-1");
-    ReserveRequest again = Request(Gpus(8, 8));  // a retry would place somewhere else
+    store::ReserveRequest again = Request(Gpus(8, 8));  // a retry would place somewhere else
     again.request_id = "job-42/try-1";
     auto retry = ledger->Reserve(again);
     EXPECT_EQ(retry.status().code(), absl::StatusCode::kAlreadyExists) << retry.status();
@@ -297,7 +298,7 @@ TYPED_TEST_P(LedgerContract, Ledger_RequestIdIsUsedOnceAndFoundAgainAfterRestart
 
 TYPED_TEST_P(LedgerContract, Ledger_RequestIdOfAFinishedAllocationStillFindsIt) {
   auto ledger = this->OpenLedger();
-  ReserveRequest request = Request(Gpus(0, 8), absl::Seconds(10));
+  store::ReserveRequest request = Request(Gpus(0, 8), absl::Seconds(10));
   request.request_id = "k";
   std::string id = ledger->Reserve(request)->id;
   this->clock_.Advance(absl::Seconds(11));
@@ -354,7 +355,7 @@ TYPED_TEST_P(LedgerContract, Ledger_UplinkOfferIsKeptWithTheAllocationAsGiven) {
   std::string id;
   {
     auto ledger = this->OpenLedger();
-    ReserveRequest request = Request(Gpus(0, 8));
+    store::ReserveRequest request = Request(Gpus(0, 8));
     request.uplink_offer = offer;
     auto a = ledger->Reserve(request);
     ASSERT_TRUE(a.ok()) << a.status();

@@ -14,9 +14,9 @@
 #include "absl/status/statusor.h"
 #include "api/server/config/server_config.h"
 #include "scheduler/ledger/clock.h"
-#include "scheduler/ledger/ledger.h"
 #include "store/etcd/etcd_client.h"
 #include "store/etcd/leader_election.h"
+#include "store/ports/ledger.h"
 #include "store/sqlite/sqlite_db.h"
 
 namespace topoplace::server {
@@ -25,7 +25,7 @@ struct LedgerBackend {
   // Declared in the order they are built, so they are destroyed ledger first.
   std::unique_ptr<store::EtcdClient> etcd;          // etcd only
   std::unique_ptr<store::LeaderElection> election;  // etcd only
-  std::unique_ptr<ledger::Ledger> ledger;
+  std::unique_ptr<store::Ledger> ledger;
 
   // With etcd, starts campaigning as `advertise` (or the listen host with `port`); a no-op
   // for SQLite.

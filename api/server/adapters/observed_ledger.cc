@@ -8,7 +8,7 @@ absl::StatusOr<ledger::Allocation> ObservedLedger::Changed(
   return result;
 }
 
-absl::StatusOr<ledger::Allocation> ObservedLedger::Reserve(const ledger::ReserveRequest& request) {
+absl::StatusOr<ledger::Allocation> ObservedLedger::Reserve(const store::ReserveRequest& request) {
   return Changed(inner().Reserve(request));
 }
 

@@ -17,16 +17,16 @@
 #include <string>
 #include <utility>
 
-#include "scheduler/ledger/forwarding_ledger.h"
+#include "store/ports/forwarding_ledger.h"
 
 namespace topoplace::server {
 
-class ObservedLedger final : public ledger::ForwardingLedger {
+class ObservedLedger final : public store::ForwardingLedger {
  public:
-  ObservedLedger(ledger::Ledger& inner, std::function<void()> on_change)
+  ObservedLedger(store::Ledger& inner, std::function<void()> on_change)
       : ForwardingLedger(inner), on_change_(std::move(on_change)) {}
 
-  absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override;
+  absl::StatusOr<ledger::Allocation> Reserve(const store::ReserveRequest& request) override;
   absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) override;
   absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
                                             const std::string& external_id) override;

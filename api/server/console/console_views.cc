@@ -96,7 +96,7 @@ std::string Dump(const json& document) {
   return document.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-json EventJson(const telemetry::HealthEvent& e) {
+json EventJson(const store::HealthEvent& e) {
   return {{"link", e.link},
           {"from", e.from},
           {"to", e.to},
@@ -272,10 +272,10 @@ absl::StatusOr<std::string> JobJson(const ServiceContext& context, absl::string_
   // The path view, with each link's recent events.
   const telemetry::JobPath path =
       telemetry::PathOfGpus(fabric, GpusOfAllocation(fabric, allocation));
-  absl::flat_hash_map<std::string, std::vector<telemetry::HealthEvent>> events_by_link;
-  TP_ASSIGN_OR_RETURN(std::vector<telemetry::HealthEvent> recent,
+  absl::flat_hash_map<std::string, std::vector<store::HealthEvent>> events_by_link;
+  TP_ASSIGN_OR_RETURN(std::vector<store::HealthEvent> recent,
                       context.telemetry->RecentHealthEvents(kTimelineEvents));
-  for (telemetry::HealthEvent& e : recent) events_by_link[e.link].push_back(std::move(e));
+  for (store::HealthEvent& e : recent) events_by_link[e.link].push_back(std::move(e));
   json links = json::array();
   for (LinkId l : path.links) {
     json link = LinkJson(fabric, l, health);
@@ -286,7 +286,7 @@ absl::StatusOr<std::string> JobJson(const ServiceContext& context, absl::string_
     if (auto it = link_bytes.find(name); it != link_bytes.end()) link["plan_bytes"] = it->second;
     json events = json::array();
     if (auto it = events_by_link.find(name); it != events_by_link.end()) {
-      for (const telemetry::HealthEvent& e : it->second) events.push_back(EventJson(e));
+      for (const store::HealthEvent& e : it->second) events.push_back(EventJson(e));
     }
     link["events"] = std::move(events);
     links.push_back(std::move(link));
@@ -340,13 +340,13 @@ absl::StatusOr<std::string> LinksJson(const ServiceContext& context, absl::Time 
     links.push_back(std::move(link));
   }
   json timeline = json::array();
-  TP_ASSIGN_OR_RETURN(std::vector<telemetry::HealthEvent> events,
+  TP_ASSIGN_OR_RETURN(std::vector<store::HealthEvent> events,
                       context.telemetry->RecentHealthEvents(kTimelineEvents));
-  for (const telemetry::HealthEvent& e : events) timeline.push_back(EventJson(e));
+  for (const store::HealthEvent& e : events) timeline.push_back(EventJson(e));
   json rates = json::array();
-  TP_ASSIGN_OR_RETURN(std::vector<telemetry::CounterRateRow> rows,
+  TP_ASSIGN_OR_RETURN(std::vector<store::CounterRateRow> rows,
                       context.telemetry->LatestCounterRates(kCounterRows));
-  for (const telemetry::CounterRateRow& r : rows) {
+  for (const store::CounterRateRow& r : rows) {
     rates.push_back({{"endpoint", r.endpoint},
                      {"counter", r.counter},
                      {"per_second", r.per_second},

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/server/guards/request_limits.h"
 #include "base/status_macros.h"
-#include "store/host_report_store.h"
+#include "store/ports/host_report_store.h"
 
 namespace topoplace::server {
 namespace {

@@ -15,7 +15,7 @@ absl::Status CheckUserTtl(const UserLimits& limits, absl::Duration ttl) {
 }
 
 absl::Status CheckUserReserve(const UserLimits& limits, uint32_t uid, int64_t priority,
-                              int64_t gpus, absl::Duration ttl, ledger::Ledger& ledger) {
+                              int64_t gpus, absl::Duration ttl, store::Ledger& ledger) {
   if (priority > limits.max_priority) {
     return absl::PermissionDeniedError(absl::StrCat(
         "job_spec: priority=", priority, " is above what a Slurm user may ask (",

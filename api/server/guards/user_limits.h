@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "scheduler/ledger/ledger.h"
+#include "store/ports/ledger.h"
 
 namespace topoplace::server {
 
@@ -26,7 +26,7 @@ struct UserLimits {
 // it holds now in `ledger` (those made with its submit key and not yet committed).
 // PermissionDenied naming the limit, its configuration key and what was asked otherwise.
 absl::Status CheckUserReserve(const UserLimits& limits, uint32_t uid, int64_t priority,
-                              int64_t gpus, absl::Duration ttl, ledger::Ledger& ledger);
+                              int64_t gpus, absl::Duration ttl, store::Ledger& ledger);
 // OK if a Renew for `ttl` is within max_ttl; PermissionDenied otherwise.
 absl::Status CheckUserTtl(const UserLimits& limits, absl::Duration ttl);
 

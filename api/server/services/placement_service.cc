@@ -196,9 +196,9 @@ absl::Status PlacementService::DoReserve(const Caller& caller, const v1::Reserve
 }
 
 absl::StatusOr<absl::Duration> PlacementService::ParseTtl(int64_t ttl_seconds) const {
-  if (ttl_seconds < 0 || absl::Seconds(ttl_seconds) > ledger::kMaxReservationTtl) {
+  if (ttl_seconds < 0 || absl::Seconds(ttl_seconds) > store::kMaxReservationTtl) {
     return absl::InvalidArgumentError(absl::StrCat("ttl_seconds: expected 0 (the default) up to ",
-                                                   absl::ToInt64Seconds(ledger::kMaxReservationTtl),
+                                                   absl::ToInt64Seconds(store::kMaxReservationTtl),
                                                    ", got ", ttl_seconds));
   }
   return ttl_seconds == 0 ? context_.default_ttl : absl::Seconds(ttl_seconds);

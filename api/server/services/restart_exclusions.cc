@@ -9,7 +9,7 @@
 
 namespace topoplace::server {
 
-absl::Status ExcludeWhatFailed(const Fabric& fabric, ledger::Ledger& ledger,
+absl::Status ExcludeWhatFailed(const Fabric& fabric, store::Ledger& ledger,
                                const telemetry::HealthMonitor* health, sched::JobSpec& job) {
   if (job.replace_on_restart.empty()) return absl::OkStatus();
   absl::StatusOr<ledger::Allocation> old = ledger.Get(job.replace_on_restart);

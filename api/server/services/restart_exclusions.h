@@ -15,7 +15,7 @@
 
 #include "absl/status/status.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/ledger/ledger.h"
+#include "store/ports/ledger.h"
 #include "telemetry/monitor/health_monitor.h"
 #include "topology/model/fabric.h"
 
@@ -24,7 +24,7 @@ namespace topoplace::server {
 // No-op when job.replace_on_restart is empty. `health` may be null (no link health: only
 // hosts the engine already knows to be unusable stay out). InvalidArgument naming
 // replace_on_restart when the ledger has no such allocation; the ledger's error otherwise.
-absl::Status ExcludeWhatFailed(const Fabric& fabric, ledger::Ledger& ledger,
+absl::Status ExcludeWhatFailed(const Fabric& fabric, store::Ledger& ledger,
                                const telemetry::HealthMonitor* health, sched::JobSpec& job);
 
 }  // namespace topoplace::server

@@ -24,11 +24,11 @@
 #include "api/server/guards/report_budget.h"
 #include "api/server/guards/user_limits.h"
 #include "client/rpc_status.h"
-#include "scheduler/ledger/ledger.h"
 #include "scheduler/load/held_uplink_load.h"
 #include "scheduler/placement/engine.h"
-#include "store/host_report_store.h"
-#include "store/sqlite/telemetry_report_store.h"
+#include "store/ports/host_report_store.h"
+#include "store/ports/ledger.h"
+#include "store/ports/telemetry_reports.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::telemetry {
@@ -46,8 +46,8 @@ struct ServiceContext {
   // The current engine; telemetry swaps in one built with new link health
   // (api/server/adapters/engine_holder.h). `engine->Place(...)` places on the current one.
   std::unique_ptr<EngineHolder> engine;
-  ledger::Ledger* ledger = nullptr;
-  store::TelemetryReportStore* telemetry = nullptr;
+  store::Ledger* ledger = nullptr;
+  store::TelemetryReports* telemetry = nullptr;
   store::HostReportStore* host_reports = nullptr;  // agents' latest host reports
   HealthMonitor* health = nullptr;  // link health (telemetry/monitor/health_monitor.h)
   Authorizer authorizer;

@@ -11,7 +11,7 @@
 #include "api/server/guards/request_limits.h"
 #include "api/server/services/topology_service.h"
 #include "base/status_macros.h"
-#include "store/host_report_store.h"
+#include "store/ports/host_report_store.h"
 #include "telemetry/monitor/health_monitor.h"
 #include "topology/discovery/agent_report.h"
 

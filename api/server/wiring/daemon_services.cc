@@ -13,7 +13,7 @@ namespace topoplace::server {
 namespace {
 
 // What /metrics reads of the ledger on every scrape.
-telemetry::LedgerGauges ReadLedgerGauges(ledger::Ledger& ledger) {
+telemetry::LedgerGauges ReadLedgerGauges(store::Ledger& ledger) {
   telemetry::LedgerGauges gauges;
   gauges.allocations = {{"reserved", 0}, {"committed", 0}};
   ledger.ForEachLive([&](const ledger::Allocation& a) {
@@ -22,7 +22,7 @@ telemetry::LedgerGauges ReadLedgerGauges(ledger::Ledger& ledger) {
   gauges.writable = ledger.WriteState().ok();
   gauges.leading = ledger.MayWrite().ok();
   gauges.expired_reservations = ledger.expired_reservations();
-  if (std::optional<ledger::Ledger::StoreUsage> usage = ledger.store_usage()) {
+  if (std::optional<store::Ledger::StoreUsage> usage = ledger.store_usage()) {
     gauges.store_bytes = usage->bytes;
     gauges.store_quota_bytes = usage->quota_bytes;
   }

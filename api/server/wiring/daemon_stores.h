@@ -20,10 +20,10 @@
 #include "api/server/adapters/ledger_backend.h"
 #include "api/server/config/server_config.h"
 #include "scheduler/ledger/clock.h"
-#include "store/host_report_store.h"
+#include "store/ports/health_history.h"
+#include "store/ports/host_report_store.h"
 #include "store/sqlite/exclusive_lock.h"
 #include "store/sqlite/telemetry_report_store.h"
-#include "telemetry/monitor/health_history.h"
 #include "topology/model/fabric.h"
 
 namespace topoplace::server {
@@ -35,11 +35,11 @@ struct DaemonStores {
   LedgerBackend backend;
   std::unique_ptr<store::TelemetryReportStore> telemetry;
   std::unique_ptr<store::HostReportStore> host_reports;
-  std::unique_ptr<telemetry::HealthHistory> shared_health;  // etcd only
+  std::unique_ptr<store::HealthHistory> shared_health;  // etcd only
 
-  ledger::Ledger& ledger() const { return *backend.ledger; }
+  store::Ledger& ledger() const { return *backend.ledger; }
   // Where link health is kept: shared through etcd, or the telemetry store.
-  telemetry::HealthHistory& health_history() const {
+  store::HealthHistory& health_history() const {
     return shared_health != nullptr ? *shared_health : *telemetry;
   }
 };

@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "scheduler/ledger/ledger_rules.h"
 #include "store/etcd/allocation_record.h"
 #include "store/etcd/etcd_health_history.h"
 #include "store/etcd/etcd_host_report_store.h"
 #include "store/etcd/leader_election.h"
+#include "store/ports/ledger_rules.h"
 #include "store/sqlite/telemetry_report_store.h"
 #include "tests/integration/etcd/believed_fence.h"
 #include "tests/integration/etcd/etcd_cluster.h"
@@ -103,14 +103,14 @@ class EtcdBackend {
     return absl::OkStatus();
   }
 
-  std::unique_ptr<ledger::Ledger> Open(FabricPtr fabric, const ledger::Clock& clock) {
+  std::unique_ptr<store::Ledger> Open(FabricPtr fabric, const ledger::Clock& clock) {
     if (!replicas_.empty()) replicas_.back().election->Resign();
     absl::StatusOr<Replica> r =
         StartReplica(prefix_, absl::StrCat("replica-", replicas_.size()), fabric, clock);
     EXPECT_TRUE(r.ok()) << r.status();
     if (!r.ok()) return nullptr;
     EXPECT_TRUE(Eventually([&] { return r->election->leading(); }));
-    std::unique_ptr<ledger::Ledger> ledger = std::move(r->ledger);
+    std::unique_ptr<store::Ledger> ledger = std::move(r->ledger);
     replicas_.push_back(*std::move(r));
     return ledger;
   }
@@ -336,7 +336,7 @@ TEST_F(EtcdLedgerTest, EtcdLedger_AFollowerAppliesEveryChangeOfOneRevision) {
 
   etcdserverpb::TxnRequest txn;
   for (const int n : {1000, 1001}) {
-    auto record = ledger::NewReservation(*fabric_, Request(Gpus((n - 1000) * 8, 8)), clock_.Now());
+    auto record = store::NewReservation(*fabric_, Request(Gpus((n - 1000) * 8, 8)), clock_.Now());
     ASSERT_TRUE(record.ok()) << record.status();
     record->id = ledger::FormatAllocationId(n);
     etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
@@ -377,7 +377,7 @@ TEST_F(EtcdLedgerTest, EtcdLedger_FollowersSeeEveryChangeOfABurst) {
     });
   }
   for (std::thread& t : threads) t.join();
-  const auto live = [](ledger::Ledger& l) {
+  const auto live = [](store::Ledger& l) {
     std::map<std::string, ledger::AllocationState> ids;
     l.ForEachLive([&](const ledger::Allocation& x) { ids[x.id] = x.state; });
     return ids;
@@ -445,7 +445,7 @@ TEST_F(EtcdLedgerTest, EtcdLedger_FinishedRecordsAreBoundedByCountAndAge) {
   std::string newest;
   for (int round = 0; round < 5; ++round) {
     for (int i = 0; i < 40; ++i) {
-      ledger::ReserveRequest request = Request(Gpus(0, 8));
+      store::ReserveRequest request = Request(Gpus(0, 8));
       request.request_id = absl::StrCat("job-", round, "-", i);
       auto a = r.ledger->Reserve(request);
       ASSERT_TRUE(a.ok()) << a.status();
@@ -468,7 +468,7 @@ TEST_F(EtcdLedgerTest, EtcdLedger_FinishedRecordsAreBoundedByCountAndAge) {
   ASSERT_TRUE(r.ledger->ProbeWrites().ok());
   EXPECT_EQ(keys("done"), 1u);
   // etcd's size against its quota, for the alert.
-  std::optional<ledger::Ledger::StoreUsage> usage = r.ledger->store_usage();
+  std::optional<store::Ledger::StoreUsage> usage = r.ledger->store_usage();
   ASSERT_TRUE(usage.has_value());
   EXPECT_GT(usage->bytes, 0);
   EXPECT_EQ(usage->quota_bytes, int64_t{2} << 30);
@@ -479,7 +479,7 @@ TEST_F(EtcdLedgerTest, EtcdLedger_FinishedRecordsAreBoundedByCountAndAge) {
   ASSERT_TRUE(Eventually([&] { return next.election->leading(); }));
   auto after = next.ledger->Reserve(Request(Gpus(0, 8)));
   ASSERT_TRUE(after.ok()) << after.status();
-  EXPECT_GT(*ledger::AllocationNumber(after->id), *ledger::AllocationNumber(newest));
+  EXPECT_GT(*store::AllocationNumber(after->id), *store::AllocationNumber(newest));
 }
 
 // Hardening finding 3: nothing compacted etcd, so its history grew with every change
@@ -550,7 +550,7 @@ TEST_F(EtcdLedgerTest, EtcdLedger_AJobOfAnySizeIsOneSmallChangeOnEtcdsDefaults) 
   ASSERT_TRUE(started.ok()) << started.status();
   Replica& r = *started;
   ASSERT_TRUE(Eventually([&] { return r.election->leading(); }));
-  ledger::ReserveRequest request = Request(Gpus(0, 160));
+  store::ReserveRequest request = Request(Gpus(0, 160));
   request.plan_json = absl::StrCat("{\"ranks\": [", std::string(2'000'000, ' '), "]}");
   auto a = r.ledger->Reserve(request);
   ASSERT_TRUE(a.ok()) << a.status();
@@ -579,7 +579,7 @@ TEST_F(EtcdLedgerTest, EtcdLedger_AChangeLargerThanEtcdTakesIsRefusedBeforeWriti
   ASSERT_TRUE(started.ok()) << started.status();
   Replica& r = *started;
   ASSERT_TRUE(Eventually([&] { return r.election->leading(); }));
-  ledger::ReserveRequest request = Request(Gpus(0, 8));
+  store::ReserveRequest request = Request(Gpus(0, 8));
   request.plan_json = HardToDeflatePlan(300'000);
   auto refused = r.ledger->Reserve(request);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
@@ -606,7 +606,7 @@ TEST_F(EtcdLedgerTest, EtcdLedger_AnAllocationStoredUnderALargerLimitExpiresAfte
     absl::StatusOr<Replica> r = StartReplica(prefix_, "a", fabric_, clock_, {}, etcd.endpoints());
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_TRUE(Eventually([&] { return r->election->leading(); }));
-    ledger::ReserveRequest request = Request(Gpus(0, 8), absl::Seconds(30));
+    store::ReserveRequest request = Request(Gpus(0, 8), absl::Seconds(30));
     request.plan_json = HardToDeflatePlan(300'000);
     auto a = r->ledger->Reserve(request);
     ASSERT_TRUE(a.ok()) << a.status();
@@ -698,8 +698,8 @@ TEST_F(EtcdLedgerTest, EtcdHealthHistory_TheLeaderWritesLinkStatesEveryReplicaRe
   store::EtcdHealthHistory leader(*a.client, *a.election, prefix_, **local_a);
   store::EtcdHealthHistory follower(*b.client, *b.election, prefix_, **local_b);
 
-  std::vector<telemetry::HealthEvent> batch = {{"x--l0", "healthy", "degraded", "slow", 1},
-                                               {"x--l0", "degraded", "down", "dead", 2}};
+  std::vector<store::HealthEvent> batch = {{"x--l0", "healthy", "degraded", "slow", 1},
+                                           {"x--l0", "degraded", "down", "dead", 2}};
   for (int i = 1; i <= 2 * store::EtcdHealthHistory::kLinksPerTxn + 50; ++i) {
     batch.push_back({absl::StrCat("x--l", i), "healthy", "down", "switch lost\nline two", 3});
   }
@@ -707,8 +707,8 @@ TEST_F(EtcdLedgerTest, EtcdHealthHistory_TheLeaderWritesLinkStatesEveryReplicaRe
   auto read = follower.LatestHealthEvents();
   ASSERT_TRUE(read.ok()) << read.status();
   ASSERT_EQ(read->size(), batch.size() - 1);
-  std::map<std::string, telemetry::HealthEvent> by_link;
-  for (const telemetry::HealthEvent& e : *read) by_link[e.link] = e;
+  std::map<std::string, store::HealthEvent> by_link;
+  for (const store::HealthEvent& e : *read) by_link[e.link] = e;
   EXPECT_EQ(by_link["x--l0"].from, "degraded");
   EXPECT_EQ(by_link["x--l0"].to, "down");
   EXPECT_EQ(by_link["x--l0"].at_unix_ms, 2);
@@ -781,7 +781,7 @@ TEST_F(EtcdLedgerTest, EtcdLedger_ItsSizeStaysBoundedUnderALongReserveReleaseLoa
   const std::string plan = HardToDeflatePlan(2048);
   const auto cycles = [&](int n) {
     for (int i = 0; i < n; ++i) {
-      ledger::ReserveRequest request = Request(Gpus(0, 8));
+      store::ReserveRequest request = Request(Gpus(0, 8));
       request.plan_json = plan;
       auto a = r.ledger->Reserve(request);
       ASSERT_TRUE(a.ok()) << a.status();

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "store/host_report_store.h"
+#include "store/ports/host_report_store.h"
 
 namespace topoplace::testing {
 

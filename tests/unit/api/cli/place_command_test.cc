@@ -238,7 +238,7 @@ TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlan
   {
     auto ledger = store::SqliteLedger::Open(db, fabric, ledger::RealClock());
     ASSERT_TRUE(ledger.ok()) << ledger.status();
-    ledger::ReserveRequest reserve;
+    store::ReserveRequest reserve;
     for (HostId h : held) {
       for (GpuId g : fabric->hosts()[h].gpus) reserve.gpus.push_back(g);
     }
@@ -250,7 +250,7 @@ TEST(PlaceCommand, LedgerCopyPlacesAroundItsAllocationsAndTheUplinkLoadTheirPlan
     reserve.job_spec = "tp=2,pp=1,dp=3,gpus_per_node=2";
     reserve.policy = "topoplace";
     reserve.plan_json = "{\n  \"schema\": \"topoplace.plan/v1\"\n}";
-    reserve.ttl = ledger::kMaxReservationTtl;
+    reserve.ttl = store::kMaxReservationTtl;
     auto allocation = (*ledger)->Reserve(reserve);
     ASSERT_TRUE(allocation.ok()) << allocation.status();
   }
@@ -299,7 +299,7 @@ TEST(PlaceCommand, MayPreemptNamesTheLowerPriorityAllocationFromALedgerCopy) {
     auto ledger = store::SqliteLedger::Open(db, fabric, ledger::RealClock());
     ASSERT_TRUE(ledger.ok()) << ledger.status();
     for (int b : {0, 1}) {
-      ledger::ReserveRequest reserve;
+      store::ReserveRequest reserve;
       for (int i = 0; i < 3; ++i) {
         for (GpuId g : fabric->hosts()[fabric->blocks()[b].hosts[i]].gpus)
           reserve.gpus.push_back(g);
@@ -307,7 +307,7 @@ TEST(PlaceCommand, MayPreemptNamesTheLowerPriorityAllocationFromALedgerCopy) {
       reserve.job_spec = b == 0 ? "tp=2,pp=1,dp=3,gpus_per_node=2,priority=1"
                                 : "tp=2,pp=1,dp=3,gpus_per_node=2,priority=50";
       reserve.policy = "topoplace";
-      reserve.ttl = ledger::kMaxReservationTtl;
+      reserve.ttl = store::kMaxReservationTtl;
       auto allocation = (*ledger)->Reserve(reserve);
       ASSERT_TRUE(allocation.ok()) << allocation.status();
       if (b == 0) low_id = allocation->id;

@@ -50,7 +50,7 @@ TEST(CurrentUplinkLoad, TheLedgersOwnLoadJoinsTheFile) {
   ASSERT_TRUE(ledger.ok()) << ledger.status();
   // One allocation whose stored offer loads the uplinks of block 0's first leaf.
   HeldUplinkLoad held(*fabric);
-  ledger::ReserveRequest reserve;
+  store::ReserveRequest reserve;
   reserve.gpus = {*fabric->FindGpu(fabric->hosts()[0].name, 0)};
   const SwitchId leaf = fabric->blocks()[0].leaves[0];
   reserve.uplink_offer = {{fabric->switches()[leaf].name, 50e9}};

@@ -33,7 +33,7 @@ TEST(HeldUplinkLoad, CountsEachLiveAllocationsStoredOfferUntilItIsReleased) {
   absl::StatusOr<PlacementPlan> plan = PlacementEngine(fabric).Place(request, Occupancy(*fabric));
   ASSERT_TRUE(plan.ok()) << plan.status();
   HeldUplinkLoad held(*fabric);
-  ledger::ReserveRequest reserve;
+  store::ReserveRequest reserve;
   for (const RankSlot& slot : plan->ranks) reserve.gpus.push_back(slot.gpu);
   reserve.job_spec = FormatJobSpec(request.job);
   reserve.plan_json = "{}";
@@ -65,7 +65,7 @@ TEST(HeldUplinkLoad, CountsAnOfferStillInsideAnOlderPlansJson) {
   auto ledger = store::SqliteLedger::Open(dir.File("ledger.db"), fabric, ledger::RealClock());
   ASSERT_TRUE(ledger.ok()) << ledger.status();
   const SwitchId leaf = fabric->blocks()[0].leaves[0];
-  ledger::ReserveRequest reserve;
+  store::ReserveRequest reserve;
   for (GpuId g : fabric->hosts()[0].gpus) reserve.gpus.push_back(g);
   reserve.job_spec = "tp=8";
   reserve.plan_json =

@@ -16,7 +16,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "scheduler/job/job_spec.h"
-#include "scheduler/ledger/forwarding_ledger.h"
+#include "store/ports/forwarding_ledger.h"
 #include "tests/unit/scheduler/reserve/use_case_test_base.h"
 
 namespace topoplace::sched {
@@ -71,10 +71,10 @@ TEST_F(ReserverTest, ARepeatedRequestIdIsAnsweredFromTheLedger) {
 
 // A concurrent Reserve that takes the chosen GPUs between placing and recording, for the
 // first `races` placements through `port`.
-void RaceAfterPlacing(TestPlacementPort& port, ledger::Ledger* ledger, int races, int* placed) {
+void RaceAfterPlacing(TestPlacementPort& port, store::Ledger* ledger, int races, int* placed) {
   port.after_place = [=](const absl::StatusOr<PlacementPlan>& plan) {
     if (plan.ok() && (*placed)++ < races) {
-      ledger::ReserveRequest thief;
+      store::ReserveRequest thief;
       for (const RankSlot& slot : plan->ranks) thief.gpus.push_back(slot.gpu);
       thief.job_spec = "tp=1";
       EXPECT_TRUE(ledger->Reserve(thief).ok());
@@ -103,12 +103,11 @@ TEST_F(ReserverTest, GivesUpWithAbortedAfterKAttemptsLostRaces) {
 
 // A ledger whose Reserve waits until `callers` Reserves have come (at most 30 s), so that
 // they all write at once, and counts the lost races (ABORTED) it answers.
-class GatedLedger final : public ledger::ForwardingLedger {
+class GatedLedger final : public store::ForwardingLedger {
  public:
-  GatedLedger(ledger::Ledger& inner, int callers)
-      : ForwardingLedger(inner), waiting_for_(callers) {}
+  GatedLedger(store::Ledger& inner, int callers) : ForwardingLedger(inner), waiting_for_(callers) {}
 
-  absl::StatusOr<ledger::Allocation> Reserve(const ledger::ReserveRequest& request) override {
+  absl::StatusOr<ledger::Allocation> Reserve(const store::ReserveRequest& request) override {
     {
       absl::MutexLock lock(&mu_);
       --waiting_for_;

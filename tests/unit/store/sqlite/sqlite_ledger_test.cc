@@ -77,14 +77,14 @@ TEST_F(LedgerTest, Ledger_SchemaStepMovesOffersOutOfOlderPlans) {
   std::string id;
   {
     auto ledger = OpenLedger();
-    ReserveRequest request = Request(Gpus(0, 8));
+    store::ReserveRequest request = Request(Gpus(0, 8));
     request.plan_json =
         "{\"schema\": \"topoplace.plan/v1\", \"uplink_offer\": [{\"switch\": \"leaf-a\", "
         "\"bytes_per_second\": 2.5e9}, {\"switch\": 7}, \"leaf-c\", 12, {\"switch\": \"leaf-d\"}, "
         "{\"switch\": \"leaf-b\", "
         "\"bytes_per_second\": 40000000000}]}";
     id = ledger->Reserve(request)->id;
-    ReserveRequest plain = Request(Gpus(8, 8));
+    store::ReserveRequest plain = Request(Gpus(8, 8));
     plain.plan_json = "not json";
     ASSERT_TRUE(ledger->Reserve(plain).ok());
   }

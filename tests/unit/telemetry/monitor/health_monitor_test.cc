@@ -13,18 +13,18 @@ namespace {
 const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
 
 // The monitor's history in memory, as the daemon's SQLite store keeps it.
-class MemoryHistory final : public HealthHistory {
+class MemoryHistory final : public store::HealthHistory {
  public:
-  absl::Status AddHealthEvents(const std::vector<HealthEvent>& events) override {
-    for (const HealthEvent& e : events) latest_[e.link] = e;
+  absl::Status AddHealthEvents(const std::vector<store::HealthEvent>& events) override {
+    for (const store::HealthEvent& e : events) latest_[e.link] = e;
     return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<HealthEvent>> LatestHealthEvents() override {
-    std::vector<HealthEvent> out;
+  absl::StatusOr<std::vector<store::HealthEvent>> LatestHealthEvents() override {
+    std::vector<store::HealthEvent> out;
     for (const auto& [link, e] : latest_) out.push_back(e);
     return out;
   }
-  absl::Status AddCounterRates(const std::vector<CounterRateRow>& rows) override {
+  absl::Status AddCounterRates(const std::vector<store::CounterRateRow>& rows) override {
     rates_ += rows.size();
     return absl::OkStatus();
   }
@@ -34,7 +34,7 @@ class MemoryHistory final : public HealthHistory {
     return absl::OkStatus();
   }
 
-  std::map<std::string, HealthEvent> latest_;
+  std::map<std::string, store::HealthEvent> latest_;
   size_t rates_ = 0;
   int retries_ = 0;
 };

@@ -24,7 +24,7 @@ TEST(ObservedLedger, CallsTheObserverAfterEachChangeThatSucceeded) {
   int changes = 0;
   ObservedLedger ledger(**inner, [&changes] { ++changes; });
 
-  ledger::ReserveRequest request;
+  store::ReserveRequest request;
   request.gpus = {0, 1};
   request.ttl = absl::Seconds(10);
   absl::StatusOr<ledger::Allocation> held = ledger.Reserve(request);

@@ -30,6 +30,7 @@
 #include "nlohmann/json.hpp"
 #include "scheduler/ledger/clock.h"
 #include "store/sqlite/sqlite_ledger.h"
+#include "store/sqlite/telemetry_report_store.h"
 #include "tests/integration/service/support/temp_dir.h"
 #include "tests/integration/service/support/test_certificates.h"
 #include "tests/testing/fabrics.h"
@@ -59,7 +60,7 @@ class ConsoleServerTest : public ::testing::Test {
 
   // Holds the GPUs of `hosts` (all 8 each), with a plan naming their ranks.
   ledger::Allocation Hold(const std::vector<std::string>& hosts, absl::Duration ttl) {
-    ledger::ReserveRequest request;
+    store::ReserveRequest request;
     json ranks = json::array();
     for (const std::string& host : hosts) {
       for (int i = 0; i < 8; ++i) {
@@ -159,7 +160,7 @@ TEST_F(ConsoleServerTest, JobNamesItsHostsRanksBytesAndPath) {
 TEST_F(ConsoleServerTest, UnknownJobIsNotFoundAndAPlanThatIsNotJsonShowsNoRanks) {
   EXPECT_EQ(JobJson(context_, "alloc-99", clock_.Now()).status().code(),
             absl::StatusCode::kNotFound);
-  ledger::ReserveRequest request;
+  store::ReserveRequest request;
   request.gpus = {0};
   request.plan_json = "{not json";
   const ledger::Allocation a = *ledger_->Reserve(request);

@@ -100,7 +100,7 @@ TEST_F(DaemonServicesTest, ALedgerChangeMadeThroughTheServicesReachesTheChangeFe
 
   std::optional<GpuId> gpu = fabric_->FindGpu(fabric_->hosts()[0].name, 0);
   ASSERT_TRUE(gpu.has_value());
-  ledger::ReserveRequest request;
+  store::ReserveRequest request;
   request.gpus = {*gpu};
   absl::StatusOr<ledger::Allocation> held = (*services)->context.ledger->Reserve(request);
   ASSERT_TRUE(held.ok()) << held.status();
@@ -124,7 +124,7 @@ TEST_F(DaemonServicesTest, TheMetricsReadTheFreeCapacityOfTheLedgerAndCountRefus
 
   std::optional<GpuId> gpu = fabric_->FindGpu(fabric_->hosts()[0].name, 0);
   ASSERT_TRUE(gpu.has_value());
-  ledger::ReserveRequest request;
+  store::ReserveRequest request;
   request.gpus = {*gpu};
   ASSERT_TRUE((*services)->context.ledger->Reserve(request).ok());
   ASSERT_TRUE((*services)->context.on_refused);

@@ -1,4 +1,4 @@
-#include "store/host_report_store.h"
+#include "store/ports/host_report_store.h"
 
 namespace topoplace::store {
 

@@ -8,41 +8,43 @@
 //   };
 //
 // Thread-safe as the wrapped ledger is. The wrapped ledger must outlive this one.
-#ifndef TOPOPLACE_SCHEDULER_LEDGER_FORWARDING_LEDGER_H_
-#define TOPOPLACE_SCHEDULER_LEDGER_FORWARDING_LEDGER_H_
+#ifndef TOPOPLACE_STORE_PORTS_FORWARDING_LEDGER_H_
+#define TOPOPLACE_STORE_PORTS_FORWARDING_LEDGER_H_
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "scheduler/ledger/ledger.h"
+#include "store/ports/ledger.h"
 
-namespace topoplace::ledger {
+namespace topoplace::store {
 
 class ForwardingLedger : public Ledger {
  public:
   explicit ForwardingLedger(Ledger& inner) : inner_(inner) {}
 
-  absl::StatusOr<Allocation> Reserve(const ReserveRequest& request) override {
+  absl::StatusOr<ledger::Allocation> Reserve(const ReserveRequest& request) override {
     return inner_.Reserve(request);
   }
-  absl::StatusOr<Allocation> FindByRequestId(const std::string& request_id) override {
+  absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& request_id) override {
     return inner_.FindByRequestId(request_id);
   }
-  absl::StatusOr<Allocation> Renew(const std::string& id, absl::Duration ttl) override {
+  absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) override {
     return inner_.Renew(id, ttl);
   }
-  absl::StatusOr<Allocation> Commit(const std::string& id,
-                                    const std::string& external_id) override {
+  absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
+                                            const std::string& external_id) override {
     return inner_.Commit(id, external_id);
   }
-  absl::StatusOr<Allocation> Release(const std::string& id) override { return inner_.Release(id); }
-  absl::StatusOr<Allocation> Get(const std::string& id) override { return inner_.Get(id); }
-  absl::StatusOr<Allocation> GetByExternalId(const std::string& external_id) override {
+  absl::StatusOr<ledger::Allocation> Release(const std::string& id) override {
+    return inner_.Release(id);
+  }
+  absl::StatusOr<ledger::Allocation> Get(const std::string& id) override { return inner_.Get(id); }
+  absl::StatusOr<ledger::Allocation> GetByExternalId(const std::string& external_id) override {
     return inner_.GetByExternalId(external_id);
   }
-  absl::StatusOr<std::vector<Allocation>> ListLive() override { return inner_.ListLive(); }
-  void ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) override {
+  absl::StatusOr<std::vector<ledger::Allocation>> ListLive() override { return inner_.ListLive(); }
+  void ForEachLive(absl::FunctionRef<void(const ledger::Allocation&)> fn) override {
     inner_.ForEachLive(fn);
   }
   absl::StatusOr<int> ReclaimExpired() override { return inner_.ReclaimExpired(); }
@@ -62,6 +64,6 @@ class ForwardingLedger : public Ledger {
   Ledger& inner_;
 };
 
-}  // namespace topoplace::ledger
+}  // namespace topoplace::store
 
-#endif  // TOPOPLACE_SCHEDULER_LEDGER_FORWARDING_LEDGER_H_
+#endif  // TOPOPLACE_STORE_PORTS_FORWARDING_LEDGER_H_

@@ -6,8 +6,8 @@
 // Every change is durable before it is answered and all-or-nothing: a failed write changes
 // nothing. No GPU is ever held by two live allocations. Thread-safe: every method may be
 // called concurrently.
-#ifndef TOPOPLACE_SCHEDULER_LEDGER_LEDGER_H_
-#define TOPOPLACE_SCHEDULER_LEDGER_LEDGER_H_
+#ifndef TOPOPLACE_STORE_PORTS_LEDGER_H_
+#define TOPOPLACE_STORE_PORTS_LEDGER_H_
 
 #include <atomic>
 #include <cstdint>
@@ -22,7 +22,7 @@
 #include "scheduler/state/occupancy.h"
 #include "topology/model/fabric.h"
 
-namespace topoplace::ledger {
+namespace topoplace::store {
 
 // Upper bound on a reservation's time to live; longer holds must be commits.
 inline constexpr absl::Duration kMaxReservationTtl = absl::Hours(24);
@@ -33,8 +33,8 @@ struct ReserveRequest {
   std::string policy;
   uint64_t fabric_version = 0;
   std::string plan_json;
-  std::vector<UplinkOffer> uplink_offer;   // kept with the allocation as given
-  absl::Duration ttl = absl::Seconds(60);  // in (0, kMaxReservationTtl]
+  std::vector<ledger::UplinkOffer> uplink_offer;  // kept with the allocation as given
+  absl::Duration ttl = absl::Seconds(60);         // in (0, kMaxReservationTtl]
   // Optional idempotency key chosen by the client; unique over the ledger's whole history.
   std::string request_id;
   // Live allocations this same change releases ("alloc-<n>"), whose GPUs count as free
@@ -55,32 +55,32 @@ class Ledger {
   // naming the GPU and its holder.
   // AlreadyExists if `request.request_id` was used before (see FindByRequestId).
   // Unavailable when the store cannot record the change (naming why).
-  virtual absl::StatusOr<Allocation> Reserve(const ReserveRequest& request) = 0;
+  virtual absl::StatusOr<ledger::Allocation> Reserve(const ReserveRequest& request) = 0;
   // The allocation, live or finished, that was reserved with `request_id`; NotFound if none.
-  virtual absl::StatusOr<Allocation> FindByRequestId(const std::string& request_id) = 0;
+  virtual absl::StatusOr<ledger::Allocation> FindByRequestId(const std::string& request_id) = 0;
   // Moves a live reservation's expiry to now + ttl (ttl in (0, kMaxReservationTtl]), so a
   // caller that needs longer before Commit keeps its GPUs. NotFound for an unknown id;
   // FailedPrecondition if the allocation is committed (commits never expire) or finished.
-  virtual absl::StatusOr<Allocation> Renew(const std::string& id, absl::Duration ttl) = 0;
+  virtual absl::StatusOr<ledger::Allocation> Renew(const std::string& id, absl::Duration ttl) = 0;
   // Binds a reservation to `external_id` and makes it permanent until released.
   // Idempotent for the same external id. NotFound for an unknown id; FailedPrecondition if
   // the reservation expired, was released, or is committed to another external id;
   // InvalidArgument for an empty external id; AlreadyExists if another live allocation is
   // committed to that external id.
-  virtual absl::StatusOr<Allocation> Commit(const std::string& id,
-                                            const std::string& external_id) = 0;
+  virtual absl::StatusOr<ledger::Allocation> Commit(const std::string& id,
+                                                    const std::string& external_id) = 0;
   // Frees the GPUs of a reserved or committed allocation. Releasing a finished allocation
   // returns it unchanged (idempotent). NotFound for an unknown id.
-  virtual absl::StatusOr<Allocation> Release(const std::string& id) = 0;
+  virtual absl::StatusOr<ledger::Allocation> Release(const std::string& id) = 0;
   // Any allocation, live or finished. NotFound for an unknown id.
-  virtual absl::StatusOr<Allocation> Get(const std::string& id) = 0;
+  virtual absl::StatusOr<ledger::Allocation> Get(const std::string& id) = 0;
   // The allocation committed to `external_id`, if live. NotFound otherwise.
-  virtual absl::StatusOr<Allocation> GetByExternalId(const std::string& external_id) = 0;
+  virtual absl::StatusOr<ledger::Allocation> GetByExternalId(const std::string& external_id) = 0;
   // Live allocations (reserved or committed), by id. Expired ones are reclaimed first.
-  virtual absl::StatusOr<std::vector<Allocation>> ListLive();
+  virtual absl::StatusOr<std::vector<ledger::Allocation>> ListLive();
   // Calls `fn` for each allocation ListLive would return, under the ledger's lock, copying
   // nothing (plans can be large). `fn` must not call the ledger.
-  virtual void ForEachLive(absl::FunctionRef<void(const Allocation&)> fn) = 0;
+  virtual void ForEachLive(absl::FunctionRef<void(const ledger::Allocation&)> fn) = 0;
 
   // Marks reservations past their expiry as expired and frees their GPUs. Returns how many.
   virtual absl::StatusOr<int> ReclaimExpired() = 0;
@@ -126,6 +126,6 @@ class Ledger {
   std::atomic<int64_t> expired_{0};
 };
 
-}  // namespace topoplace::ledger
+}  // namespace topoplace::store
 
-#endif  // TOPOPLACE_SCHEDULER_LEDGER_LEDGER_H_
+#endif  // TOPOPLACE_STORE_PORTS_LEDGER_H_

@@ -1,11 +1,11 @@
-#include "scheduler/ledger/ledger_rules.h"
+#include "store/ports/ledger_rules.h"
 
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 
-namespace topoplace::ledger {
+namespace topoplace::store {
 
 absl::Status CheckTtl(absl::Duration ttl) {
   if (ttl > absl::ZeroDuration() && ttl <= kMaxReservationTtl) return absl::OkStatus();
@@ -15,18 +15,18 @@ absl::Status CheckTtl(absl::Duration ttl) {
 }
 
 absl::StatusOr<int64_t> AllocationNumber(const std::string& id) {
-  std::optional<int64_t> n = ParseAllocationId(id);
+  std::optional<int64_t> n = ledger::ParseAllocationId(id);
   if (!n) return absl::NotFoundError(absl::StrCat("allocation_id: unknown allocation '", id, "'"));
   return *n;
 }
 
 absl::Status UnknownAllocation(int64_t n) {
   return absl::NotFoundError(
-      absl::StrCat("allocation_id: unknown allocation '", FormatAllocationId(n), "'"));
+      absl::StrCat("allocation_id: unknown allocation '", ledger::FormatAllocationId(n), "'"));
 }
 
-absl::StatusOr<Allocation> NewReservation(const Fabric& fabric, const ReserveRequest& request,
-                                          absl::Time now) {
+absl::StatusOr<ledger::Allocation> NewReservation(const Fabric& fabric,
+                                                  const ReserveRequest& request, absl::Time now) {
   if (absl::Status ttl = CheckTtl(request.ttl); !ttl.ok()) return ttl;
   if (request.gpus.empty()) return absl::InvalidArgumentError("gpus: expected at least one GPU");
   absl::flat_hash_set<GpuId> seen;
@@ -38,8 +38,8 @@ absl::StatusOr<Allocation> NewReservation(const Fabric& fabric, const ReserveReq
       return absl::InvalidArgumentError(absl::StrCat("gpus: ", fabric.GpuName(g), " listed twice"));
     }
   }
-  Allocation a;
-  a.state = AllocationState::kReserved;
+  ledger::Allocation a;
+  a.state = ledger::AllocationState::kReserved;
   a.job_spec = request.job_spec;
   a.policy = request.policy;
   a.fabric_version = request.fabric_version;
@@ -55,7 +55,7 @@ absl::StatusOr<Allocation> NewReservation(const Fabric& fabric, const ReserveReq
   return a;
 }
 
-absl::StatusOr<std::vector<int64_t>> LiveReleasing(const LiveAllocations& live,
+absl::StatusOr<std::vector<int64_t>> LiveReleasing(const ledger::LiveAllocations& live,
                                                    const ReserveRequest& request) {
   if (request.releasing.size() > kMaxReleasing) {
     return absl::InvalidArgumentError(absl::StrCat("releasing: at most ", kMaxReleasing,
@@ -75,13 +75,13 @@ absl::StatusOr<std::vector<int64_t>> LiveReleasing(const LiveAllocations& live,
   return numbers;
 }
 
-absl::Status CheckFree(const Fabric& fabric, const LiveAllocations& live,
+absl::Status CheckFree(const Fabric& fabric, const ledger::LiveAllocations& live,
                        const ReserveRequest& request, const std::vector<int64_t>& releasing) {
   for (GpuId g : request.gpus) {
     const int64_t holder = live.Holder(g);
     if (holder != 0 && std::find(releasing.begin(), releasing.end(), holder) == releasing.end()) {
       return absl::AbortedError(absl::StrCat("GPU ", fabric.GpuName(g), " is already held by ",
-                                             FormatAllocationId(live.Holder(g)),
+                                             ledger::FormatAllocationId(live.Holder(g)),
                                              "; place again and retry"));
     }
   }
@@ -89,8 +89,8 @@ absl::Status CheckFree(const Fabric& fabric, const LiveAllocations& live,
 }
 
 absl::Status RequestIdUsed(const std::string& request_id, int64_t by) {
-  return absl::AlreadyExistsError(
-      absl::StrCat("request_id: '", request_id, "' was already used by ", FormatAllocationId(by)));
+  return absl::AlreadyExistsError(absl::StrCat(
+      "request_id: '", request_id, "' was already used by ", ledger::FormatAllocationId(by)));
 }
 
 absl::Status CheckExternalId(const std::string& external_id) {
@@ -98,41 +98,42 @@ absl::Status CheckExternalId(const std::string& external_id) {
   return absl::InvalidArgumentError("external_id: expected a Slurm job id or pod group");
 }
 
-absl::StatusOr<bool> CheckCommit(const Allocation& a, const std::string& external_id,
-                                 const LiveAllocations& live) {
+absl::StatusOr<bool> CheckCommit(const ledger::Allocation& a, const std::string& external_id,
+                                 const ledger::LiveAllocations& live) {
   if (absl::Status s = CheckExternalId(external_id); !s.ok()) return s;
-  if (a.state == AllocationState::kCommitted) {
+  if (a.state == ledger::AllocationState::kCommitted) {
     if (a.external_id == external_id) return true;
     return absl::FailedPreconditionError(
         absl::StrCat(a.id, " is already committed to '", a.external_id, "'"));
   }
   if (std::optional<int64_t> other = live.CommittedTo(external_id)) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "external_id: '", external_id, "' is already bound to ", FormatAllocationId(*other)));
+    return absl::AlreadyExistsError(absl::StrCat("external_id: '", external_id,
+                                                 "' is already bound to ",
+                                                 ledger::FormatAllocationId(*other)));
   }
   return false;
 }
 
-absl::Status CheckRenewable(const Allocation& a) {
-  if (a.state == AllocationState::kReserved) return absl::OkStatus();
+absl::Status CheckRenewable(const ledger::Allocation& a) {
+  if (a.state == ledger::AllocationState::kReserved) return absl::OkStatus();
   return absl::FailedPreconditionError(
       absl::StrCat(a.id, " is committed to '", a.external_id, "'; commits do not expire"));
 }
 
-absl::Status Finished(const Allocation& a) {
+absl::Status Finished(const ledger::Allocation& a) {
   return absl::FailedPreconditionError(
       absl::StrCat(a.id, " is ", AllocationStateName(a.state), "; reserve again"));
 }
 
-Allocation AsOf(const Allocation& a, absl::Time now) {
-  if (a.state != AllocationState::kReserved || a.expires_at > now) return a;
-  return FinishedAs(a, AllocationState::kExpired, a.expires_at);
+ledger::Allocation AsOf(const ledger::Allocation& a, absl::Time now) {
+  if (a.state != ledger::AllocationState::kReserved || a.expires_at > now) return a;
+  return FinishedAs(a, ledger::AllocationState::kExpired, a.expires_at);
 }
 
-Allocation FinishedAs(Allocation a, AllocationState state, absl::Time now) {
+ledger::Allocation FinishedAs(ledger::Allocation a, ledger::AllocationState state, absl::Time now) {
   a.state = state;
   a.finished_at = now;
   return a;
 }
 
-}  // namespace topoplace::ledger
+}  // namespace topoplace::store

@@ -2,8 +2,8 @@
 // restarted daemon restores every link's state), the counter rates it derived, and the
 // pruning of old time series. The daemon's SQLite telemetry store implements it, and
 // with etcd the history shared by replicas (store/etcd/etcd_health_history.h).
-#ifndef TOPOPLACE_TELEMETRY_MONITOR_HEALTH_HISTORY_H_
-#define TOPOPLACE_TELEMETRY_MONITOR_HEALTH_HISTORY_H_
+#ifndef TOPOPLACE_STORE_PORTS_HEALTH_HISTORY_H_
+#define TOPOPLACE_STORE_PORTS_HEALTH_HISTORY_H_
 
 #include <cstdint>
 #include <string>
@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace topoplace::telemetry {
+namespace topoplace::store {
 
 struct HealthEvent {
   std::string link;  // "a--b"
@@ -45,6 +45,6 @@ class HealthHistory {
   virtual absl::Status RetryUnwritten() { return absl::OkStatus(); }
 };
 
-}  // namespace topoplace::telemetry
+}  // namespace topoplace::store
 
-#endif  // TOPOPLACE_TELEMETRY_MONITOR_HEALTH_HISTORY_H_
+#endif  // TOPOPLACE_STORE_PORTS_HEALTH_HISTORY_H_

@@ -10,8 +10,8 @@
 //   TP_ASSIGN_OR_RETURN(HostReportPage page, store->List("", 100, 16 << 20));
 //
 // Thread-safe.
-#ifndef TOPOPLACE_STORE_HOST_REPORT_STORE_H_
-#define TOPOPLACE_STORE_HOST_REPORT_STORE_H_
+#ifndef TOPOPLACE_STORE_PORTS_HOST_REPORT_STORE_H_
+#define TOPOPLACE_STORE_PORTS_HOST_REPORT_STORE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -69,4 +69,4 @@ class HostReportStore {
 
 }  // namespace topoplace::store
 
-#endif  // TOPOPLACE_STORE_HOST_REPORT_STORE_H_
+#endif  // TOPOPLACE_STORE_PORTS_HOST_REPORT_STORE_H_
