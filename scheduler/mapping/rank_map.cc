@@ -40,6 +40,11 @@ absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSp
   slots.reserve(node_hosts.size() * static_cast<size_t>(g));
   for (size_t k = 0; k < node_hosts.size(); ++k) {
     const HostId h = node_hosts[k];
+    if (h < 0 || static_cast<size_t>(h) >= fabric.hosts().size()) {
+      return absl::InvalidArgumentError(absl::StrCat("node ", k, " is host ", h,
+                                                     ", but the fabric has hosts 0 to ",
+                                                     fabric.hosts().size() - 1));
+    }
     const Host& host = fabric.hosts()[h];
     free.clear();
     for (GpuId gpu : host.gpus) {

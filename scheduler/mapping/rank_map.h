@@ -37,7 +37,8 @@ NicId GpuNic(const Fabric& fabric, const Host& host, GpuId gpu);
 int SnakeStageNodes(const JobSpec& job);
 
 // Maps every rank of `job` onto `node_hosts` (one host per node, rank order).
-// FailedPrecondition if a host has fewer than gpus_per_node free GPUs in `occupancy`.
+// InvalidArgument if a node's host is not one of the fabric's; FailedPrecondition if a host
+// has fewer than gpus_per_node free GPUs in `occupancy`.
 // Each GPU's NIC is GpuNic.
 absl::StatusOr<std::vector<RankSlot>> MapRanks(const Fabric& fabric, const JobSpec& job,
                                                std::span<const HostId> node_hosts,
