@@ -86,6 +86,11 @@ def source_files(root):
                     yield os.path.relpath(os.path.join(directory, name), root)
 
 
+def ranks(layers):
+    """Each folder's row in `layers`, bottom first."""
+    return {folder: i for i, group in enumerate(layers) for folder in group}
+
+
 def includes(root):
     """Every include of one of our folders from another: (path, line number, from, to, text)."""
     for path in source_files(root):
@@ -99,7 +104,7 @@ def includes(root):
 
 
 def check(root, layers=LAYERS):
-    rank = {folder: i for i, group in enumerate(layers) for folder in group}
+    rank = ranks(layers)
     problems = [f"{path}: folder {folder_of(path)} has no layer (add it to {__file__})"
                 for path in source_files(root) if folder_of(path) not in rank]
     for path, number, src, dst, text in includes(root):
@@ -117,10 +122,11 @@ def check(root, layers=LAYERS):
 
 def graph(root, layers=LAYERS):
     """The folder graph, bottom first: each folder, its files and the folders it includes."""
-    rank = {folder: i for i, group in enumerate(layers) for folder in group}
+    rank = ranks(layers)
     files, uses = {}, {}
     for path in source_files(root):
-        files[folder_of(path)] = files.get(folder_of(path), 0) + 1
+        folder = folder_of(path)
+        files[folder] = files.get(folder, 0) + 1
     for _, _, src, dst, _ in includes(root):
         uses.setdefault(src, set()).add(dst)
     order = sorted(files, key=lambda d: (rank.get(d, len(rank)), d))
@@ -155,7 +161,7 @@ def doc_folders(text, heading, prefix):
 
 
 def check_docs(root, layers=LAYERS, docs=DOCS):
-    rank = {folder: i for i, group in enumerate(layers) for folder in group}
+    rank = ranks(layers)
     problems = []
     for path, heading, prefix, scope in docs:
         with open(os.path.join(root, path)) as f:
