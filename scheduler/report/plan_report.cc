@@ -8,17 +8,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "nlohmann/json.hpp"
+#include "base/json_writer.h"
 
 namespace topoplace::sched {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-Json TierBytesJson(const std::array<double, kNumTiers>& bytes) {
-  Json j = Json::object();
-  for (int t = 0; t < kNumTiers; ++t) j[std::string(TierName(static_cast<Tier>(t)))] = bytes[t];
-  return j;
+void WriteTierBytes(JsonWriter& w, const std::array<double, kNumTiers>& bytes) {
+  w.BeginObject();
+  for (int t = 0; t < kNumTiers; ++t) w.Member(TierName(static_cast<Tier>(t)), bytes[t]);
+  w.EndObject();
 }
 
 // The link's lower end (the NIC, or the switch of the lower tier) and its upper end.
@@ -47,6 +45,73 @@ std::vector<const LinkLoad*> BusiestLinks(const PlacementPlan& plan, size_t n) {
   return out;
 }
 
+void WriteRanks(JsonWriter& w, const Fabric& fabric, const PlacementPlan& plan) {
+  w.Key("ranks");
+  w.BeginArray();
+  for (size_t r = 0; r < plan.ranks.size(); ++r) {
+    const RankSlot& s = plan.ranks[r];
+    w.BeginObject();
+    w.Member("rank", r);
+    w.Member("host", fabric.hosts()[s.host].name);
+    w.Member("gpu", fabric.gpus()[s.gpu].index);
+    w.Member("nic", s.nic >= 0 ? absl::string_view(fabric.nics()[s.nic].name) : "");
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// Per dimension with groups: how many leaves, blocks and pods its groups span.
+void WriteSpread(JsonWriter& w, const TrafficReport& t) {
+  w.Key("spread");
+  w.BeginObject();
+  for (Dim d : kAllDims) {
+    const GroupSpread& s = t.spread[static_cast<int>(d)];
+    if (s.groups == 0) continue;
+    w.Key(DimName(d));
+    w.BeginObject();
+    w.Member("groups", s.groups);
+    w.Member("mean_leaves", s.mean_leaves);
+    w.Member("mean_blocks", s.mean_blocks);
+    w.Member("mean_pods", s.mean_pods);
+    w.Member("max_leaves", s.max_leaves);
+    w.Member("max_blocks", s.max_blocks);
+    w.Member("max_pods", s.max_pods);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void WriteLinks(JsonWriter& w, const Fabric& fabric, const PlacementPlan& plan) {
+  w.Key("links");
+  w.BeginArray();
+  for (const LinkLoad& l : plan.links) {
+    const auto [lower, upper] = LinkEnds(fabric, l.link);
+    w.BeginObject();
+    w.Member("lower", lower);
+    w.Member("upper", upper);
+    w.Member("up_bytes", l.up_bytes);
+    w.Member("down_bytes", l.down_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteExplain(JsonWriter& w, const PlacementPlan& plan) {
+  w.Key("explain");
+  w.BeginArray();
+  for (const ScorerContribution& c : plan.explain) {
+    w.BeginObject();
+    w.Member("scorer", c.scorer);
+    w.Member("unit", c.unit);
+    w.Member("raw", c.raw);
+    w.Member("normalized", c.normalized);
+    w.Member("weight", c.weight);
+    w.Member("weighted", c.weighted);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 }  // namespace
 
 std::string FormatBytes(double bytes) {
@@ -60,83 +125,63 @@ std::string FormatBytes(double bytes) {
 }
 
 std::string PlanToJson(const Fabric& fabric, const PlacementPlan& plan) {
-  Json j;
-  j["schema"] = "topoplace.plan/v1";
-  j["fabric"] = plan.fabric;
-  j["policy"] = plan.policy;
-  j["job"] = FormatJobSpec(plan.job);
-  j["rail_local"] = plan.routing.rail_local;
-  j["how"] = plan.how;
-  Json hosts = Json::array();
-  for (HostId h : plan.node_hosts) hosts.push_back(fabric.hosts()[h].name);
-  j["hosts"] = std::move(hosts);
-  Json ranks = Json::array();
-  for (size_t r = 0; r < plan.ranks.size(); ++r) {
-    const RankSlot& s = plan.ranks[r];
-    ranks.push_back(Json{{"rank", r},
-                         {"host", fabric.hosts()[s.host].name},
-                         {"gpu", fabric.gpus()[s.gpu].index},
-                         {"nic", s.nic >= 0 ? fabric.nics()[s.nic].name : ""}});
-  }
-  j["ranks"] = std::move(ranks);
+  // Written straight into text (JsonWriter writes what an ordered_json DOM would dump):
+  // the ranks and links of a large job make this ~300 kB, on every Reserve and Place.
+  JsonWriter w;
+  // A rank's entry is ~100 bytes of text, a link's ~130 (measured on the presets).
+  w.Reserve(4096 + 100 * plan.ranks.size() + 130 * plan.links.size());
+  w.BeginObject();
+  w.Member("schema", "topoplace.plan/v1");
+  w.Member("fabric", plan.fabric);
+  w.Member("policy", plan.policy);
+  w.Member("job", FormatJobSpec(plan.job));
+  w.Member("rail_local", plan.routing.rail_local);
+  w.Member("how", plan.how);
+  w.Key("hosts");
+  w.BeginArray();
+  for (HostId h : plan.node_hosts) w.String(fabric.hosts()[h].name);
+  w.EndArray();
+  WriteRanks(w, fabric, plan);
   const TrafficReport& t = plan.traffic;
-  j["bytes_per_tier"] = TierBytesJson(t.tier_bytes);
-  Json per_dim = Json::object();
+  w.Key("bytes_per_tier");
+  WriteTierBytes(w, t.tier_bytes);
+  w.Key("bytes_per_dim_tier");
+  w.BeginObject();
   for (Dim d : kAllDims) {
     if (plan.traffic_model.per_rank_bytes[static_cast<int>(d)] <= 0) continue;
-    per_dim[std::string(DimName(d))] = TierBytesJson(t.dim_tier_bytes[static_cast<int>(d)]);
+    w.Key(DimName(d));
+    WriteTierBytes(w, t.dim_tier_bytes[static_cast<int>(d)]);
   }
-  j["bytes_per_dim_tier"] = std::move(per_dim);
-  j["total_bytes"] = plan.traffic_model.total_bytes;
-  j["spine_bytes"] = t.spine_bytes();
-  j["spine_bytes_lower_bound"] = plan.spine_bytes_lower_bound;
-  j["predicted_step_seconds"] = plan.step.step_s;
-  j["reference_step_seconds"] = plan.step.reference_s;
-  j["predicted_slowdown"] = plan.step.slowdown;
-  j["cross_rail_bytes"] = t.cross_rail_bytes;
-  j["max_leaf_uplink_bytes"] = t.max_leaf_uplink_bytes;
+  w.EndObject();
+  w.Member("total_bytes", plan.traffic_model.total_bytes);
+  w.Member("spine_bytes", t.spine_bytes());
+  w.Member("spine_bytes_lower_bound", plan.spine_bytes_lower_bound);
+  w.Member("predicted_step_seconds", plan.step.step_s);
+  w.Member("reference_step_seconds", plan.step.reference_s);
+  w.Member("predicted_slowdown", plan.step.slowdown);
+  w.Member("cross_rail_bytes", t.cross_rail_bytes);
+  w.Member("max_leaf_uplink_bytes", t.max_leaf_uplink_bytes);
   const std::vector<const LinkLoad*> busiest = BusiestLinks(plan, 1);
-  j["max_link_bytes"] = busiest.empty() ? 0.0 : Busiest(*busiest[0]);
-  j["max_switch_hops"] = t.max_hops;
-  Json spread = Json::object();
-  for (Dim d : kAllDims) {
-    const GroupSpread& s = t.spread[static_cast<int>(d)];
-    if (s.groups == 0) continue;
-    spread[std::string(DimName(d))] = Json{
-        {"groups", s.groups},       {"mean_leaves", s.mean_leaves}, {"mean_blocks", s.mean_blocks},
-        {"mean_pods", s.mean_pods}, {"max_leaves", s.max_leaves},   {"max_blocks", s.max_blocks},
-        {"max_pods", s.max_pods}};
-  }
-  j["spread"] = std::move(spread);
-  Json links = Json::array();
-  for (const LinkLoad& l : plan.links) {
-    auto [lower, upper] = LinkEnds(fabric, l.link);
-    links.push_back(Json{{"lower", std::move(lower)},
-                         {"upper", std::move(upper)},
-                         {"up_bytes", l.up_bytes},
-                         {"down_bytes", l.down_bytes}});
-  }
-  j["links"] = std::move(links);
+  w.Member("max_link_bytes", busiest.empty() ? 0.0 : Busiest(*busiest[0]));
+  w.Member("max_switch_hops", t.max_hops);
+  WriteSpread(w, t);
+  WriteLinks(w, fabric, plan);
   const PlanFootprint& fp = plan.footprint;
-  j["footprint"] = Json{{"nodes", fp.nodes},
-                        {"leaves", fp.leaves_used},
-                        {"blocks", fp.blocks_used},
-                        {"pods", fp.pods_used},
-                        {"fragmentation_delta", fp.fragmentation_delta()}};
-  Json explain = Json::array();
-  for (const ScorerContribution& c : plan.explain) {
-    explain.push_back(Json{{"scorer", c.scorer},
-                           {"unit", c.unit},
-                           {"raw", c.raw},
-                           {"normalized", c.normalized},
-                           {"weight", c.weight},
-                           {"weighted", c.weighted}});
-  }
-  j["explain"] = std::move(explain);
-  j["cost"] = plan.cost;
-  j["candidates_considered"] = plan.candidates_considered;
-  j["notes"] = plan.notes;
-  return j.dump(2);
+  w.Key("footprint");
+  w.BeginObject();
+  w.Member("nodes", fp.nodes);
+  w.Member("leaves", fp.leaves_used);
+  w.Member("blocks", fp.blocks_used);
+  w.Member("pods", fp.pods_used);
+  w.Member("fragmentation_delta", fp.fragmentation_delta());
+  w.EndObject();
+  WriteExplain(w, plan);
+  w.Member("cost", plan.cost);
+  w.Member("candidates_considered", plan.candidates_considered);
+  w.Key("notes");
+  w.Strings(plan.notes);
+  w.EndObject();
+  return std::move(w).Take();
 }
 
 void PrintPlanTable(const Fabric& fabric, const PlacementPlan& plan, std::ostream& out,

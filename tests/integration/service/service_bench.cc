@@ -7,6 +7,7 @@
 // --failovers K, three replicas on it and the leader SIGKILLed K times.
 //
 //   service_bench [--fabric preset:rail-28k] [--clients 8] [--seconds 3] [--etcd 3]
+//                 [--reserves 100]   (more Reserve calls: a longer phase to profile)
 //   service_bench --etcd 3 --failovers 10
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
@@ -254,6 +255,7 @@ int Main(int argc, char** argv) {
   double seconds = 3;
   int etcd_members = 0;
   int failovers = 0;
+  int reserves = 100;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--fabric") fabric = argv[i + 1];
@@ -261,6 +263,7 @@ int Main(int argc, char** argv) {
     if (flag == "--seconds") seconds = std::atof(argv[i + 1]);
     if (flag == "--etcd") etcd_members = std::atoi(argv[i + 1]);
     if (flag == "--failovers") failovers = std::atoi(argv[i + 1]);
+    if (flag == "--reserves") reserves = std::atoi(argv[i + 1]);
   }
   TempDir dir;
   std::vector<std::string> store_args;
@@ -299,7 +302,7 @@ int Main(int argc, char** argv) {
   // Reserve end to end (placement, ledger write, reply) of a 1,024-GPU job, released
   // after each call so every Reserve sees the same free cluster.
   std::vector<double> reserve_ms;
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < reserves; ++i) {
     Clock::time_point t = Clock::now();
     auto r = client->Reserve("tp=8,pp=8,dp=16", "", 600);
     if (!r.ok()) {
@@ -310,9 +313,9 @@ int Main(int argc, char** argv) {
     if (!client->Release(r->allocation().allocation_id()).ok()) return 1;
   }
   std::printf(
-      "reserve_latency_ms p50 %.2f p99 %.2f (tp=8,pp=8,dp=16: 1,024 GPUs; 100 "
+      "reserve_latency_ms p50 %.2f p99 %.2f (tp=8,pp=8,dp=16: 1,024 GPUs; %d "
       "sequential calls, each released; %s)\n",
-      Percentile(reserve_ms, 0.5), Percentile(reserve_ms, 0.99),
+      Percentile(reserve_ms, 0.5), Percentile(reserve_ms, 0.99), reserves,
       etcd_members > 0 ? "etcd" : "SQLite synchronous=FULL");
 
   // Commits: reserve one-GPU jobs up front, then time only the Commit calls.

@@ -22,8 +22,18 @@ TEST(JsonString, PlainTextIsQuotedAndAppended) {
 }
 
 TEST(JsonString, QuotesBackslashesAndControlBytesAreEscaped) {
-  EXPECT_EQ(Quoted("a\"b\\c\n\x01z"), "prefix:\"a\\\"b\\\\c\\u000a\\u0001z\"");
+  EXPECT_EQ(Quoted("a\"b\\c\n\x01z"), "prefix:\"a\\\"b\\\\c\\n\\u0001z\"");
   EXPECT_EQ(Quoted("\"\""), "prefix:\"\\\"\\\"\"");
+}
+
+TEST(JsonString, ControlBytesAreEscapedAsNlohmannEscapesThem) {
+  // The short forms where JSON has them, \u00xx in lower-case hex elsewhere; DEL as is.
+  std::string all;
+  for (int c = 1; c < 0x80; ++c) all.push_back(static_cast<char>(c));
+  std::string out;
+  AppendJsonString(out, all);
+  EXPECT_EQ(out, nlohmann::json(all).dump());
+  EXPECT_EQ(Quoted("\b\t\n\f\r\x1f"), "prefix:\"\\b\\t\\n\\f\\r\\u001f\"");
 }
 
 TEST(JsonString, EveryByteBelowTheUtf8RangeReadsBackUnchanged) {
