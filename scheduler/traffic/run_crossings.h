@@ -18,6 +18,7 @@
 #define TOPOPLACE_SCHEDULER_TRAFFIC_RUN_CROSSINGS_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -50,10 +51,21 @@ class RunCrossings {
   double Bytes(std::span<const std::pair<int32_t, int>> runs) const;
 
  private:
+  // A segment whose families are every pair of coordinates of groups of `size` (an
+  // all-to-all, EdgeFamilies): positions g * period + k * stride + o for coordinates k <
+  // size, offsets o < stride. Its edges inside a run are the pairs of the run's positions
+  // that share a group and an offset, counted in O(1) per run instead of per family (an
+  // expert-parallel group of 16 has 120 families).
+  struct AllPairs {
+    int64_t period = 0, stride = 0, size = 0;
+    int multiplicity = 1;
+  };
   struct Segment {
     double weight = 0;
     EdgeFamilyList families;                 // over positions
     absl::InlinedVector<int64_t, 2> totals;  // per family: its edges among all positions
+    int64_t total = 0;                       // their sum
+    std::optional<AllPairs> all_pairs;       // when the families are those of one
   };
 
   RunCrossings() = default;
@@ -61,6 +73,14 @@ class RunCrossings {
   static int64_t StartsBelow(const EdgeFamily& f, int64_t x);
   // Edges of `f` with both ends in [lo, hi).
   static int64_t EdgesWithin(const EdgeFamily& f, int64_t lo, int64_t hi);
+  // `families` as AllPairs, or nullopt when they are not every pair of a group's
+  // coordinates in EdgeFamilies' order with one multiplicity.
+  static std::optional<AllPairs> AsAllPairs(const EdgeFamilyList& families);
+  // Pairs of positions in [lo, hi) that share a group and an offset (both ends of an
+  // edge of `p`'s families), 0 <= lo <= hi.
+  static int64_t PairsWithin(const AllPairs& p, int64_t lo, int64_t hi);
+  // The same within one group: 0 <= x0 < x1 <= p.period, positions relative to it.
+  static int64_t PairsInGroup(const AllPairs& p, int64_t x0, int64_t x1);
   void Add(double weight, EdgeFamilyList families);
 
   int nodes_ = 0;

@@ -137,7 +137,12 @@ INSTANTIATE_TEST_SUITE_P(
                     "tp=8,pp=4,dp=6,order=tp-cp-ep-pp-dp,model=7b",  // DP slowest
                     "tp=4,pp=4,dp=6,model=7b",  // two TP groups a node: DP not aligned
                     "tp=2,pp=4,dp=2,ep=4,cp=2,model=deepseek-v3",  // EP inside a node (stride 4)
-                    "tp=4,pp=16,dp=1,ep=16,gpus_per_node=4,model=deepseek-v3"));  // EP all-to-all
+                    "tp=4,pp=16,dp=1,ep=16,gpus_per_node=4,model=deepseek-v3",  // EP all-to-all
+                    // All-to-alls counted per run in closed form: one slot per coordinate,
+                    // DP slowest, EP of two slots
+                    "tp=1,pp=2,dp=3,ep=8,gpus_per_node=1,model=deepseek-v3",
+                    "tp=4,pp=2,dp=4,ep=4,order=tp-cp-ep-pp-dp,gpus_per_node=4,model=deepseek-v3",
+                    "tp=4,pp=3,dp=1,ep=2,gpus_per_node=4,model=deepseek-v3"));
 
 }  // namespace
 }  // namespace topoplace::sched
