@@ -101,6 +101,9 @@ class SqliteLedger final : public store::Ledger {
   // its final state if it finished, NotFound if it never existed.
   absl::StatusOr<const ledger::Allocation*> LiveLocked(int64_t n)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The held-GPU rows of allocation `n`, inside the caller's transaction.
+  absl::Status InsertHeldGpus(int64_t n, const std::vector<ledger::GpuRef>& gpus)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AppendEvent(int64_t n, absl::string_view kind, absl::string_view detail)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The allocation number reserved with `request_id`, if any.

@@ -189,6 +189,37 @@ TEST_F(LedgerTest, Ledger_RefusesADatabaseWhoseWalWasLost) {
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
 }
 
+TEST_F(LedgerTest, Ledger_EveryGpuOfALargeReservationIsStoredAndHeldAgainAfterAReopen) {
+  // 130 GPUs: the held-GPU rows go to SQLite 64 to a statement, so two full statements and
+  // a short one; a reopen rebuilds the live state from those rows alone.
+  fabric_ = *GenerateClos(testing::TinyClos(/*blocks=*/2, /*nodes=*/16, /*gpus=*/8, /*rails=*/8));
+  std::string id;
+  {
+    auto ledger = OpenLedger();
+    auto a = ledger->Reserve(Request(Gpus(3, 130)));
+    ASSERT_TRUE(a.ok()) << a.status();
+    id = a->id;
+  }
+  auto ledger = OpenLedger();
+  ASSERT_NE(ledger, nullptr);
+  auto reopened = ledger->Get(id);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  ASSERT_EQ(reopened->gpus.size(), 130u);
+  for (size_t i = 0; i < 130; ++i) {
+    const Gpu& gpu = fabric_->gpus()[3 + i];
+    EXPECT_EQ(reopened->gpus[i].host, fabric_->hosts()[gpu.host].name) << i;
+    EXPECT_EQ(reopened->gpus[i].index, gpu.index) << i;
+  }
+  // Held still: the first, a middle one of the second statement and the last are refused.
+  for (GpuId held : {3, 100, 132}) {
+    auto clash = ledger->Reserve(Request(Gpus(held, 1)));
+    EXPECT_FALSE(clash.ok()) << "GPU " << held;
+  }
+  EXPECT_TRUE(ledger->Reserve(Request(Gpus(133, 1))).ok());
+  EXPECT_TRUE(ledger->Release(id).ok());
+  EXPECT_TRUE(ledger->Reserve(Request(Gpus(100, 1))).ok());
+}
+
 TEST_F(LedgerTest, Ledger_ANewerDatabaseThanItsWatermarkStarts) {
   // The watermark is written after SQLite commits: a crash in between leaves the database
   // ahead, which loses nothing.
