@@ -38,9 +38,11 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
   inv.eligible_.assign(num_hosts, job.hosts.empty() ? 1 : 0);
   TP_RETURN_IF_ERROR(MarkHosts(fabric, "hosts", job.hosts, 1, inv.eligible_));
   TP_RETURN_IF_ERROR(MarkHosts(fabric, "exclude", job.exclude, 0, inv.eligible_));
-  size_t widest = 0;
-  for (const Host& host : fabric.hosts()) widest = std::max(widest, host.gpus.size());
-  if (widest < static_cast<size_t>(job.gpus_per_node)) {
+  // Every host once per placement: read from the packed places, not the Host records.
+  const std::vector<Fabric::HostPlace>& places = fabric.host_places();
+  int32_t widest = 0;
+  for (const Fabric::HostPlace& place : places) widest = std::max(widest, place.gpus);
+  if (widest < job.gpus_per_node) {
     return absl::InvalidArgumentError(absl::StrCat(
         "job spec field 'gpus_per_node': expected at most ", widest,
         " (the most GPUs any host of '", fabric.name(), "' has), got ", job.gpus_per_node));
@@ -56,14 +58,14 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
     inv.nvlink_total_gpus_.assign(fabric.nvlink_domains().size(), 0);
   }
   for (HostId h = 0; h < static_cast<HostId>(num_hosts); ++h) {
-    const Host& host = fabric.hosts()[h];
-    if (nvlink_level && host.nvlink_domain_id >= 0) {
-      inv.nvlink_free_gpus_[host.nvlink_domain_id] += occupancy.free_gpus(h);
-      inv.nvlink_total_gpus_[host.nvlink_domain_id] += static_cast<int>(host.gpus.size());
+    const Fabric::HostPlace& host = places[h];
+    if (nvlink_level && host.nvlink_domain >= 0) {
+      inv.nvlink_free_gpus_[host.nvlink_domain] += occupancy.free_gpus(h);
+      inv.nvlink_total_gpus_[host.nvlink_domain] += host.gpus;
     }
     if (host.block >= 0) {
       inv.block_free_gpus_[host.block] += occupancy.free_gpus(h);
-      inv.block_total_gpus_[host.block] += static_cast<int>(host.gpus.size());
+      inv.block_total_gpus_[host.block] += host.gpus;
     }
     if (!inv.eligible_[h]) {
       ++inv.excluded_;
@@ -90,7 +92,7 @@ absl::StatusOr<Inventory> Inventory::Build(const Fabric& fabric, const Occupancy
     }
     ++inv.block_free_[host.block];
     if (host.pod >= 0) ++inv.pod_free_[host.pod];
-    if (nvlink_level && host.nvlink_domain_id >= 0) ++inv.nvlink_free_[host.nvlink_domain_id];
+    if (nvlink_level && host.nvlink_domain >= 0) ++inv.nvlink_free_[host.nvlink_domain];
     ++inv.total_free_;
   }
   return inv;

@@ -177,6 +177,14 @@ class Fabric {
   const std::vector<UnattributedNic>& unattributed_nics() const { return unattributed_nics_; }
   // Hosts grouped by NVLink domain; a host with no declared domain is alone in its own.
   const std::vector<std::vector<HostId>>& nvlink_domains() const { return nvlink_domains_; }
+  // Per host id, hosts()[h]'s derived place and its GPU count, 16 bytes a host: what the
+  // loops over every host of a placement read (Inventory::Build), without a Host's
+  // strings and lists between one host's facts and the next's.
+  struct HostPlace {
+    int32_t block = -1, pod = -1, nvlink_domain = -1;
+    int32_t gpus = 0;
+  };
+  const std::vector<HostPlace>& host_places() const { return host_places_; }
   // Per switch tier (index 0 is tier 1); only tiers that exist.
   const std::vector<TierStats>& tier_stats() const { return tier_stats_; }
   // Highest switch tier present (0 if there are no switches).
@@ -226,6 +234,7 @@ class Fabric {
   std::vector<AggregationNode> aggregation_nodes_;
   std::vector<UnattributedNic> unattributed_nics_;
   std::vector<std::vector<HostId>> nvlink_domains_;
+  std::vector<HostPlace> host_places_;
   std::vector<TierStats> tier_stats_;
   bool rail_optimized_ = false;
   std::vector<std::string> warnings_;

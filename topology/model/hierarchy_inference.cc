@@ -13,6 +13,11 @@ void HierarchyInference::Run(Fabric& f) {
   f.leaf_domain_ = h::JoinTierDomains(graph, f.switches_, max_tier);
   h::FormPods(f.leaf_domain_, f.blocks_, f.hosts_, f.pods_);
   f.nvlink_domains_ = h::FormNvlinkDomains(f.hosts_, warnings);
+  f.host_places_.clear();
+  for (const Host& host : f.hosts_) {
+    f.host_places_.push_back(
+        {host.block, host.pod, host.nvlink_domain_id, static_cast<int32_t>(host.gpus.size())});
+  }
   f.tier_stats_ = h::SumTierBandwidth(f.switches_, f.links_, max_tier);
 }
 

@@ -209,5 +209,29 @@ TEST(HierarchyInference, NvlinkDomains_ThatSpanLeafGroupsOrLackHostsAreWarnedAbo
   EXPECT_THAT(ok->warnings(), ::testing::Not(::testing::Contains(HasSubstr("NVLink domain"))));
 }
 
+// The packed host places the per-placement loops read are each host's own derived facts,
+// on every preset (NVLink racks, rails, three tiers) and on a fabric with a host missing a
+// NIC link.
+TEST(HierarchyInference, HostPlaces_AreEveryHostsBlockPodDomainAndGpuCount) {
+  std::vector<FabricPtr> fabrics;
+  for (const std::string& name : PresetNames()) {
+    if (name == "clos3-100k") continue;  // the largest: the others cover its shapes
+    fabrics.push_back(*GeneratePreset(name));
+  }
+  fabrics.push_back(SmallFabric(/*drop_one_nic_link=*/true).Build());
+  for (const FabricPtr& f : fabrics) {
+    ASSERT_EQ(f->host_places().size(), f->hosts().size()) << f->name();
+    for (size_t h = 0; h < f->hosts().size(); ++h) {
+      const Host& host = f->hosts()[h];
+      const Fabric::HostPlace& place = f->host_places()[h];
+      EXPECT_EQ(place.block, host.block) << f->name() << " " << host.name;
+      EXPECT_EQ(place.pod, host.pod) << f->name() << " " << host.name;
+      EXPECT_EQ(place.nvlink_domain, host.nvlink_domain_id) << f->name() << " " << host.name;
+      EXPECT_EQ(place.gpus, static_cast<int32_t>(host.gpus.size()))
+          << f->name() << " " << host.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace topoplace
