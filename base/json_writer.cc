@@ -17,12 +17,15 @@ void JsonWriter::NewLine(size_t depth) {
   out_.append(depth * static_cast<size_t>(indent_), ' ');
 }
 
-void JsonWriter::BeforeValue() {
-  if (levels_.empty()) return;  // the document's root
-  Level& level = levels_.back();
-  if (level.object) return;  // Key wrote the member's separator
-  if (level.members++ > 0) out_.push_back(',');
+void JsonWriter::NextEntry() {
+  if (levels_.back().members++ > 0) out_.push_back(',');
   NewLine(levels_.size());
+}
+
+void JsonWriter::BeforeValue() {
+  if (levels_.empty()) return;        // the document's root
+  if (levels_.back().object) return;  // Key wrote the member's separator
+  NextEntry();
 }
 
 void JsonWriter::Open(char bracket) {
@@ -41,9 +44,7 @@ void JsonWriter::Close(char bracket) {
 
 void JsonWriter::Key(absl::string_view key) {
   assert(!levels_.empty() && levels_.back().object);
-  Level& level = levels_.back();
-  if (level.members++ > 0) out_.push_back(',');
-  NewLine(levels_.size());
+  NextEntry();
   AppendJsonString(out_, key);
   out_ += ": ";
 }

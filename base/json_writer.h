@@ -90,8 +90,9 @@ class JsonWriter {
   };
   void Open(char bracket);
   void Close(char bracket);
-  // Before a value: the separator and indentation an array element needs (a member's were
-  // written by Key).
+  // A member's or element's separator and indentation, in the innermost level.
+  void NextEntry();
+  // Before a value: NextEntry for an array element (a member's was written by Key).
   void BeforeValue();
   void NewLine(size_t depth);
   void Int(int64_t value);
