@@ -64,38 +64,73 @@ std::vector<Candidate> OneNvlinkDomain(const PlacementContext& ctx, int count) {
   return out;
 }
 
+namespace {
+
+// The scopes a several-domain search tries, tightest first: the blocks, pods and the
+// cluster (as far as `allowed` reaches) that have ctx.nodes eligible hosts.
+std::vector<Domain> Scopes(const PlacementContext& ctx, DomainLevel allowed) {
+  std::vector<Domain> scopes = FittingDomains(ctx.inventory, DomainLevel::kBlock, ctx.nodes);
+  for (DomainLevel level : {DomainLevel::kPod, DomainLevel::kCluster}) {
+    if (allowed < level) break;
+    for (const Domain& d : FittingDomains(ctx.inventory, level, ctx.nodes)) scopes.push_back(d);
+  }
+  return scopes;
+}
+
+std::string ScopeName(const Domain& scope) {
+  switch (scope.level) {
+    case DomainLevel::kBlock:
+      return absl::StrCat("block ", scope.id);
+    case DomainLevel::kPod:
+      return absl::StrCat("pod ", scope.id);
+    default:
+      return "the cluster";
+  }
+}
+
+// The first of `scopes` whose domains hold the job in `unit`-node shares (Pack), and its
+// hosts in packing order; nullopt if none does.
+std::optional<std::pair<Domain, std::vector<HostId>>> FirstPacked(const PlacementContext& ctx,
+                                                                  const std::vector<Domain>& scopes,
+                                                                  int unit) {
+  for (const Domain& scope : scopes) {
+    std::vector<HostId> hosts = Pack(ctx, BlocksOf(ctx.fabric, scope), unit);
+    if (!hosts.empty()) return std::pair(scope, std::move(hosts));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Candidate> FewestNvlinkDomains(const PlacementContext& ctx, DomainLevel allowed) {
   const int unit = NvlinkUnitNodes(ctx.job, LargestNvlinkDomain(ctx.fabric));
-  std::vector<Domain> scopes = FittingDomains(ctx.inventory, DomainLevel::kBlock, ctx.nodes);
-  if (allowed != DomainLevel::kBlock) {
-    for (const Domain& d : FittingDomains(ctx.inventory, DomainLevel::kPod, ctx.nodes)) {
-      scopes.push_back(d);
-    }
-  }
-  if (allowed == DomainLevel::kCluster) {
-    for (const Domain& d : FittingDomains(ctx.inventory, DomainLevel::kCluster, ctx.nodes)) {
-      scopes.push_back(d);
-    }
-  }
+  const std::vector<Domain> scopes = Scopes(ctx, allowed);
   // Whole groups in the tightest scope first; split groups (never a TP group) only where
   // no scope holds whole ones.
   const int fallback = TpSpanNodes(ctx.job);
   for (int u : {unit, fallback}) {
-    for (const Domain& scope : scopes) {
-      std::vector<HostId> hosts = Pack(ctx, BlocksOf(ctx.fabric, scope), u);
-      if (hosts.empty()) continue;
-      const char* level = scope.level == DomainLevel::kBlock ? "block "
-                          : scope.level == DomainLevel::kPod ? "pod "
-                                                             : "";
-      return Candidate{
-          std::move(hosts),
-          absl::StrCat("fewest NVLink domains (", u, "-node groups) in ",
-                       scope.level == DomainLevel::kCluster ? "the cluster"
-                                                            : absl::StrCat(level, scope.id))};
+    if (auto packed = FirstPacked(ctx, scopes, u)) {
+      return Candidate{std::move(packed->second),
+                       absl::StrCat("fewest NVLink domains (", u, "-node groups) in ",
+                                    ScopeName(packed->first))};
     }
     if (unit == fallback) break;
   }
   return std::nullopt;
+}
+
+std::optional<Candidate> UnitsPerNvlinkDomain(const PlacementContext& ctx, DomainLevel allowed,
+                                              const Cut& cut) {
+  if (cut.unit > LargestNvlinkDomain(ctx.fabric)) return std::nullopt;
+  std::optional<std::pair<Domain, std::vector<HostId>>> packed =
+      FirstPacked(ctx, Scopes(ctx, allowed), cut.unit);
+  if (!packed) return std::nullopt;
+  Candidate c;
+  c.node_hosts.assign(ctx.nodes, -1);
+  for (int i = 0; i < ctx.nodes; ++i) c.node_hosts[cut.node_order[i]] = packed->second[i];
+  c.how = absl::StrCat(cut.name, " packing, whole units (", cut.unit,
+                       " nodes) per NVLink domain, in ", ScopeName(packed->first));
+  return c;
 }
 
 }  // namespace topoplace::sched

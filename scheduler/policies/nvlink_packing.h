@@ -6,6 +6,8 @@
 //   if (ctx.inventory.nvlink_level()) {
 //     if (auto one = OneNvlinkDomain(ctx, 3); !one.empty()) return one;
 //     if (auto c = FewestNvlinkDomains(ctx, allowed)) out.push_back(*c);
+//     if (auto stages = MakeCut(ctx, Dim::kPp))
+//       if (auto c = UnitsPerNvlinkDomain(ctx, allowed, *stages)) out.push_back(*c);
 //   }
 //
 // Pure functions of their input; thread-safe. Preconditions: ctx.inventory.nvlink_level().
@@ -17,6 +19,7 @@
 
 #include "scheduler/framework/domain_select.h"
 #include "scheduler/framework/placement_policy.h"
+#include "scheduler/policies/block_packing.h"
 
 namespace topoplace::sched {
 
@@ -30,6 +33,16 @@ std::vector<Candidate> OneNvlinkDomain(const PlacementContext& ctx, int count);
 // smallest that covers the rest; node slots fill them block by block. Groups are split
 // only where whole groups cannot fit. nullopt when no scope has the hosts.
 std::optional<Candidate> FewestNvlinkDomains(const PlacementContext& ctx, DomainLevel allowed);
+
+// The job over NVLink domains that each hold whole units of `cut` (block_packing.h's
+// MakeCut: whole pipeline stages, or whole DP-index columns), so that only the cut's
+// dimension leaves a domain: a dense job's DP all-reduce stays on NVLink when its stages
+// do. Domains are chosen as FewestNvlinkDomains chooses them (the tightest scope that
+// holds the job so, fewest domains first), with capacity counted in whole units; node
+// slots follow the cut's node order. nullopt when a unit is larger than every domain, or
+// no scope holds the job in whole units.
+std::optional<Candidate> UnitsPerNvlinkDomain(const PlacementContext& ctx, DomainLevel allowed,
+                                              const Cut& cut);
 
 }  // namespace topoplace::sched
 

@@ -517,6 +517,16 @@ absl::StatusOr<std::vector<Candidate>> TopoplacePolicy::Propose(const PlacementC
       }
       out.push_back(*std::move(c));
     }
+    // Whole pipeline stages (or DP-index columns) per domain, where a unit is larger than
+    // the groups FewestNvlinkDomains keeps whole: only that dimension leaves the domains.
+    const int group = NvlinkUnitNodes(ctx.job, LargestNvlinkDomain(ctx.fabric));
+    for (Dim dim : {Dim::kPp, Dim::kDp}) {
+      std::optional<Cut> cut = MakeCut(ctx, dim);
+      if (!cut || cut->unit <= group) continue;
+      if (std::optional<Candidate> c = UnitsPerNvlinkDomain(ctx, allowed, *cut)) {
+        out.push_back(*std::move(c));
+      }
+    }
   }
   if (std::vector<Candidate> blocks = OneBlock(ctx); !blocks.empty()) {
     for (Candidate& c : blocks) out.push_back(std::move(c));
