@@ -40,7 +40,7 @@ std::optional<Candidate> FewestNvlinkDomains(const PlacementContext& ctx, Domain
 // do. Domains are chosen as FewestNvlinkDomains chooses them (the tightest scope that
 // holds the job so, fewest domains first), with capacity counted in whole units; node
 // slots follow the cut's node order. nullopt when a unit is larger than every domain, or
-// no scope holds the job in whole units.
+// no scope holds the job in whole units. (The topoplace policy proposes it with the pp cut.)
 std::optional<Candidate> UnitsPerNvlinkDomain(const PlacementContext& ctx, DomainLevel allowed,
                                               const Cut& cut);
 
