@@ -275,6 +275,11 @@ void BM_PairedFirstFitClos3_100kLoadAware(benchmark::State& state) {
 void BM_PairedFirstFitNvl72Dense(benchmark::State& state) {
   RunPaired(state, kNvl72x4, false, "first-fit", "tp=4,pp=8,dp=32,gpus_per_node=4,model=70b");
 }
+// A dense job whose pipeline stages (16 trays each) fit a rack: topoplace proposes whole
+// stages per rack too (UnitsPerNvlinkDomain), one candidate more than for the job above.
+void BM_PairedFirstFitNvl72Stages(benchmark::State& state) {
+  RunPaired(state, kNvl72x4, false, "first-fit", "tp=4,pp=16,dp=16,gpus_per_node=4,model=70b");
+}
 void BM_PairedFirstFitNvl72Moe(benchmark::State& state) {
   RunPaired(state, kNvl72x4Racks, false, "first-fit", kMoeJob);
 }
@@ -309,6 +314,7 @@ BENCHMARK(BM_PairedFirstFitRail28kLoadAware)->Apply([](auto* b) { Sizes(b, {1024
 BENCHMARK(BM_PairedFirstFitClos3_100k)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
 BENCHMARK(BM_PairedFirstFitClos3_100kLoadAware)->Apply([](auto* b) { Sizes(b, {1024, 8192}); });
 BENCHMARK(BM_PairedFirstFitNvl72Dense)->Apply([](auto* b) { Sizes(b, {1024}); });
+BENCHMARK(BM_PairedFirstFitNvl72Stages)->Apply([](auto* b) { Sizes(b, {1024}); });
 BENCHMARK(BM_PairedFirstFitNvl72Moe)->Apply([](auto* b) { Sizes(b, {1024}); });
 BENCHMARK(BM_PlaceNvl72Moe)->Apply([](auto* b) { Sizes(b, {1024}); });
 BENCHMARK(BM_PlaceNvl72MoeSlurmBlock)->Apply([](auto* b) { Sizes(b, {1024}); });

@@ -11,7 +11,7 @@ the separate benchmarks' figures, which on a VM whose speed drifts between runs 
 taken minutes apart.
 
   build/tests/bench/placement_bench \\
-      --benchmark_filter='(Place|Paired|PairedFirstFit)(Rail28k|Clos3_100k|Nvl72)(SlurmTree|LoadAware|Dense|Moe)?/(1024|8192)' \\
+      --benchmark_filter='(Place|Paired|PairedFirstFit)(Rail28k|Clos3_100k|Nvl72)(SlurmTree|LoadAware|Dense|Stages|Moe)?/(1024|8192)' \\
       --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \\
       --benchmark_report_aggregates_only=true --benchmark_out=p.json --benchmark_out_format=json
   tests/bench/placement_ratios.py p.json          # or a `make bench` record folder
@@ -55,7 +55,8 @@ def first_fit_table(path):
     neither policy refusing (a refusal times the cost of saying no)."""
     runs = {name.split("/min_time")[0]: v for name, v in medians(path, PAIRED).items()}
     cases = [(f"{f}{aware}", g) for f in ("Rail28k", "Clos3_100k") for aware in ("", "LoadAware")
-             for g in ("1024", "8192")] + [("Nvl72Dense", "1024"), ("Nvl72Moe", "1024")]
+             for g in ("1024", "8192")]
+    cases += [(f"Nvl72{job}", "1024") for job in ("Dense", "Stages", "Moe")]
     rows = [(c, g, runs[f"BM_PairedFirstFit{c}/{g}"]) for c, g in cases
             if f"BM_PairedFirstFit{c}/{g}" in runs]
     if not rows:
