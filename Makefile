@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 TOPOPLACE := $(BUILD)/api/cli/topoplace
 DEMO_DIR ?= topoplace-data
 
-.PHONY: all deps configure build build-demo demo console test fuzz bench report fault-report preemption-report tidy asan tsan package image clean
+.PHONY: all deps configure build build-demo demo console test fuzz bench report goodput-table fault-report preemption-report tidy asan tsan package image clean
 
 all: build
 
@@ -55,6 +55,10 @@ fuzz: deps
 # Regenerates the simulator's evaluation report in docs/report/.
 report: build
 	bash deploy/make-report.sh $(TOPOPLACE)
+
+# The goodput issue's checks over seeds 1-3 in docs/report/goodput.md (~10 min).
+goodput-table: build
+	bash deploy/make-goodput-table.sh $(TOPOPLACE)
 
 # Regenerates the fault evaluation in docs/report/faults/.
 fault-report: build

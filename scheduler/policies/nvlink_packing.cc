@@ -43,29 +43,6 @@ std::vector<HostId> Pack(const PlacementContext& ctx, const std::vector<int32_t>
   return hosts;
 }
 
-}  // namespace
-
-std::vector<Candidate> OneNvlinkDomain(const PlacementContext& ctx, int count) {
-  std::vector<std::pair<int, int32_t>> fits;  // (free hosts, domain)
-  for (int32_t d = 0; d < static_cast<int32_t>(ctx.fabric.nvlink_domains().size()); ++d) {
-    const int free = ctx.inventory.nvlink_free(d);
-    if (free >= ctx.nodes) fits.emplace_back(free, d);
-  }
-  std::sort(fits.begin(), fits.end());
-  std::vector<Candidate> out;
-  for (size_t i = 0; i < fits.size() && static_cast<int>(i) < count; ++i) {
-    Candidate c;
-    ctx.inventory.TakeFromDomain(fits[i].second, ctx.nodes, c.node_hosts);
-    const HostId first = ctx.fabric.nvlink_domains()[fits[i].second].front();
-    c.how = absl::StrCat("best fit in the NVLink domain of ", ctx.fabric.hosts()[first].name, " (",
-                         fits[i].first, " free hosts)");
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
-namespace {
-
 // The scopes a several-domain search tries, tightest first: the blocks, pods and the
 // cluster (as far as `allowed` reaches) that have ctx.nodes eligible hosts.
 std::vector<Domain> Scopes(const PlacementContext& ctx, DomainLevel allowed) {
@@ -101,6 +78,25 @@ std::optional<std::pair<Domain, std::vector<HostId>>> FirstPacked(const Placemen
 }
 
 }  // namespace
+
+std::vector<Candidate> OneNvlinkDomain(const PlacementContext& ctx, int count) {
+  std::vector<std::pair<int, int32_t>> fits;  // (free hosts, domain)
+  for (int32_t d = 0; d < static_cast<int32_t>(ctx.fabric.nvlink_domains().size()); ++d) {
+    const int free = ctx.inventory.nvlink_free(d);
+    if (free >= ctx.nodes) fits.emplace_back(free, d);
+  }
+  std::sort(fits.begin(), fits.end());
+  std::vector<Candidate> out;
+  for (size_t i = 0; i < fits.size() && static_cast<int>(i) < count; ++i) {
+    Candidate c;
+    ctx.inventory.TakeFromDomain(fits[i].second, ctx.nodes, c.node_hosts);
+    const HostId first = ctx.fabric.nvlink_domains()[fits[i].second].front();
+    c.how = absl::StrCat("best fit in the NVLink domain of ", ctx.fabric.hosts()[first].name, " (",
+                         fits[i].first, " free hosts)");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
 
 std::optional<Candidate> FewestNvlinkDomains(const PlacementContext& ctx, DomainLevel allowed) {
   const int unit = NvlinkUnitNodes(ctx.job, LargestNvlinkDomain(ctx.fabric));
