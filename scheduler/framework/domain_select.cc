@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
 #include "scheduler/framework/nvlink_domains.h"
 
 namespace topoplace::sched {
@@ -20,6 +21,18 @@ DomainLevel MaxLevelFor(MaxTier tier, const Fabric& fabric) {
       return DomainLevel::kCluster;
   }
   return DomainLevel::kCluster;
+}
+
+std::string DomainName(const Domain& d) {
+  switch (d.level) {
+    case DomainLevel::kBlock:
+      return absl::StrCat("block ", d.id);
+    case DomainLevel::kPod:
+      return absl::StrCat("pod ", d.id);
+    case DomainLevel::kCluster:
+      break;
+  }
+  return "the cluster";
 }
 
 std::vector<Domain> FittingDomains(const Inventory& inv, DomainLevel level, int nodes) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -24,6 +25,9 @@ struct Domain {
   int32_t id = 0;  // block or pod index; 0 for the cluster
   int free = 0;
 };
+
+// How a placement's description names `d`: "block 3", "pod 1" or "the cluster".
+std::string DomainName(const Domain& d);
 
 // The largest level a job may use under `tier` on `fabric` (leaf and block both mean one
 // block). A pod tier on a fabric with at most one pod is the whole cluster: that pod holds

@@ -54,17 +54,6 @@ std::vector<Domain> Scopes(const PlacementContext& ctx, DomainLevel allowed) {
   return scopes;
 }
 
-std::string ScopeName(const Domain& scope) {
-  switch (scope.level) {
-    case DomainLevel::kBlock:
-      return absl::StrCat("block ", scope.id);
-    case DomainLevel::kPod:
-      return absl::StrCat("pod ", scope.id);
-    default:
-      return "the cluster";
-  }
-}
-
 // The first of `scopes` whose domains hold the job in `unit`-node shares (Pack), and its
 // hosts in packing order; nullopt if none does.
 std::optional<std::pair<Domain, std::vector<HostId>>> FirstPacked(const PlacementContext& ctx,
@@ -108,7 +97,7 @@ std::optional<Candidate> FewestNvlinkDomains(const PlacementContext& ctx, Domain
     if (auto packed = FirstPacked(ctx, scopes, u)) {
       return Candidate{std::move(packed->second),
                        absl::StrCat("fewest NVLink domains (", u, "-node groups) in ",
-                                    ScopeName(packed->first))};
+                                    DomainName(packed->first))};
     }
     if (unit == fallback) break;
   }
@@ -125,7 +114,7 @@ std::optional<Candidate> UnitsPerNvlinkDomain(const PlacementContext& ctx, Domai
   c.node_hosts.assign(ctx.nodes, -1);
   for (int i = 0; i < ctx.nodes; ++i) c.node_hosts[cut.node_order[i]] = packed->second[i];
   c.how = absl::StrCat(cut.name, " packing, whole units (", cut.unit,
-                       " nodes) per NVLink domain, in ", ScopeName(packed->first));
+                       " nodes) per NVLink domain, in ", DomainName(packed->first));
   return c;
 }
 

@@ -35,10 +35,6 @@ constexpr size_t kPodCandidates = 2;
 constexpr size_t kMultiBlockCandidates = 2;
 constexpr double kNearTieFraction = 0.02;
 
-std::string DomainName(const Domain& d) {
-  return d.level == DomainLevel::kPod ? absl::StrCat("pod ", d.id) : "the cluster";
-}
-
 // A single-host-granule selection of one domain, what every hybrid layout of the domain
 // starts from, and its greedy amounts in selection and in block id order: no cut's unit
 // changes those two (only the residue chain and the trimmed amounts depend on it).

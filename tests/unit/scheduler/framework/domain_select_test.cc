@@ -52,6 +52,13 @@ bool SameTakes(const Takes& a, const Takes& b) {
   });
 }
 
+// The name a placement's description gives each level (the cluster's id is not shown).
+TEST(DomainName, NamesTheBlockThePodOrTheCluster) {
+  EXPECT_EQ(DomainName({DomainLevel::kBlock, 3, 0}), "block 3");
+  EXPECT_EQ(DomainName({DomainLevel::kPod, 1, 0}), "pod 1");
+  EXPECT_EQ(DomainName({DomainLevel::kCluster, 0, 0}), "the cluster");
+}
+
 TEST(GreedyBestFit, TakesTheLargestThenTheSmallestThatCoversTheRest) {
   const std::vector<int> cap = {4, 9, 6, 6, 2};
   // 9 first; 3 remain: the smallest covering it is 4 (index 0), not 6.

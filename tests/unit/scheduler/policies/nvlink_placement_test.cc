@@ -45,15 +45,21 @@ std::vector<int32_t> Domains(const Fabric& f, const PlacementPlan& plan) {
 
 double NetworkBytes(const PlacementPlan& plan) { return plan.traffic.network_bytes(); }
 
+// Bytes of dimension `d` that leave NVLink (leaf, spine and core tiers).
+double NetworkBytesOf(const PlacementPlan& plan, Dim d) {
+  double bytes = 0;
+  for (Tier t : {Tier::kLeaf, Tier::kSpine, Tier::kCore}) {
+    bytes += plan.traffic.dim_tier_bytes[static_cast<int>(d)][static_cast<int>(t)];
+  }
+  return bytes;
+}
+
 // Network bytes of the dimensions on the critical path: all but DP, whose gradient
 // all-reduce overlaps the backward pass (scheduler/steptime/comm_model.h).
 double CriticalNetworkBytes(const PlacementPlan& plan) {
   double bytes = 0;
   for (Dim d : kAllDims) {
-    if (d == Dim::kDp) continue;
-    for (Tier t : {Tier::kLeaf, Tier::kSpine, Tier::kCore}) {
-      bytes += plan.traffic.dim_tier_bytes[static_cast<int>(d)][static_cast<int>(t)];
-    }
+    if (d != Dim::kDp) bytes += NetworkBytesOf(plan, d);
   }
   return bytes;
 }
@@ -73,15 +79,6 @@ TEST(NvlinkPlacement, Gb200PresetIsSixteenRacksOfEighteenFourGpuTraysEachOneDoma
   EXPECT_EQ(LargestNvlinkDomain(f), 18);
   EXPECT_EQ(LargestNvlinkDomain(**GeneratePreset("superpod-4su")), 1);
   EXPECT_EQ(LargestNvlinkDomain(**GeneratePreset("gh200-nvl256")), 256);
-}
-
-// Bytes of dimension `d` that leave NVLink (leaf, spine and core tiers).
-double NetworkBytesOf(const PlacementPlan& plan, Dim d) {
-  double bytes = 0;
-  for (Tier t : {Tier::kLeaf, Tier::kSpine, Tier::kCore}) {
-    bytes += plan.traffic.dim_tier_bytes[static_cast<int>(d)][static_cast<int>(t)];
-  }
-  return bytes;
 }
 
 // Whether every `unit` node slots of rank order `stage` (PP coordinate k holds slots
