@@ -29,6 +29,8 @@ std::string JobRecordLines(const RunInfo& info, const SimResult& result, const s
     line["jct_s"] = completed && r.end_s >= 0 ? nlohmann::ordered_json(r.jct_s()) : nullptr;
     line["duration_s"] = r.duration_s;
     line["slowdown"] = r.slowdown;
+    line["predicted_slowdown"] = r.predicted_slowdown;
+    line["slowdown_at_start"] = r.slowdown_at_start;
     line["nvlink_domains"] = r.nvlink_domains;
     line["leaves"] = r.leaves;
     line["blocks"] = r.blocks;

@@ -4,8 +4,10 @@
 //   policy, load (the offered load, RunInfo::offered_load), load_scale, seed, fault_scale
 //   (fault studies only), id, gpus, nodes, priority, outcome ("completed" or "rejected"),
 //   arrival_s, start_s, end_s, queue_s, jct_s (null when never started or ended),
-//   duration_s (the trace's), slowdown, nvlink_domains, leaves, blocks, pods,
-//   off_nvlink_bytes, spine_bytes (over the whole run), interruptions, preemptions, relaxed.
+//   duration_s (the trace's), slowdown, predicted_slowdown (the plan's, alone on its links),
+//   slowdown_at_start (with the jobs running when it started), nvlink_domains, leaves,
+//   blocks, pods, off_nvlink_bytes, spine_bytes (over the whole run), interruptions,
+//   preemptions, relaxed.
 // Over a policy's completed lines, the mean of end_s - arrival_s is its mean_jct_s.
 #ifndef TOPOPLACE_SCHEDULER_SIM_JOB_RECORDS_H_
 #define TOPOPLACE_SCHEDULER_SIM_JOB_RECORDS_H_

@@ -283,6 +283,8 @@ void Replay::Start(size_t j, const PlacementPlan& plan, double now) {
   if (const std::optional<double> wait = MaxWait(tj.spec))
     expiries_.erase({tj.arrival_s + *wait, j});
   r.slowdown = plan.step.slowdown;
+  r.predicted_slowdown = plan.step.slowdown;
+  r.slowdown_at_start = plan.step.slowdown;
   r.end_s = now + p.work * r.slowdown;
   const double ref_step = plan.step.reference_s;
   r.iterations = ref_step > 0 ? tj.duration_s / ref_step : 0;
@@ -317,7 +319,9 @@ void Replay::Start(size_t j, const PlacementPlan& plan, double now) {
     std::sort(crossed.begin(), crossed.end());
     crossed.erase(std::unique(crossed.begin(), crossed.end()), crossed.end());
   }
-  if (shared_) Reschedule(shared_->Start(j, tj.spec, plan, ref_step, p.work, r.end_s, now));
+  if (!shared_) return;
+  Reschedule(shared_->Start(j, tj.spec, plan, ref_step, p.work, r.end_s, now));
+  if (shared_->tracked(j)) r.slowdown_at_start = 1 / shared_->rate(j);
 }
 
 void Replay::OfferUplinks(size_t j, int sign) {

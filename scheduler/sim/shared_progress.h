@@ -53,6 +53,8 @@ class SharedProgress {
   bool tracked(size_t j) const { return jobs_[j].tracked; }
   // A tracked job's end as it stands (its key in the caller's event queue).
   double end(size_t j) const { return jobs_[j].end; }
+  // A tracked job's work done per second now (at most 1: never faster than its reference).
+  double rate(size_t j) const { return jobs_[j].rate; }
   // A tracked job's work done of its run by `now` (seconds at reference speed).
   double WorkDone(size_t j, double now) const;
 

@@ -27,7 +27,15 @@ struct JobRecord {
   double end_s = -1;
   JobOutcome outcome = JobOutcome::kCompleted;
   std::string reject_reason;
-  double slowdown = 1;              // run time / trace duration (comm_model.h)
+  double slowdown = 1;  // run time / trace duration (comm_model.h)
+  // The per-job model's slowdown for its (last) plan, alone on its links
+  // (PlacementPlan::step): with shared links, slowdown over this is what sharing and
+  // hashed flows cost it.
+  double predicted_slowdown = 1;
+  // With shared links, the slowdown its links gave it the moment it (last) started, with
+  // the jobs running then: what a placement that saw their load and its flows' hashing could
+  // have known; slowdown over this is what later jobs cost it. Else predicted_slowdown.
+  double slowdown_at_start = 1;
   double spine_bytes_per_iter = 0;  // from the plan
   // The least spine bytes per iteration any placement could have had on the GPUs free
   // when the job started (PlacementPlan::spine_bytes_lower_bound).

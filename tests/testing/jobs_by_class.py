@@ -2,7 +2,9 @@
 """Per-job evidence from `topoplace simulate --jobs-out FILE` (JSON Lines).
 
 For each (load, policy): jobs, mean JCT, mean queue, mean slowdown and the GPU-hour
-weighted slowdown, per class of job (dense or MoE by the spec's ep, and GPU count), and
+weighted slowdown (achieved; as the per-job model predicted it alone on its links; and, with
+shared links, as its links gave it when it started, with the jobs then running: achieved
+over "at start" is what later jobs cost it), per class of job (dense or MoE by the spec's ep, and GPU count), and
 the jobs a policy slowed most. With --versus A,B it pairs the same job under two policies
 and lists where their JCTs differ most, with each one's placement (NVLink domains, blocks,
 bytes off NVLink) and slowdown: the per-job answer to "why does A beat B".
@@ -42,12 +44,17 @@ def summarise(rows):
     done = [r for r in rows if r["outcome"] == "completed"]
     gpu_hours = [r["gpus"] * r["duration_s"] for r in done]
     weighted = sum(w * r["slowdown"] for w, r in zip(gpu_hours, done))
+    def weigh(key):
+        total = sum(w * r.get(key, float("nan")) for w, r in zip(gpu_hours, done))
+        return total / sum(gpu_hours) if gpu_hours else float("nan")
     return {
         "jobs": len(rows),
         "jct_h": mean(r["jct_s"] / 3600 for r in done),
         "queue_h": mean(r["queue_s"] / 3600 for r in done),
         "slowdown": mean(r["slowdown"] for r in done),
         "gpuh_slowdown": weighted / sum(gpu_hours) if gpu_hours else float("nan"),
+        "gpuh_predicted": weigh("predicted_slowdown"),
+        "gpuh_at_start": weigh("slowdown_at_start"),
         "domains": mean(r["nvlink_domains"] for r in done),
     }
 
@@ -58,14 +65,14 @@ def print_classes(jobs, top):
         groups[(j["load"], j["policy"], job_class(j))].append(j)
         groups[(j["load"], j["policy"], "all")].append(j)
     print("| load | policy | class | jobs | mean JCT h | mean queue h | mean slowdown "
-          "| GPU-h slowdown | NVLink domains |")
-    print("|---:|---|---|---:|---:|---:|---:|---:|---:|")
+          "| GPU-h slowdown | GPU-h predicted alone | GPU-h at start | NVLink domains |")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for (load, policy, cls), rows in sorted(groups.items(), key=lambda kv: (
             kv[0][0], kv[0][1], kv[0][2] != "all", kv[0][2])):
         s = summarise(rows)
         print(f"| {load:g} | {policy} | {cls} | {s['jobs']} | {s['jct_h']:.2f} | "
               f"{s['queue_h']:.2f} | {s['slowdown']:.3f} | {s['gpuh_slowdown']:.3f} | "
-              f"{s['domains']:.2f} |")
+              f"{s['gpuh_predicted']:.3f} | {s['gpuh_at_start']:.3f} | {s['domains']:.2f} |")
     if top <= 0:
         return
     print()
@@ -77,7 +84,9 @@ def print_classes(jobs, top):
         worst = sorted(rows, key=lambda r: -r["slowdown"])[:top]
         print(f"load {load:g}, {policy}: most slowed: " + "; ".join(
             f"#{r['id']} {job_class(r).split()[0]} {r['gpus']} GPUs x{r['slowdown']:.2f} "
-            f"({r['nvlink_domains']} domains)" for r in worst))
+            f"(predicted x{r.get('predicted_slowdown', float('nan')):.2f}, "
+            f"at start x{r.get('slowdown_at_start', float('nan')):.2f}, "
+            f"{r['nvlink_domains']} domains)" for r in worst))
 
 
 def print_versus(jobs, a, b, top):

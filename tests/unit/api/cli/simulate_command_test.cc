@@ -334,15 +334,18 @@ TEST(SimulateCommand, JobsOutHasEveryJobOfEveryRunAndItsMeanIsTheSummarys) {
   for (std::string line; std::getline(in, line);) {
     const nlohmann::json job = nlohmann::json::parse(line);
     ++lines;
-    for (const char* key : {"policy", "load", "seed", "id", "gpus", "arrival_s", "start_s", "end_s",
-                            "slowdown", "nvlink_domains", "blocks", "pods", "off_nvlink_bytes",
-                            "spine_bytes", "interruptions", "preemptions", "spec"}) {
+    for (const char* key :
+         {"policy", "load", "seed", "id", "gpus", "arrival_s", "start_s", "end_s", "slowdown",
+          "predicted_slowdown", "slowdown_at_start", "nvlink_domains", "blocks", "pods",
+          "off_nvlink_bytes", "spine_bytes", "interruptions", "preemptions", "spec"}) {
       ASSERT_TRUE(job.contains(key)) << key << " in " << line;
     }
     EXPECT_EQ(job["seed"], 2);
     EXPECT_THAT(job["spec"].get<std::string>(), HasSubstr("tp=")) << line;
     EXPECT_GE(job["nvlink_domains"].get<int>(), 1) << line;
     if (job["outcome"] != "completed") continue;
+    EXPECT_GE(job["predicted_slowdown"].get<double>(), 1.0) << line;
+    EXPECT_GE(job["slowdown_at_start"].get<double>(), 1.0) << line;
     auto& [sum, count] = jct[{job["policy"].get<std::string>(), job["load"].get<double>()}];
     sum += job["end_s"].get<double>() - job["arrival_s"].get<double>();
     ++count;
