@@ -15,6 +15,9 @@ PlacementPolicyPtr MakeTopoplacePolicy() { return std::make_unique<TopoplacePoli
 // goodput on any fabric and mix (FINDINGS.md, "Step time as a scorer"); `--weights
 // step-time=W` turns it on for `place` and `simulate`.
 constexpr double kStepTimeWeight = 0.0;
+// The link-step scorer's weight: 0 for the same reason, until the report's scenarios show
+// it (FINDINGS.md, "Step time as a scorer"); `--weights link-step=W` turns it on.
+constexpr double kLinkStepWeight = 0.0;
 
 }  // namespace
 
@@ -46,6 +49,7 @@ const PluginRegistry& BuiltinPlugins() {
           {kNvlinkEgressScorerName, &MakeNvlinkEgressScorer, 100.0},
           {kNvlinkFragmentationScorerName, &MakeNvlinkFragmentationScorer, 1.0},
           {kStepTimeScorerName, &MakeStepTimeScorer, kStepTimeWeight},
+          {kLinkStepScorerName, &MakeLinkStepScorer, kLinkStepWeight},
       });
   return *kRegistry;
 }

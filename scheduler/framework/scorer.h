@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "scheduler/framework/footprint.h"
 #include "scheduler/framework/placement_policy.h"
+#include "scheduler/traffic/link_loads.h"
 #include "scheduler/traffic/traffic_report.h"
 
 namespace topoplace::sched {
@@ -23,6 +24,10 @@ struct ScoreInput {
   // Per switch id: the share of its uplink capacity running jobs already use
   // (PlacementRequest::uplink_busy); empty when no load is known.
   std::span<const double> uplink_busy = {};
+  // The candidate's bytes per link with fluid ECMP (LinkLoads: the expected spread over
+  // parallel links, not any one hash's), computed only when a scorer of weight > 0
+  // needs_links(); else empty.
+  std::span<const LinkLoad> links = {};
 };
 
 struct ScoreResult {
@@ -37,6 +42,9 @@ class Scorer {
   // One line on what `raw` measures, for `explain`.
   virtual absl::string_view unit() const = 0;
   virtual ScoreResult Score(const ScoreInput& in) const = 0;
+  // Whether Score reads ScoreInput::links (their walk costs about one more traffic
+  // evaluation per candidate, so the engine makes them only for such a scorer).
+  virtual bool needs_links() const { return false; }
   // A lower bound on Score(in).normalized for every candidate whose sketch `sketch` is:
   // its traffic and footprint hold, field by field, either the exact values or lower
   // bounds of them (CandidateSketch, scheduler/placement/candidate_sketch.h, says which).

@@ -22,6 +22,7 @@
 #include "scheduler/mapping/rank_map.h"
 #include "scheduler/placement/engine.h"
 #include "scheduler/state/health.h"
+#include "scheduler/traffic/link_loads.h"
 #include "scheduler/traffic/routing.h"
 #include "scheduler/traffic/tier_index.h"
 #include "scheduler/traffic/traffic_report.h"
@@ -38,6 +39,9 @@ struct ChooseStage {
   const HealthView& health;
   const TierIndex& tiers;
   absl::string_view policy;
+  // The fabric's links, when a scorer of weight > 0 needs_links() (ScoreInput::links);
+  // else null and no candidate's links are walked.
+  const LinkIndex* links = nullptr;
 };
 
 // The evaluated state of one candidate, kept for the winner.

@@ -158,7 +158,11 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& re
   TP_ASSIGN_OR_RETURN(CandidateShapes shapes,
                       CheckShapes(fabric, inv, job, policy.name(), candidates));
   const Router router(*tiers_, request.routing);
-  const ChooseStage stage{request, ctx, scorers, router, health_, *tiers_, policy.name()};
+  const bool needs_links = std::any_of(
+      scorers.begin(), scorers.end(),
+      [](const WeightedScorer& ws) { return ws.weight > 0 && ws.scorer->needs_links(); });
+  const ChooseStage stage{request, ctx,     scorers,       router,
+                          health_, *tiers_, policy.name(), needs_links ? &links_ : nullptr};
   // 3. Sketches: the order of evaluation and the bounds that let it skip candidates.
   const std::vector<double> bound = CandidateLowerBounds(stage, climb_, candidates, shapes.order);
   // 4. Evaluation, keeping the cheapest. The winner is the one the full evaluation of every

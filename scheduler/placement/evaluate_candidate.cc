@@ -81,7 +81,14 @@ absl::StatusOr<std::optional<EvaluatedCandidate>> EvaluateCandidate(
     rejected = absl::StrCat(cand.how, ": ", *ev.relaxed, " (hard)");
     return std::nullopt;
   }
-  const ScoreInput in{ctx, ev.traffic, ev.footprint, stage.request.uplink_busy};
+  std::vector<LinkLoad> links;
+  if (stage.links != nullptr) {
+    const TrafficReport tallied =
+        EvaluateTraffic(ctx.layout, ctx.traffic, ev.slots, attachments, stage.router,
+                        job.gpus_per_node, /*tally_network=*/true);
+    links = LinkLoads(*stage.links, ev.slots, tallied);
+  }
+  const ScoreInput in{ctx, ev.traffic, ev.footprint, stage.request.uplink_busy, links};
   for (const WeightedScorer& ws : stage.scorers) {
     ev.scores.push_back(ws.scorer->Score(in));
     ev.cost += ws.weight * ev.scores.back().normalized;

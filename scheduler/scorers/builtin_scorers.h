@@ -19,6 +19,7 @@ inline constexpr absl::string_view kUplinkLoadScorerName = "uplink-load";
 inline constexpr absl::string_view kNvlinkEgressScorerName = "nvlink-egress";
 inline constexpr absl::string_view kNvlinkFragmentationScorerName = "nvlink-fragmentation";
 inline constexpr absl::string_view kStepTimeScorerName = "step-time";
+inline constexpr absl::string_view kLinkStepScorerName = "link-step";
 
 // Bytes per iteration that climb to the spine or above, relative to every byte that
 // could leave a node.
@@ -49,6 +50,12 @@ ScorerPtr MakeNvlinkFragmentationScorer();
 // it that is communication: what the bytes cost the job itself, by the model the simulator
 // runs it by. 0 where the context has no comm model.
 ScorerPtr MakeStepTimeScorer();
+// The same share, with the network part timed as the shared-link model times a job alone:
+// by its busiest cable (BusiestCableSeconds over the candidate's fluid link loads), where
+// the step-time scorer spreads each tier's bytes evenly over all ranks. It sees traffic
+// that only a few NICs or uplinks carry (a DP group split between two racks). 0 where the
+// context has no comm model.
+ScorerPtr MakeLinkStepScorer();
 
 }  // namespace topoplace::sched
 

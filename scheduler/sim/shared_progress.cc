@@ -16,9 +16,7 @@ std::vector<EndMove> SharedProgress::Start(size_t j, const JobSpec& spec, const 
   s.spec = &spec;
   s.compute_s = comm_.ComputeSeconds(plan.job);
   s.nvlink_s = comm_.NvlinkSeconds(plan.job, plan.traffic);
-  s.net_share = CommModel::NetworkBytes(plan.traffic);
-  const double network = plan.traffic.network_bytes();
-  for (double& share : s.net_share) share = network > 0 ? share / network : 0;
+  s.net_share = CommModel::NetworkShares(plan.traffic);
   s.reference_s = reference_s;
   s.work = work;
   s.remaining = work;
@@ -64,11 +62,8 @@ std::vector<EndMove> SharedProgress::Rebalance(double now, const std::vector<int
     Job& s = jobs_[j];
     s.remaining = std::max(0.0, s.remaining - (now - s.since) * s.rate);
     s.since = now;
-    const double network_s = sharing_.AloneSeconds(key) / share * comm_.network_time_factor();
-    DimSeconds network{};
-    for (int d = 0; d < kNumDims; ++d) network[d] = network_s * s.net_share[d];
-    const double step =
-        comm_.CombineSeconds(*s.spec, s.compute_s, CommModel::Concurrent(s.nvlink_s, network));
+    const double step = comm_.SharedStepSeconds(*s.spec, s.compute_s, s.nvlink_s, s.net_share,
+                                                sharing_.AloneSeconds(key), share);
     // Never faster than the reference placement, as in the per-job model.
     s.rate = s.reference_s > 0 && step > s.reference_s ? s.reference_s / step : 1.0;
     const double from = s.end;

@@ -100,6 +100,22 @@ DimSeconds CommModel::NetworkBytes(const TrafficReport& traffic) {
   return bytes;
 }
 
+DimSeconds CommModel::NetworkShares(const TrafficReport& traffic) {
+  DimSeconds shares = NetworkBytes(traffic);
+  const double network = traffic.network_bytes();
+  for (double& share : shares) share = network > 0 ? share / network : 0;
+  return shares;
+}
+
+double CommModel::SharedStepSeconds(const JobSpec& job, double compute_s,
+                                    const DimSeconds& nvlink_s, const DimSeconds& shares,
+                                    double busiest_cable_s, double share) const {
+  const double network_s = busiest_cable_s / share * network_time_factor();
+  DimSeconds network{};
+  for (int d = 0; d < kNumDims; ++d) network[d] = network_s * shares[d];
+  return CombineSeconds(job, compute_s, Concurrent(nvlink_s, network));
+}
+
 double CommModel::CombineSeconds(const JobSpec& job, double compute_s,
                                  const DimSeconds& comm_s) const {
   constexpr int kDp = static_cast<int>(Dim::kDp);

@@ -98,6 +98,15 @@ class CommModel {
   // seconds: compute plus communication, less the DP part hidden behind the last
   // micro-batch's backward pass.
   double CombineSeconds(const JobSpec& job, double compute_s, const DimSeconds& comm_s) const;
+  // Per dimension, its part of the plan's network bytes (NetworkBytes over their sum; all 0
+  // without network bytes).
+  static DimSeconds NetworkShares(const TrafficReport& traffic);
+  // The shared-link model's seconds per iteration: compute, and per dimension its NVLink
+  // seconds `nvlink_s` alongside its part (`shares`) of the network time, which is
+  // `busiest_cable_s` (the job's bottleneck cable at line rate, BusiestCableSeconds) over
+  // `share` (its max-min fraction there, in (0, 1]) times network_time_factor().
+  double SharedStepSeconds(const JobSpec& job, double compute_s, const DimSeconds& nvlink_s,
+                           const DimSeconds& shares, double busiest_cable_s, double share) const;
   // Seconds per iteration with the plan's traffic, each tier at its bandwidth alone.
   double StepSeconds(const JobSpec& job, const TrafficReport& traffic) const;
   // Seconds per iteration if every network byte moved at leaf speed.

@@ -351,4 +351,37 @@ std::vector<LinkLoad> LinkLoads(const LinkIndex& index, std::span<const RankSlot
   return loads;
 }
 
+double BusiestCableSeconds(const Fabric& fabric, std::span<const LinkLoad> loads) {
+  // Per link, the bytes every cable carries (fluid) and each hashed cable's own, per
+  // direction; links and cables are few per plan next to its ranks.
+  struct Cables {
+    double up = 0, down = 0;  // fluid, per cable
+    absl::flat_hash_map<int32_t, std::pair<double, double>> hashed;
+  };
+  absl::flat_hash_map<LinkId, Cables> per_link;
+  for (const LinkLoad& load : loads) {
+    Cables& c = per_link[load.link];
+    if (load.cable < 0) {
+      const double cables = std::max(1, fabric.links()[load.link].count);
+      c.up += load.up_bytes / cables;
+      c.down += load.down_bytes / cables;
+    } else {
+      auto& [up, down] = c.hashed[load.cable];
+      up += load.up_bytes;
+      down += load.down_bytes;
+    }
+  }
+  double busiest = 0;
+  for (const auto& [link, c] : per_link) {
+    // As scheduler/sim/cable_resources.cc: a link without a speed carries nearly nothing.
+    const double bytes_per_s = std::max(fabric.links()[link].speed_gbps, 1e-9) * 1e9 / 8;
+    double most = std::max(c.up, c.down);
+    for (const auto& [cable, bytes] : c.hashed) {
+      most = std::max(most, std::max(c.up + bytes.first, c.down + bytes.second));
+    }
+    busiest = std::max(busiest, most / bytes_per_s);
+  }
+  return busiest;
+}
+
 }  // namespace topoplace::sched

@@ -138,6 +138,13 @@ class LinkIndex {
 std::vector<LinkLoad> LinkLoads(const LinkIndex& index, std::span<const RankSlot> slots,
                                 const TrafficReport& traffic, const EcmpOptions& ecmp = {});
 
+// Seconds one iteration of `loads` keeps its busiest cable direction busy at line rate
+// (each of a link's Link::count cables at Link::speed_gbps; a fluid load spread evenly
+// over them, a hashed one on its cable): the bottleneck by which the shared-link model
+// (scheduler/sim/link_sharing.h) times a job's network part alone. 0 without loads.
+// Precondition: every load's link is one of `fabric`'s.
+double BusiestCableSeconds(const Fabric& fabric, std::span<const LinkLoad> loads);
+
 }  // namespace topoplace::sched
 
 #endif  // TOPOPLACE_SCHEDULER_TRAFFIC_LINK_LOADS_H_

@@ -576,5 +576,52 @@ TEST(Placement, StepTimeScorerChargesTheCommunicationShareOfThePredictedStep) {
   EXPECT_DOUBLE_EQ(it->weighted, it->normalized);
 }
 
+// The link-step scorer times the network part by the busiest cable, as the shared-link
+// simulation times a job alone. A dense 32-tray job split 18 + 14 over two NVL72 racks
+// (slurm-block's host order) sends two DP groups' gradients through the few NICs at the
+// split; stage by stage, 16 + 16 (topoplace's), none. The per-job step-time model spreads
+// those bytes over every rank and predicts the same step for both; the link-step scorer
+// charges the split about what the simulation does (1.27x, FINDINGS.md).
+TEST(Placement, LinkStepScorerChargesTheFewNicsARackSplitLoads) {
+  const FabricPtr& fabric = testing::Preset("gb200-nvl72");
+  PlacementEngine engine(fabric);
+  PlacementRequest req;
+  req.job =
+      Job("tp=4,pp=4,dp=8,gpus_per_node=4,h=8192,s=4096,b=1,layers=80,params=7e+10,mb=8,"
+          "dtype=bf16");
+  req.weights = {{"link-step", 1.0}, {"step-time", 1.0}};
+  const auto raw = [](const PlacementPlan& plan, absl::string_view scorer) {
+    for (const ScorerContribution& c : plan.explain) {
+      if (c.scorer == scorer) return c.raw;
+    }
+    return -1.0;
+  };
+  absl::StatusOr<PlacementPlan> split = engine.Place(
+      [&] {
+        PlacementRequest r = req;
+        r.policy = "slurm-block";
+        return r;
+      }(),
+      Occupancy(*fabric));
+  absl::StatusOr<PlacementPlan> stages = engine.Place(req, Occupancy(*fabric));
+  ASSERT_TRUE(split.ok()) << split.status();
+  ASSERT_TRUE(stages.ok()) << stages.status();
+  ASSERT_EQ(split->footprint.nvlink_domains_used, 2);
+  ASSERT_EQ(stages->footprint.nvlink_domains_used, 2);
+  EXPECT_DOUBLE_EQ(raw(*split, "step-time"), raw(*stages, "step-time"))
+      << "the per-job model cannot tell them apart";
+  EXPECT_NEAR(raw(*split, "link-step") / raw(*stages, "link-step"), 1.27, 0.03);
+  // Whole stages per rack send no DP byte off NVLink: the busiest cable carries only PP's
+  // activations, which the step hides no more than the per-job model says.
+  EXPECT_NEAR(raw(*stages, "link-step"), raw(*stages, "step-time"),
+              0.01 * raw(*stages, "step-time"));
+  const double compute = engine.steps().comm().ComputeSeconds(split->job);
+  for (const ScorerContribution& c : split->explain) {
+    if (c.scorer == "link-step") {
+      EXPECT_DOUBLE_EQ(c.normalized, 1 - compute / c.raw);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace topoplace::sched

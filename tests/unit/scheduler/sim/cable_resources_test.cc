@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "scheduler/placement/engine.h"
+#include "tests/testing/fabrics.h"
 #include "tests/unit/scheduler/sim/tiny_fabric.h"
 
 namespace topoplace::sched::sim {
@@ -43,6 +45,38 @@ TEST(CableResources, TwoPerCableAtItsSpeedAndLoadsLandOnTheirCables) {
   for (int32_t c = 0; c < count; ++c) {
     EXPECT_DOUBLE_EQ(fluid[2 * c].bytes, 8.0 / count);
     EXPECT_DOUBLE_EQ(fluid[2 * c + 1].bytes, 2.0 / count);
+  }
+}
+
+// The placement engine's link-step scorer times a plan alone by BusiestCableSeconds; the
+// simulation by LinkSharing::AloneSeconds over these resources. They are one number, for
+// fluid and hashed loads alike, on plans across racks and blocks.
+TEST(CableResources, BusiestCableSecondsIsLinkSharingsTimeAlone) {
+  for (const char* preset : {"gb200-nvl72", "superpod-4su"}) {
+    const FabricPtr& fabric = testing::Preset(preset);
+    PlacementEngine engine(fabric);
+    const CableResources cables(*fabric);
+    for (const EcmpMode mode : {EcmpMode::kFluid, EcmpMode::kHash}) {
+      for (const char* policy : {"first-fit", "random", "topoplace"}) {
+        PlacementRequest request;
+        request.policy = policy;
+        request.seed = 7;
+        request.job = *ParseJobSpec(std::string(preset) == "gb200-nvl72"
+                                        ? "tp=4,pp=4,dp=8,gpus_per_node=4,model=70b"
+                                        : "tp=8,pp=4,dp=16,model=70b");
+        request.link_loads = true;
+        request.ecmp = {mode, 7};
+        absl::StatusOr<PlacementPlan> plan = engine.Place(request, Occupancy(*fabric));
+        ASSERT_TRUE(plan.ok()) << plan.status();
+        ASSERT_FALSE(plan->links.empty());
+        LinkSharing sharing(cables.capacity());
+        sharing.Set(1, cables.Demand(plan->links));
+        const double alone = sharing.AloneSeconds(1);
+        ASSERT_GT(alone, 0) << preset << " " << policy;
+        EXPECT_NEAR(BusiestCableSeconds(*fabric, plan->links), alone, 1e-12 * alone)
+            << preset << " " << policy << " " << EcmpModeName(mode);
+      }
+    }
   }
 }
 
