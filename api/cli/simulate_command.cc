@@ -68,9 +68,10 @@ struct SimulateOptions {
   int64_t high_priority_min_gpus = sim::PriorityMix{}.min_gpus;
   std::string preemption = "none";
   bool look_ahead = false;
-  std::string gpu_model;  // empty: the fabric's
-  double comm_scale = 1;  // communication times x this
-  std::string weights;    // scorer weight overrides, as place --weights
+  std::string gpu_model;    // empty: the fabric's
+  double comm_scale = 1;    // communication times x this
+  double run_estimate = 1;  // the outlook's run times: durations left x this
+  std::string weights;      // scorer weight overrides, as place --weights
   bool json = false;
   std::string report;
   std::string jobs_out;  // JSON Lines, one per job per policy per point
@@ -262,6 +263,11 @@ absl::StatusOr<sim::Study> StudyOf(const SimulateOptions& opt) {
     return absl::InvalidArgumentError(
         absl::StrCat("--comm-scale: expected a factor > 0, got ", opt.comm_scale));
   }
+  if (!(opt.run_estimate > 0) || !std::isfinite(opt.run_estimate)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--run-estimate: expected a finite factor > 0, got ", opt.run_estimate));
+  }
+  o.run_estimate = opt.run_estimate;
   o.comm.gpu_model = opt.gpu_model;
   o.comm.comm_scale = opt.comm_scale;
   TP_ASSIGN_OR_RETURN(o.weights, sched::BuiltinPlugins().ParseScorerWeights(opt.weights));
@@ -344,6 +350,7 @@ std::string CommandLine(const SimulateOptions& opt) {
   if (opt.load_aware) absl::StrAppend(&cmd, " --load-aware");
   if (!opt.gpu_model.empty()) absl::StrAppend(&cmd, " --gpu-model ", opt.gpu_model);
   if (opt.comm_scale != 1) absl::StrAppend(&cmd, " --comm-scale ", opt.comm_scale);
+  if (opt.run_estimate != 1) absl::StrAppend(&cmd, " --run-estimate ", opt.run_estimate);
   if (!opt.weights.empty()) absl::StrAppend(&cmd, " --weights ", opt.weights);
   if (!opt.load_sweep.empty()) absl::StrAppend(&cmd, " --load-sweep ", opt.load_sweep);
   if (!opt.faults.empty()) absl::StrAppend(&cmd, " --faults ", opt.faults);
@@ -412,6 +419,10 @@ void RegisterSimulateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--comm-scale", opt->comm_scale,
                   "Multiply every communication time by this (default 1, the calibrated "
                   "model; 2 shows how much a result leans on it)");
+  cmd->add_option("--run-estimate", opt->run_estimate,
+                  "On NVLink racks the engine is told each job's expected run, to weigh a wait "
+                  "for faster racks: its duration left times this (default 1, exact; a time "
+                  "limit overestimates, e.g. 2)");
   cmd->add_flag("--load-aware", opt->load_aware,
                 "Tell the placement engine how loaded each uplink is (the traffic of running "
                 "jobs), so its uplink-load scorer steers new jobs off hot uplinks");

@@ -1,11 +1,30 @@
 #include "scheduler/framework/nvlink_domains.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 namespace topoplace::sched {
+
+double WholeDomainsFreeIn(const Fabric& fabric, const Inventory& inv, const QueueOutlook& outlook,
+                          int needed) {
+  std::vector<double> whole;
+  whole.reserve(fabric.nvlink_domains().size());
+  for (const std::vector<HostId>& domain : fabric.nvlink_domains()) {
+    double t = 0;
+    for (HostId h : domain) {
+      const double free_in = outlook.host_free_in_s[h];
+      t = std::max(
+          t, free_in == 0 && !inv.eligible(h) ? std::numeric_limits<double>::infinity() : free_in);
+    }
+    whole.push_back(t);
+  }
+  if (needed > static_cast<int>(whole.size())) return std::numeric_limits<double>::infinity();
+  std::nth_element(whole.begin(), whole.begin() + (needed - 1), whole.end());
+  return whole[needed - 1];
+}
 
 int LargestNvlinkDomain(const Fabric& fabric) {
   if (fabric.nvlink_domains().size() >= fabric.hosts().size()) return 1;  // one per host

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "scheduler/framework/inventory.h"
+#include "scheduler/framework/queue_outlook.h"
 #include "scheduler/job/job_spec.h"
 #include "topology/model/fabric.h"
 
@@ -36,6 +37,13 @@ int TpSpanNodes(const JobSpec& job);
 // Node slots of one TP x CP x EP group (the dimensions that move the most bytes), at least
 // 1 and at most `largest_domain`: the run of slots a domain-aware choice keeps together.
 int NvlinkUnitNodes(const JobSpec& job, int largest_domain);
+
+// Seconds until `needed` NVLink domains are expected to be wholly free for a job
+// (outlook.host_free_in_s; a host free now that `inv` does not let the job use counts as
+// never): the needed-th soonest of the domains' times; infinity when the fabric has fewer
+// domains. Preconditions: outlook.known(), needed >= 1.
+double WholeDomainsFreeIn(const Fabric& fabric, const Inventory& inv, const QueueOutlook& outlook,
+                          int needed);
 
 // InvalidArgument when the job's TP groups span more hosts than any NVLink domain of
 // `fabric` has (and tp_across_nodes is not set), naming the largest domain.

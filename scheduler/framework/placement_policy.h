@@ -61,6 +61,10 @@ class PlacementPolicy {
   // Returns at least one candidate, or ResourceExhausted saying why nothing fits under the
   // policy's rules. Preconditions: ctx.inventory.total_free() >= ctx.nodes.
   virtual absl::StatusOr<std::vector<Candidate>> Propose(const PlacementContext& ctx) const = 0;
+  // Whether the engine may hold the policy's choice back for faster NVLink domains: when
+  // the outlook says enough of them are wholly free sooner than the run time the choice
+  // would lose (scheduler/placement/faster_domains.h). No baseline does.
+  virtual bool waits_for_faster_domains() const { return false; }
 };
 using PlacementPolicyPtr = std::unique_ptr<PlacementPolicy>;
 

@@ -7,6 +7,7 @@
 //   outlook.waiting_nodes = {4, 8};              // two jobs behind, of 4 and 8 hosts
 //   outlook.host_free_in_s.assign(hosts, 0.0);   // all free now...
 //   outlook.host_free_in_s[h] = 3600;            // ...but h, busy for another hour
+//   outlook.run_s = 8 * 3600;                    // this job runs about 8 hours
 //
 // The simulator fills it from its queue and its running jobs' expected ends (what EASY
 // backfill reads); the daemon passes on what a Place or Reserve request's `outlook` says
@@ -26,6 +27,11 @@ struct QueueOutlook {
   // Per host id: seconds from now until the host is expected to be wholly free (0: free
   // now). Empty: unknown. Precondition when not empty: one entry per fabric host, each >= 0.
   std::vector<double> host_free_in_s;
+  // This job's expected run, in seconds at its reference speed (a scheduler's time limit;
+  // the simulator's trace duration left); 0: unknown. With it, a policy that waits for
+  // faster domains (PlacementPolicy::waits_for_faster_domains) weighs the wait against the
+  // run time placing now would lose. Precondition: a finite number >= 0.
+  double run_s = 0;
 
   bool known() const { return !waiting_nodes.empty() && !host_free_in_s.empty(); }
 };

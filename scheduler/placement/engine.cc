@@ -20,6 +20,7 @@
 #include "scheduler/placement/candidate_sketch.h"
 #include "scheduler/placement/choose_stage.h"
 #include "scheduler/placement/evaluate_candidate.h"
+#include "scheduler/placement/faster_domains.h"
 #include "scheduler/placement/make_plan.h"
 #include "scheduler/traffic/traffic_report.h"
 
@@ -40,7 +41,8 @@ absl::Status ValidateUplinkBusy(std::span<const double> busy) {
 }
 
 // The outlook's figures feed sums and comparisons too: a host_free_in_s that is not one
-// entry per host, a NaN or negative time, or a waiting job of no hosts is turned down.
+// entry per host, a NaN or negative time, a run_s that is not a finite number >= 0, or a
+// waiting job of no hosts is turned down.
 absl::Status ValidateOutlook(const QueueOutlook& outlook, const Fabric& fabric) {
   const std::vector<double>& free_in = outlook.host_free_in_s;
   if (!free_in.empty() && free_in.size() != fabric.hosts().size()) {
@@ -54,6 +56,11 @@ absl::Status ValidateOutlook(const QueueOutlook& outlook, const Fabric& fabric) 
           absl::StrCat("outlook.host_free_in_s[", h, "] (", fabric.hosts()[h].name, ") is ",
                        free_in[h], ": seconds until the host is free must be a number >= 0"));
     }
+  }
+  if (!(outlook.run_s >= 0) || outlook.run_s == std::numeric_limits<double>::infinity()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "outlook.run_s is ", outlook.run_s,
+        ": the job's expected run in seconds must be a finite number >= 0 (0: unknown)"));
   }
   for (size_t i = 0; i < outlook.waiting_nodes.size(); ++i) {
     if (outlook.waiting_nodes[i] < 1) {
@@ -189,12 +196,64 @@ absl::StatusOr<PlacementPlan> PlacementEngine::Choose(const PlacementRequest& re
     return absl::ResourceExhaustedError(absl::StrCat("does not fit under policy ", policy.name(),
                                                      ": ", JoinRejections(shapes.rejected)));
   }
-  // 5. The plan, with its explanation.
+  // 5. Held back for faster NVLink domains, where the policy asks.
+  TP_RETURN_IF_ERROR(HoldForFasterDomains(stage, policy, inv, *best));
+  // 6. The plan, with its explanation.
   PlacementPlan plan =
       MakePlan(stage, links_, *steps_, std::move(candidates[best->index]), *std::move(best));
   plan.candidates_considered = static_cast<int>(candidates.size());
   plan.candidates_evaluated = evaluated;
   return plan;
+}
+
+absl::Status PlacementEngine::HoldForFasterDomains(const ChooseStage& stage,
+                                                   const PlacementPolicy& policy,
+                                                   const Inventory& inv,
+                                                   const EvaluatedCandidate& best) const {
+  const PlacementRequest& request = stage.request;
+  const JobSpec& job = request.job;
+  if (!policy.waits_for_faster_domains() || !request.outlook.known() ||
+      !(request.outlook.run_s > 0) || job.mode != ConstraintMode::kHard || !inv.nvlink_level()) {
+    return absl::OkStatus();
+  }
+  const std::optional<StepOn> then = StepOnEmptyFabric(request);
+  if (!then) return absl::OkStatus();
+  const StepOn now{
+      steps_->comm().LinkStepSeconds(
+          job, best.traffic, BusiestCableSeconds(*fabric_, FluidLinkLoads(stage, links_, best))),
+      best.footprint.nvlink_domains_used};
+  const double reference_s =
+      steps_->Predict(job, best.traffic, request.routing.rail_local).reference_s;
+  if (std::optional<FasterDomains> w =
+          WaitForFasterDomains(*fabric_, inv, job, request.outlook, reference_s, now, *then)) {
+    return absl::ResourceExhaustedError(DescribeWait(*w));
+  }
+  return absl::OkStatus();
+}
+
+std::optional<StepOn> PlacementEngine::StepOnEmptyFabric(const PlacementRequest& request) const {
+  std::string key = absl::StrCat(request.policy, " ", FormatJobSpec(request.job));
+  for (const auto& [scorer, weight] : request.weights)
+    absl::StrAppend(&key, " ", scorer, "=", weight);
+  {
+    absl::MutexLock lock(&empty_->mu);
+    if (auto it = empty_->steps.find(key); it != empty_->steps.end()) return it->second;
+  }
+  PlacementRequest alone;
+  alone.job = request.job;
+  alone.policy = request.policy;
+  alone.routing = request.routing;
+  alone.weights = request.weights;
+  alone.link_loads = true;  // fluid ECMP: the expected spread (the seed stays the default)
+  std::optional<StepOn> step;
+  if (absl::StatusOr<PlacementPlan> plan = Place(alone, Occupancy(*fabric_)); plan.ok()) {
+    step = StepOn{steps_->comm().LinkStepSeconds(plan->job, plan->traffic,
+                                                 BusiestCableSeconds(*fabric_, plan->links)),
+                  plan->footprint.nvlink_domains_used};
+  }
+  absl::MutexLock lock(&empty_->mu);
+  empty_->steps.emplace(key, step);
+  return step;
 }
 
 }  // namespace topoplace::sched

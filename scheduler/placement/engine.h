@@ -14,16 +14,21 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "scheduler/builtin/builtin_plugins.h"
 #include "scheduler/framework/inventory.h"
 #include "scheduler/framework/queue_outlook.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/job/job_spec.h"
 #include "scheduler/placement/candidate_sketch.h"
+#include "scheduler/placement/faster_domains.h"
 #include "scheduler/placement/plan.h"
 #include "scheduler/state/health.h"
 #include "scheduler/state/occupancy.h"
@@ -57,6 +62,10 @@ struct PlacementRequest {
   // negative entry, naming it.
   QueueOutlook outlook;
 };
+
+// Stages of Choose (choose_stage.h, which includes this header).
+struct ChooseStage;
+struct EvaluatedCandidate;
 
 class PlacementEngine {
  public:
@@ -94,6 +103,16 @@ class PlacementEngine {
                                        const std::vector<WeightedScorer>& scorers,
                                        const Inventory& inv) const;
 
+  // OK, or ResourceExhausted saying why `best`, Choose's winner, waits for faster NVLink
+  // domains (faster_domains.h): only for a policy that waits_for_faster_domains(), a hard
+  // job and an outlook that is known and gives the job's run.
+  absl::Status HoldForFasterDomains(const ChooseStage& stage, const PlacementPolicy& policy,
+                                    const Inventory& inv, const EvaluatedCandidate& best) const;
+  // The job's placement on the empty fabric under the request's policy and weights, timed
+  // by its busiest cable (faster_domains.h): placed once per policy, spec and weights and
+  // kept; nullopt where it does not fit even there.
+  std::optional<StepOn> StepOnEmptyFabric(const PlacementRequest& request) const;
+
   FabricPtr fabric_;
   const PluginRegistry* plugins_;
   HealthView health_;
@@ -102,6 +121,13 @@ class PlacementEngine {
   std::shared_ptr<const StepPredictor> steps_;  // on tiers_; shared by WithHealth
   LinkIndex links_;
   ClimbFacts climb_;  // ClimbFactsOf(*tiers_), for candidates' lower bounds
+  // StepOnEmptyFabric's answers, by policy, spec and weights (not shared with WithHealth's
+  // engines: health changes them).
+  struct EmptyFabricSteps {
+    absl::Mutex mu;
+    absl::flat_hash_map<std::string, std::optional<StepOn>> steps ABSL_GUARDED_BY(mu);
+  };
+  std::unique_ptr<EmptyFabricSteps> empty_ = std::make_unique<EmptyFabricSteps>();
 };
 
 }  // namespace topoplace::sched

@@ -46,6 +46,15 @@ std::optional<std::string> MaxTierViolation(const JobSpec& job, const PlanFootpr
   return std::nullopt;
 }
 
+std::vector<LinkLoad> FluidLinkLoads(const ChooseStage& stage, const LinkIndex& links,
+                                     const EvaluatedCandidate& ev) {
+  const PlacementContext& ctx = stage.ctx;
+  const TrafficReport tallied =
+      EvaluateTraffic(ctx.layout, ctx.traffic, ev.slots, {ev.attachments.get(), ev.slots.size()},
+                      stage.router, ctx.job.gpus_per_node, /*tally_network=*/true);
+  return LinkLoads(links, ev.slots, tallied);
+}
+
 // Candidate `index` in full: its rank map, traffic, footprint and scores, or nullopt with
 // `rejected` saying why when it breaks a hard rule (no network path, a hard max_tier).
 // Internal when the policy chose a host the rank map cannot use.
@@ -82,12 +91,7 @@ absl::StatusOr<std::optional<EvaluatedCandidate>> EvaluateCandidate(
     return std::nullopt;
   }
   std::vector<LinkLoad> links;
-  if (stage.links != nullptr) {
-    const TrafficReport tallied =
-        EvaluateTraffic(ctx.layout, ctx.traffic, ev.slots, attachments, stage.router,
-                        job.gpus_per_node, /*tally_network=*/true);
-    links = LinkLoads(*stage.links, ev.slots, tallied);
-  }
+  if (stage.links != nullptr) links = FluidLinkLoads(stage, *stage.links, ev);
   const ScoreInput in{ctx, ev.traffic, ev.footprint, stage.request.uplink_busy, links};
   for (const WeightedScorer& ws : stage.scorers) {
     ev.scores.push_back(ws.scorer->Score(in));

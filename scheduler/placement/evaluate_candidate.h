@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/framework/footprint.h"
@@ -20,6 +21,12 @@ namespace topoplace::sched {
 // Why a candidate breaks the job's max_tier, or nullopt if it does not.
 std::optional<std::string> MaxTierViolation(const JobSpec& job, const PlanFootprint& fp,
                                             const TrafficReport& traffic);
+
+// An evaluated candidate's bytes per link with fluid ECMP (LinkLoads over one more walk of
+// its traffic, with the network tally): what the link-step scorer and the wait for faster
+// domains read.
+std::vector<LinkLoad> FluidLinkLoads(const ChooseStage& stage, const LinkIndex& links,
+                                     const EvaluatedCandidate& ev);
 
 // Candidate `index` in full: its rank map, traffic, footprint and scores, or nullopt with
 // `rejected` saying why when it breaks a hard rule (no network path, a hard max_tier).

@@ -32,20 +32,6 @@ absl::InlinedVector<int32_t, 16> DomainsOf(const Fabric& fabric, const std::vect
   return out;
 }
 
-// The job's own expected wait: until `needed` domains are wholly free.
-double OwnWait(const PlacementContext& ctx, int needed) {
-  std::vector<double> whole;
-  whole.reserve(ctx.fabric.nvlink_domains().size());
-  for (const std::vector<HostId>& domain : ctx.fabric.nvlink_domains()) {
-    double t = 0;
-    for (HostId h : domain) t = std::max(t, FreeIn(ctx, h));
-    whole.push_back(t);
-  }
-  if (needed > static_cast<int>(whole.size())) return kNever;
-  std::nth_element(whole.begin(), whole.begin() + (needed - 1), whole.end());
-  return whole[needed - 1];
-}
-
 // A waiting job's expected wait for `need` hosts of one domain, none of them `taken`:
 // per domain the need-th soonest of its other hosts' times, the soonest of those. Each
 // `need` is worked out once (hundreds of waiting jobs ask for a few sizes).
@@ -119,7 +105,7 @@ std::optional<Yield> YieldOf(const PlacementContext& ctx, const Candidate& c) {
     y.their_wait_s += others->For(need);
   }
   if (y.jobs == 0) return std::nullopt;
-  y.own_wait_s = OwnWait(ctx, needed);
+  y.own_wait_s = WholeDomainsFreeIn(ctx.fabric, ctx.inventory, *ctx.outlook, needed);
   if (!(y.their_wait_s > y.own_wait_s)) return std::nullopt;
   return y;
 }

@@ -15,6 +15,7 @@ class TopoplacePolicy final : public PlacementPolicy {
  public:
   absl::string_view name() const override { return kTopoplacePolicyName; }
   absl::StatusOr<std::vector<Candidate>> Propose(const PlacementContext& ctx) const override;
+  bool waits_for_faster_domains() const override { return true; }
 };
 
 }  // namespace topoplace::sched

@@ -54,7 +54,7 @@ ScorerPtr MakeStepTimeScorer();
 // by its busiest cable (BusiestCableSeconds over the candidate's fluid link loads), where
 // the step-time scorer spreads each tier's bytes evenly over all ranks. It sees traffic
 // that only a few NICs or uplinks carry (a DP group split between two racks). 0 where the
-// context has no comm model.
+// context has no comm model, or at weight 0 (no links walked).
 ScorerPtr MakeLinkStepScorer();
 
 }  // namespace topoplace::sched

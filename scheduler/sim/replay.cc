@@ -230,6 +230,7 @@ absl::StatusOr<std::optional<PlacementPlan>> Replay::TryPlace(size_t j, double n
         *fabric_, queue_, j, options_.backfill_window, running_, now,
         [this](size_t k) { return static_cast<int>(trace_.jobs[k].spec.nodes()); },
         [this](size_t k) { return std::span<const GpuId>(allocations_[k]); }, request_.outlook);
+    request_.outlook.run_s = WorkLeft(j) * options_.run_estimate;
   }
   const auto t0 = std::chrono::steady_clock::now();
   absl::StatusOr<PlacementPlan> plan = Engine().Place(request_, state_.occupancy());

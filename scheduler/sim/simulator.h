@@ -142,6 +142,10 @@ struct SimOptions {
   // the bytes per second running jobs offer them at full speed, over their capacity, so
   // the uplink-load scorer can steer new jobs off hot uplinks.
   bool load_aware = false;
+  // Where the engine is told the queue (NVLink racks: QueueOutlook), each job's expected
+  // run is its trace duration left times this: 1 is exact, as no scheduler knows it; a
+  // time limit overestimates (2: twice the run). Precondition: > 0.
+  double run_estimate = 1;
   SimFaults faults;
   SimPreemption preemption;
 };

@@ -116,6 +116,12 @@ double CommModel::SharedStepSeconds(const JobSpec& job, double compute_s,
   return CombineSeconds(job, compute_s, Concurrent(nvlink_s, network));
 }
 
+double CommModel::LinkStepSeconds(const JobSpec& job, const TrafficReport& traffic,
+                                  double busiest_cable_s) const {
+  return SharedStepSeconds(job, ComputeSeconds(job), NvlinkSeconds(job, traffic),
+                           NetworkShares(traffic), busiest_cable_s, /*share=*/1.0);
+}
+
 double CommModel::CombineSeconds(const JobSpec& job, double compute_s,
                                  const DimSeconds& comm_s) const {
   constexpr int kDp = static_cast<int>(Dim::kDp);

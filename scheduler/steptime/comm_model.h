@@ -107,6 +107,11 @@ class CommModel {
   // `share` (its max-min fraction there, in (0, 1]) times network_time_factor().
   double SharedStepSeconds(const JobSpec& job, double compute_s, const DimSeconds& nvlink_s,
                            const DimSeconds& shares, double busiest_cable_s, double share) const;
+  // SharedStepSeconds alone (share 1) with the plan's own compute, NVLink seconds and
+  // network shares: its step as the shared-link model times it with no other job on its
+  // links, `busiest_cable_s` its bottleneck (BusiestCableSeconds).
+  double LinkStepSeconds(const JobSpec& job, const TrafficReport& traffic,
+                         double busiest_cable_s) const;
   // Seconds per iteration with the plan's traffic, each tier at its bandwidth alone.
   double StepSeconds(const JobSpec& job, const TrafficReport& traffic) const;
   // Seconds per iteration if every network byte moved at leaf speed.

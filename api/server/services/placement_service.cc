@@ -81,6 +81,11 @@ absl::StatusOr<sched::QueueOutlook> ParseOutlook(const v1::QueueOutlook& given,
     }
     out.waiting_nodes.push_back(nodes);
   }
+  if (!(given.run_seconds() >= 0) || !std::isfinite(given.run_seconds())) {
+    return absl::InvalidArgumentError(absl::StrCat("outlook.run_seconds is ", given.run_seconds(),
+                                                   ": expected a finite number of seconds >= 0"));
+  }
+  out.run_s = given.run_seconds();
   if (given.host_free_in_seconds().empty()) return out;
   out.host_free_in_s.assign(fabric.hosts().size(), 0.0);
   for (const auto& [name, seconds] : given.host_free_in_seconds()) {

@@ -579,6 +579,17 @@ TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
   EXPECT_EQ(client->GetAllocation(a.allocation_id())->state(), v1::ALLOCATION_STATE_RELEASED);
 }
 
+// On gb200-nvl72's 16 racks of 18 trays: 64 reservations of 4 trays, 16 busy trays in
+// each rack, named in `busy`.
+void LeaveTwoTraysFreePerRack(TopoplaceClient& client, std::set<std::string>& busy) {
+  for (int i = 0; i < 64; ++i) {
+    auto small = client.Reserve("tp=4,pp=1,dp=4,gpus_per_node=4", "", 0);
+    ASSERT_TRUE(small.ok()) << i << ": " << small.status();
+    for (const v1::GpuSlot& g : small->allocation().gpus()) busy.insert(g.host());
+  }
+  ASSERT_EQ(busy.size(), 256u) << "16 trays busy in each rack";
+}
+
 // Jobs to come (issue 62): on gb200-nvl72 racks of 18 trays, 64 reservations of 4 trays
 // leave 2 free in each of the 16 racks. A 32-tray job needs two whole racks; told that two
 // 2-tray jobs wait behind it and that every busy tray frees up in an hour, it is refused
@@ -588,12 +599,7 @@ TEST_F(ServiceTest, Service_AnOutlookOfWaitingJobsMakesALargeJobLeavePartlyUsedR
   StartServer();
   auto client = Client();
   std::set<std::string> busy;
-  for (int i = 0; i < 64; ++i) {
-    auto small = client->Reserve("tp=4,pp=1,dp=4,gpus_per_node=4", "", 0);
-    ASSERT_TRUE(small.ok()) << i << ": " << small.status();
-    for (const v1::GpuSlot& g : small->allocation().gpus()) busy.insert(g.host());
-  }
-  ASSERT_EQ(busy.size(), 256u) << "16 trays busy in each rack";
+  ASSERT_NO_FATAL_FAILURE(LeaveTwoTraysFreePerRack(*client, busy));
   v1::ReserveRequest large;
   large.set_job_spec("tp=4,pp=4,dp=8,gpus_per_node=4,model=70b");
   large.mutable_outlook()->add_waiting_nodes(2);
@@ -618,6 +624,40 @@ TEST_F(ServiceTest, Service_AnOutlookOfWaitingJobsMakesALargeJobLeavePartlyUsedR
   EXPECT_THAT(empty_job.status().message(), HasSubstr("outlook.waiting_nodes[1] is 0"));
 
   large.clear_outlook();
+  auto spread = client->Reserve(large);
+  ASSERT_TRUE(spread.ok()) << spread.status();
+  EXPECT_EQ(spread->allocation().gpus_size(), 128);
+}
+
+// Bounded waiting (issue 62): the same 16 racks with 2 free trays each. Told that the job
+// runs 20 hours and that the busy trays free up in an hour, a 32-tray job in 16-tray
+// stages waits for two whole racks rather than split its DP groups over 16 racks' NICs;
+// told it runs a minute, it spreads now. The one job behind it is larger than a rack, so
+// no fragment is left to it.
+TEST_F(ServiceTest, Service_AJobThatRunsLongWaitsForWholeRacksWhenTheyFreeUpSooner) {
+  config_.fabric = "preset:gb200-nvl72";
+  StartServer();
+  auto client = Client();
+  std::set<std::string> busy;
+  ASSERT_NO_FATAL_FAILURE(LeaveTwoTraysFreePerRack(*client, busy));
+  v1::ReserveRequest large;
+  large.set_job_spec("tp=4,pp=4,dp=8,gpus_per_node=4,model=70b");
+  large.mutable_outlook()->add_waiting_nodes(40);
+  for (const std::string& host : busy)
+    (*large.mutable_outlook()->mutable_host_free_in_seconds())[host] = 3600;
+  large.mutable_outlook()->set_run_seconds(20 * 3600);
+  auto refused = client->Reserve(large);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
+  EXPECT_THAT(refused.status().message(), HasSubstr("on 2 wholly free NVLink domains"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("expected in 1.0 h"));
+
+  v1::ReserveRequest bad = large;
+  bad.mutable_outlook()->set_run_seconds(-1);
+  auto negative = client->Reserve(bad);
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(negative.status().message(), HasSubstr("outlook.run_seconds is -1"));
+
+  large.mutable_outlook()->set_run_seconds(60);
   auto spread = client->Reserve(large);
   ASSERT_TRUE(spread.ok()) << spread.status();
   EXPECT_EQ(spread->allocation().gpus_size(), 128);

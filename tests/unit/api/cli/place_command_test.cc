@@ -66,7 +66,7 @@ TEST(PlaceCommand, JsonIsStableAndComplete) {
   EXPECT_EQ(j["policy"], "slurm-tree");
   EXPECT_EQ(j["hosts"].size(), 64u);
   EXPECT_EQ(j["ranks"].size(), 512u);
-  EXPECT_EQ(j["explain"].size(), 10u);  // one entry per registered scorer
+  EXPECT_EQ(j["explain"].size(), 11u);  // one entry per registered scorer
   EXPECT_TRUE(j["bytes_per_tier"].contains("spine"));
   EXPECT_TRUE(j.contains("spine_bytes_lower_bound"));
   EXPECT_GE(j["predicted_slowdown"].get<double>(), 1.0);

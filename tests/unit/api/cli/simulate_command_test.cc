@@ -94,6 +94,38 @@ TEST(SimulateCommand, GpuModelIsTheFabricsUnlessNamedAndCommScaleIsRecorded) {
   EXPECT_THAT(r.err, HasSubstr("--comm-scale: expected a factor > 0"));
 }
 
+// On NVLink racks the engine is told each job's run (its duration left times
+// --run-estimate) and topoplace may wait for faster racks with it: told runs a thousand
+// times shorter, no wait is worth it and the outcome moves. The factor is a finite
+// number > 0, else exit 2 naming the flag.
+TEST(SimulateCommand, RunEstimateIsTheRunTheEngineIsToldOfAndMovesTheWaits) {
+  auto run = [&](const std::string& flags) {
+    auto r = RunCommand(
+        Cli("simulate --json --fabric preset:gb200-nvl72 --trace synthetic:large-mix --jobs 300"
+            " --policy topoplace --network shared --ecmp hash --offered-load 0.7,0.85" +
+            flags));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  const nlohmann::json told = run("");
+  const nlohmann::json short_runs = run(" --run-estimate 0.001");
+  ASSERT_EQ(told["runs"].size(), 2u);
+  ASSERT_EQ(short_runs["runs"].size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_NE(told["runs"][i]["policies"][0]["mean_jct_s"].get<double>(),
+              short_runs["runs"][i]["policies"][0]["mean_jct_s"].get<double>())
+        << "the waits for faster racks read the run time, load " << i;
+  }
+  for (const char* bad : {"0", "-1", "inf"}) {
+    auto r =
+        RunCommand(Cli("simulate --fabric preset:gb200-nvl72 --trace synthetic:large-mix"
+                       " --jobs 10 --policy topoplace --run-estimate " +
+                       std::string(bad)));
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("--run-estimate: expected a finite factor > 0")) << bad;
+  }
+}
+
 TEST(SimulateCommand, ReportFlagWritesMarkdownAndCharts) {
   const std::string dir = ::testing::TempDir() + "/simulate-report";
   auto r = RunCommand(Cli("simulate --fabric preset:superpod-4su --trace " +

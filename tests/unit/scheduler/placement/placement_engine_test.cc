@@ -623,5 +623,22 @@ TEST(Placement, LinkStepScorerChargesTheFewNicsARackSplitLoads) {
   }
 }
 
+// At weight 0 (the default) no candidate's links are walked, and the scorer says nothing
+// rather than a step without its network part.
+TEST(Placement, LinkStepScorerAtWeightZeroReadsNoLinksAndSaysNothing) {
+  PlacementEngine engine(Superpod());
+  PlacementRequest req;
+  req.job = Job("tp=8,pp=4,dp=8,model=70b");
+  absl::StatusOr<PlacementPlan> plan = engine.Place(req, Occupancy(*Superpod()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_GT(plan->traffic.network_bytes(), 0);
+  const auto it = std::find_if(plan->explain.begin(), plan->explain.end(),
+                               [](const ScorerContribution& c) { return c.scorer == "link-step"; });
+  ASSERT_NE(it, plan->explain.end());
+  EXPECT_EQ(it->weight, 0);
+  EXPECT_EQ(it->raw, 0);
+  EXPECT_EQ(it->normalized, 0);
+}
+
 }  // namespace
 }  // namespace topoplace::sched
