@@ -232,7 +232,9 @@ absl::Status PlacementEngine::HoldForFasterDomains(const ChooseStage& stage,
 }
 
 std::optional<StepOn> PlacementEngine::StepOnEmptyFabric(const PlacementRequest& request) const {
-  std::string key = absl::StrCat(request.policy, " ", FormatJobSpec(request.job));
+  // Everything `alone` below is made of: the policy, the spec, the routing and the weights.
+  std::string key = absl::StrCat(request.policy, " ", FormatJobSpec(request.job),
+                                 request.routing.rail_local ? " pxn" : " no-pxn");
   for (const auto& [scorer, weight] : request.weights)
     absl::StrAppend(&key, " ", scorer, "=", weight);
   {
