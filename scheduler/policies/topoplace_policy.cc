@@ -16,6 +16,7 @@
 #include "scheduler/policies/block_packing.h"
 #include "scheduler/policies/fragment_yield.h"
 #include "scheduler/policies/nvlink_packing.h"
+#include "scheduler/policies/rail_matching.h"
 #include "scheduler/traffic/node_graph.h"
 #include "scheduler/traffic/run_crossings.h"
 
@@ -368,7 +369,9 @@ std::optional<Candidate> OneHost(const PlacementContext& ctx) {
 }
 
 // Phase 1, one block: every DP and PP pair stays under the block's leaves. The best fits
-// (at most kBlockCandidates), tightest first.
+// (at most kBlockCandidates), tightest first, each followed by its rail-matched hosts
+// where the job's nodes take part of a host and the best fit's do not share rails
+// (rail_matching.h).
 std::vector<Candidate> OneBlock(const PlacementContext& ctx) {
   const Inventory& inv = ctx.inventory;
   std::vector<Candidate> out;
@@ -379,6 +382,12 @@ std::vector<Candidate> OneBlock(const PlacementContext& ctx) {
                                Inventory::Take::kHealthyFirst);
     c.how = absl::StrCat("best fit in block ", blocks[i].id, " (", blocks[i].free, " free nodes)");
     out.push_back(std::move(c));
+    if (std::optional<std::vector<HostId>> matched =
+            RailMatchedHosts(inv, ctx.job, blocks[i].id, ctx.nodes)) {
+      out.push_back({*std::move(matched),
+                     absl::StrCat("rail-matched fit in block ", blocks[i].id,
+                                  " (hosts whose first free GPUs have the same indices)")});
+    }
   }
   return out;
 }

@@ -258,6 +258,31 @@ TEST(Placement, SubNodeJobTakesTheFirstHostWithRoomAndKeepsWholeHostsFree) {
   EXPECT_THAT(plan->how, HasSubstr("first host in fabric order with room"));
 }
 
+TEST(Placement, TopoplaceKeepsASubNodeJobsNodesOnOneRailWhereHostOrderWouldNot) {
+  PlacementEngine engine(Superpod());
+  const Fabric& fabric = *Superpod();
+  Occupancy occ(fabric);
+  // Block 0 (the tightest) has three hosts with room: the first and third with GPUs 4-7
+  // free, the second whole (its first free GPUs are 0-3); every other host of it is busy.
+  const std::vector<HostId>& block0 = fabric.blocks()[0].hosts;
+  for (int g = 0; g < 4; ++g) {
+    occ.Set(fabric.hosts()[block0[0]].gpus[g], true);
+    occ.Set(fabric.hosts()[block0[2]].gpus[g], true);
+  }
+  for (size_t i = 3; i < block0.size(); ++i) occ.SetHost(block0[i], true);
+  const std::string spec = "tp=4,pp=1,dp=2,gpus_per_node=4,model=7b";
+  absl::StatusOr<PlacementPlan> plan = Place(engine, spec, occ);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->node_hosts, (std::vector<HostId>{block0[0], block0[2]}));
+  EXPECT_EQ(plan->traffic.cross_rail_bytes, 0);
+  EXPECT_THAT(plan->how, HasSubstr("rail-matched"));
+  // Host order, as first-fit takes it, pairs GPUs 4-7 with 0-3: every DP hop crosses rails.
+  absl::StatusOr<PlacementPlan> first = Place(engine, spec, occ, "first-fit");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->node_hosts, (std::vector<HostId>{block0[0], block0[1]}));
+  EXPECT_GT(first->traffic.cross_rail_bytes, 0);
+}
+
 TEST(Placement, JobThatCannotFitIsResourceExhaustedSayingWhy) {
   PlacementEngine engine(Superpod());
   // 2048 GPUs = 256 nodes on a 128-node fabric.
