@@ -51,7 +51,8 @@ Json ToJson(const v1::Allocation& a) {
               {"gpus", std::move(gpus)},
               {"created_at", Time(a.created_unix_ms())},
               {"expires_at", Time(a.expires_unix_ms())},
-              {"finished_at", Time(a.finished_unix_ms())}};
+              {"finished_at", Time(a.finished_unix_ms())},
+              {"expected_end_at", Time(a.expected_end_unix_ms())}};
 }
 
 // The stored plan JSON, or its text as a string if it somehow does not parse.

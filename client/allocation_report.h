@@ -1,7 +1,8 @@
 // Renders ledger answers for people (aligned tables) and scripts (stable JSON with fixed
 // key order). Allocation JSON keys (schema "topoplace.allocation/v1"): schema, id, state,
-// external_id, job, policy, fabric_version, gpus ["host/gpuN", ...], created_at,
-// expires_at, finished_at (RFC 3339 UTC; null when not applicable).
+// external_id, request_id, job, priority, policy, fabric_version, gpus ["host/gpuN", ...],
+// created_at, expires_at, finished_at, expected_end_at (when the Reserve's run says the
+// job ends) (RFC 3339 UTC; null when not applicable).
 // Pure functions; thread-safe. Every string ends with a newline.
 #ifndef TOPOPLACE_CLIENT_ALLOCATION_REPORT_H_
 #define TOPOPLACE_CLIENT_ALLOCATION_REPORT_H_

@@ -11,7 +11,9 @@
 //
 // The simulator fills it from its queue and its running jobs' expected ends (what EASY
 // backfill reads); the daemon passes on what a Place or Reserve request's `outlook` says
-// (api/proto/topoplace/v1/placement.proto), hosts it does not name free now if free.
+// (api/proto/topoplace/v1/placement.proto) and, for hosts it does not name, what its
+// ledger expects (scheduler/reserve/expected_ends.h); hosts neither knows are free now if
+// free.
 #ifndef TOPOPLACE_SCHEDULER_FRAMEWORK_QUEUE_OUTLOOK_H_
 #define TOPOPLACE_SCHEDULER_FRAMEWORK_QUEUE_OUTLOOK_H_
 

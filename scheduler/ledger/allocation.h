@@ -54,6 +54,10 @@ struct Allocation {
   absl::Time created_at;
   absl::Time expires_at = absl::InfiniteFuture();   // reserved only
   absl::Time finished_at = absl::InfiniteFuture();  // released or expired only
+  // When the job is expected to end: created_at plus the run the Reserve was told of
+  // (QueueOutlook.run_seconds: a Slurm time limit, a pod's activeDeadlineSeconds);
+  // InfiniteFuture when it was not told. What the daemon's outlook says of the host.
+  absl::Time expected_end = absl::InfiniteFuture();
 
   bool holds_gpus() const {
     return state == AllocationState::kReserved || state == AllocationState::kCommitted;

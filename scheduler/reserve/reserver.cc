@@ -28,6 +28,7 @@ absl::StatusOr<ReserveOutcome> Reserver::Reserve(ReserveCommand command) const {
   reserve.ttl = command.ttl;
   reserve.request_id = std::move(command.request_id);
   reserve.releasing = std::move(command.releasing);
+  reserve.expected_run = absl::Seconds(placement.outlook.run_s);
   if (!reserve.request_id.empty()) {
     absl::StatusOr<ledger::Allocation> earlier = ledger.FindByRequestId(reserve.request_id);
     if (earlier.ok()) return Replay(reserve);

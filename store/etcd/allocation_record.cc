@@ -87,6 +87,9 @@ std::string EncodeAllocation(const Allocation& a) {
   if (a.finished_at != absl::InfiniteFuture()) {
     r.set_finished_us(absl::ToUnixMicros(a.finished_at));
   }
+  if (a.expected_end != absl::InfiniteFuture()) {
+    r.set_expected_end_us(absl::ToUnixMicros(a.expected_end));
+  }
   std::string plain = r.SerializeAsString();
   return plain.size() < kDeflateFrom ? plain : Deflate(plain);
 }
@@ -123,6 +126,7 @@ absl::StatusOr<Allocation> DecodeAllocation(absl::string_view key, absl::string_
   a.created_at = FromMicros(r.created_us());
   if (r.has_expires_us()) a.expires_at = FromMicros(r.expires_us());
   if (r.has_finished_us()) a.finished_at = FromMicros(r.finished_us());
+  if (r.has_expected_end_us()) a.expected_end = FromMicros(r.expected_end_us());
   return a;
 }
 

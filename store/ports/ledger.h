@@ -42,6 +42,8 @@ struct ReserveRequest {
   // again, and stay theirs when the Reserve fails (hardening round four, finding 2). One
   // that is no longer live is passed over.
   std::vector<std::string> releasing = {};
+  // The job's expected run (>= 0; 0: unknown), kept as the allocation's expected_end.
+  absl::Duration expected_run = absl::ZeroDuration();
 };
 
 class Ledger {

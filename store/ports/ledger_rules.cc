@@ -48,6 +48,10 @@ absl::StatusOr<ledger::Allocation> NewReservation(const Fabric& fabric,
   a.request_id = request.request_id;
   a.created_at = now;
   a.expires_at = now + request.ttl;
+  if (request.expected_run < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("expected_run: expected a duration >= 0");
+  }
+  if (request.expected_run > absl::ZeroDuration()) a.expected_end = now + request.expected_run;
   for (GpuId g : request.gpus) {
     const Gpu& gpu = fabric.gpus()[g];
     a.gpus.push_back({fabric.hosts()[gpu.host].name, gpu.index});

@@ -78,6 +78,8 @@ constexpr store::Migration kMigrations[] = {
      "  AND json_type(offer.value, '$.switch') = 'text'"
      "  AND json_type(offer.value, '$.bytes_per_second') IN ('integer', 'real')"
      " ORDER BY allocations.id, offer.key;"},
+    // When each job is expected to end (the Reserve's run estimate); NULL: unknown.
+    {5, "ALTER TABLE allocations ADD COLUMN expected_end_us INTEGER;"},
 };
 
 // Makes the AUTOINCREMENT counter of `table` at least ?1, so numbers continue above what
@@ -124,7 +126,7 @@ absl::StatusOr<int64_t> QueryInt(store::SqliteDb& db, absl::string_view sql) {
 
 constexpr char kSelectAllocation[] =
     "SELECT id, state, external_id, job_spec, policy, fabric_version, plan_json, created_us,"
-    " expires_us, finished_us, request_id FROM allocations";
+    " expires_us, finished_us, request_id, expected_end_us FROM allocations";
 
 int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
 
@@ -159,6 +161,7 @@ absl::StatusOr<ledger::Allocation> RowToAllocation(const SqliteStatement& row) {
   a.expires_at = ColumnTime(row, 8);
   a.finished_at = ColumnTime(row, 9);
   if (!row.ColumnIsNull(10)) a.request_id = row.ColumnText(10);
+  a.expected_end = ColumnTime(row, 11);
   return a;
 }
 
@@ -473,11 +476,11 @@ absl::StatusOr<ledger::Allocation> SqliteLedger::ReserveUnsealed(
       TP_RETURN_IF_ERROR(FinishRowsLocked(victim, ledger::AllocationState::kReleased, a.created_at,
                                           "released for the reservation that follows"));
     }
-    TP_ASSIGN_OR_RETURN(
-        SqliteStatement insert,
-        db_->Prepare("INSERT INTO allocations (state, job_spec, policy,"
-                     " fabric_version, plan_json, created_us, expires_us,"
-                     " request_id) VALUES ('reserved', ?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+    TP_ASSIGN_OR_RETURN(SqliteStatement insert,
+                        db_->Prepare("INSERT INTO allocations (state, job_spec, policy,"
+                                     " fabric_version, plan_json, created_us, expires_us,"
+                                     " request_id, expected_end_us)"
+                                     " VALUES ('reserved', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
     insert.BindText(1, a.job_spec);
     insert.BindText(2, a.policy);
     insert.BindInt(3, static_cast<int64_t>(a.fabric_version));
@@ -489,6 +492,7 @@ absl::StatusOr<ledger::Allocation> SqliteLedger::ReserveUnsealed(
     } else {
       insert.BindText(7, a.request_id);
     }
+    BindTime(insert, 8, a.expected_end);
     TP_RETURN_IF_ERROR(insert.Run());
     n = db_->LastInsertRowId();
     mark_.allocation = std::max(mark_.allocation, n);  // sealed with the commit

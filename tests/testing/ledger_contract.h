@@ -375,6 +375,41 @@ TYPED_TEST_P(LedgerContract, Ledger_UplinkOfferIsKeptWithTheAllocationAsGiven) {
   EXPECT_EQ(ledger->Get(id)->uplink_offer, offer);
 }
 
+// The run a Reserve is told of is kept as the allocation's expected end, through its
+// commit and a restart; without one the end is unknown; a negative run changes nothing.
+TYPED_TEST_P(LedgerContract, Ledger_ExpectedEndIsTheReservesRunAndSurvivesCommitAndRestart) {
+  std::string id, unknown;
+  const absl::Time reserved_at = this->clock_.Now();
+  {
+    auto ledger = this->OpenLedger();
+    store::ReserveRequest request = Request(Gpus(0, 8));
+    request.expected_run = absl::Hours(8);
+    auto a = ledger->Reserve(request);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_EQ(a->expected_end, reserved_at + absl::Hours(8));
+    id = a->id;
+    unknown = ledger->Reserve(Request(Gpus(8, 8)))->id;
+    EXPECT_EQ(ledger->Get(unknown)->expected_end, absl::InfiniteFuture());
+    this->clock_.Advance(absl::Seconds(5));
+    ASSERT_TRUE(ledger->Commit(id, "slurm:7").ok());
+    store::ReserveRequest negative = Request(Gpus(16, 8));
+    negative.expected_run = absl::Seconds(-1);
+    EXPECT_EQ(ledger->Reserve(negative).status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(ledger->held_gpus(), 16);
+  }
+  auto ledger = this->OpenLedger();
+  EXPECT_EQ(ledger->Get(id)->expected_end, reserved_at + absl::Hours(8));
+  EXPECT_EQ(ledger->Get(unknown)->expected_end, absl::InfiniteFuture());
+  int seen = 0;
+  ledger->ForEachLive([&](const Allocation& live) {
+    if (live.id == id) {
+      EXPECT_EQ(live.expected_end, reserved_at + absl::Hours(8));
+    }
+    ++seen;
+  });
+  EXPECT_EQ(seen, 2);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(LedgerContract, Ledger_ReserveCommitSurvivesReopenAndKeepsGpusBusy,
                             Ledger_OverlappingReserveIsAbortedAndTakesNothing,
                             Ledger_AReserveReleasingItsVictimsIsOneChange,
@@ -388,7 +423,8 @@ REGISTER_TYPED_TEST_SUITE_P(LedgerContract, Ledger_ReserveCommitSurvivesReopenAn
                             Ledger_RequestIdOfAFinishedAllocationStillFindsIt,
                             Ledger_RenewMovesTheExpiryAndSurvivesRestart,
                             Ledger_RenewRefusesCommittedFinishedUnknownAndBadTtl,
-                            Ledger_UplinkOfferIsKeptWithTheAllocationAsGiven);
+                            Ledger_UplinkOfferIsKeptWithTheAllocationAsGiven,
+                            Ledger_ExpectedEndIsTheReservesRunAndSurvivesCommitAndRestart);
 
 }  // namespace topoplace::ledger::contract
 

@@ -1,5 +1,6 @@
 #include "api/server/services/placement_service.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "api/server/services/proto_convert.h"
 #include "base/status_macros.h"
 #include "scheduler/job/job_spec.h"
+#include "scheduler/reserve/expected_ends.h"
 
 namespace topoplace::server {
 namespace {
@@ -62,10 +64,21 @@ absl::StatusOr<sched::PlacementRequest> ParsePlacement(
 constexpr int kMaxWaitingJobs = 100'000;
 constexpr int kMaxWaitingJobNodes = 1'000'000;
 
-// The request's outlook (QueueOutlook) in the engine's terms: one time per fabric host, 0
-// for a host not named. Bad entries are InvalidArgument naming them.
+// The longest run an outlook may give: 100 years, far inside what the ledger's microsecond
+// times hold.
+constexpr double kMaxRunSeconds = 100.0 * 365 * 24 * 3600;
+
+// True when the request's outlook says anything, so the daemon adds what its ledger knows.
+bool OutlookInUse(const v1::QueueOutlook& given) {
+  return given.waiting_nodes_size() > 0 || given.run_seconds() > 0;
+}
+
+// The request's outlook (QueueOutlook) in the engine's terms: one time per fabric host,
+// the request's where it names the host, else `ledger_ends`' (ExpectedHostEnds; empty:
+// 0 for every host not named). Bad entries are InvalidArgument naming them.
 absl::StatusOr<sched::QueueOutlook> ParseOutlook(const v1::QueueOutlook& given,
-                                                 const Fabric& fabric) {
+                                                 const Fabric& fabric,
+                                                 std::vector<double> ledger_ends) {
   sched::QueueOutlook out;
   if (given.waiting_nodes_size() > kMaxWaitingJobs) {
     return absl::InvalidArgumentError(
@@ -81,13 +94,20 @@ absl::StatusOr<sched::QueueOutlook> ParseOutlook(const v1::QueueOutlook& given,
     }
     out.waiting_nodes.push_back(nodes);
   }
-  if (!(given.run_seconds() >= 0) || !std::isfinite(given.run_seconds())) {
+  if (!(given.run_seconds() >= 0) || !(given.run_seconds() <= kMaxRunSeconds)) {
     return absl::InvalidArgumentError(absl::StrCat("outlook.run_seconds is ", given.run_seconds(),
-                                                   ": expected a finite number of seconds >= 0"));
+                                                   ": expected seconds in [0, ", kMaxRunSeconds,
+                                                   "] (100 years)"));
   }
   out.run_s = given.run_seconds();
-  if (given.host_free_in_seconds().empty()) return out;
-  out.host_free_in_s.assign(fabric.hosts().size(), 0.0);
+  const bool ledger_knows =
+      std::any_of(ledger_ends.begin(), ledger_ends.end(), [](double s) { return s > 0; });
+  if (given.host_free_in_seconds().empty() && !ledger_knows) return out;
+  if (ledger_knows) {
+    out.host_free_in_s = std::move(ledger_ends);
+  } else {
+    out.host_free_in_s.assign(fabric.hosts().size(), 0.0);
+  }
   for (const auto& [name, seconds] : given.host_free_in_seconds()) {
     const std::optional<HostId> host = fabric.FindHost(name);
     if (!host) {
@@ -132,11 +152,17 @@ absl::Status PlacementService::Refused(const absl::Status& refusal,
   return worded;
 }
 
+std::vector<double> PlacementService::LedgerEnds(const v1::QueueOutlook& given) const {
+  if (!OutlookInUse(given)) return {};
+  return sched::ExpectedHostEnds(*context_.ledger, absl::Now());
+}
+
 absl::Status PlacementService::DoPlace(const v1::PlaceRequest& request,
                                        v1::PlaceResponse& response) {
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
-  TP_ASSIGN_OR_RETURN(placement.outlook, ParseOutlook(request.outlook(), *context_.fabric));
+  TP_ASSIGN_OR_RETURN(placement.outlook, ParseOutlook(request.outlook(), *context_.fabric,
+                                                      LedgerEnds(request.outlook())));
   response.set_fabric_version(context_.fabric_version);
   if (!request.may_preempt()) {
     absl::StatusOr<sched::PlacementPlan> plan = advisor_.Place(placement);
@@ -166,7 +192,8 @@ absl::Status PlacementService::DoReserve(const Caller& caller, const v1::Reserve
       CheckText("request_id", request.request_id(), kMaxNameBytes, /*required=*/false));
   TP_ASSIGN_OR_RETURN(sched::PlacementRequest placement,
                       ParsePlacement(request.job_spec(), request.policy(), request.hosts()));
-  TP_ASSIGN_OR_RETURN(placement.outlook, ParseOutlook(request.outlook(), *context_.fabric));
+  TP_ASSIGN_OR_RETURN(placement.outlook, ParseOutlook(request.outlook(), *context_.fabric,
+                                                      LedgerEnds(request.outlook())));
   std::vector<std::string> releasing;
   for (int i = 0; i < request.release_allocation_ids_size(); ++i) {
     TP_RETURN_IF_ERROR(CheckText(absl::StrCat("release_allocation_ids[", i, "]"),

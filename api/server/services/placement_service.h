@@ -11,6 +11,8 @@
 #ifndef TOPOPLACE_API_SERVER_SERVICES_PLACEMENT_SERVICE_H_
 #define TOPOPLACE_API_SERVER_SERVICES_PLACEMENT_SERVICE_H_
 
+#include <vector>
+
 #include "absl/synchronization/mutex.h"
 #include "api/server/services/blocking_calls.h"
 #include "api/server/services/daemon_placement_port.h"
@@ -60,6 +62,9 @@ class PlacementService final : public v1::Placement::CallbackService {
   // with what would free room, counted (ServiceContext::on_refused) and kept
   // (ServiceContext::refusals).
   absl::Status Refused(const absl::Status& refusal, const sched::PlacementRequest& placement) const;
+  // What the ledger knows of each host's end (sched::ExpectedHostEnds) when the request's
+  // outlook is in use (it sends waiting_nodes or run_seconds); empty otherwise.
+  std::vector<double> LedgerEnds(const v1::QueueOutlook& given) const;
   absl::Status DoPlace(const v1::PlaceRequest& request, v1::PlaceResponse& response);
   // For a Slurm user (MUNGE), OK only if `allocation_id` is a reservation of its own.
   absl::Status CheckMayChange(const Caller& caller, const std::string& allocation_id) const;

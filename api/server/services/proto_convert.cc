@@ -121,6 +121,7 @@ v1::Allocation AllocationToProto(const ledger::Allocation& a) {
   out.set_expires_unix_ms(
       a.state == ledger::AllocationState::kReserved ? UnixMillisOrZero(a.expires_at) : 0);
   out.set_finished_unix_ms(UnixMillisOrZero(a.finished_at));
+  out.set_expected_end_unix_ms(UnixMillisOrZero(a.expected_end));
   return out;
 }
 

@@ -195,6 +195,12 @@ absl::StatusOr<PodInfo> ParsePod(const json& pod) {
       if (!it->is_number_integer()) return WireError("Pod.spec.priority must be an integer");
       info.priority = it->get<int64_t>();
     }
+    if (auto it = spec->find("activeDeadlineSeconds"); it != spec->end() && !it->is_null()) {
+      if (!it->is_number_integer() || it->get<int64_t>() < 1) {
+        return WireError("Pod.spec.activeDeadlineSeconds must be a positive integer");
+      }
+      info.active_deadline_seconds = it->get<int64_t>();
+    }
   }
   return info;
 }

@@ -54,10 +54,14 @@ struct PodInfo {
   std::string controller_api_version, controller_kind, controller_name;
   // spec.priority, which admission sets from the pod's PriorityClass; nullopt if absent.
   std::optional<int64_t> priority;
+  // spec.activeDeadlineSeconds: how long the pod may run once started, its time limit;
+  // nullopt if absent.
+  std::optional<int64_t> active_deadline_seconds;
 };
 
 // The PodInfo of one v1.Pod object (as in a request or in a PodList the API server returns).
-// InvalidArgument for a pod without metadata or with a non-integer spec.priority.
+// InvalidArgument for a pod without metadata, with a non-integer spec.priority or with a
+// spec.activeDeadlineSeconds that is not a positive integer.
 absl::StatusOr<PodInfo> ParsePod(const nlohmann::json& pod);
 
 struct ExtenderArgs {

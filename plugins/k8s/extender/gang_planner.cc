@@ -93,8 +93,8 @@ absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanGroup(
     }
     if (found.status().code() != absl::StatusCode::kNotFound) return found.status();
   }
-  absl::StatusOr<GroupPlan> plan =
-      backend_->Reserve(WithExclusions(job_spec, exclude), options_.reservation_ttl, {}, {});
+  absl::StatusOr<GroupPlan> plan = backend_->Reserve(
+      WithExclusions(job_spec, exclude), options_.reservation_ttl, {}, {}, member.run_seconds);
   if (!plan.ok()) return plan.status();
   return MakeState(member, *std::move(plan));
 }
@@ -255,9 +255,9 @@ absl::StatusOr<GangPlanner::GroupState> GangPlanner::PlanByPreemption(
   // all: their GPUs are never free without being held again (hardening round four,
   // finding 2).
   const bool own_hosts = absl::StrContains(member.job_spec, "hosts=");
-  absl::StatusOr<GroupPlan> plan =
-      backend_->Reserve(member.job_spec, options_.reservation_ttl,
-                        own_hosts ? std::vector<std::string>{} : choice->hosts, releasing);
+  absl::StatusOr<GroupPlan> plan = backend_->Reserve(
+      member.job_spec, options_.reservation_ttl,
+      own_hosts ? std::vector<std::string>{} : choice->hosts, releasing, member.run_seconds);
   if (!plan.ok()) return plan.status();
   for (const PreemptionChoice::Victim& v : choice->victims) victims.push_back(v.external_id);
   GroupState group = MakeState(member, *std::move(plan));

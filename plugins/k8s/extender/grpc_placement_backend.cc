@@ -51,8 +51,10 @@ class GrpcPlacementBackend final : public PlacementBackend {
 
   absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl,
                                     const std::vector<std::string>& hosts,
-                                    const std::vector<std::string>& releasing) override {
+                                    const std::vector<std::string>& releasing,
+                                    double run_seconds) override {
     v1::ReserveRequest request;
+    if (run_seconds > 0) request.mutable_outlook()->set_run_seconds(run_seconds);
     request.set_job_spec(job_spec);
     request.set_policy(policy_);
     request.set_ttl_seconds(TtlSeconds(ttl));

@@ -39,12 +39,14 @@ class PlacementBackend {
   // Places `job_spec` and holds its GPUs for `ttl`; on `hosts` only when not empty (the
   // request's own field, so a long list never makes the spec too long), releasing the
   // allocations `releasing` in the same ledger change (a preemption's victims: released
-  // only if the reservation is made). Codes as the daemon's: INVALID_ARGUMENT bad spec,
+  // only if the reservation is made); `run_seconds` > 0 is the job's expected run (the
+  // request's outlook.run_seconds). Codes as the daemon's: INVALID_ARGUMENT bad spec,
   // RESOURCE_EXHAUSTED does not fit, ABORTED lost a race, UNAVAILABLE/DEADLINE_EXCEEDED
   // unreachable.
   virtual absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl,
                                             const std::vector<std::string>& hosts,
-                                            const std::vector<std::string>& releasing) = 0;
+                                            const std::vector<std::string>& releasing,
+                                            double run_seconds) = 0;
   // Binds a reservation to `external_id`; idempotent. FAILED_PRECONDITION once expired.
   virtual absl::Status Commit(const std::string& allocation_id, const std::string& external_id) = 0;
   // Holds a reservation for `ttl` from now; returns the new expiry. FAILED_PRECONDITION

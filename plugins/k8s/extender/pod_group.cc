@@ -70,6 +70,8 @@ absl::StatusOr<std::optional<GroupMember>> ReadGroupMember(const PodInfo& pod) {
                                                    kJobNameLabel, " label)"));
   }
   member.group_key = absl::StrCat(pod.namespace_name, "/", *group);
+  if (pod.active_deadline_seconds)
+    member.run_seconds = static_cast<double>(*pod.active_deadline_seconds);
 
   const char* rank_key = kRankAnnotation;
   const std::string* rank = Find(pod.annotations, kRankAnnotation);

@@ -45,6 +45,10 @@ struct GroupMember {
   std::string owner_uid;
   // The kComputeDomainLabel value ("auto" or a ComputeDomain's name); empty: none.
   std::string compute_domain;
+  // The pod's time limit (spec.activeDeadlineSeconds) as the job's expected run, sent as
+  // the Reserve's outlook.run_seconds, which the daemon keeps as the allocation's expected
+  // end; 0: none.
+  double run_seconds = 0;
 };
 
 // The pod's group membership; nullopt for pods without a job spec (not ours).

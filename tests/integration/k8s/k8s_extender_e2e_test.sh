@@ -11,7 +11,8 @@
 #  1. A 4-pod Indexed-Job-like group (completion-index annotations, created last rank
 #     first) binds every pod to its planned node in rank order within seconds; the group's
 #     allocation is committed as k8s:default/g1 (nodeCacheCapable: true).
-#  2. A 2-pod group is placed around the first (disjoint nodes), also committed.
+#  2. A 2-pod group is placed around the first (disjoint nodes), also committed; its pods'
+#     activeDeadlineSeconds (2 h) is its allocation's expected end, 2 h after its Reserve.
 #  3. With the scheduler restarted on nodeCacheCapable: false (whole Node objects on the
 #     wire), a third 2-pod group takes the last two nodes by plan.
 #  4. A pod without annotations passes the extender untouched (the fabric is full, so it
@@ -81,11 +82,21 @@ EOF
 
 start_scheduler true
 g1=$(check_group g1 "tp=8,pp=1,dp=4" 4 high)
+pod_spec_extra() { echo '"activeDeadlineSeconds": 7200'; }  # g2's pods: a 2-hour limit
 g2=$(check_group g2 "tp=8,pp=1,dp=2" 2)
+unset -f pod_spec_extra
 for n in $g2; do
   [[ " $g1 " != *" $n "* ]] || fail "g2 node $n is also g1's"
 done
 echo "ok: g2 placed around g1"
+# The pods' time limit is the run the extender's Reserve sends, kept as the allocation's
+# expected end (the daemon's outlook for later requests); g1's pods have none.
+ends=$(tp allocations --json | jq -r '[.allocations[] | select(.external_id != "")
+  | "\(.external_id)=\(if .expected_end_at == null then "none" else
+      ((.expected_end_at | sub("\\.[0-9]+Z$"; "Z") | fromdate)
+       - (.created_at | sub("\\.[0-9]+Z$"; "Z") | fromdate)) end)"] | sort | join(",")')
+[[ $ends == "k8s:default/g1=none,k8s:default/g2=7200" ]] || fail "expected ends: $ends"
+echo "ok: g2's activeDeadlineSeconds is its allocation's expected end, 2 h after its Reserve"
 
 stop_scheduler
 start_scheduler false

@@ -580,10 +580,14 @@ TEST_F(ServiceTest, Service_ReserveCommitExplainReleaseRoundTrip) {
 }
 
 // On gb200-nvl72's 16 racks of 18 trays: 64 reservations of 4 trays, 16 busy trays in
-// each rack, named in `busy`.
-void LeaveTwoTraysFreePerRack(TopoplaceClient& client, std::set<std::string>& busy) {
+// each rack, named in `busy`; each told it runs `run_seconds` (0: not told).
+void LeaveTwoTraysFreePerRack(TopoplaceClient& client, std::set<std::string>& busy,
+                              double run_seconds = 0) {
   for (int i = 0; i < 64; ++i) {
-    auto small = client.Reserve("tp=4,pp=1,dp=4,gpus_per_node=4", "", 0);
+    v1::ReserveRequest request;
+    request.set_job_spec("tp=4,pp=1,dp=4,gpus_per_node=4");
+    if (run_seconds > 0) request.mutable_outlook()->set_run_seconds(run_seconds);
+    auto small = client.Reserve(request);
     ASSERT_TRUE(small.ok()) << i << ": " << small.status();
     for (const v1::GpuSlot& g : small->allocation().gpus()) busy.insert(g.host());
   }
@@ -661,6 +665,48 @@ TEST_F(ServiceTest, Service_AJobThatRunsLongWaitsForWholeRacksWhenTheyFreeUpSoon
   auto spread = client->Reserve(large);
   ASSERT_TRUE(spread.ok()) << spread.status();
   EXPECT_EQ(spread->allocation().gpus_size(), 128);
+}
+
+// The daemon's own outlook (issue 62, point 3): the 64 small jobs were reserved with an
+// hour's run, so the ledger knows when their trays free up. A caller that sends only its
+// queue and its job's run (as an adapter that knows no other job's end) gets the same
+// answer as one that names every tray's end: wait an hour for two whole racks.
+TEST_F(ServiceTest, Service_TheLedgersExpectedEndsAreTheOutlookOfHostsTheRequestDoesNotName) {
+  config_.fabric = "preset:gb200-nvl72";
+  StartServer();
+  auto client = Client();
+  std::set<std::string> busy;
+  ASSERT_NO_FATAL_FAILURE(LeaveTwoTraysFreePerRack(*client, busy, /*run_seconds=*/3600));
+  auto list = client->ListAllocations();
+  ASSERT_TRUE(list.ok()) << list.status();
+  for (const v1::Allocation& a : list->allocations()) {
+    EXPECT_NEAR(a.expected_end_unix_ms() - a.created_unix_ms(), 3600 * 1000, 1)
+        << a.allocation_id();
+  }
+  v1::ReserveRequest large;
+  large.set_job_spec("tp=4,pp=4,dp=8,gpus_per_node=4,model=70b");
+  large.mutable_outlook()->add_waiting_nodes(40);
+  large.mutable_outlook()->set_run_seconds(20 * 3600);
+  auto refused = client->Reserve(large);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
+  EXPECT_THAT(refused.status().message(), HasSubstr("on 2 wholly free NVLink domains"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("expected in 1.0 h"));
+
+  // What the request names wins over the ledger: every tray busy for 30 hours, longer
+  // than the run would lose split, so it spreads now.
+  for (const std::string& host : busy)
+    (*large.mutable_outlook()->mutable_host_free_in_seconds())[host] = 30 * 3600;
+  auto spread = client->Reserve(large);
+  ASSERT_TRUE(spread.ok()) << spread.status();
+  EXPECT_EQ(spread->allocation().gpus_size(), 128);
+  EXPECT_NEAR(spread->allocation().expected_end_unix_ms() - spread->allocation().created_unix_ms(),
+              20 * 3600 * 1000, 1);
+
+  v1::ReserveRequest forever = large;
+  forever.mutable_outlook()->set_run_seconds(1e12);
+  auto too_long = client->Reserve(forever);
+  EXPECT_EQ(too_long.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(too_long.status().message(), HasSubstr("(100 years)"));
 }
 
 TEST_F(ServiceTest, Service_ConcurrentReservesNeverShareAGpu) {

@@ -14,8 +14,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "scheduler/job/job_spec.h"
+#include "scheduler/reserve/expected_ends.h"
 #include "store/ports/forwarding_ledger.h"
 #include "tests/unit/scheduler/reserve/use_case_test_base.h"
 
@@ -49,6 +51,43 @@ TEST_F(ReserverTest, HoldsThePlansGpusAndStoresThePlan) {
   EXPECT_THAT(out->plan_json, HasSubstr("\"ranks\""));
   EXPECT_EQ(ledger_->Occupancy().busy_gpu_count(), 16);
   EXPECT_EQ(placements_, 1);
+}
+
+// The outlook's run is kept as the allocation's expected end, and ExpectedHostEnds reads
+// the hosts' ends back: the last end of a host's allocations, 0 for a host held by one of
+// unknown end and for a free host.
+TEST_F(ReserverTest, KeepsTheOutlooksRunAsTheExpectedEndThatExpectedHostEndsReads) {
+  const Reserver reserver(Ports());
+  ReserveCommand hour = Command("tp=4,pp=1,dp=1,gpus_per_node=4");
+  hour.placement.outlook.run_s = 3600;
+  absl::StatusOr<ReserveOutcome> a = reserver.Reserve(hour);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->allocation.expected_end, a->allocation.created_at + absl::Hours(1));
+  const HostId host = a->plan->node_hosts[0];
+  // Two more hours on the same host (its other four GPUs), and a job of unknown end
+  // on another host.
+  ReserveCommand longer =
+      Command(absl::StrCat("tp=4,pp=1,dp=1,gpus_per_node=4,hosts=", fabric_->hosts()[host].name));
+  longer.placement.outlook.run_s = 3 * 3600;
+  ASSERT_TRUE(reserver.Reserve(longer).ok());
+  absl::StatusOr<ReserveOutcome> unknown = reserver.Reserve(Command("tp=8,pp=1,dp=1"));
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  EXPECT_EQ(unknown->allocation.expected_end, absl::InfiniteFuture());
+
+  const std::vector<double> ends = ExpectedHostEnds(*ledger_, a->allocation.created_at);
+  ASSERT_EQ(ends.size(), fabric_->hosts().size());
+  EXPECT_NEAR(ends[host], 3 * 3600, 1);
+  EXPECT_EQ(ends[unknown->plan->node_hosts[0]], 0);
+  int free_hosts = 0;
+  for (size_t h = 0; h < ends.size(); ++h) {
+    if (static_cast<HostId>(h) != host && static_cast<HostId>(h) != unknown->plan->node_hosts[0]) {
+      EXPECT_EQ(ends[h], 0) << fabric_->hosts()[h].name;
+      ++free_hosts;
+    }
+  }
+  EXPECT_EQ(free_hosts, 6);
+  // Past the ends, nothing is left to wait for.
+  EXPECT_EQ(ExpectedHostEnds(*ledger_, a->allocation.created_at + absl::Hours(4))[host], 0);
 }
 
 TEST_F(ReserverTest, ARepeatedRequestIdIsAnsweredFromTheLedger) {

@@ -89,13 +89,15 @@ TEST_F(LedgerTest, Ledger_SchemaStepMovesOffersOutOfOlderPlans) {
     ASSERT_TRUE(ledger->Reserve(plain).ok());
   }
   {
-    // The database as the previous schema left it.
+    // The database as schema version 3 left it (steps 4 and 5 undone; 5 is re-applied
+    // too, and its column reads as unknown ends).
     auto db = store::SqliteDb::Open(dir_.File("ledger.db"));
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE((*db)
                     ->Exec("DROP TABLE allocation_uplink_offers;"
+                           "ALTER TABLE allocations DROP COLUMN expected_end_us;"
                            "DELETE FROM schema_migrations WHERE component = 'ledger'"
-                           " AND version = 4")
+                           " AND version >= 4")
                     .ok());
   }
   auto ledger = OpenLedger();
@@ -103,6 +105,7 @@ TEST_F(LedgerTest, Ledger_SchemaStepMovesOffersOutOfOlderPlans) {
   const std::vector<UplinkOffer> moved = {{"leaf-a", 2.5e9}, {"leaf-b", 4e10}};
   EXPECT_EQ(ledger->Get(id)->uplink_offer, moved);
   EXPECT_TRUE(ledger->Get("alloc-2")->uplink_offer.empty());
+  EXPECT_EQ(ledger->Get(id)->expected_end, absl::InfiniteFuture());
 }
 
 // The first finding of the data-loss report: a database file truncated to 0 bytes used to

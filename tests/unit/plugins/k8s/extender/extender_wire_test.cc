@@ -148,6 +148,19 @@ TEST(ExtenderWire, ThePodsPriorityIsRead) {
   EXPECT_EQ(args->pod.priority, 2000001000);
 }
 
+TEST(ExtenderWire, ThePodsActiveDeadlineIsReadAndMustBeAPositiveInteger) {
+  absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(
+      R"({"Pod": {"metadata": {"name": "w"}, "spec": {"activeDeadlineSeconds": 28800}}})");
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->pod.active_deadline_seconds, 28800);
+  for (const char* bad : {"0", "-5", "1.5", "\"8h\""}) {
+    absl::StatusOr<ExtenderArgs> refused = ParseExtenderArgs(absl::StrCat(
+        R"({"Pod": {"metadata": {"name": "w"}, "spec": {"activeDeadlineSeconds": )", bad, "}}}"));
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(refused.status().message(), HasSubstr("activeDeadlineSeconds")) << bad;
+  }
+}
+
 TEST(ExtenderWire, FailuresForNodesThatWereNotCandidatesAreLeftOut) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(testing::LoadRecordedRequests()[0].body);
   ASSERT_TRUE(args.ok());

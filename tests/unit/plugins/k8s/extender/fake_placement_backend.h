@@ -48,10 +48,12 @@ class FakePlacementBackend final : public PlacementBackend {
 
   absl::StatusOr<GroupPlan> Reserve(const std::string& job_spec, absl::Duration ttl,
                                     const std::vector<std::string>& on_hosts,
-                                    const std::vector<std::string>& releasing) override {
+                                    const std::vector<std::string>& releasing,
+                                    double run_seconds) override {
     absl::MutexLock lock(&mu_);
     ++reserve_calls;
     specs.push_back(job_spec);
+    runs.push_back(run_seconds);
     reserved_on.push_back(on_hosts);
     if (unavailable || refuse_reserves) return absl::UnavailableError("fake topoplaced is down");
     // As topoplaced's request limits (api/server/guards/request_limits.h).
@@ -182,6 +184,7 @@ class FakePlacementBackend final : public PlacementBackend {
   int release_calls = 0;
   int renew_calls = 0;
   std::vector<std::string> specs;
+  std::vector<double> runs;                           // each Reserve's run_seconds, in call order
   std::vector<std::vector<std::string>> reserved_on;  // each Reserve's hosts field
   std::vector<std::string> preemption_specs;
   std::optional<PreemptionChoice> preemption;  // what PlanPreemption answers

@@ -84,6 +84,14 @@ TEST_F(GangPlannerTest, FirstPodOfAGroupReservesTheWholeGroupOnce) {
   EXPECT_THAT(group->nodes, ElementsAre("h0", "h1", "h2", "h3"));
 }
 
+TEST_F(GangPlannerTest, TheGroupsReserveCarriesThePodsTimeLimitAsItsRun) {
+  GroupMember timed = Member(0);
+  timed.run_seconds = 7200;
+  planner_->Filter(timed, kHosts);
+  planner_->Filter(Member(0, "untimed"), kHosts);
+  EXPECT_THAT(backend_->runs, ElementsAre(7200, 0));
+}
+
 TEST_F(GangPlannerTest, EachRankPassesOnlyItsPlannedNodeAndOtherNodesAreUnresolvable) {
   for (int rank = 0; rank < 4; ++rank) {
     FilterVerdict v = planner_->Filter(Member(rank), kHosts);
@@ -367,12 +375,13 @@ class HangingBackend final : public PlacementBackend {
   explicit HangingBackend(std::unique_ptr<FakePlacementBackend> inner) : inner_(std::move(inner)) {}
   absl::StatusOr<GroupPlan> Reserve(const std::string& spec, absl::Duration ttl,
                                     const std::vector<std::string>& hosts,
-                                    const std::vector<std::string>& releasing) override {
+                                    const std::vector<std::string>& releasing,
+                                    double run_seconds) override {
     if (spec.find("nodes=2") != std::string::npos) {
       entered.Notify();
       release.WaitForNotification();
     }
-    return inner_->Reserve(spec, ttl, hosts, releasing);
+    return inner_->Reserve(spec, ttl, hosts, releasing, run_seconds);
   }
   absl::Status Commit(const std::string& id, const std::string& ext) override {
     return inner_->Commit(id, ext);

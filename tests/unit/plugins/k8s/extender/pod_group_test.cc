@@ -41,6 +41,14 @@ TEST(PodGroup, IndexedJobPodTakesItsRankFromTheCompletionIndex) {
   EXPECT_EQ((*member)->owner_uid, "job-uid");
 }
 
+TEST(PodGroup, ThePodsActiveDeadlineIsTheJobsExpectedRun) {
+  PodInfo pod =
+      Pod({{kJobSpecAnnotation, "tp=8"}, {kGroupAnnotation, "g"}, {kRankAnnotation, "0"}});
+  EXPECT_EQ((*ReadGroupMember(pod))->run_seconds, 0) << "no deadline, no run";
+  pod.active_deadline_seconds = 8 * 3600;
+  EXPECT_EQ((*ReadGroupMember(pod))->run_seconds, 8 * 3600);
+}
+
 TEST(PodGroup, ExplicitRankAnnotationWinsOverTheCompletionIndex) {
   auto member = ReadGroupMember(Pod({{kJobSpecAnnotation, "tp=8"},
                                      {kGroupAnnotation, "g"},
