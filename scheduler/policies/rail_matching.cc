@@ -31,19 +31,17 @@ std::optional<std::vector<HostId>> RailMatchedHosts(const Inventory& inv, const 
   // Hosts per index set, in host order, until one set has `count`.
   absl::flat_hash_map<uint64_t, std::vector<HostId>> by_indices;
   int seen = 0;
-  bool first_mixed = false;  // the first `count` eligible hosts do not share one set
-  uint64_t first_set = 0;
   for (HostId h : fabric.blocks()[block].hosts) {
     if (!inv.eligible(h)) continue;
     const uint64_t set = TakenIndices(fabric, inv.occupancy(), fabric.hosts()[h], g);
     if (set == 0 || std::popcount(set) != g) return std::nullopt;
-    if (seen == 0) first_set = set;
-    if (seen < count && set != first_set) first_mixed = true;
     ++seen;
     std::vector<HostId>& hosts = by_indices[set];
     hosts.push_back(h);
     if (static_cast<int>(hosts.size()) == count) {
-      if (!first_mixed && set == first_set && seen == count) return std::nullopt;
+      // A set complete after exactly `count` eligible hosts is the set of all of them: the
+      // plain best fit, rail-matched already.
+      if (seen == count) return std::nullopt;
       return std::move(hosts);
     }
   }
